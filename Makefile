@@ -1,0 +1,40 @@
+# Scorch top-level commands. `make test` and `make guide` set up a fresh machine themselves.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+SANITIZE ?= 0
+CMAKE_FLAGS ?=
+ifeq ($(SANITIZE),1)
+  BUILD := build-asan
+  CMAKE_FLAGS += -DSCORCH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+else
+  CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
+endif
+
+.PHONY: deps configure build test bench example fixtures clean
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -G Ninja $(CMAKE_FLAGS) > /dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench
+	@$(BUILD)/bench/scorch-bench
+
+example: build
+	@$(BUILD)/examples/hello
+
+# Regenerates the conformance fixtures from PyTorch (needs python3-torch).
+fixtures:
+	@scripts/install-deps.sh --fixtures
+	@python3 tests/conformance/gen_fixtures.py tests/conformance/fixtures
+
+clean:
+	rm -rf build build-asan

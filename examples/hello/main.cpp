@@ -1,0 +1,17 @@
+// The Burn Book's first snippet: two tensors added and printed.
+#include <iostream>
+
+#include <scorch/scorch.hpp>
+
+using namespace scorch;
+
+int main() {
+  using B = Cpu;
+  auto device = B::Device{};
+  // Creation of two tensors, the first with explicit values and the second one with ones,
+  // with the same shape as the first.
+  auto tensor_1 = Tensor<B, 2>::from_data({{2., 3.}, {4., 5.}}, device);
+  auto tensor_2 = Tensor<B, 2>::ones_like(tensor_1);
+  // Print the element-wise addition (done with the Cpu backend) of the two tensors.
+  std::cout << tensor_1 + tensor_2 << "\n";
+}

@@ -1,0 +1,41 @@
+#pragma once
+// Provided creation ops: zeros, ones, arange.
+#include <cstdint>
+#include <vector>
+
+#include "scorch/core/scalar.h"
+#include "scorch/core/shape.h"
+#include "scorch/core/tensor_data.h"
+
+namespace scorch {
+template <class B, class K> struct KindOps;
+struct Float; struct Int; struct Bool;
+
+namespace provided {
+
+template <class B, class K> auto zeros_of(const Shape& shape, const typename B::Device& device, DType dtype) {
+  return KindOps<B, K>::full(shape, Scalar(0), device, dtype);
+}
+template <class B, class K> auto ones_of(const Shape& shape, const typename B::Device& device, DType dtype) {
+  return KindOps<B, K>::full(shape, Scalar(1), device, dtype);
+}
+
+/// A tensor of zeros.
+template <class B> auto float_zeros(const Shape& s, const typename B::Device& d, DType t) { return zeros_of<B, Float>(s, d, t); }
+template <class B> auto int_zeros(const Shape& s, const typename B::Device& d, DType t) { return zeros_of<B, Int>(s, d, t); }
+template <class B> auto bool_zeros(const Shape& s, const typename B::Device& d, DType t) { return zeros_of<B, Bool>(s, d, t); }
+/// A tensor of ones.
+template <class B> auto float_ones(const Shape& s, const typename B::Device& d, DType t) { return ones_of<B, Float>(s, d, t); }
+template <class B> auto int_ones(const Shape& s, const typename B::Device& d, DType t) { return ones_of<B, Int>(s, d, t); }
+template <class B> auto bool_ones(const Shape& s, const typename B::Device& d, DType t) { return ones_of<B, Bool>(s, d, t); }
+
+/// start, start+step, ... strictly before end (step may be negative, never 0: checked by callers).
+template <class B> auto int_arange(int64_t start, int64_t end, int64_t step, const typename B::Device& device, DType dtype) {
+  std::vector<int64_t> values;
+  for (int64_t v = start; step > 0 ? v < end : v > end; v += step) values.push_back(v);
+  Shape shape{values.size()};
+  return KindOps<B, Int>::from_data(TensorData(values, shape).convert(dtype), device);
+}
+
+}  // namespace provided
+}  // namespace scorch

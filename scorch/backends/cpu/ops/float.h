@@ -1,0 +1,113 @@
+#pragma once
+// Float ops of the Cpu backend: each name of op_table.def bound to the kernel that implements it.
+#include "scorch/backends/cpu/kernels/kernels.h"
+
+namespace scorch::backends::cpu {
+
+/// Float ops of the Cpu backend.
+struct CpuFloatOps {
+  static constexpr auto float_from_data = &kernels::from_data;
+  static constexpr auto float_into_data = &kernels::into_data;
+  static constexpr auto float_to_device = &kernels::to_device;
+  static constexpr auto float_empty = &kernels::empty;
+  static constexpr auto float_full = &kernels::full;
+  static constexpr auto float_random = &kernels::random;
+  static constexpr auto float_cast = &kernels::cast;
+  static constexpr auto float_into_int = &kernels::cast;
+  static constexpr auto float_add = &kernels::add;
+  static constexpr auto float_sub = &kernels::sub;
+  static constexpr auto float_mul = &kernels::mul;
+  static constexpr auto float_div = &kernels::div;
+  static constexpr auto float_remainder = &kernels::remainder;
+  static constexpr auto float_powf = &kernels::powf;
+  static constexpr auto float_atan2 = &kernels::atan2;
+  static constexpr auto float_add_scalar = &kernels::add_scalar;
+  static constexpr auto float_sub_scalar = &kernels::sub_scalar;
+  static constexpr auto float_mul_scalar = &kernels::mul_scalar;
+  static constexpr auto float_div_scalar = &kernels::div_scalar;
+  static constexpr auto float_remainder_scalar = &kernels::remainder_scalar;
+  static constexpr auto float_powf_scalar = &kernels::powf_scalar;
+  static constexpr auto float_powi = &kernels::powi;
+  static constexpr auto float_neg = &kernels::neg;
+  static constexpr auto float_matmul = &kernels::matmul;
+  static constexpr auto float_exp = &kernels::exp;
+  static constexpr auto float_log = &kernels::log;
+  static constexpr auto float_log1p = &kernels::log1p;
+  static constexpr auto float_sqrt = &kernels::sqrt;
+  static constexpr auto float_abs = &kernels::abs;
+  static constexpr auto float_cos = &kernels::cos;
+  static constexpr auto float_sin = &kernels::sin;
+  static constexpr auto float_tan = &kernels::tan;
+  static constexpr auto float_cosh = &kernels::cosh;
+  static constexpr auto float_sinh = &kernels::sinh;
+  static constexpr auto float_tanh = &kernels::tanh;
+  static constexpr auto float_acos = &kernels::acos;
+  static constexpr auto float_acosh = &kernels::acosh;
+  static constexpr auto float_asin = &kernels::asin;
+  static constexpr auto float_asinh = &kernels::asinh;
+  static constexpr auto float_atan = &kernels::atan;
+  static constexpr auto float_atanh = &kernels::atanh;
+  static constexpr auto float_round = &kernels::round;
+  static constexpr auto float_floor = &kernels::floor;
+  static constexpr auto float_ceil = &kernels::ceil;
+  static constexpr auto float_trunc = &kernels::trunc;
+  static constexpr auto float_erf = &kernels::erf;
+  static constexpr auto float_recip = &kernels::recip;
+  static constexpr auto float_sign = &kernels::sign;
+  static constexpr auto float_is_nan = &kernels::is_nan;
+  static constexpr auto float_is_inf = &kernels::is_inf;
+  static constexpr auto float_equal = &kernels::equal;
+  static constexpr auto float_not_equal = &kernels::not_equal;
+  static constexpr auto float_greater = &kernels::greater;
+  static constexpr auto float_greater_equal = &kernels::greater_equal;
+  static constexpr auto float_lower = &kernels::lower;
+  static constexpr auto float_lower_equal = &kernels::lower_equal;
+  static constexpr auto float_equal_elem = &kernels::equal_elem;
+  static constexpr auto float_not_equal_elem = &kernels::not_equal_elem;
+  static constexpr auto float_greater_elem = &kernels::greater_elem;
+  static constexpr auto float_greater_equal_elem = &kernels::greater_equal_elem;
+  static constexpr auto float_lower_elem = &kernels::lower_elem;
+  static constexpr auto float_lower_equal_elem = &kernels::lower_equal_elem;
+  static constexpr auto float_clamp = &kernels::clamp;
+  static constexpr auto float_clamp_min = &kernels::clamp_min;
+  static constexpr auto float_clamp_max = &kernels::clamp_max;
+  static constexpr auto float_mask_where = &kernels::mask_where;
+  static constexpr auto float_mask_fill = &kernels::mask_fill;
+  static constexpr auto float_sum = &kernels::sum;
+  static constexpr auto float_sum_dim = &kernels::sum_dim;
+  static constexpr auto float_mean = &kernels::mean;
+  static constexpr auto float_mean_dim = &kernels::mean_dim;
+  static constexpr auto float_prod = &kernels::prod;
+  static constexpr auto float_prod_dim = &kernels::prod_dim;
+  static constexpr auto float_max = &kernels::max;
+  static constexpr auto float_max_dim = &kernels::max_dim;
+  static constexpr auto float_min = &kernels::min;
+  static constexpr auto float_min_dim = &kernels::min_dim;
+  static constexpr auto float_argmax = &kernels::argmax;
+  static constexpr auto float_argmin = &kernels::argmin;
+  static constexpr auto float_max_dim_with_indices = &kernels::max_dim_with_indices;
+  static constexpr auto float_min_dim_with_indices = &kernels::min_dim_with_indices;
+  static constexpr auto float_cumsum = &kernels::cumsum;
+  static constexpr auto float_cumprod = &kernels::cumprod;
+  static constexpr auto float_cummin = &kernels::cummin;
+  static constexpr auto float_cummax = &kernels::cummax;
+  static constexpr auto float_reshape = &kernels::reshape;
+  static constexpr auto float_permute = &kernels::permute;
+  static constexpr auto float_swap_dims = &kernels::swap_dims;
+  static constexpr auto float_flip = &kernels::flip;
+  static constexpr auto float_expand = &kernels::expand;
+  static constexpr auto float_slice = &kernels::slice;
+  static constexpr auto float_slice_assign = &kernels::slice_assign;
+  static constexpr auto float_cat = &kernels::cat;
+  static constexpr auto float_repeat_dim = &kernels::repeat_dim;
+  static constexpr auto float_unfold = &kernels::unfold;
+  static constexpr auto float_gather = &kernels::gather;
+  static constexpr auto float_scatter_add = &kernels::scatter_add;
+  static constexpr auto float_select = &kernels::select;
+  static constexpr auto float_select_add = &kernels::select_add;
+  static constexpr auto float_sort = &kernels::sort;
+  static constexpr auto float_sort_with_indices = &kernels::sort_with_indices;
+  static constexpr auto float_argsort = &kernels::argsort;
+};
+
+}  // namespace scorch::backends::cpu

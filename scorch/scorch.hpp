@@ -1,0 +1,16 @@
+#pragma once
+// The umbrella header: core types, the Tensor API, activations and the Cpu backend.
+#include "scorch/backends/cpu/cpu_backend.h"
+#include "scorch/core/distribution.h"
+#include "scorch/core/dtype.h"
+#include "scorch/core/error.h"
+#include "scorch/core/scalar.h"
+#include "scorch/core/shape.h"
+#include "scorch/core/tensor_data.h"
+#include "scorch/tensor/activation.h"
+#include "scorch/tensor/display.h"
+#include "scorch/tensor/tensor.h"
+
+namespace scorch {
+static_assert(Backend<Cpu>, "the Cpu backend must satisfy the Backend contract");
+}  // namespace scorch

@@ -1,0 +1,69 @@
+#pragma once
+// Operators on tensors: + - * / % for Float and Int (tensor ⊕ tensor with broadcasting, tensor ⊕
+// scalar, scalar ⊕ tensor for + - * /), unary -, and ! & | ^ on Bool. Operands passed as
+// temporaries hand their buffers on, so `a + b + c` writes the second sum in place.
+#include <ostream>
+
+#include "scorch/tensor/display.h"
+
+namespace scorch {
+namespace detail {
+template <class B, size_t D, class K, class F> Tensor<B, D, K> binary_op(const char* op, Tensor<B, D, K> a, const Tensor<B, D, K>& b, F f) {
+  check::broadcast(op, a.shape(), b.shape());
+  check::same_dtype(op, a.dtype(), b.dtype());
+  return Tensor<B, D, K>(f(std::move(a).into_primitive(), b.primitive()));
+}
+}  // namespace detail
+
+#define SCORCH_TENSOR_OPERATOR(sym, name)                                                                       \
+  template <class B, size_t D, class K> requires NumericKind<K>                                                 \
+  Tensor<B, D, K> operator sym(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {                                   \
+    return detail::binary_op(#name, std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::name(std::move(x), std::move(y)); }); \
+  }                                                                                                             \
+  template <class B, size_t D, class K> requires NumericKind<K>                                                 \
+  Tensor<B, D, K> operator sym(Tensor<B, D, K> a, Scalar s) {                                                   \
+    return Tensor<B, D, K>(KindOps<B, K>::name##_scalar(std::move(a).into_primitive(), s));                     \
+  }                                                                                                             \
+  template <class B, size_t D, class K> requires NumericKind<K>                                                 \
+  Tensor<B, D, K>& operator sym##=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) sym b; }
+SCORCH_TENSOR_OPERATOR(+, add)
+SCORCH_TENSOR_OPERATOR(-, sub)
+SCORCH_TENSOR_OPERATOR(*, mul)
+SCORCH_TENSOR_OPERATOR(/, div)
+SCORCH_TENSOR_OPERATOR(%, remainder)
+#undef SCORCH_TENSOR_OPERATOR
+
+/// s + t.
+template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator+(Scalar s, Tensor<B, D, K> t) { return std::move(t) + s; }
+/// s * t.
+template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator*(Scalar s, Tensor<B, D, K> t) { return std::move(t) * s; }
+/// s - t.
+template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator-(Scalar s, Tensor<B, D, K> t) {
+  return Tensor<B, D, K>(KindOps<B, K>::add_scalar(KindOps<B, K>::neg(std::move(t).into_primitive()), s));
+}
+/// s / t.
+template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator/(Scalar s, Tensor<B, D, K> t) {
+  auto num = KindOps<B, K>::full(t.shape(), s, t.device(), t.dtype());
+  return Tensor<B, D, K>(KindOps<B, K>::div(std::move(num), std::move(t).into_primitive()));
+}
+/// -t.
+template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator-(Tensor<B, D, K> t) {
+  return Tensor<B, D, K>(KindOps<B, K>::neg(std::move(t).into_primitive()));
+}
+
+/// Logical not.
+template <class B, size_t D> Tensor<B, D, Bool> operator!(const Tensor<B, D, Bool>& t) { return t.bool_not(); }
+/// Logical and, broadcast.
+template <class B, size_t D> Tensor<B, D, Bool> operator&(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) { return a.bool_and(b); }
+/// Logical or, broadcast.
+template <class B, size_t D> Tensor<B, D, Bool> operator|(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) { return a.bool_or(b); }
+/// Logical xor, broadcast.
+template <class B, size_t D> Tensor<B, D, Bool> operator^(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) { return a.bool_xor(b); }
+
+/// Prints data, shape, device, backend, kind and dtype.
+template <class B, size_t D, class K> std::ostream& operator<<(std::ostream& os, const Tensor<B, D, K>& t) {
+  format_tensor(os, t.to_data(), TensorDescription{t.device().to_string(), B::name(), std::string(K::name)});
+  return os;
+}
+
+}  // namespace scorch

@@ -1,0 +1,151 @@
+#pragma once
+// Float methods of Tensor: elementwise math, powers, variance, closeness, NaN tests, autodiff hooks.
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+namespace scorch {
+
+// One unary float method in two forms: on an lvalue (shares the buffer) and on an rvalue
+// (hands the buffer to the op, which may then write in place).
+#define SCORCH_FLOAT_UNARY(name)                                                             \
+  Self name() const& requires FloatKind<K> { return Self(Ops::name(self().primitive())); } \
+  Self name() && requires FloatKind<K> { return Self(Ops::name(std::move(moved()).into_primitive())); }
+
+template <class B, size_t D, class K> class FloatMethods {
+  using Self = Tensor<B, D, K>;
+  using Ops = KindOps<B, K>;
+  using Mask = Tensor<B, D, Bool>;
+  const Self& self() const { return static_cast<const Self&>(*this); }
+  Self& moved() { return static_cast<Self&>(*this); }
+  auto prim() const { return self().primitive(); }
+  template <class F> Self binary(const char* op, const Self& other, F f) const {
+    check::broadcast(op, self().shape(), other.shape());
+    check::same_dtype(op, self().dtype(), other.dtype());
+    return Self(f(prim(), other.primitive()));
+  }
+
+ public:
+  SCORCH_FLOAT_UNARY(exp)
+  SCORCH_FLOAT_UNARY(log)
+  SCORCH_FLOAT_UNARY(log1p)
+  SCORCH_FLOAT_UNARY(sqrt)
+  SCORCH_FLOAT_UNARY(cos)
+  SCORCH_FLOAT_UNARY(sin)
+  SCORCH_FLOAT_UNARY(tan)
+  SCORCH_FLOAT_UNARY(cosh)
+  SCORCH_FLOAT_UNARY(sinh)
+  SCORCH_FLOAT_UNARY(tanh)
+  SCORCH_FLOAT_UNARY(acos)
+  SCORCH_FLOAT_UNARY(acosh)
+  SCORCH_FLOAT_UNARY(asin)
+  SCORCH_FLOAT_UNARY(asinh)
+  SCORCH_FLOAT_UNARY(atan)
+  SCORCH_FLOAT_UNARY(atanh)
+  SCORCH_FLOAT_UNARY(erf)
+  SCORCH_FLOAT_UNARY(recip)
+  SCORCH_FLOAT_UNARY(round)
+  SCORCH_FLOAT_UNARY(floor)
+  SCORCH_FLOAT_UNARY(ceil)
+  SCORCH_FLOAT_UNARY(trunc)
+
+  /// atan2(self, other), broadcast.
+  Self atan2(const Self& o) const requires FloatKind<K> { return binary("atan2", o, [](auto a, auto b) { return Ops::atan2(a, b); }); }
+  /// sqrt(self² + other²), broadcast.
+  Self hypot(const Self& o) const requires FloatKind<K> { return self().square().add(o.square()).sqrt(); }
+  /// self ^ other, broadcast.
+  Self powf(const Self& o) const requires FloatKind<K> { return binary("powf", o, [](auto a, auto b) { return Ops::powf(a, b); }); }
+  /// self ^ exponent.
+  Self powf_scalar(Scalar e) const requires FloatKind<K> { return Self(Ops::powf_scalar(prim(), e)); }
+  /// Degrees to radians.
+  Self deg2rad() const requires FloatKind<K> { return self().mul_scalar(Scalar(std::numbers::pi / 180.0)); }
+  /// Radians to degrees.
+  Self rad2deg() const requires FloatKind<K> { return self().mul_scalar(Scalar(180.0 / std::numbers::pi)); }
+  /// Remainder with the dividend's sign (C fmod, torch.fmod), broadcast.
+  Self fmod(const Self& o) const requires FloatKind<K> { return to_fmod(self().remainder(o), self(), o); }
+  Self fmod_scalar(Scalar s) const requires FloatKind<K> { return to_fmod(self().remainder_scalar(s), self(), self().full_like(s)); }
+  /// Cross product of 3-vectors along dim, broadcast.
+  Self cross(const Self& o, int64_t dim) const requires FloatKind<K> {
+    size_t d = check::dim("cross", dim, D);
+    Shape s = check::broadcast("cross", self().shape(), o.shape());
+    if (s[d] != 3) throw ShapeError("cross", "dim " + std::to_string(d) + " of " + s.to_string() + " must have size 3");
+    auto a = self().expand_to(s), b = o.expand_to(s);
+    auto at = [&](const Self& t, int64_t i) { return t.slice_dim(static_cast<int64_t>(d), Slice(i)); };
+    auto c0 = at(a, 1).mul(at(b, 2)).sub(at(a, 2).mul(at(b, 1)));
+    auto c1 = at(a, 2).mul(at(b, 0)).sub(at(a, 0).mul(at(b, 2)));
+    auto c2 = at(a, 0).mul(at(b, 1)).sub(at(a, 1).mul(at(b, 0)));
+    return Self::cat({c0, c1, c2}, static_cast<int64_t>(d));
+  }
+  /// Values truncated toward zero into an i64 tensor.
+  Tensor<B, D, Int> int_() const requires FloatKind<K> { return Tensor<B, D, Int>(Ops::into_int(prim(), Int::default_dtype)); }
+
+  /// Unbiased variance along dim (kept with size 1).
+  Self var(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 1).first; }
+  /// Biased (population) variance along dim.
+  Self var_bias(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 0).first; }
+  /// (unbiased variance, mean) along dim.
+  std::pair<Self, Self> var_mean(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 1); }
+  /// (biased variance, mean) along dim.
+  std::pair<Self, Self> var_mean_bias(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 0); }
+
+  /// |self - other| <= atol + rtol * |other|, elementwise (NaNs are never close).
+  Mask is_close(const Self& o, double rtol = 1e-5, double atol = 1e-8) const requires FloatKind<K> {
+    auto diff = self().sub(o).abs();
+    return diff.lower_equal(o.abs().mul_scalar(Scalar(rtol)).add_scalar(Scalar(atol)));
+  }
+  /// True if every pair of values is close.
+  bool all_close(const Self& o, double rtol = 1e-5, double atol = 1e-8) const requires FloatKind<K> {
+    return is_close(o, rtol, atol).all().into_scalar().to_bool();
+  }
+  Mask is_nan() const requires FloatKind<K> { return Mask(Ops::is_nan(prim())); }
+  Mask is_inf() const requires FloatKind<K> { return Mask(Ops::is_inf(prim())); }
+  /// Neither NaN nor infinite.
+  Mask is_finite() const requires FloatKind<K> { return is_nan().bool_or(is_inf()).bool_not(); }
+  /// True if any value is NaN.
+  bool contains_nan() const requires FloatKind<K> { return is_nan().any().into_scalar().to_bool(); }
+
+  /// The tensor in f32 (f64 stays f64) for precision-sensitive work.
+  Self to_full_precision() const requires FloatKind<K> { return self().dtype() == DType::F64 ? self() : self().cast(DType::F32); }
+  /// Back from full precision to dtype.
+  Self from_full_precision(DType dtype) const requires FloatKind<K> { return self().cast(dtype); }
+  /// A float literal, like from_data.
+  static Self from_floats(nested_t<double, D> literal, const typename B::Device& device = {}) requires FloatKind<K> {
+    return Self::from_data(literal, device);
+  }
+
+  // ---- autodiff hooks: no-ops unless B tracks gradients
+  Self detach() const requires FloatKind<K> {
+    if constexpr (requires { B::float_detach(prim()); }) return Self(B::float_detach(prim()));
+    else return self();
+  }
+  Self set_require_grad(bool require) const requires FloatKind<K> {
+    if constexpr (requires { B::float_set_require_grad(prim(), require); }) return Self(B::float_set_require_grad(prim(), require));
+    else return self();
+  }
+  Self require_grad() const requires FloatKind<K> { return set_require_grad(true); }
+  bool is_require_grad() const requires FloatKind<K> {
+    if constexpr (requires { B::float_is_require_grad(prim()); }) return B::float_is_require_grad(prim());
+    else return false;
+  }
+
+ private:
+  std::pair<Self, Self> var_mean_impl(int64_t dim, size_t correction) const {
+    size_t d = check::dim("var", dim, D);
+    size_t n = self().shape()[d];
+    if (n <= correction) throw ShapeError("var", "dim " + std::to_string(d) + " of " + self().shape().to_string() + " has too few values");
+    auto mean = self().mean_dim(static_cast<int64_t>(d));
+    auto centered = self().sub(mean);
+    auto var = centered.square().sum_dim(static_cast<int64_t>(d)).div_scalar(Scalar(static_cast<double>(n - correction)));
+    return {var, mean};
+  }
+  // remainder r has the divisor's sign; where the dividend's sign differs, fmod = r - divisor.
+  static Self to_fmod(const Self& r, const Self& dividend, const Self& divisor) {
+    auto signs_differ = dividend.lower_elem(Scalar(0)).bool_xor(divisor.lower_elem(Scalar(0)));
+    auto fix = r.not_equal_elem(Scalar(0)).bool_and(signs_differ);
+    return r.mask_where(fix, r.sub(divisor));
+  }
+};
+
+#undef SCORCH_FLOAT_UNARY
+
+}  // namespace scorch
