@@ -34,7 +34,7 @@ example: build
 # Regenerates the conformance fixtures from PyTorch (needs python3-torch).
 fixtures:
 	@scripts/install-deps.sh --fixtures
-	@python3 tests/conformance/gen_fixtures.py tests/conformance/fixtures
+	@/usr/bin/python3 tests/conformance/gen_fixtures.py tests/conformance/fixtures
 
 clean:
 	rm -rf build build-asan

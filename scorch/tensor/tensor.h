@@ -60,6 +60,8 @@ class Tensor : public ShapeMethods<B, D, K>,
   using Ops = KindOps<B, K>;
   using Elem = typename LiteralElem<K>::type;
   static constexpr size_t kRank = D;
+  using FloatMethods<B, D, K>::int_;  // Float → Int and Bool → Int share the name
+  using IntBoolMethods<B, D, K>::int_;
 
   /// An empty handle (no values); assign a tensor to it before use.
   Tensor() = default;

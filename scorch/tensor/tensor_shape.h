@@ -17,10 +17,11 @@ template <class B, size_t D, class K> class ShapeMethods {
  public:
   /// Same values in a new shape of rank N; -1 infers one dim, 0 keeps the source dim.
   template <size_t N> Ranked<N> reshape(const DimArg (&dims)[N]) const { return reshape_to<N>(dim_values(dims)); }
-  template <size_t N> Ranked<N> reshape(const std::array<size_t, N>& dims) const {
+  /// The same from dims() of another tensor or a Shape (templates, so braced lists pick the form above).
+  template <size_t N, class A> requires std::same_as<A, std::array<size_t, N>> Ranked<N> reshape(const A& dims) const {
     return reshape_to<N>(std::vector<int64_t>(dims.begin(), dims.end()));
   }
-  template <size_t N> Ranked<N> reshape(const Shape& shape) const {
+  template <size_t N, std::same_as<Shape> S> Ranked<N> reshape(const S& shape) const {
     return reshape_to<N>(std::vector<int64_t>(shape.begin(), shape.end()));
   }
   /// Merges dims start..end (inclusive) into one; the result has rank N = D - (end - start).

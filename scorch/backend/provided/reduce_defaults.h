@@ -51,8 +51,11 @@ template <class B> auto int_min_dim_with_indices(typename B::IntTensor x, size_t
 
 // any/all count the nonzero values in int64 and compare the count.
 template <class B, class K, class T> auto nonzero_count(T x) {
+  if constexpr (std::is_same_v<K, Bool>) return KindOps<B, Bool>::into_int(std::move(x), DType::I64);
+  else {
   auto mask = KindOps<B, K>::not_equal_elem(std::move(x), Scalar(0));
   return KindOps<B, Bool>::into_int(std::move(mask), DType::I64);
+  }
 }
 template <class B, class K, class T> auto any_of(T x) {
   return KindOps<B, Int>::greater_elem(KindOps<B, Int>::sum(nonzero_count<B, K>(std::move(x))), Scalar(0));

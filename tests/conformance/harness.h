@@ -1,0 +1,77 @@
+#pragma once
+// The conformance harness: fixtures (inputs + PyTorch outputs) loaded from JSON, and cases that
+// apply Scorch ops to the same inputs, written once as templates over the backend.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <scorch/scorch.hpp>
+
+namespace scorch::conformance {
+
+/// One case of the fixture file.
+struct Fixture {
+  std::string name;
+  std::vector<TensorData> inputs, outputs;
+  std::optional<Tolerance> tolerance;
+};
+
+/// Every case of a fixture file; throws IoError / FormatError on a missing or bad file.
+std::vector<Fixture> load_fixtures(const std::string& path);
+/// Throws AssertionError unless actual matches expected (dtype, shape, values within tolerance).
+void expect_match(const TensorData& expected, const TensorData& actual, std::optional<Tolerance> tolerance);
+
+/// The inputs a case receives.
+template <class B> struct Inputs {
+  const std::vector<TensorData>& data;
+};
+/// Input i as a float / int / bool tensor of rank D.
+template <size_t D, class B> Tensor<B, D> F(const Inputs<B>& in, size_t i) { return Tensor<B, D>::from_data(in.data.at(i)); }
+template <size_t D, class B> Tensor<B, D, Int> I(const Inputs<B>& in, size_t i) { return Tensor<B, D, Int>::from_data(in.data.at(i)); }
+template <size_t D, class B> Tensor<B, D, Bool> Bo(const Inputs<B>& in, size_t i) { return Tensor<B, D, Bool>::from_data(in.data.at(i)); }
+
+/// The data of each output tensor, in order.
+template <class... Ts> std::vector<TensorData> outs(const Ts&... ts) { return {ts.to_data()...}; }
+
+/// A registered case: its fixture name, the backend ops it exercises, and its body.
+template <class B> struct Case {
+  std::string name;
+  std::vector<std::string> covers;
+  std::function<std::vector<TensorData>(const Inputs<B>&)> run;
+};
+
+/// All cases for one backend.
+template <class B> struct CaseList {
+  std::vector<Case<B>> cases;
+  void add(std::string name, std::vector<std::string> covers, std::function<std::vector<TensorData>(const Inputs<B>&)> run) {
+    cases.push_back({std::move(name), std::move(covers), std::move(run)});
+  }
+};
+
+template <class B> void add_creation_cases(CaseList<B>& list);
+template <class B> void add_arith_cases(CaseList<B>& list);
+template <class B> void add_unary_cases(CaseList<B>& list);
+template <class B> void add_compare_cases(CaseList<B>& list);
+template <class B> void add_reduce_cases(CaseList<B>& list);
+template <class B> void add_layout_cases(CaseList<B>& list);
+template <class B> void add_index_cases(CaseList<B>& list);
+template <class B> void add_activation_cases(CaseList<B>& list);
+template <class B> void add_composite_cases(CaseList<B>& list);
+
+/// Every case, for backend B.
+template <class B> CaseList<B> all_cases() {
+  CaseList<B> list;
+  add_creation_cases(list);
+  add_arith_cases(list);
+  add_unary_cases(list);
+  add_compare_cases(list);
+  add_reduce_cases(list);
+  add_layout_cases(list);
+  add_index_cases(list);
+  add_activation_cases(list);
+  add_composite_cases(list);
+  return list;
+}
+
+}  // namespace scorch::conformance
