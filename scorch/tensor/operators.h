@@ -7,18 +7,10 @@
 #include "scorch/tensor/display.h"
 
 namespace scorch {
-namespace detail {
-template <class B, size_t D, class K, class F> Tensor<B, D, K> binary_op(const char* op, Tensor<B, D, K> a, const Tensor<B, D, K>& b, F f) {
-  check::broadcast(op, a.shape(), b.shape());
-  check::same_dtype(op, a.dtype(), b.dtype());
-  return Tensor<B, D, K>(f(std::move(a).into_primitive(), b.primitive()));
-}
-}  // namespace detail
-
 #define SCORCH_TENSOR_OPERATOR(sym, name)                                                                       \
   template <class B, size_t D, class K> requires NumericKind<K>                                                 \
   Tensor<B, D, K> operator sym(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {                                   \
-    return detail::binary_op(#name, std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::name(std::move(x), std::move(y)); }); \
+    return detail::checked_binary<Tensor<B, D, K>>(#name, std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::name(std::move(x), std::move(y)); }); \
   }                                                                                                             \
   template <class B, size_t D, class K> requires NumericKind<K>                                                 \
   Tensor<B, D, K> operator sym(Tensor<B, D, K> a, Scalar s) {                                                   \

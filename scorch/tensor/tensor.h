@@ -32,6 +32,16 @@ template <class K> struct LiteralElem { using type = double; };
 template <> struct LiteralElem<Int> { using type = int64_t; };
 template <> struct LiteralElem<Bool> { using type = bool; };
 
+namespace detail {
+/// Checks that a and b broadcast and share a dtype, then wraps f(a, b)'s primitive as Out;
+/// a is taken by value so a temporary hands its buffer on.
+template <class Out, class T, class F> Out checked_binary(const char* op, T a, const T& b, F f) {
+  check::broadcast(op, a.shape(), b.shape());
+  check::same_dtype(op, a.dtype(), b.dtype());
+  return Out(f(std::move(a).into_primitive(), b.primitive()));
+}
+}  // namespace detail
+
 }  // namespace scorch
 
 #include "scorch/tensor/tensor_float.h"

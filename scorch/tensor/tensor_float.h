@@ -19,11 +19,7 @@ template <class B, size_t D, class K> class FloatMethods {
   const Self& self() const { return static_cast<const Self&>(*this); }
   Self& moved() { return static_cast<Self&>(*this); }
   auto prim() const { return self().primitive(); }
-  template <class F> Self binary(const char* op, const Self& other, F f) const {
-    check::broadcast(op, self().shape(), other.shape());
-    check::same_dtype(op, self().dtype(), other.dtype());
-    return Self(f(prim(), other.primitive()));
-  }
+  template <class F> Self binary(const char* op, const Self& other, F f) const { return detail::checked_binary<Self>(op, self(), other, f); }
 
  public:
   SCORCH_FLOAT_UNARY(exp)

@@ -88,11 +88,7 @@ template <class B, size_t D, class K> class IndexMethods {
   }
 
  private:
-  template <class F> Mask compare_with(const char* op, const Self& other, F f) const {
-    check::broadcast(op, self().shape(), other.shape());
-    check::same_dtype(op, self().dtype(), other.dtype());
-    return Mask(f(prim(), other.primitive()));
-  }
+  template <class F> Mask compare_with(const char* op, const Self& other, F f) const { return detail::checked_binary<Mask>(op, self(), other, f); }
 };
 
 }  // namespace scorch

@@ -11,11 +11,7 @@ template <class B, size_t D, class K> class OrderedMethods {
   using Index = Tensor<B, D, Int>;
   const Self& self() const { return static_cast<const Self&>(*this); }
   auto prim() const { return self().primitive(); }
-  template <class F> Mask compare(const char* op, const Self& other, F f) const {
-    check::broadcast(op, self().shape(), other.shape());
-    check::same_dtype(op, self().dtype(), other.dtype());
-    return Mask(f(prim(), other.primitive()));
-  }
+  template <class F> Mask compare(const char* op, const Self& other, F f) const { return detail::checked_binary<Mask>(op, self(), other, f); }
   size_t dim_of(const char* op, int64_t dim) const { return check::dim(op, dim, D); }
 
  public:

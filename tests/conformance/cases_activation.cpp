@@ -28,6 +28,10 @@ template <class B> void add_activation_cases(CaseList<B>& list) {
                 act::soft_shrink(x, 0.5), act::threshold(x, 1.0, -2.0), act::gelu_approximate(x), act::softmin(x, 1),
                 act::glu(T::cat({x, x * 0.5}, 1), 1));
   });
+  list.add("act_quiet_softmax_tanh", {"float_max_dim", "float_tanh"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    return outs(act::quiet_softmax(x, 1), act::quiet_softmax(x, 0), act::tanh(x));
+  });
   list.add("act_prelu", {"float_mask_where"}, [](const Inputs<B>& in) { return outs(act::prelu(F<3>(in, 0), T1(F<1>(in, 1)))); });
 }
 

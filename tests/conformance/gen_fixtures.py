@@ -220,6 +220,12 @@ case("act_composite", [act], lambda x: (F.silu(x), F.mish(x), F.elu(x), F.celu(x
                                         F.softsign(x), F.hardswish(x), F.tanhshrink(x), F.hardtanh(x), F.relu6(x),
                                         F.hardshrink(x, 0.5), F.softshrink(x, 0.5), F.threshold(x, 1.0, -2.0),
                                         F.gelu(x, approximate="tanh"), F.softmin(x, 1), F.glu(torch.cat([x, x * 0.5], 1), 1)))
+def quiet_softmax(x, dim):
+    e = (x - x.max(dim, keepdim=True).values).exp()
+    return e / (e.sum(dim, keepdim=True) + 1)
+
+
+case("act_quiet_softmax_tanh", [rn(3, 4) * 4], lambda x: (quiet_softmax(x, 1), quiet_softmax(x, 0), torch.tanh(x)))
 case("act_prelu", [rn(2, 3, 2), torch.tensor([0.1, 0.2, 0.3])], lambda x, a: F.prelu(x, a))
 
 # ---- front-end composites
