@@ -1,6 +1,7 @@
 #include "scorch/core/tensor_data.h"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace scorch {
@@ -10,8 +11,11 @@ template <class To, class From> To convert_one(From v) {
   if constexpr (std::is_same_v<To, bool>) return static_cast<compute_t<From>>(v) != compute_t<From>(0);
   else if constexpr (std::is_same_v<To, f16> || std::is_same_v<To, bf16>) return To(static_cast<float>(v));
   else if constexpr (std::is_integral_v<To> && !std::is_integral_v<compute_t<From>>) {
-    auto x = static_cast<compute_t<From>>(v);  // float → int: truncate; NaN maps to 0
-    return std::isnan(x) ? To(0) : static_cast<To>(x);
+    auto x = static_cast<double>(static_cast<compute_t<From>>(v));  // float → int: truncate, saturate; NaN → 0
+    if (std::isnan(x)) return To(0);
+    if (x <= static_cast<double>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    if (x >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(x);
   } else return static_cast<To>(static_cast<compute_t<From>>(v));
 }
 

@@ -32,6 +32,13 @@ TEST(TensorData, AssertEqAndApprox) {
   EXPECT_THROW(a.assert_approx_eq(TensorData(std::vector<float>{1.f}, Shape{1})), AssertionError);
 }
 
+TEST(TensorData, FloatToIntSaturatesAndMapsNanToZero) {
+  TensorData d(std::vector<double>{1e30, -1e30, NAN, -3.9}, Shape{4});
+  EXPECT_EQ(d.convert(DType::I8).to_vector<int64_t>(), (std::vector<int64_t>{127, -128, 0, -3}));
+  EXPECT_EQ(d.convert(DType::I64).to_vector<int64_t>()[0], INT64_MAX);
+  EXPECT_EQ(d.convert(DType::U8).to_vector<int64_t>(), (std::vector<int64_t>{255, 0, 0, 0}));
+}
+
 TEST(TensorData, FullAndScalars) {
   auto d = TensorData::full(Shape{2}, Scalar(7), DType::I16);
   EXPECT_EQ(d.to_vector<int64_t>(), (std::vector<int64_t>{7, 7}));
