@@ -29,7 +29,7 @@ TEST(Half, F16RoundsToNearestEven) {
   EXPECT_EQ(f16_bits_to_f32(0x0001), 0x1p-24f);  // smallest subnormal
   EXPECT_EQ(f32_to_f16_bits(0x1p-24f), 0x0001);
   EXPECT_TRUE(std::isnan(f16_bits_to_f32(f32_to_f16_bits(NAN))));
-  for (uint32_t b = 0; b < 0x7c00; b += 7) EXPECT_EQ(f32_to_f16_bits(f16_bits_to_f32(static_cast<uint16_t>(b))), b);
+  for (uint32_t b = 0; b < 0x7c00; ++b) EXPECT_EQ(f32_to_f16_bits(f16_bits_to_f32(static_cast<uint16_t>(b))), b);
 }
 
 TEST(Half, Bf16RoundsToNearestEven) {
