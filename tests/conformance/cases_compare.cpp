@@ -2,31 +2,24 @@
 #include "harness.h"
 
 namespace scorch::conformance {
+namespace {
+template <class T> std::vector<TensorData> compare_outs(const T& x, const T& y) {
+  return outs(x.equal(y), x.not_equal(y), x.greater(y), x.greater_equal(y), x.lower(y), x.lower_equal(y));
+}
+template <class T> std::vector<TensorData> compare_elem_outs(const T& x, Scalar s) {
+  return outs(x.equal_elem(s), x.not_equal_elem(s), x.greater_elem(s), x.greater_equal_elem(s), x.lower_elem(s), x.lower_equal_elem(s));
+}
+}  // namespace
 
 template <class B> void add_compare_cases(CaseList<B>& list) {
-  list.add("compare_float", {"float_equal", "float_not_equal", "float_greater", "float_greater_equal", "float_lower", "float_lower_equal"},
-           [](const Inputs<B>& in) {
-             auto x = F<2>(in, 0), y = F<2>(in, 1);
-             return outs(x.equal(y), x.not_equal(y), x.greater(y), x.greater_equal(y), x.lower(y), x.lower_equal(y));
-           });
-  list.add("compare_elem_float",
-           {"float_equal_elem", "float_not_equal_elem", "float_greater_elem", "float_greater_equal_elem", "float_lower_elem", "float_lower_equal_elem"},
-           [](const Inputs<B>& in) {
-             auto x = F<2>(in, 0);
-             return outs(x.equal_elem(2.0), x.not_equal_elem(2.0), x.greater_elem(2.0), x.greater_equal_elem(2.0), x.lower_elem(2.0),
-                         x.lower_equal_elem(2.0));
-           });
-  list.add("compare_int", {"int_equal", "int_not_equal", "int_greater", "int_greater_equal", "int_lower", "int_lower_equal"},
-           [](const Inputs<B>& in) {
-             auto x = I<2>(in, 0), y = I<2>(in, 1);
-             return outs(x.equal(y), x.not_equal(y), x.greater(y), x.greater_equal(y), x.lower(y), x.lower_equal(y));
-           });
-  list.add("compare_elem_int",
-           {"int_equal_elem", "int_not_equal_elem", "int_greater_elem", "int_greater_equal_elem", "int_lower_elem", "int_lower_equal_elem"},
-           [](const Inputs<B>& in) {
-             auto x = I<2>(in, 0);
-             return outs(x.equal_elem(2), x.not_equal_elem(2), x.greater_elem(2), x.greater_equal_elem(2), x.lower_elem(2), x.lower_equal_elem(2));
-           });
+  for (std::string k : {"float", "int"}) {
+    bool is_f = k == "float";
+    list.add("compare_" + k, {k + "_equal", k + "_not_equal", k + "_greater", k + "_greater_equal", k + "_lower", k + "_lower_equal"},
+             [is_f](const Inputs<B>& in) { return is_f ? compare_outs(F<2>(in, 0), F<2>(in, 1)) : compare_outs(I<2>(in, 0), I<2>(in, 1)); });
+    list.add("compare_elem_" + k,
+             {k + "_equal_elem", k + "_not_equal_elem", k + "_greater_elem", k + "_greater_equal_elem", k + "_lower_elem", k + "_lower_equal_elem"},
+             [is_f](const Inputs<B>& in) { return is_f ? compare_elem_outs(F<2>(in, 0), Scalar(2.0)) : compare_elem_outs(I<2>(in, 0), Scalar(2)); });
+  }
   list.add("logic_bool", {"bool_equal", "bool_not_equal", "bool_logical_not", "bool_logical_and", "bool_logical_or", "bool_logical_xor"},
            [](const Inputs<B>& in) {
              auto x = Bo<2>(in, 0), y = Bo<2>(in, 1);
