@@ -9,6 +9,7 @@
 #include "scorch/core/tensor_data.h"
 #include "scorch/tensor/activation.h"
 #include "scorch/tensor/display.h"
+#include "scorch/tensor/module.h"
 #include "scorch/tensor/tensor.h"
 
 namespace scorch {

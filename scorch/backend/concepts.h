@@ -31,6 +31,8 @@ concept DeviceHandle = std::regular<D> && requires(const D& d) {
 #define SCORCH_REQUIRE_int_provided(name)
 #define SCORCH_REQUIRE_bool_required(name)
 #define SCORCH_REQUIRE_bool_provided(name)
+#define SCORCH_REQUIRE_module_required(name)
+#define SCORCH_REQUIRE_module_provided(name)
 /// Every required float op exists.
 template <class B>
 concept FloatOps = TensorPrimitive<typename B::FloatTensor>
@@ -54,7 +56,18 @@ template <class B>
 concept BoolOps = TensorPrimitive<typename B::BoolTensor>
 #include "scorch/backend/op_table.def"
     ;
+#undef SCORCH_REQUIRE_bool_required
+#define SCORCH_REQUIRE_bool_required(name)
+#undef SCORCH_REQUIRE_module_required
+#define SCORCH_REQUIRE_module_required(name) &&requires { B::module_##name; }
+/// Every required module op (convolution, pooling, interpolation, unfold/fold) exists.
+template <class B>
+concept ModuleOps = TensorPrimitive<typename B::FloatTensor>
+#include "scorch/backend/op_table.def"
+    ;
 #undef SCORCH_OP
+#undef SCORCH_REQUIRE_module_required
+#undef SCORCH_REQUIRE_module_provided
 #undef SCORCH_REQUIRE_float_required
 #undef SCORCH_REQUIRE_float_provided
 #undef SCORCH_REQUIRE_int_required
@@ -62,18 +75,13 @@ concept BoolOps = TensorPrimitive<typename B::BoolTensor>
 #undef SCORCH_REQUIRE_bool_required
 #undef SCORCH_REQUIRE_bool_provided
 
-/// Module ops (convolution, pooling, ...): the group arrives with the Cpu module-ops work;
-/// today it asks only that the backend names itself.
-template <class B>
-concept ModuleOps = requires { { B::name() } -> std::convertible_to<std::string>; };
-
 /// Activation ops are all provided; a backend may override any of them.
 template <class B>
 concept ActivationOps = true;
 
 /// A complete backend: device, primitives, every op group, seeding and sync.
 template <class B>
-concept Backend = DeviceHandle<typename B::Device> && FloatOps<B> && IntOps<B> && BoolOps<B> && ModuleOps<B> &&
+concept Backend = DeviceHandle<typename B::Device> && requires { { B::name() } -> std::convertible_to<std::string>; } && FloatOps<B> && IntOps<B> && BoolOps<B> && ModuleOps<B> &&
                   ActivationOps<B> && requires(uint64_t seed, const typename B::Device& device) {
                     B::seed(seed);
                     B::sync(device);

@@ -9,6 +9,8 @@
 namespace scorch {
 
 template <class B, class K> struct KindOps;
+/// The module ops of backend B (conv, pools, ...), prefix-free; provided ones fall back to defaults.
+template <class B> struct ModuleOpsOf;
 
 }  // namespace scorch
 
@@ -29,6 +31,8 @@ namespace scorch {
   }
 #define SCORCH_OP(kind, name, arity, cls, status) SCORCH_DISPATCH_##kind##_##status(name)
 #define SCORCH_SKIP(name)
+#define SCORCH_DISPATCH_module_required(name) SCORCH_SKIP(name)
+#define SCORCH_DISPATCH_module_provided(name) SCORCH_SKIP(name)
 
 #define SCORCH_DISPATCH_float_required(name) SCORCH_FORWARD_REQUIRED(float, name)
 #define SCORCH_DISPATCH_float_provided(name) SCORCH_FORWARD_PROVIDED(float, name)
@@ -67,12 +71,26 @@ template <class B> struct KindOps<B, Bool> {
   using Primitive = typename B::BoolTensor;
 #include "scorch/backend/op_table.def"
 };
+#undef SCORCH_DISPATCH_bool_required
+#undef SCORCH_DISPATCH_bool_provided
+#define SCORCH_DISPATCH_bool_required(name) SCORCH_SKIP(name)
+#define SCORCH_DISPATCH_bool_provided(name) SCORCH_SKIP(name)
+#undef SCORCH_DISPATCH_module_required
+#undef SCORCH_DISPATCH_module_provided
+#define SCORCH_DISPATCH_module_required(name) SCORCH_FORWARD_REQUIRED(module, name)
+#define SCORCH_DISPATCH_module_provided(name) SCORCH_FORWARD_PROVIDED(module, name)
+/// Module ops of backend B under their prefix-free names.
+template <class B> struct ModuleOpsOf {
+#include "scorch/backend/op_table.def"
+};
 #undef SCORCH_DISPATCH_float_required
 #undef SCORCH_DISPATCH_float_provided
 #undef SCORCH_DISPATCH_int_required
 #undef SCORCH_DISPATCH_int_provided
 #undef SCORCH_DISPATCH_bool_required
 #undef SCORCH_DISPATCH_bool_provided
+#undef SCORCH_DISPATCH_module_required
+#undef SCORCH_DISPATCH_module_provided
 #undef SCORCH_OP
 #undef SCORCH_SKIP
 #undef SCORCH_FORWARD_REQUIRED

@@ -5,7 +5,7 @@ Each case has a name, input tensors and the outputs PyTorch computes for them. T
 (tests/conformance/cases_*.cpp) registers a case of the same name that applies Scorch's op to
 the same inputs; the runner compares the outputs. Run: make fixtures
 """
-import json, math, sys
+import json, math, os, sys
 import torch
 import torch.nn.functional as F
 
@@ -244,9 +244,15 @@ case("dot_sum_dims", [rn(4), rn(4), rn(2, 3, 4)], lambda x, y, z: (torch.dot(x, 
 case("is_close", [torch.tensor([1.0, 2.0, float("nan")]), torch.tensor([1.0 + 1e-9, 2.1, float("nan")])], lambda x, y: torch.isclose(x, y))
 case("deg_rad", [rn(3)], lambda x: (torch.deg2rad(x), torch.rad2deg(x)))
 
+# ---- module ops (convolution, pooling, interpolation, unfold/fold, attention): last, so that the
+# random inputs above keep their values
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_module_fixtures  # noqa: E402
+
+gen_module_fixtures.add_cases(case, rn, rb)
+
 
 def main(out_dir):
-    import os
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "conformance.json"), "w") as f:
         json.dump({"generator": "tests/conformance/gen_fixtures.py", "torch": torch.__version__, "cases": CASES}, f, separators=(",", ":"))

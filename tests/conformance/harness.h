@@ -58,6 +58,8 @@ template <class B> void add_layout_cases(CaseList<B>& list);
 template <class B> void add_index_cases(CaseList<B>& list);
 template <class B> void add_activation_cases(CaseList<B>& list);
 template <class B> void add_composite_cases(CaseList<B>& list);
+template <class B> void add_module_cases(CaseList<B>& list);
+template <class B> void add_module_grad_cases(CaseList<B>& list);
 
 /// Every case, for backend B.
 template <class B> CaseList<B> all_cases() {
@@ -71,6 +73,8 @@ template <class B> CaseList<B> all_cases() {
   add_index_cases(list);
   add_activation_cases(list);
   add_composite_cases(list);
+  add_module_cases(list);
+  add_module_grad_cases(list);
   return list;
 }
 

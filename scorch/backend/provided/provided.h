@@ -5,4 +5,5 @@
 #include "scorch/backend/provided/creation_defaults.h"
 #include "scorch/backend/provided/layout_defaults.h"
 #include "scorch/backend/provided/math_defaults.h"
+#include "scorch/backend/provided/module_defaults.h"
 #include "scorch/backend/provided/reduce_defaults.h"

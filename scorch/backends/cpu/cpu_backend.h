@@ -7,12 +7,13 @@
 #include "scorch/backends/cpu/ops/bool.h"
 #include "scorch/backends/cpu/ops/float.h"
 #include "scorch/backends/cpu/ops/int.h"
+#include "scorch/backends/cpu/ops/module.h"
 #include "scorch/backends/cpu/thread_pool.h"
 
 namespace scorch::backends::cpu {
 
 /// The Cpu backend: portable C++20, multithreaded, no required dependency.
-struct Cpu : CpuFloatOps, CpuIntOps, CpuBoolOps, CpuActivationOps {
+struct Cpu : CpuFloatOps, CpuIntOps, CpuBoolOps, CpuActivationOps, CpuModuleOps {
   using Device = CpuDevice;
   using FloatTensor = CpuTensor;
   using IntTensor = CpuTensor;

@@ -1,0 +1,181 @@
+#pragma once
+// The packed GEMM of the Cpu backend: C[m, n] (+)= A[m, k] · B[k, n], cache-blocked as in
+// BLIS (B panels in L1, A blocks in L2), with a register-tiled micro-kernel written with GCC
+// vector extensions so it compiles to AVX-512, AVX2, SSE, NEON or WebAssembly SIMD. Operands
+// are reached through packers, so convolution packs its im2col matrix on the fly instead of
+// materialising it. The driver is single-threaded; callers split work across threads.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace scorch::backends::cpu::gemm {
+
+#if defined(__AVX512F__)
+inline constexpr size_t kVecBytes = 64;
+inline constexpr size_t kRows = 8, kVecs = 3;  // 8 × 48 f32: 24 accumulators of 32 registers
+#elif defined(__AVX__)
+inline constexpr size_t kVecBytes = 32;
+inline constexpr size_t kRows = 6, kVecs = 2;  // 6 × 16 f32: 12 accumulators of 16 registers
+#else
+inline constexpr size_t kVecBytes = 16;
+inline constexpr size_t kRows = 6, kVecs = 2;  // 6 × 8 f32
+#endif
+
+/// Tile and block sizes for element type T.
+template <class T> struct Blocking {
+  static constexpr size_t kLanes = kVecBytes / sizeof(T);
+  static constexpr size_t kMR = kRows, kNR = kVecs * kLanes;
+  static constexpr size_t kKC = 224, kMC = kMR * 16, kNC = kNR * 64;
+};
+
+/// A matrix in memory with row and column strides (in elements).
+template <class T> struct Strided {
+  const T* data;
+  ptrdiff_t row_stride, col_stride;
+  T at(size_t r, size_t c) const { return data[static_cast<ptrdiff_t>(r) * row_stride + static_cast<ptrdiff_t>(c) * col_stride]; }
+};
+
+/// Packs rows [r0, r0+mr) × cols [c0, c0+kc) of an A operand into panels of kMR rows: dst[p·kMR + i].
+template <class T> struct PackStridedA {
+  Strided<T> a;
+  void operator()(size_t r0, size_t mr, size_t c0, size_t kc, T* dst) const {
+    constexpr size_t MR = Blocking<T>::kMR;
+    for (size_t p = 0; p < kc; ++p)
+      for (size_t i = 0; i < MR; ++i) dst[p * MR + i] = i < mr ? a.at(r0 + i, c0 + p) : T(0);
+  }
+};
+
+/// Packs rows [r0, r0+kc) × cols [c0, c0+nr) of a B operand into a panel of kNR cols: dst[p·kNR + j].
+template <class T> struct PackStridedB {
+  Strided<T> b;
+  void operator()(size_t r0, size_t kc, size_t c0, size_t nr, T* dst) const {
+    constexpr size_t NR = Blocking<T>::kNR;
+    for (size_t p = 0; p < kc; ++p) {
+      T* row = dst + p * NR;
+      const T* src = b.data + static_cast<ptrdiff_t>(r0 + p) * b.row_stride + static_cast<ptrdiff_t>(c0) * b.col_stride;
+      if (b.col_stride == 1) {
+        std::memcpy(row, src, nr * sizeof(T));
+      } else {
+        for (size_t j = 0; j < nr; ++j) row[j] = src[static_cast<ptrdiff_t>(j) * b.col_stride];
+      }
+      std::fill(row + nr, row + NR, T(0));
+    }
+  }
+};
+
+/// v filled with *p, loaded straight from memory (a register broadcast would occupy an FMA port).
+template <class Vec, class T> inline Vec broadcast(const T* p) {
+#if defined(__AVX__)
+  if constexpr (sizeof(Vec) >= 32 && sizeof(T) == 4) {
+    Vec v;
+    asm("vbroadcastss %1, %0" : "=v"(v) : "m"(*p));
+    return v;
+  } else if constexpr (sizeof(Vec) >= 32 && sizeof(T) == 8) {
+    Vec v;
+    asm("vbroadcastsd %1, %0" : "=v"(v) : "m"(*p));
+    return v;
+  }
+#endif
+  return Vec{} + *p;
+}
+
+/// The register tile: C[MR × NR] (+)= Apanel · Bpanel over kc steps; c has row stride ldc.
+template <class T>
+void micro_kernel(size_t kc, const T* __restrict a, const T* __restrict b, T* __restrict c, size_t ldc, bool accumulate) {
+  using B = Blocking<T>;
+  typedef T Vec __attribute__((vector_size(kVecBytes)));
+  constexpr size_t MR = B::kMR, NV = kVecs, L = B::kLanes;
+  Vec acc[MR][NV];
+#pragma GCC unroll 8
+  for (size_t i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) acc[i][v] = Vec{};
+  for (size_t p = 0; p < kc; ++p) {
+    Vec bv[NV];
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) bv[v] = *reinterpret_cast<const Vec*>(b + p * B::kNR + v * L);
+#pragma GCC unroll 8
+    for (size_t i = 0; i < MR; ++i) {
+      Vec av = broadcast<Vec>(a + p * MR + i);
+#pragma GCC unroll 4
+      for (size_t v = 0; v < NV; ++v) acc[i][v] += av * bv[v];
+    }
+  }
+#pragma GCC unroll 8
+  for (size_t i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (size_t v = 0; v < NV; ++v) {
+      T* dst = c + i * ldc + v * L;
+      Vec out = acc[i][v];
+      if (accumulate) {
+        Vec old;
+        std::memcpy(&old, dst, sizeof(Vec));
+        out += old;
+      }
+      std::memcpy(dst, &out, sizeof(Vec));
+    }
+}
+
+/// Per-thread packing buffers, kept between calls (bounded by the block sizes).
+template <class T> struct Workspace {
+  std::vector<T, std::allocator<T>> a, b;
+  T tile[Blocking<T>::kMR * Blocking<T>::kNR];
+  static Workspace& local() {
+    thread_local Workspace w;
+    return w;
+  }
+};
+
+/// C[m, n] = A·B (or += when accumulate) on the calling thread; c has row stride ldc.
+template <class T, class PackA, class PackB>
+void run(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b, T* c, size_t ldc, bool accumulate) {
+  using B = Blocking<T>;
+  constexpr size_t MR = B::kMR, NR = B::kNR;
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (!accumulate)
+      for (size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    return;
+  }
+  auto& ws = Workspace<T>::local();
+  ws.a.resize(B::kMC * B::kKC + 16);
+  ws.b.resize(B::kNC * B::kKC + 16);
+  T* abuf = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws.a.data()) + 63) & ~uintptr_t(63));
+  T* bbuf = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws.b.data()) + 63) & ~uintptr_t(63));
+  for (size_t jc = 0; jc < n; jc += B::kNC) {
+    size_t nc = std::min(B::kNC, n - jc);
+    for (size_t pc = 0; pc < k; pc += B::kKC) {
+      size_t kc = std::min(B::kKC, k - pc);
+      bool acc = accumulate || pc > 0;
+      for (size_t jr = 0; jr < nc; jr += NR) pack_b(pc, kc, jc + jr, std::min(NR, nc - jr), bbuf + jr * kc);
+      for (size_t ic = 0; ic < m; ic += B::kMC) {
+        size_t mc = std::min(B::kMC, m - ic);
+        for (size_t ir = 0; ir < mc; ir += MR) pack_a(ic + ir, std::min(MR, mc - ir), pc, kc, abuf + ir * kc);
+        for (size_t jr = 0; jr < nc; jr += NR) {
+          size_t nr = std::min(NR, nc - jr);
+          for (size_t ir = 0; ir < mc; ir += MR) {
+            size_t mr = std::min(MR, mc - ir);
+            T* cp = c + (ic + ir) * ldc + jc + jr;
+            if (mr == MR && nr == NR) {
+              micro_kernel<T>(kc, abuf + ir * kc, bbuf + jr * kc, cp, ldc, acc);
+            } else {
+              micro_kernel<T>(kc, abuf + ir * kc, bbuf + jr * kc, ws.tile, NR, false);
+              for (size_t i = 0; i < mr; ++i)
+                for (size_t j = 0; j < nr; ++j) cp[i * ldc + j] = acc ? cp[i * ldc + j] + ws.tile[i * NR + j] : ws.tile[i * NR + j];
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/// C = A·B for strided A and B (the common case of matmul).
+template <class T>
+void strided(size_t m, size_t n, size_t k, Strided<T> a, Strided<T> b, T* c, size_t ldc, bool accumulate) {
+  run<T>(m, n, k, PackStridedA<T>{a}, PackStridedB<T>{b}, c, ldc, accumulate);
+}
+
+}  // namespace scorch::backends::cpu::gemm

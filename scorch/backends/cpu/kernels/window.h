@@ -1,0 +1,43 @@
+#pragma once
+// Sliding-window geometry shared by the Cpu convolution, pooling and unfold kernels: spatial
+// dims are padded to three (depth, height, width) with unit dims, so one loop nest serves
+// 1-d, 2-d and 3-d ops. im2col/col2im move between an image and its window columns.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "scorch/backend/module_options.h"
+#include "scorch/backends/cpu/cpu_tensor.h"
+
+namespace scorch::backends::cpu::window {
+
+using Dims3 = std::array<size_t, 3>;
+
+/// One window op over one image: input and output sizes and the window's shape.
+struct Geometry {
+  Dims3 in{1, 1, 1}, out{1, 1, 1}, kernel{1, 1, 1}, stride{1, 1, 1}, padding{0, 0, 0}, dilation{1, 1, 1};
+  size_t in_size() const { return in[0] * in[1] * in[2]; }
+  size_t out_size() const { return out[0] * out[1] * out[2]; }
+  size_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+};
+
+/// The last n dims of shape (n ≤ 3) right-aligned into three, leading ones 1.
+Dims3 spatial(const Shape& shape, size_t n);
+/// n values right-aligned into three, leading ones fill.
+Dims3 pad3(const SpatialDims& v, size_t fill);
+/// Geometry of a window op from input spatial dims, kernel, stride, padding, dilation and output dims.
+Geometry make(const Dims3& in, const Dims3& kernel, const SpatialDims& stride, const SpatialDims& padding,
+              const SpatialDims& dilation, const Dims3& out);
+
+/// Writes count entries of im2col row `row` (channel, kz, ky, kx) starting at output pixel pix0:
+/// the input value each window position reads, or 0 in the padding. x is [channels, in...].
+template <class T> void im2col_row(const T* x, const Geometry& g, size_t row, size_t pix0, size_t count, T* dst);
+/// cols [channels·kernel, out pixels] of image x [channels, in...].
+template <class T> void im2col(const T* x, size_t channels, const Geometry& g, T* cols);
+/// Adds cols [channels·kernel, out pixels] back onto image dst [channels, in...] (col2im).
+template <class T> void col2im_add(const T* cols, size_t channels, const Geometry& g, T* dst);
+
+/// Compute dtype of a float module op: f64 stays f64, every other float dtype runs in f32.
+inline DType compute_dtype(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
+
+}  // namespace scorch::backends::cpu::window

@@ -1,0 +1,29 @@
+#pragma once
+// Argument checks of the module functions (scorch::module): they throw ShapeError, DTypeError
+// or ValueError naming the op, the shapes and the offending option.
+#include <optional>
+
+#include "scorch/backend/module_options.h"
+#include "scorch/core/dtype.h"
+#include "scorch/core/shape.h"
+
+namespace scorch::check {
+
+/// x [batch, in, spatial...] and weight fit a (transposed) convolution with spec, bias has one
+/// value per output channel, and the output is non-empty; dtypes are float and equal.
+void conv(const char* op, const Shape& x, DType xd, const Shape& weight, DType wd, const std::optional<Shape>& bias,
+          const ConvSpec& spec, bool transposed);
+/// x fits a pooling (or, with unfold, an unfold) window spec and the output is non-empty.
+void pool(const char* op, const Shape& x, DType xd, const PoolSpec& spec, bool unfold = false);
+/// x has one output size per spatial dim, each at least 1.
+void adaptive(const char* op, const Shape& x, DType xd, const SpatialDims& output_size);
+/// x is [batch, channels, h, w] and output sizes are at least 1.
+void interpolate(const char* op, const Shape& x, DType xd, const InterpolateSpec& spec);
+/// x [batch, channels·kh·kw, windows] folds into output_size with spec.
+void fold(const char* op, const Shape& x, DType xd, const SpatialDims& output_size, const PoolSpec& spec);
+/// q, k, v are [batch, heads, seq, d] with matching dims and mask broadcasts to the scores.
+void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd, DType vd);
+/// Two shapes are equal.
+void same_shape(const char* op, const Shape& a, const Shape& b);
+
+}  // namespace scorch::check

@@ -1,0 +1,162 @@
+// Conformance cases: module ops (convolution, transposed convolution, pooling, adaptive pooling,
+// interpolation, unfold/fold, attention), forward. The gradients are in cases_module_grad.cpp.
+#include "harness.h"
+#include "scorch/tensor/module.h"
+
+namespace scorch::conformance {
+namespace {
+namespace mod = ::scorch::module;
+using C1 = mod::ConvOptions<1>;
+using C2 = mod::ConvOptions<2>;
+using C3 = mod::ConvOptions<3>;
+using T1 = mod::ConvTransposeOptions<1>;
+using T2 = mod::ConvTransposeOptions<2>;
+using T3 = mod::ConvTransposeOptions<3>;
+using U2 = mod::UnfoldOptions<2>;
+constexpr mod::InterpolateOptions kNearest{InterpolateMode::Nearest, false};
+constexpr mod::InterpolateOptions kBilinear{InterpolateMode::Bilinear, false};
+constexpr mod::InterpolateOptions kBilinearAC{InterpolateMode::Bilinear, true};
+constexpr mod::InterpolateOptions kBicubic{InterpolateMode::Bicubic, false};
+constexpr mod::InterpolateOptions kBicubicAC{InterpolateMode::Bicubic, true};
+}  // namespace
+
+template <class B> void add_module_cases(CaseList<B>& list) {
+  // ---- convolution; weights [out, in/groups, kernel...]
+  list.add("mod_conv1d", {"module_conv"}, [](const Inputs<B>& in) {
+    auto x = F<3>(in, 0);
+    return outs(mod::conv1d<B>(x, F<3>(in, 1), F<1>(in, 2), C1{{2}, {1}, {2}, 2}), mod::conv1d<B>(x, F<3>(in, 3), std::nullopt));
+  });
+  list.add("mod_conv2d", {"module_conv"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0), w = F<4>(in, 1);
+    auto b = F<1>(in, 2);
+    return outs(mod::conv2d<B>(x, w, b, C2{{1, 1}, {1, 1}}), mod::conv2d<B>(x, w, b, C2{{2, 1}, {0, 2}, {1, 2}}));
+  });
+  list.add("mod_conv2d_groups", {"module_conv"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    return outs(mod::conv2d<B>(x, F<4>(in, 1), F<1>(in, 2), C2{{1, 2}, {1, 0}, {1, 1}, 2}),
+                mod::conv2d<B>(x, F<4>(in, 3), std::nullopt, C2{{1, 1}, {1, 1}, {1, 1}, 4}));  // depthwise, 2 per channel
+  });
+  // Non-contiguous inputs: x and w stored [.., w, h] and swapped; xh stored channels-last.
+  list.add("mod_conv2d_strided", {"module_conv"}, [](const Inputs<B>& in) {
+    auto w = F<4>(in, 1);
+    auto b = F<1>(in, 2);
+    return outs(mod::conv2d<B>(F<4>(in, 0).swap_dims(2, 3), w.swap_dims(2, 3), b, C2{{2, 2}, {1, 1}}),
+                mod::conv2d<B>(F<4>(in, 3).permute({0, 3, 1, 2}), w, b));
+  });
+  list.add("mod_conv2d_f64", {"module_conv"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0), w = F<4>(in, 1);
+    return outs(mod::conv2d<B>(x, w, F<1>(in, 2), C2{{1, 1}, {1, 0}}), mod::conv2d<B>(x, w, std::nullopt, C2{{2, 2}, {0, 0}, {2, 1}}));
+  });
+  list.add("mod_conv3d", {"module_conv"}, [](const Inputs<B>& in) {
+    auto x = F<5>(in, 0);
+    return outs(mod::conv3d<B>(x, F<5>(in, 1), F<1>(in, 2)),
+                mod::conv3d<B>(x, F<5>(in, 3), std::nullopt, C3{{2, 1, 1}, {1, 0, 1}, {1, 2, 1}, 2}));
+  });
+  // ---- transposed convolution; weights [in, out/groups, kernel...]; options {stride, padding, padding_out, dilation, groups}
+  list.add("mod_conv_transpose1d", {"module_conv_transpose"}, [](const Inputs<B>& in) {
+    auto x = F<3>(in, 0);
+    return outs(mod::conv_transpose1d<B>(x, F<3>(in, 1), F<1>(in, 2), T1{{2}, {1}, {1}, {1}, 2}),
+                mod::conv_transpose1d<B>(x, F<3>(in, 3), std::nullopt, T1{{3}, {2}, {1}, {2}}));
+  });
+  list.add("mod_conv_transpose2d", {"module_conv_transpose"}, [](const Inputs<B>& in) {
+    return outs(mod::conv_transpose2d<B>(F<4>(in, 0), F<4>(in, 1), F<1>(in, 2), T2{{2, 1}, {1, 0}, {1, 0}, {1, 2}}),
+                mod::conv_transpose2d<B>(F<4>(in, 3), F<4>(in, 4), std::nullopt, T2{{2, 2}, {0, 0}, {0, 0}, {1, 1}, 2}));
+  });
+  list.add("mod_conv_transpose3d", {"module_conv_transpose"}, [](const Inputs<B>& in) {
+    return outs(mod::conv_transpose3d<B>(F<5>(in, 0), F<5>(in, 1), F<1>(in, 2), T3{{2, 1, 2}, {0, 1, 1}, {1, 0, 0}}));
+  });
+
+  // ---- average pooling: (kernel, stride, padding, count_include_pad, ceil_mode)
+  list.add("mod_avg_pool1d", {"module_avg_pool"}, [](const Inputs<B>& in) {
+    auto x = F<3>(in, 0);
+    return outs(mod::avg_pool1d(x, 3, 2, 1, true, false), mod::avg_pool1d(x, 3, 2, 1, false, false), mod::avg_pool1d(x, 4, 3, 1, false, true),
+                mod::avg_pool1d(x, 2, 2, 0, true, true), mod::avg_pool1d(x, 4, 3, 2, true, true));
+  });
+  list.add("mod_avg_pool2d", {"module_avg_pool"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    return outs(mod::avg_pool2d(x, {3, 2}, {2, 2}, {1, 1}, true, false), mod::avg_pool2d(x, {3, 2}, {2, 2}, {1, 1}, false, false),
+                mod::avg_pool2d(x, {2, 3}, {2, 2}, {0, 1}, false, true), mod::avg_pool2d(x, {2, 2}, {2, 2}, {0, 0}, true, true),
+                mod::avg_pool2d(x.swap_dims(2, 3), {3, 3}, {2, 2}, {1, 1}));
+  });
+  list.add("mod_avg_pool2d_f64", {"module_avg_pool"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    return outs(mod::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true), mod::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, true, true));
+  });
+
+  // ---- max pooling: (kernel, stride, padding, dilation, ceil_mode); indices flat per channel
+  list.add("mod_max_pool1d", {"module_max_pool", "module_max_pool_with_indices"}, [](const Inputs<B>& in) {
+    auto x = F<3>(in, 0);
+    auto [v, i] = mod::max_pool1d_with_indices(x, 3, 2, 1, 2);
+    return outs(mod::max_pool1d(x, 3, 2, 1), mod::max_pool1d(x, 3, 3, 0, 1, true), v, i);
+  });
+  list.add("mod_max_pool2d", {"module_max_pool", "module_max_pool_with_indices"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    auto [v, i] = mod::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}, {1, 2}, true);
+    auto [vt, it] = mod::max_pool2d_with_indices(x.swap_dims(2, 3), {2, 2}, {2, 2}, {0, 0});
+    return outs(mod::max_pool2d(x, {3, 2}, {2, 1}, {1, 1}), v, i, vt, it);
+  });
+  list.add("mod_max_pool2d_f64", {"module_max_pool", "module_max_pool_with_indices"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    auto [v, i] = mod::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1});
+    return outs(v, i, mod::max_pool2d(x, {2, 2}, {1, 1}, {0, 0}));
+  });
+
+  // ---- adaptive pooling
+  list.add("mod_adaptive_avg_pool", {"module_adaptive_avg_pool"}, [](const Inputs<B>& in) {
+    auto x1 = F<3>(in, 0);
+    auto x2 = F<4>(in, 1);
+    return outs(mod::adaptive_avg_pool1d(x1, 3), mod::adaptive_avg_pool1d(x1, 10), mod::adaptive_avg_pool2d(x2, {4, 3}),
+                mod::adaptive_avg_pool2d(x2, {6, 7}), mod::adaptive_avg_pool2d(x2, {1, 1}));
+  });
+  list.add("mod_adaptive_max_pool", {"module_adaptive_max_pool_with_indices"}, [](const Inputs<B>& in) {
+    auto x2 = F<4>(in, 0);
+    auto x1 = F<3>(in, 1);
+    auto [v2, i2] = mod::adaptive_max_pool_with_indices(x2, mod::Size<2>{3, 4});
+    auto [v1, i1] = mod::adaptive_max_pool_with_indices(x1, mod::Size<1>{3});
+    auto [vu, iu] = mod::adaptive_max_pool_with_indices(x1, mod::Size<1>{10});
+    return outs(v2, i2, v1, i1, vu, iu, mod::adaptive_max_pool2d(x2, {7, 2}));
+  });
+
+  // ---- interpolation
+  list.add("mod_interpolate_nearest", {"module_interpolate"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    return outs(mod::interpolate(x, {8, 10}, kNearest), mod::interpolate(x, {3, 4}, kNearest), mod::interpolate(x, {10, 14}),
+                mod::interpolate(x.swap_dims(2, 3), {4, 9}, kNearest));
+  });
+  list.add("mod_interpolate_bilinear", {"module_interpolate"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    return outs(mod::interpolate(x, {8, 10}, kBilinear), mod::interpolate(x, {8, 10}, kBilinearAC), mod::interpolate(x, {3, 4}, kBilinear),
+                mod::interpolate(x, {3, 4}, kBilinearAC), mod::interpolate(x, {1, 3}, kBilinearAC),
+                mod::interpolate(x.swap_dims(2, 3), {9, 4}, kBilinear));
+  });
+  list.add("mod_interpolate_bicubic", {"module_interpolate"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    return outs(mod::interpolate(x, {9, 7}, kBicubic), mod::interpolate(x, {9, 7}, kBicubicAC), mod::interpolate(x, {4, 3}, kBicubic),
+                mod::interpolate(x, {4, 3}, kBicubicAC));
+  });
+
+  // ---- unfold / fold: options {stride, padding, dilation}
+  list.add("mod_unfold", {"module_unfold"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    return outs(mod::unfold4d(x, {3, 2}), mod::unfold4d(x, {3, 3}, U2{{2, 1}, {1, 2}, {1, 2}}), mod::unfold4d(x.swap_dims(2, 3), {2, 2}, U2{{2, 2}}));
+  });
+  list.add("mod_fold", {"module_fold"}, [](const Inputs<B>& in) {
+    return outs(mod::fold4d(F<3>(in, 0), {7, 5}, {3, 2}, U2{{2, 1}, {1, 0}, {1, 2}}), mod::fold4d(F<3>(in, 1), {4, 5}, {2, 2}, U2{{2, 2}}));
+  });
+
+  // ---- attention: mask true = ignore that key
+  list.add("mod_attention", {"module_attention"}, [](const Inputs<B>& in) {
+    auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2);
+    return outs(mod::attention<B>(q, k, v), mod::attention<B>(q, k, v, std::nullopt, 0.3));
+  });
+  list.add("mod_attention_mask", {"module_attention"}, [](const Inputs<B>& in) {
+    auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2);
+    auto causal = Bo<4>(in, 3), m = Bo<4>(in, 4);
+    return outs(mod::attention<B>(q, k, v, causal), mod::attention<B>(q, k, v, m), mod::attention<B>(q, k, v, causal, 0.7),
+                mod::attention<B>(q, k, v, m.slice({Slice(), Slice(0, 1)})));
+  });
+}
+
+template void add_module_cases<Cpu>(CaseList<Cpu>&);
+
+}  // namespace scorch::conformance

@@ -1,0 +1,85 @@
+// Conformance cases: gradients of the module ops (the *_backward functions), against autograd.
+#include "harness.h"
+#include "scorch/tensor/module.h"
+
+namespace scorch::conformance {
+namespace {
+namespace mod = ::scorch::module;
+using C1 = mod::ConvOptions<1>;
+using C2 = mod::ConvOptions<2>;
+using C3 = mod::ConvOptions<3>;
+using T1 = mod::ConvTransposeOptions<1>;
+using T2 = mod::ConvTransposeOptions<2>;
+using S1 = mod::Size<1>;
+using S2 = mod::Size<2>;
+
+// Inputs x [.., h, w] and the output gradient g; the gradient of each interpolation mode.
+template <class B> std::vector<TensorData> interpolate_grads(const Inputs<B>& in) {
+  auto x = F<4>(in, 0), g = F<4>(in, 1);
+  S2 size{g.shape()[2], g.shape()[3]};
+  auto grad = [&](InterpolateMode mode, bool align_corners) {
+    return mod::interpolate_backward(x, g, size, mod::InterpolateOptions{mode, align_corners});
+  };
+  return outs(grad(InterpolateMode::Nearest, false), grad(InterpolateMode::Bilinear, false), grad(InterpolateMode::Bilinear, true),
+              grad(InterpolateMode::Bicubic, false), grad(InterpolateMode::Bicubic, true));
+}
+}  // namespace
+
+template <class B> void add_module_grad_cases(CaseList<B>& list) {
+  // ---- convolution: inputs x, weight, output gradient; outputs dx, dweight[, dbias]
+  list.add("mod_conv2d_backward", {"module_conv_backward"}, [](const Inputs<B>& in) {
+    auto r = mod::conv_backward(F<4>(in, 0), F<4>(in, 1), true, F<4>(in, 2), C2{{2, 1}, {1, 1}, {1, 2}, 2});
+    return outs(r.x, r.weight, *r.bias);
+  });
+  list.add("mod_conv1d_backward_f64", {"module_conv_backward"}, [](const Inputs<B>& in) {
+    auto r = mod::conv_backward(F<3>(in, 0), F<3>(in, 1), false, F<3>(in, 2), C1{{3}, {0}, {2}});
+    return outs(r.x, r.weight);
+  });
+  list.add("mod_conv3d_backward", {"module_conv_backward"}, [](const Inputs<B>& in) {
+    auto r = mod::conv_backward(F<5>(in, 0), F<5>(in, 1), true, F<5>(in, 2), C3{{1, 2, 1}, {1, 0, 1}});
+    return outs(r.x, r.weight, *r.bias);
+  });
+  list.add("mod_conv_transpose2d_backward", {"module_conv_transpose_backward"}, [](const Inputs<B>& in) {
+    auto r = mod::conv_transpose_backward(F<4>(in, 0), F<4>(in, 1), true, F<4>(in, 2), T2{{2, 2}, {1, 0}, {1, 1}, {1, 1}, 2});
+    return outs(r.x, r.weight, *r.bias);
+  });
+  list.add("mod_conv_transpose1d_backward", {"module_conv_transpose_backward"}, [](const Inputs<B>& in) {
+    auto r = mod::conv_transpose_backward(F<3>(in, 0), F<3>(in, 1), false, F<3>(in, 2), T1{{2}, {1}, {1}, {2}});
+    return outs(r.x, r.weight);
+  });
+
+  // ---- pooling: (kernel, stride, padding, count_include_pad, ceil_mode)
+  list.add("mod_avg_pool_backward", {"module_avg_pool_backward"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0), g = F<4>(in, 1), gc = F<4>(in, 2);
+    return outs(mod::avg_pool_backward(x, g, S2{3, 3}, S2{2, 2}, S2{1, 1}, true, false),
+                mod::avg_pool_backward(x, g, S2{3, 3}, S2{2, 2}, S2{1, 1}, false, false),
+                mod::avg_pool_backward(x, gc, S2{2, 3}, S2{2, 2}, S2{0, 1}, false, true),
+                mod::avg_pool_backward(x, gc, S2{2, 3}, S2{2, 2}, S2{0, 1}, true, true));
+  });
+  list.add("mod_avg_pool1d_backward", {"module_avg_pool_backward"}, [](const Inputs<B>& in) {
+    return outs(mod::avg_pool_backward(F<3>(in, 0), F<3>(in, 1), S1{4}, S1{3}, S1{1}, false, true));
+  });
+  list.add("mod_max_pool_backward", {"module_max_pool_with_indices", "module_max_pool_backward"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    auto x1 = F<3>(in, 2);
+    auto idx = mod::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}).second;
+    auto idx1 = mod::max_pool1d_with_indices(x1, 3, 1, 0).second;
+    return outs(mod::max_pool_backward(x, F<4>(in, 1), idx), mod::max_pool_backward(x1, F<3>(in, 3), idx1));
+  });
+  list.add("mod_adaptive_avg_pool_backward", {"module_adaptive_avg_pool_backward"}, [](const Inputs<B>& in) {
+    return outs(mod::adaptive_avg_pool_backward(F<4>(in, 0), F<4>(in, 1)), mod::adaptive_avg_pool_backward(F<3>(in, 2), F<3>(in, 3)));
+  });
+  list.add("mod_adaptive_max_pool_backward", {"module_adaptive_max_pool_with_indices", "module_max_pool_backward"}, [](const Inputs<B>& in) {
+    auto x = F<4>(in, 0);
+    auto idx = mod::adaptive_max_pool_with_indices(x, S2{3, 4}).second;
+    return outs(mod::max_pool_backward(x, F<4>(in, 1), idx));
+  });
+
+  // ---- interpolation: nearest, bilinear, bilinear aligned, bicubic, bicubic aligned
+  list.add("mod_interpolate_backward_up", {"module_interpolate_backward"}, [](const Inputs<B>& in) { return interpolate_grads(in); });
+  list.add("mod_interpolate_backward_down", {"module_interpolate_backward"}, [](const Inputs<B>& in) { return interpolate_grads(in); });
+}
+
+template void add_module_grad_cases<Cpu>(CaseList<Cpu>&);
+
+}  // namespace scorch::conformance
