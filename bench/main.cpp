@@ -1,9 +1,14 @@
 // scorch-bench: one JSON line per workload, named as in ../shared/anchors/torch_cpu_anchor.py so
-// each result pairs with PyTorch's. Method: warm up, time repetitions, report the median.
+// each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
+// last line reports the process's peak resident memory.
+// Usage: scorch-bench [--filter SUBSTRING] [--reps N]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,6 +19,11 @@ using namespace scorch;
 using B = Cpu;
 
 namespace {
+
+struct Options {
+  std::string filter;
+  int reps = 15;
+};
 
 double median_ms(const std::function<void()>& fn, int warm, int reps) {
   for (int i = 0; i < warm; ++i) fn();
@@ -28,33 +38,67 @@ double median_ms(const std::function<void()>& fn, int warm, int reps) {
   return times[times.size() / 2];
 }
 
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
 void report(const std::string& name, double ms, const std::string& extra_key, double extra) {
-  std::printf("{\"bench\": \"%s\", \"backend\": \"%s\", \"threads\": %zu, \"median_ms\": %.4f, \"%s\": %.2f}\n", name.c_str(),
-              B::name().c_str(), backends::cpu::num_threads(), ms, extra_key.c_str(), extra);
+  std::printf("{\"bench\": \"%s\", \"backend\": \"%s\", \"threads\": %zu, \"median_ms\": %.4f, \"%s\": %.2f, \"peak_rss_mb\": %.1f}\n",
+              name.c_str(), B::name().c_str(), backends::cpu::num_threads(), ms, extra_key.c_str(), extra, peak_rss_mb());
   std::fflush(stdout);
+}
+
+// Runs one workload if it passes the filter: fn is timed, extra(ms) gives the throughput figure.
+void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
+         const std::function<double(double)>& extra) {
+  if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
+  double ms = median_ms(fn, warm, o.reps);
+  report(name, ms, key, extra(ms));
+}
+
+void linalg(const Options& o) {
+  const size_t n = 1024;
+  auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
+  auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
+  const double flop = 2.0 * n * n * n;
+  run(o, "matmul_f32_1024", 2, [&] { (void)a.matmul(b); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
+  auto bt = b.transpose();
+  run(o, "matmul_f32_1024_bT", 2, [&] { (void)a.matmul(bt); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
+  auto a64 = a.cast(DType::F64), b64 = b.cast(DType::F64);
+  run(o, "matmul_f64_1024", 1, [&] { (void)a64.matmul(b64); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
+  auto x = Tensor<B, 4>::random({32, 64, 56, 56}, Distribution::normal(0, 1));
+  auto w = Tensor<B, 4>::random({64, 64, 3, 3}, Distribution::normal(0, 1));
+  const double conv_flop = 2.0 * 32 * 64 * 64 * 9 * 56 * 56;
+  module::ConvOptions<2> same{{1, 1}, {1, 1}, {1, 1}, 1};
+  run(o, "conv2d_b32_c64_56x56_k3", 1, [&] { (void)module::conv2d(x, w, std::nullopt, same); }, "gflops",
+      [&](double ms) { return conv_flop / ms / 1e6; });
+}
+
+void elementwise(const Options& o) {
+  auto x = Tensor<B, 1>::random({16 * 1024 * 1024}, Distribution::normal(0, 1));
+  const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
+  auto gbs = [&](double ms) { return bytes / ms / 1e6; };
+  run(o, "gelu_custom_16M", 3, [&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, "gb_per_s_eff", gbs);
+  run(o, "gelu_builtin_16M", 3, [&] { (void)activation::gelu(x); }, "gb_per_s_eff", gbs);
+  run(o, "copy_16M", 3, [&] { (void)(x * 1.0); }, "gb_per_s", gbs);
+  auto z = Tensor<B, 2>::random({2048, 2048}, Distribution::normal(0, 1));
+  run(o, "softmax_2048x2048", 3, [&] { (void)activation::softmax(z, -1); }, "gb_per_s_eff",
+      [](double ms) { return 2.0 * 2048 * 2048 * 4 / ms / 1e6; });
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--filter") == 0) o.filter = argv[i + 1];
+    else if (std::strcmp(argv[i], "--reps") == 0) o.reps = std::max(1, std::atoi(argv[i + 1]));
+  }
   B::seed(0);
-  const size_t n = 1024;
-  auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
-  auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
-  double ms = median_ms([&] { (void)a.matmul(b); }, 2, 7);
-  report("matmul_f32_1024", ms, "gflops", 2.0 * n * n * n / ms / 1e6);
-
-  auto x = Tensor<B, 1>::random({16 * 1024 * 1024}, Distribution::normal(0, 1));
-  const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
-  ms = median_ms([&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, 3, 15);
-  report("gelu_custom_16M", ms, "gb_per_s_eff", bytes / ms / 1e6);
-  ms = median_ms([&] { (void)activation::gelu(x); }, 3, 15);
-  report("gelu_builtin_16M", ms, "gb_per_s_eff", bytes / ms / 1e6);
-  ms = median_ms([&] { (void)(x * 1.0); }, 3, 15);
-  report("copy_16M", ms, "gb_per_s", bytes / ms / 1e6);
-
-  auto z = Tensor<B, 2>::random({2048, 2048}, Distribution::normal(0, 1));
-  ms = median_ms([&] { (void)activation::softmax(z, -1); }, 3, 15);
-  report("softmax_2048x2048", ms, "gb_per_s_eff", 2.0 * 2048 * 2048 * 4 / ms / 1e6);
+  linalg(o);
+  elementwise(o);
+  std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", B::name().c_str(), peak_rss_mb());
   return 0;
 }

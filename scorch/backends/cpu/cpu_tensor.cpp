@@ -4,18 +4,15 @@
 #include <cstring>
 #include <new>
 
+#include "scorch/backends/cpu/host_cache.h"
 #include "scorch/backends/cpu/kernels/strided.h"
 #include "scorch/core/tensor_data.h"
 
 namespace scorch::backends::cpu {
 
-CpuStorage::CpuStorage(size_t bytes) : bytes_(bytes) {
-  size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-  data_ = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
-  if (!data_) throw std::bad_alloc();
-}
+CpuStorage::CpuStorage(size_t bytes) : bytes_(bytes) { data_ = static_cast<std::byte*>(host_cache::allocate(bytes, capacity_)); }
 
-CpuStorage::~CpuStorage() { std::free(data_); }
+CpuStorage::~CpuStorage() { host_cache::release(data_, capacity_); }
 
 CpuTensor::CpuTensor(Shape shape, DType dtype)
     : storage_(std::make_shared<CpuStorage>(shape.num_elements() * dtype_size(dtype))),

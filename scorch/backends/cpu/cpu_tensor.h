@@ -19,7 +19,7 @@ struct CpuDevice {
   friend bool operator==(const CpuDevice&, const CpuDevice&) { return true; }
 };
 
-/// A 64-byte aligned host allocation.
+/// A 64-byte aligned host allocation (large ones recycled through host_cache).
 class CpuStorage {
  public:
   explicit CpuStorage(size_t bytes);
@@ -31,7 +31,7 @@ class CpuStorage {
 
  private:
   std::byte* data_ = nullptr;
-  size_t bytes_ = 0;
+  size_t bytes_ = 0, capacity_ = 0;
 };
 
 using Strides = std::array<int64_t, kMaxRank>;

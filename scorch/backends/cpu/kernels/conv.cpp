@@ -18,11 +18,12 @@ using window::Geometry;
 template <class C> struct PackIm2col {
   const C* x;
   const Geometry* g;
-  void operator()(size_t r0, size_t kc, size_t c0, size_t nr, C* dst) const {
-    constexpr size_t NR = gemm::Blocking<C>::kNR;
+  void operator()(size_t r0, size_t kc, size_t c0, size_t nc, C* dst) const {
+    thread_local std::vector<C> row;
+    row.resize(nc);
     for (size_t p = 0; p < kc; ++p) {
-      window::im2col_row(x, *g, r0 + p, c0, nr, dst + p * NR);
-      std::fill(dst + p * NR + nr, dst + (p + 1) * NR, C(0));
+      window::im2col_row(x, *g, r0 + p, c0, nc, row.data());
+      gemm::scatter_row(row.data(), p, kc, nc, dst);
     }
   }
 };
@@ -31,13 +32,16 @@ template <class C> struct PackIm2col {
 template <class C> struct PackIm2colT {
   const C* x;
   const Geometry* g;
-  void operator()(size_t r0, size_t kc, size_t c0, size_t nr, C* dst) const {
+  void operator()(size_t r0, size_t kc, size_t c0, size_t nc, C* dst) const {
     constexpr size_t NR = gemm::Blocking<C>::kNR;
     thread_local std::vector<C> row;
     row.resize(kc);
-    for (size_t j = 0; j < NR; ++j) {
-      if (j < nr) window::im2col_row(x, *g, c0 + j, r0, kc, row.data());
-      for (size_t p = 0; p < kc; ++p) dst[p * NR + j] = j < nr ? row[p] : C(0);
+    for (size_t j0 = 0; j0 < nc; j0 += NR) {
+      C* panel = dst + j0 * kc;
+      for (size_t j = 0; j < NR; ++j) {
+        if (j0 + j < nc) window::im2col_row(x, *g, c0 + j0 + j, r0, kc, row.data());
+        for (size_t p = 0; p < kc; ++p) panel[p * NR + j] = j0 + j < nc ? row[p] : C(0);
+      }
     }
   }
 };

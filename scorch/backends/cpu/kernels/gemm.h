@@ -27,7 +27,7 @@ inline constexpr size_t kRows = 6, kVecs = 2;  // 6 × 8 f32
 template <class T> struct Blocking {
   static constexpr size_t kLanes = kVecBytes / sizeof(T);
   static constexpr size_t kMR = kRows, kNR = kVecs * kLanes;
-  static constexpr size_t kKC = 224, kMC = kMR * 16, kNC = kNR * 64;
+  static constexpr size_t kKC = 160, kMC = kMR * 16, kNC = kNR * 64;
 };
 
 /// A matrix in memory with row and column strides (in elements).
@@ -42,28 +42,52 @@ template <class T> struct PackStridedA {
   Strided<T> a;
   void operator()(size_t r0, size_t mr, size_t c0, size_t kc, T* dst) const {
     constexpr size_t MR = Blocking<T>::kMR;
-    for (size_t p = 0; p < kc; ++p)
-      for (size_t i = 0; i < MR; ++i) dst[p * MR + i] = i < mr ? a.at(r0 + i, c0 + p) : T(0);
-  }
-};
-
-/// Packs rows [r0, r0+kc) × cols [c0, c0+nr) of a B operand into a panel of kNR cols: dst[p·kNR + j].
-template <class T> struct PackStridedB {
-  Strided<T> b;
-  void operator()(size_t r0, size_t kc, size_t c0, size_t nr, T* dst) const {
-    constexpr size_t NR = Blocking<T>::kNR;
-    for (size_t p = 0; p < kc; ++p) {
-      T* row = dst + p * NR;
-      const T* src = b.data + static_cast<ptrdiff_t>(r0 + p) * b.row_stride + static_cast<ptrdiff_t>(c0) * b.col_stride;
-      if (b.col_stride == 1) {
-        std::memcpy(row, src, nr * sizeof(T));
-      } else {
-        for (size_t j = 0; j < nr; ++j) row[j] = src[static_cast<ptrdiff_t>(j) * b.col_stride];
+    for (size_t i = 0; i < MR; ++i) {
+      if (i >= mr) {
+        for (size_t p = 0; p < kc; ++p) dst[p * MR + i] = T(0);
+        continue;
       }
-      std::fill(row + nr, row + NR, T(0));
+      const T* row = a.data + static_cast<ptrdiff_t>(r0 + i) * a.row_stride + static_cast<ptrdiff_t>(c0) * a.col_stride;
+      for (size_t p = 0; p < kc; ++p) dst[p * MR + i] = row[static_cast<ptrdiff_t>(p) * a.col_stride];
     }
   }
 };
+
+/// Packs rows [r0, r0+kc) × cols [c0, c0+nc) of a B operand into panels of kNR columns:
+/// column j of row p lands at dst[(j / kNR)·kc·kNR + p·kNR + j % kNR]; the last panel is zero-padded.
+template <class T> struct PackStridedB {
+  Strided<T> b;
+  void operator()(size_t r0, size_t kc, size_t c0, size_t nc, T* dst) const;
+};
+
+/// Scatters one packed row p of nc contiguous values into the panel layout of PackStridedB.
+template <class T> void scatter_row(const T* values, size_t p, size_t kc, size_t nc, T* dst) {
+  constexpr size_t NR = Blocking<T>::kNR;
+  size_t full = nc / NR * NR;
+  for (size_t j0 = 0; j0 < full; j0 += NR) std::memcpy(dst + j0 * kc + p * NR, values + j0, NR * sizeof(T));
+  if (full < nc) {
+    T* row = dst + full * kc + p * NR;
+    std::copy(values + full, values + nc, row);
+    std::fill(row + (nc - full), row + NR, T(0));
+  }
+}
+
+template <class T> void PackStridedB<T>::operator()(size_t r0, size_t kc, size_t c0, size_t nc, T* dst) const {
+  constexpr size_t NR = Blocking<T>::kNR;
+  for (size_t p = 0; p < kc; ++p) {
+    const T* src = b.data + static_cast<ptrdiff_t>(r0 + p) * b.row_stride + static_cast<ptrdiff_t>(c0) * b.col_stride;
+    if (b.col_stride == 1) {
+      scatter_row(src, p, kc, nc, dst);
+      continue;
+    }
+    for (size_t j0 = 0; j0 < nc; j0 += NR) {
+      T* row = dst + j0 * kc + p * NR;
+      size_t nr = std::min(NR, nc - j0);
+      for (size_t j = 0; j < nr; ++j) row[j] = src[static_cast<ptrdiff_t>(j0 + j) * b.col_stride];
+      std::fill(row + nr, row + NR, T(0));
+    }
+  }
+}
 
 /// v filled with *p, loaded straight from memory (a register broadcast would occupy an FMA port).
 template <class Vec, class T> inline Vec broadcast(const T* p) {
@@ -144,12 +168,15 @@ void run(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b,
   ws.b.resize(B::kNC * B::kKC + 16);
   T* abuf = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws.a.data()) + 63) & ~uintptr_t(63));
   T* bbuf = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws.b.data()) + 63) & ~uintptr_t(63));
-  for (size_t jc = 0; jc < n; jc += B::kNC) {
-    size_t nc = std::min(B::kNC, n - jc);
-    for (size_t pc = 0; pc < k; pc += B::kKC) {
-      size_t kc = std::min(B::kKC, k - pc);
+  // Equal blocks: n = 3136 splits 1584 + 1552 rather than 3072 + 64.
+  size_t col_blocks = (n + B::kNC - 1) / B::kNC, block_n = ((n + col_blocks - 1) / col_blocks + NR - 1) / NR * NR;
+  size_t depth_blocks = (k + B::kKC - 1) / B::kKC, block_k = (k + depth_blocks - 1) / depth_blocks;
+  for (size_t jc = 0; jc < n; jc += block_n) {
+    size_t nc = std::min(block_n, n - jc);
+    for (size_t pc = 0; pc < k; pc += block_k) {
+      size_t kc = std::min(block_k, k - pc);
       bool acc = accumulate || pc > 0;
-      for (size_t jr = 0; jr < nc; jr += NR) pack_b(pc, kc, jc + jr, std::min(NR, nc - jr), bbuf + jr * kc);
+      pack_b(pc, kc, jc, nc, bbuf);
       for (size_t ic = 0; ic < m; ic += B::kMC) {
         size_t mc = std::min(B::kMC, m - ic);
         for (size_t ir = 0; ir < mc; ir += MR) pack_a(ic + ir, std::min(MR, mc - ir), pc, kc, abuf + ir * kc);

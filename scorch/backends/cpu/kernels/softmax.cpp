@@ -4,9 +4,39 @@
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
 #include "scorch/backends/cpu/kernels/reduce.h"
+#include "scorch/backends/cpu/kernels/vec_math.h"
 
 namespace scorch::backends::cpu::kernels {
 namespace {
+
+// A contiguous f32 lane: vectorized max, exp-and-sum, scale (or shift for log-softmax).
+template <bool kLog> void softmax_row_f32(const float* in, float* out, size_t n) {
+  float max = -INFINITY;
+  int nan = 0;
+#pragma omp simd reduction(max : max) reduction(| : nan)
+  for (size_t k = 0; k < n; ++k) {
+    max = in[k] > max ? in[k] : max;
+    nan |= in[k] != in[k];
+  }
+  if (nan) max = NAN;
+  float total = 0;
+  if constexpr (kLog) {
+#pragma omp simd reduction(+ : total)
+    for (size_t k = 0; k < n; ++k) total += vec_math::exp(in[k] - max);
+    float shift = max + std::log(total);
+#pragma omp simd
+    for (size_t k = 0; k < n; ++k) out[k] = in[k] - shift;
+  } else {
+#pragma omp simd reduction(+ : total)
+    for (size_t k = 0; k < n; ++k) {
+      out[k] = vec_math::exp(in[k] - max);
+      total += out[k];
+    }
+    float inv = 1.f / total;
+#pragma omp simd
+    for (size_t k = 0; k < n; ++k) out[k] *= inv;
+  }
+}
 
 // One lane of n values at stride: writes softmax (or log-softmax) into out.
 template <class E, bool kLog> void softmax_lane(const E* in, E* out, size_t n, size_t stride, std::vector<float>& buf) {
@@ -46,6 +76,12 @@ template <bool kLog> T softmax_impl(const char* name, T x, size_t dim) {
       std::vector<float> buf(g.n);
       for (size_t lane = b; lane < e; ++lane) {
         size_t offset = (lane / g.inner) * g.n * g.inner + lane % g.inner;
+        if constexpr (std::is_same_v<E, float>) {
+          if (g.inner == 1) {
+            softmax_row_f32<kLog>(src + offset, dst + offset, g.n);
+            continue;
+          }
+        }
         softmax_lane<E, kLog>(src + offset, dst + offset, g.n, g.inner, buf);
       }
     });

@@ -1,11 +1,31 @@
 #include "scorch/backend/scalar_ops.h"
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
+#include "scorch/backends/cpu/kernels/vec_math.h"
 
 namespace scorch::backends::cpu::kernels {
 namespace so = scalar_ops;
+namespace {
+// f32 (and f16/bf16, computed in f32) through the vectorizable vec_math forms; f64 through so::.
+struct FastExp {
+  float operator()(float x) const { return vec_math::exp(x); }
+  double operator()(double x) const { return std::exp(x); }
+};
+struct FastErf {
+  float operator()(float x) const { return vec_math::erf(x); }
+  double operator()(double x) const { return std::erf(x); }
+};
+struct FastGelu {
+  float operator()(float x) const { return x * 0.5f * (1.f + vec_math::erf(x * 0.70710678118654752f)); }
+  double operator()(double x) const { return so::Gelu{}(x); }
+};
+struct FastSigmoid {
+  float operator()(float x) const { return 1.f / (1.f + vec_math::exp(-x)); }
+  double operator()(double x) const { return so::Sigmoid{}(x); }
+};
+}  // namespace
 
-T exp(T x) { return unary_float("exp", std::move(x), so::Exp{}); }
+T exp(T x) { return unary_float("exp", std::move(x), FastExp{}); }
 T log(T x) { return unary_float("log", std::move(x), so::Log{}); }
 T log1p(T x) { return unary_float("log1p", std::move(x), so::Log1p{}); }
 T sqrt(T x) { return unary_float("sqrt", std::move(x), so::Sqrt{}); }
@@ -26,7 +46,7 @@ T round(T x) { return unary_float("round", std::move(x), so::Round{}); }
 T floor(T x) { return unary_float("floor", std::move(x), so::Floor{}); }
 T ceil(T x) { return unary_float("ceil", std::move(x), so::Ceil{}); }
 T trunc(T x) { return unary_float("trunc", std::move(x), so::Trunc{}); }
-T erf(T x) { return unary_float("erf", std::move(x), so::Erf{}); }
+T erf(T x) { return unary_float("erf", std::move(x), FastErf{}); }
 T recip(T x) { return unary_float("recip", std::move(x), so::Recip{}); }
 T neg(T x) { return unary_numeric("neg", std::move(x), so::Neg{}); }
 T sign(T x) { return unary_numeric("sign", std::move(x), so::Sign{}); }
@@ -52,8 +72,8 @@ T relu(T x) { return unary_float("relu", std::move(x), so::Relu{}); }
 T leaky_relu(T x, Scalar slope) {
   return scalar_numeric("leaky_relu", std::move(x), slope, [](auto v, auto s) { return v < 0 ? v * s : v; });
 }
-T gelu(T x) { return unary_float("gelu", std::move(x), so::Gelu{}); }
-T sigmoid(T x) { return unary_float("sigmoid", std::move(x), so::Sigmoid{}); }
+T gelu(T x) { return unary_float("gelu", std::move(x), FastGelu{}); }
+T sigmoid(T x) { return unary_float("sigmoid", std::move(x), FastSigmoid{}); }
 T log_sigmoid(T x) { return unary_float("log_sigmoid", std::move(x), so::LogSigmoid{}); }
 T hard_sigmoid(T x, Scalar alpha, Scalar beta) {
   return visit_float("hard_sigmoid", x.dtype(), [&]<class E>() {
