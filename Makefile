@@ -10,7 +10,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build test bench example fixtures clean
+.PHONY: deps configure build test bench bench-compare example fixtures clean
 
 deps:
 	@scripts/install-deps.sh
@@ -27,6 +27,12 @@ test: build
 bench: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench
 	@$(BUILD)/bench/scorch-bench
+
+# Ours and the PyTorch CPU anchor in one go, with ratios (needs python3-torch + OpenBLAS: --peer).
+bench-compare: configure
+	@scripts/install-deps.sh --peer
+	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench
+	@bench/compare.py --bench $(BUILD)/bench/scorch-bench --tuned-peer
 
 example: build
 	@$(BUILD)/examples/hello

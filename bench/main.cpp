@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <scorch/backends/cpu/kernels/gemm.h>
 #include <scorch/scorch.hpp>
 
 using namespace scorch;
@@ -58,6 +59,31 @@ void run(const Options& o, const std::string& name, int warm, const std::functio
   report(name, ms, key, extra(ms));
 }
 
+// The machine's FP32 FMA peak on the pool's threads: 24 independent vector FMA chains each.
+void fp32_peak(const Options& o) {
+  typedef float Vec __attribute__((vector_size(backends::cpu::gemm::kVecBytes)));
+  constexpr size_t kChains = 24, kLanes = sizeof(Vec) / sizeof(float);
+  const size_t iters = 2'000'000, threads = backends::cpu::num_threads();
+  std::vector<float> sink(threads);
+  auto body = [&] {
+    backends::cpu::parallel_for(threads, 1, [&](size_t b, size_t e) {
+      for (size_t t = b; t < e; ++t) {
+        Vec acc[kChains];
+        for (size_t i = 0; i < kChains; ++i) acc[i] = Vec{} + static_cast<float>(i) * 1e-3f;
+        Vec a = Vec{} + 0.999999f, c = Vec{} + 1e-7f;
+        for (size_t it = 0; it < iters; ++it)
+#pragma GCC unroll 24
+          for (size_t i = 0; i < kChains; ++i) acc[i] = acc[i] * a + c;
+        float s = 0;
+        for (size_t i = 0; i < kChains; ++i) s += acc[i][0];
+        sink[t] = s;
+      }
+    });
+  };
+  const double flop = 2.0 * kLanes * kChains * iters * threads;
+  run(o, "fp32_fma_peak", 1, body, "gflops", [&](double ms) { return flop / ms / 1e6; });
+}
+
 void linalg(const Options& o) {
   const size_t n = 1024;
   auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
@@ -97,6 +123,7 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--reps") == 0) o.reps = std::max(1, std::atoi(argv[i + 1]));
   }
   B::seed(0);
+  fp32_peak(o);
   linalg(o);
   elementwise(o);
   std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", B::name().c_str(), peak_rss_mb());

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Scorch needs to build and test; idempotent.
-# Usage: scripts/install-deps.sh [--fixtures]   (--fixtures adds PyTorch for regenerating test fixtures)
+# Usage: scripts/install-deps.sh [--fixtures | --peer]
+#   --fixtures adds PyTorch for regenerating test fixtures; --peer adds PyTorch with OpenBLAS for bench-compare.
 set -euo pipefail
 packages=(g++ cmake ninja-build make pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev)
 if [[ "${1:-}" == "--fixtures" ]]; then packages+=(python3 python3-torch python3-numpy); fi
+if [[ "${1:-}" == "--peer" ]]; then packages+=(python3 python3-torch python3-numpy libopenblas0-pthread); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

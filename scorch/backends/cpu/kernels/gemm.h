@@ -1,6 +1,6 @@
 #pragma once
 // The packed GEMM of the Cpu backend: C[m, n] (+)= A[m, k] · B[k, n], cache-blocked as in
-// BLIS (B panels in L1, A blocks in L2), with a register-tiled micro-kernel written with GCC
+// BLIS (A micro-panels in L1, the B block in L2, deep KC so C is revisited rarely), with a register-tiled micro-kernel written with GCC
 // vector extensions so it compiles to AVX-512, AVX2, SSE, NEON or WebAssembly SIMD. Operands
 // are reached through packers, so convolution packs its im2col matrix on the fly instead of
 // materialising it. The driver is single-threaded; callers split work across threads.
@@ -27,7 +27,7 @@ inline constexpr size_t kRows = 6, kVecs = 2;  // 6 × 8 f32
 template <class T> struct Blocking {
   static constexpr size_t kLanes = kVecBytes / sizeof(T);
   static constexpr size_t kMR = kRows, kNR = kVecs * kLanes;
-  static constexpr size_t kKC = 160, kMC = kMR * 16, kNC = kNR * 64;
+  static constexpr size_t kKC = 256, kMC = kMR * 16, kNC = kNR * 20;
 };
 
 /// A matrix in memory with row and column strides (in elements).
@@ -74,6 +74,21 @@ template <class T> void scatter_row(const T* values, size_t p, size_t kc, size_t
 
 template <class T> void PackStridedB<T>::operator()(size_t r0, size_t kc, size_t c0, size_t nc, T* dst) const {
   constexpr size_t NR = Blocking<T>::kNR;
+  if (b.row_stride == 1 && b.col_stride != 1) {  // a transposed operand: read each column contiguously
+    for (size_t j0 = 0; j0 < nc; j0 += NR) {
+      T* panel = dst + j0 * kc;
+      size_t nr = std::min(NR, nc - j0);
+      for (size_t j = 0; j < NR; ++j) {
+        if (j >= nr) {
+          for (size_t p = 0; p < kc; ++p) panel[p * NR + j] = T(0);
+          continue;
+        }
+        const T* col = b.data + static_cast<ptrdiff_t>(r0) + static_cast<ptrdiff_t>(c0 + j0 + j) * b.col_stride;
+        for (size_t p = 0; p < kc; ++p) panel[p * NR + j] = col[p];
+      }
+    }
+    return;
+  }
   for (size_t p = 0; p < kc; ++p) {
     const T* src = b.data + static_cast<ptrdiff_t>(r0 + p) * b.row_stride + static_cast<ptrdiff_t>(c0) * b.col_stride;
     if (b.col_stride == 1) {
@@ -112,6 +127,11 @@ void micro_kernel(size_t kc, const T* __restrict a, const T* __restrict b, T* __
   typedef T Vec __attribute__((vector_size(kVecBytes)));
   constexpr size_t MR = B::kMR, NV = kVecs, L = B::kLanes;
   Vec acc[MR][NV];
+#pragma GCC unroll 8
+  for (size_t i = 0; i < MR; ++i) {  // the C tile is needed only after the loop: fetch it meanwhile
+    __builtin_prefetch(c + i * ldc, 1);
+    __builtin_prefetch(c + i * ldc + B::kNR - 1, 1);
+  }
 #pragma GCC unroll 8
   for (size_t i = 0; i < MR; ++i)
 #pragma GCC unroll 4
@@ -180,10 +200,10 @@ void run(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b,
       for (size_t ic = 0; ic < m; ic += B::kMC) {
         size_t mc = std::min(B::kMC, m - ic);
         for (size_t ir = 0; ir < mc; ir += MR) pack_a(ic + ir, std::min(MR, mc - ir), pc, kc, abuf + ir * kc);
-        for (size_t jr = 0; jr < nc; jr += NR) {
-          size_t nr = std::min(NR, nc - jr);
-          for (size_t ir = 0; ir < mc; ir += MR) {
-            size_t mr = std::min(MR, mc - ir);
+        for (size_t ir = 0; ir < mc; ir += MR) {  // the A panel stays in L1, B panels stream from L2
+          size_t mr = std::min(MR, mc - ir);
+          for (size_t jr = 0; jr < nc; jr += NR) {
+            size_t nr = std::min(NR, nc - jr);
             T* cp = c + (ic + ir) * ldc + jc + jr;
             if (mr == MR && nr == NR) {
               micro_kernel<T>(kc, abuf + ir * kc, bbuf + jr * kc, cp, ldc, acc);

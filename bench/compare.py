@@ -1,0 +1,60 @@
+#!/usr/bin/python3
+"""Runs scorch-bench and the PyTorch CPU anchor side by side and prints ratios (make bench-compare).
+
+The anchor (../shared/anchors/torch_cpu_anchor.py by default) is the peer: Debian's python3-torch
+with OpenBLAS, 2 threads. OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to
+its generic "Prescott" kernels; --tuned-peer also runs the anchor with OPENBLAS_CORETYPE=SkylakeX
+so both figures are on record.
+Usage: bench/compare.py [--bench build/bench/scorch-bench] [--anchor PATH] [--threads 2] [--tuned-peer]
+"""
+import argparse, json, os, subprocess, sys
+
+
+def run_scorch(binary, threads):
+    env = dict(os.environ, SCORCH_NUM_THREADS=str(threads))
+    out = subprocess.run([binary, "--reps", "21"], env=env, check=True, capture_output=True, text=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {r["bench"]: r for r in rows}
+
+
+def run_anchor(anchor, threads, extra_env=None):
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads), **(extra_env or {}))
+    out = subprocess.run(["/usr/bin/python3", anchor], env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", default=os.path.join(here, "..", "build", "bench", "scorch-bench"))
+    ap.add_argument("--anchor", default=os.path.join(here, "..", "..", "shared", "anchors", "torch_cpu_anchor.py"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--tuned-peer", action="store_true")
+    a = ap.parse_args()
+    if not os.path.exists(a.anchor):
+        sys.exit(f"bench-compare: anchor {a.anchor} not found (pass --anchor)")
+    ours = run_scorch(a.bench, a.threads)
+    peers = {"torch": run_anchor(a.anchor, a.threads)}
+    if a.tuned_peer:
+        peers["torch_skx"] = run_anchor(a.anchor, a.threads, {"OPENBLAS_CORETYPE": "SkylakeX"})
+    header = f"{'workload':34s} {'scorch ms':>10s}" + "".join(f" {p + ' ms':>14s} {'speedup':>8s}" for p in peers)
+    print(header)
+    for name, row in ours.items():
+        if "median_ms" not in row:
+            continue
+        line = f"{name:34s} {row['median_ms']:10.3f}"
+        for p, res in peers.items():
+            if name in res:
+                line += f" {res[name]:14.3f} {res[name] / row['median_ms']:7.2f}x"
+            else:
+                line += f" {'-':>14s} {'-':>8s}"
+        print(line)
+    missing = [n for n in peers["torch"] if n not in ours]
+    if missing:
+        print("not yet in scorch-bench: " + ", ".join(missing))
+    print(f"scorch peak RSS: {ours.get('peak_rss', {}).get('peak_rss_mb', float('nan')):.1f} MB")
+    print(json.dumps({"scorch": {n: r.get("median_ms") for n, r in ours.items() if "median_ms" in r}, **peers}))
+
+
+if __name__ == "__main__":
+    main()
