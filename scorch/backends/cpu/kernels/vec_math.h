@@ -46,7 +46,7 @@ inline float erf(float x) {
   q = q * z - 1.68282697438203e-03f;
   q = q * z - 7.37332916720468e-03f;
   q = q * z - 1.42647390514189e-02f;
-  return x != x ? x : c * p / q;
+  return x != x ? x : c * (p / q);
 }
 
 }  // namespace scorch::backends::cpu::vec_math
