@@ -36,6 +36,7 @@ bench-compare: configure
 
 example: build
 	@$(BUILD)/examples/hello
+	@$(BUILD)/examples/modules
 
 # Regenerates the conformance fixtures from PyTorch (needs python3-torch).
 fixtures:
