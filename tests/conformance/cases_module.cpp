@@ -1,18 +1,11 @@
 // Conformance cases: module ops (convolution, transposed convolution, pooling, adaptive pooling,
 // interpolation, unfold/fold, attention), forward. The gradients are in cases_module_grad.cpp.
 #include "harness.h"
-#include "scorch/tensor/module.h"
+#include "module_aliases.h"
 
 namespace scorch::conformance {
 namespace {
-namespace mod = ::scorch::module;
-using C1 = mod::ConvOptions<1>;
-using C2 = mod::ConvOptions<2>;
-using C3 = mod::ConvOptions<3>;
-using T1 = mod::ConvTransposeOptions<1>;
-using T2 = mod::ConvTransposeOptions<2>;
-using T3 = mod::ConvTransposeOptions<3>;
-using U2 = mod::UnfoldOptions<2>;
+using namespace module_aliases;
 constexpr mod::InterpolateOptions kNearest{InterpolateMode::Nearest, false};
 constexpr mod::InterpolateOptions kBilinear{InterpolateMode::Bilinear, false};
 constexpr mod::InterpolateOptions kBilinearAC{InterpolateMode::Bilinear, true};

@@ -1,17 +1,10 @@
 // Conformance cases: gradients of the module ops (the *_backward functions), against autograd.
 #include "harness.h"
-#include "scorch/tensor/module.h"
+#include "module_aliases.h"
 
 namespace scorch::conformance {
 namespace {
-namespace mod = ::scorch::module;
-using C1 = mod::ConvOptions<1>;
-using C2 = mod::ConvOptions<2>;
-using C3 = mod::ConvOptions<3>;
-using T1 = mod::ConvTransposeOptions<1>;
-using T2 = mod::ConvTransposeOptions<2>;
-using S1 = mod::Size<1>;
-using S2 = mod::Size<2>;
+using namespace module_aliases;
 
 // Inputs x [.., h, w] and the output gradient g; the gradient of each interpolation mode.
 template <class B> std::vector<TensorData> interpolate_grads(const Inputs<B>& in) {

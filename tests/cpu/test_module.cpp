@@ -2,6 +2,8 @@
 // against the Cpu's fused kernel, reduced-precision inputs, batched matmul and the host cache.
 #include <gtest/gtest.h>
 
+#include "support/expect_error.h"
+
 #include <scorch/backends/cpu/host_cache.h>
 #include <scorch/scorch.hpp>
 
@@ -11,14 +13,7 @@ using B = Cpu;
 using T4 = Tensor<B, 4>;
 namespace md = module;
 
-template <class E, class F> void expect_error(F f, const std::string& prefix) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << prefix;
-  } catch (const E& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
-  }
-}
+using testing::expect_error;
 
 TEST(ModuleErrors, ConvArgumentsAreChecked) {
   auto x = T4::zeros({2, 4, 5, 5});

@@ -1,6 +1,8 @@
 // Bad input throws a scorch::Error subclass whose message starts with the op; nothing aborts.
 #include <gtest/gtest.h>
 
+#include "support/expect_error.h"
+
 #include <scorch/scorch.hpp>
 
 namespace scorch {
@@ -8,14 +10,7 @@ namespace {
 using B = Cpu;
 using T2 = Tensor<B, 2>;
 
-template <class E, class F> void expect_error(F f, const std::string& prefix) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << prefix;
-  } catch (const E& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
-  }
-}
+using testing::expect_error;
 
 TEST(Errors, ShapesAreNamed) {
   auto a = T2::zeros({2, 3}), b = T2::zeros({4, 5});

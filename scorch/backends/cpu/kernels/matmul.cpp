@@ -46,16 +46,30 @@ Shape batch_of(const Shape& s) {
   return b;
 }
 
+// The broadcast batch of a·b, its result shape and each operand's per-batch element offsets.
+struct BatchPlan {
+  size_t m, k, n;
+  Shape out_shape;
+  std::vector<int64_t> off_a, off_b;
+};
+
+BatchPlan plan_batches(const T& a, const T& b) {
+  size_t r = a.shape().rank();
+  BatchPlan p{a.shape()[r - 2], a.shape()[r - 1], b.shape()[r - 1], {}, {}, {}};
+  Shape batch = broadcast_shapes("matmul", batch_of(a.shape()), batch_of(b.shape()));
+  p.out_shape = batch;
+  p.out_shape.push_back(p.m);
+  p.out_shape.push_back(p.n);
+  p.off_a = batch_offsets(a, batch);
+  p.off_b = batch_offsets(b, batch);
+  return p;
+}
+
 // Float matmul in compute type C, reading a and b through their strides (no copies).
 template <class C> T float_matmul(const T& a, const T& b) {
   size_t r = a.shape().rank();
-  size_t m = a.shape()[r - 2], k = a.shape()[r - 1], n = b.shape()[r - 1];
-  Shape batch = broadcast_shapes("matmul", batch_of(a.shape()), batch_of(b.shape()));
-  Shape out_shape = batch;
-  out_shape.push_back(m);
-  out_shape.push_back(n);
+  auto [m, k, n, out_shape, off_a, off_b] = plan_batches(a, b);
   T out(out_shape, a.dtype());
-  auto off_a = batch_offsets(a, batch), off_b = batch_offsets(b, batch);
   const C* ap = a.data<C>();
   const C* bp = b.data<C>();
   C* cp = out.data<C>();
@@ -78,14 +92,8 @@ template <class C> T float_matmul(const T& a, const T& b) {
 template <class C> T int_matmul(T a, T b, DType out_dtype) {
   a = to_dtype(a, DType::I64);
   b = to_dtype(b, DType::I64);
-  size_t r = a.shape().rank();
-  size_t m = a.shape()[r - 2], k = a.shape()[r - 1], n = b.shape()[r - 1];
-  Shape batch = broadcast_shapes("matmul", batch_of(a.shape()), batch_of(b.shape()));
-  Shape out_shape = batch;
-  out_shape.push_back(m);
-  out_shape.push_back(n);
+  auto [m, k, n, out_shape, off_a, off_b] = plan_batches(a, b);
   T out(out_shape, DType::I64);
-  auto off_a = batch_offsets(a, batch), off_b = batch_offsets(b, batch);
   for (size_t i = 0; i < off_a.size(); ++i)
     int_gemm<C>(a.data<C>() + off_a[i], b.data<C>() + off_b[i], out.data<C>() + i * m * n, m, k, n);
   return out_dtype == DType::I64 ? out : to_dtype(out, out_dtype);

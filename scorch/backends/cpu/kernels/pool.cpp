@@ -75,18 +75,17 @@ template <class C, class F> void each_cell(const Span& z, const Span& y, const S
       for (int64_t ix = x.begin; ix < x.end; ++ix) f((static_cast<size_t>(iz) * h + static_cast<size_t>(iy)) * w + static_cast<size_t>(ix));
 }
 
-template <class C> T avg_pool_as(const T& x, const PoolSpec& spec, const T* grad) {
-  Plan p = pool_plan(x.shape(), spec);
+// Average pooling (or, with grad, its gradient) over the windows span(dim, output index)
+// gives; the divisor counts the padded window when include_pad, else the cells inside.
+template <class C, class SpanOf> T average_windows(const T& x, const Plan& p, const T* grad, SpanOf span, bool include_pad) {
   const auto& g = p.g;
-  auto span = [&](size_t d, size_t o) { return avg_span(o, g.kernel[d], g.stride[d], g.padding[d], g.in[d]); };
   size_t in = g.in_size(), out = g.out_size();
   T result = grad ? T(x.shape(), x.dtype()) : T(p.out_shape, x.dtype());
   const C* xs = x.data<C>();
   C* r = result.data<C>();
   if (grad) std::fill(r, r + p.planes * in, C(0));
   each_window(p, span, [&](size_t plane, size_t o, Span z, Span y, Span w) {
-    size_t count = spec.count_include_pad ? static_cast<size_t>(z.padded * y.padded * w.padded)
-                                          : static_cast<size_t>((z.end - z.begin) * (y.end - y.begin) * (w.end - w.begin));
+    int64_t count = include_pad ? z.padded * y.padded * w.padded : (z.end - z.begin) * (y.end - y.begin) * (w.end - w.begin);
     C div = static_cast<C>(count);
     if (grad) {
       C share = grad->data<C>()[plane * out + o] / div;
@@ -98,6 +97,12 @@ template <class C> T avg_pool_as(const T& x, const PoolSpec& spec, const T* grad
     }
   });
   return result;
+}
+
+template <class C> T avg_pool_as(const T& x, const PoolSpec& spec, const T* grad) {
+  Plan p = pool_plan(x.shape(), spec);
+  auto span = [&](size_t d, size_t o) { return avg_span(o, p.g.kernel[d], p.g.stride[d], p.g.padding[d], p.g.in[d]); };
+  return average_windows<C>(x, p, grad, span, spec.count_include_pad);
 }
 
 template <class C> std::pair<T, T> max_pool_as(const T& x, const Plan& p, bool adaptive) {
@@ -136,25 +141,8 @@ template <class C> std::pair<T, T> max_pool_as(const T& x, const Plan& p, bool a
 }
 
 template <class C> T adaptive_avg_as(const T& x, const Plan& p, const T* grad) {
-  const auto& g = p.g;
-  size_t in = g.in_size(), out = g.out_size();
-  T result = grad ? T(x.shape(), x.dtype()) : T(p.out_shape, x.dtype());
-  const C* xs = x.data<C>();
-  C* r = result.data<C>();
-  if (grad) std::fill(r, r + p.planes * in, C(0));
-  auto span = [&](size_t d, size_t o) { return adaptive_span(o, g.out[d], g.in[d]); };
-  each_window(p, span, [&](size_t plane, size_t o, Span z, Span y, Span w) {
-    C div = static_cast<C>(z.padded * y.padded * w.padded);
-    if (grad) {
-      C share = grad->data<C>()[plane * out + o] / div;
-      each_cell<C>(z, y, w, g.in[1], g.in[2], [&](size_t i) { r[plane * in + i] += share; });
-    } else {
-      C sum = 0;
-      each_cell<C>(z, y, w, g.in[1], g.in[2], [&](size_t i) { sum += xs[plane * in + i]; });
-      r[plane * out + o] = sum / div;
-    }
-  });
-  return result;
+  auto span = [&](size_t d, size_t o) { return adaptive_span(o, p.g.out[d], p.g.in[d]); };
+  return average_windows<C>(x, p, grad, span, true);
 }
 
 template <class F> auto run_in(DType d, F f) { return window::compute_dtype(d) == DType::F64 ? f(double{}) : f(float{}); }
