@@ -99,6 +99,7 @@ ConvGrads<B, D> conv_backward(const Tensor<B, D>& x, const Tensor<B, D>& weight,
                               const ConvOptions<D - 2>& options = {}) {
   auto spec = detail::conv_spec(options);
   check::conv("conv_backward", x.shape(), x.dtype(), weight.shape(), weight.dtype(), std::nullopt, spec, false);
+  check::grad_shape("conv_backward", check::conv_output(x.shape(), weight.shape(), spec, false), grad.shape());
   return detail::wrap_grads<B, D>(detail::ModOps<B>::conv_backward(x.primitive(), weight.primitive(), has_bias, grad.primitive(), spec));
 }
 /// Transposed convolution of x [batch, in, spatial...] with weight [in, out/groups, kernel...].
@@ -115,6 +116,7 @@ ConvGrads<B, D> conv_transpose_backward(const Tensor<B, D>& x, const Tensor<B, D
                                         const ConvTransposeOptions<D - 2>& options = {}) {
   auto spec = detail::conv_spec(options);
   check::conv("conv_transpose_backward", x.shape(), x.dtype(), weight.shape(), weight.dtype(), std::nullopt, spec, true);
+  check::grad_shape("conv_transpose_backward", check::conv_output(x.shape(), weight.shape(), spec, true), grad.shape());
   return detail::wrap_grads<B, D>(
       detail::ModOps<B>::conv_transpose_backward(x.primitive(), weight.primitive(), has_bias, grad.primitive(), spec));
 }
@@ -146,6 +148,7 @@ Tensor<B, D> avg_pool_backward(const Tensor<B, D>& x, const Tensor<B, D>& grad, 
                                const Size<D - 2>& padding, bool count_include_pad = true, bool ceil_mode = false) {
   auto spec = detail::pool_spec<D - 2>(kernel, stride, padding, filled<D - 2>(1), ceil_mode, count_include_pad);
   check::pool("avg_pool_backward", x.shape(), x.dtype(), spec);
+  check::grad_shape("avg_pool_backward", check::pool_output(x.shape(), spec), grad.shape());
   return Tensor<B, D>(detail::ModOps<B>::avg_pool_backward(x.primitive(), grad.primitive(), spec));
 }
 /// Max pooling and, for each output, the flat index of the chosen input within its
@@ -170,6 +173,7 @@ Tensor<B, D> max_pool(const Tensor<B, D>& x, const Size<D - 2>& kernel, const Si
 template <class B, size_t D>
 Tensor<B, D> max_pool_backward(const Tensor<B, D>& x, const Tensor<B, D>& grad, const Tensor<B, D, Int>& indices) {
   check::same_shape("max_pool_backward", grad.shape(), indices.shape());
+  check::grad_shape("max_pool_backward", check::resized(x.shape(), check::spatial_of(grad.shape())), grad.shape());
   return Tensor<B, D>(detail::ModOps<B>::max_pool_backward(x.primitive(), grad.primitive(), indices.primitive()));
 }
 /// Average pooling to a fixed output size (windows as in PyTorch).
@@ -179,6 +183,8 @@ template <class B, size_t D> Tensor<B, D> adaptive_avg_pool(const Tensor<B, D>& 
 }
 /// Gradient of adaptive_avg_pool with respect to x.
 template <class B, size_t D> Tensor<B, D> adaptive_avg_pool_backward(const Tensor<B, D>& x, const Tensor<B, D>& grad) {
+  check::adaptive("adaptive_avg_pool_backward", x.shape(), x.dtype(), check::spatial_of(grad.shape()));
+  check::grad_shape("adaptive_avg_pool_backward", check::resized(x.shape(), check::spatial_of(grad.shape())), grad.shape());
   return Tensor<B, D>(detail::ModOps<B>::adaptive_avg_pool_backward(x.primitive(), grad.primitive()));
 }
 /// Max pooling to a fixed output size, with indices as max_pool_with_indices.
@@ -225,6 +231,7 @@ template <class B>
 Tensor<B, 4> interpolate_backward(const Tensor<B, 4>& x, const Tensor<B, 4>& grad, Size<2> output_size, InterpolateOptions options = {}) {
   InterpolateSpec spec{detail::dims(output_size), options.mode, options.align_corners};
   check::interpolate("interpolate_backward", x.shape(), x.dtype(), spec);
+  check::grad_shape("interpolate_backward", check::resized(x.shape(), spec.output_size), grad.shape());
   return Tensor<B, 4>(detail::ModOps<B>::interpolate_backward(x.primitive(), grad.primitive(), spec));
 }
 

@@ -1,5 +1,6 @@
 #include "scorch/tensor/module_checks.h"
 
+#include <algorithm>
 #include <string>
 
 #include "scorch/backend/module_shapes.h"
@@ -135,6 +136,35 @@ void attention(const Shape& q, const Shape& k, const Shape& v, const std::option
     for (size_t i = 0; fits && i < 4; ++i) fits = (*mask)[i] == scores[i] || (*mask)[i] == 1;
     if (!fits) throw ShapeError(op, "mask " + mask->to_string() + " does not broadcast to the scores " + scores.to_string());
   }
+}
+
+SpatialDims spatial_of(const Shape& s) { return SpatialDims(s.begin() + std::min<size_t>(2, s.rank()), s.end()); }
+
+Shape conv_output(const Shape& x, const Shape& w, const ConvSpec& spec, bool transposed) {
+  Shape out = x;
+  out[1] = transposed ? w[1] * spec.groups : w[0];
+  for (size_t d = 0; d + 2 < x.rank(); ++d)
+    out[d + 2] = static_cast<size_t>(
+        transposed ? module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d], spec.padding_out[d])
+                   : module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
+  return out;
+}
+
+Shape pool_output(const Shape& x, const PoolSpec& spec) {
+  Shape out = x;
+  for (size_t d = 0; d + 2 < x.rank(); ++d)
+    out[d + 2] = static_cast<size_t>(module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode));
+  return out;
+}
+
+Shape resized(const Shape& x, const SpatialDims& size) {
+  Shape out = x;
+  for (size_t d = 0; d < size.size() && d + 2 < x.rank(); ++d) out[d + 2] = size[d];
+  return out;
+}
+
+void grad_shape(const char* op, const Shape& expected, const Shape& grad) {
+  if (grad != expected) throw ShapeError(op, "grad " + grad.to_string() + " must have the forward output's shape " + expected.to_string());
 }
 
 void same_shape(const char* op, const Shape& a, const Shape& b) {

@@ -23,6 +23,16 @@ void interpolate(const char* op, const Shape& x, DType xd, const InterpolateSpec
 void fold(const char* op, const Shape& x, DType xd, const SpatialDims& output_size, const PoolSpec& spec);
 /// q, k, v are [batch, heads, seq, d] with matching dims and mask broadcasts to the scores.
 void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd, DType vd);
+/// The spatial dims of a [batch, channels, spatial...] shape.
+SpatialDims spatial_of(const Shape& s);
+/// The output shape of a checked (transposed) convolution.
+Shape conv_output(const Shape& x, const Shape& weight, const ConvSpec& spec, bool transposed);
+/// The output shape of a checked pooling.
+Shape pool_output(const Shape& x, const PoolSpec& spec);
+/// The output shape of adaptive pooling or interpolation: x's batch and channels, then size.
+Shape resized(const Shape& x, const SpatialDims& size);
+/// A backward helper's output gradient has the forward output's shape.
+void grad_shape(const char* op, const Shape& expected, const Shape& grad);
 /// Two shapes are equal.
 void same_shape(const char* op, const Shape& a, const Shape& b);
 

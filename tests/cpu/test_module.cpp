@@ -40,6 +40,17 @@ TEST(ModuleErrors, PoolAndResampleArgumentsAreChecked) {
   expect_error<ShapeError>([&] { md::attention(q, q, q, Tensor<B, 4, Bool>::full({1, 1, 2, 3}, false)); }, "[attention] mask [1, 1, 2, 3] does not broadcast");
 }
 
+TEST(ModuleErrors, GradientHelpersCheckTheGradient) {
+  auto x = T4::zeros({1, 2, 6, 6}), w = T4::zeros({3, 2, 3, 3});
+  expect_error<ShapeError>([&] { md::conv_backward(x, w, true, T4::zeros({1, 3, 6, 6})); },
+                           "[conv_backward] grad [1, 3, 6, 6] must have the forward output's shape [1, 3, 4, 4]");
+  expect_error<ShapeError>([&] { md::avg_pool_backward(x, T4::zeros({1, 2, 2, 2}), {2, 2}, {2, 2}, {0, 0}); }, "[avg_pool_backward] grad [1, 2, 2, 2]");
+  expect_error<ShapeError>([&] { md::adaptive_avg_pool_backward(x, T4::zeros({2, 2, 3, 3})); }, "[adaptive_avg_pool_backward] grad [2, 2, 3, 3]");
+  expect_error<ShapeError>([&] { md::interpolate_backward(x, T4::zeros({1, 2, 5, 5}), {4, 4}); }, "[interpolate_backward] grad [1, 2, 5, 5]");
+  auto bad = Tensor<B, 4, Int>::full({1, 2, 3, 3}, 36);
+  expect_error<ShapeError>([&] { md::max_pool_backward(x, T4::zeros({1, 2, 3, 3}), bad); }, "[max_pool_backward] index 36 is outside the 36 values");
+}
+
 TEST(Module, ProvidedAttentionMatchesFusedKernel) {
   B::seed(3);
   auto q = T4::random({2, 3, 7, 5}, Distribution::normal(0, 1)), k = T4::random({2, 3, 9, 5}, Distribution::normal(0, 1));

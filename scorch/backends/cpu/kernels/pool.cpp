@@ -2,6 +2,9 @@
 // their gradients, one channel plane per task, with PyTorch's window and divisor rules.
 #include <cmath>
 #include <limits>
+#include <string>
+
+#include "scorch/core/error.h"
 
 #include "scorch/backend/module_shapes.h"
 #include "scorch/backends/cpu/kernels/module_kernels.h"
@@ -188,7 +191,12 @@ T max_pool_backward(T x, T grad, T indices) {
     parallel_for(planes, 1, [&](size_t pb, size_t pe) {
       for (size_t p = pb; p < pe; ++p) {
         std::fill(r + p * in, r + (p + 1) * in, C(0));
-        for (size_t o = 0; o < out; ++o) r[p * in + static_cast<size_t>(is[p * out + o])] += gs[p * out + o];
+        for (size_t o = 0; o < out; ++o) {
+          int64_t i = is[p * out + o];
+          if (i < 0 || static_cast<size_t>(i) >= in)
+            throw ShapeError("max_pool_backward", "index " + std::to_string(i) + " is outside the " + std::to_string(in) + " values of a channel");
+          r[p * in + static_cast<size_t>(i)] += gs[p * out + o];
+        }
       }
     });
     return 0;
