@@ -22,7 +22,8 @@ void float_dtype(const char* op, const char* what, DType d) {
 
 void spatial_rank(const char* op, const Shape& x, size_t spatial) {
   if (x.rank() != spatial + 2 || spatial < 1 || spatial > 3)
-    throw ShapeError(op, "input " + x.to_string() + " must be [batch, channels, " + str(spatial) + " spatial dims] with 1 to 3 spatial dims");
+    throw ShapeError(op,
+                     "input " + x.to_string() + " must be [batch, channels, " + str(spatial) + " spatial dims] with 1 to 3 spatial dims");
 }
 
 void option_size(const char* op, const char* name, const SpatialDims& d, size_t spatial, size_t min) {
@@ -32,14 +33,13 @@ void option_size(const char* op, const char* name, const SpatialDims& d, size_t 
 }
 
 void nonempty(const char* op, const Shape& x, size_t dim, int64_t out, const std::string& what) {
-  if (out < 1)
-    throw ShapeError(op, "input " + x.to_string() + " gives an empty output along spatial dim " + str(dim) + " (" + what + ")");
+  if (out < 1) throw ShapeError(op, "input " + x.to_string() + " gives an empty output along spatial dim " + str(dim) + " (" + what + ")");
 }
 
 }  // namespace
 
-void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, const std::optional<Shape>& bias,
-          const ConvSpec& spec, bool transposed) {
+void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, const std::optional<Shape>& bias, const ConvSpec& spec,
+          bool transposed) {
   float_dtype(op, "input", xd);
   float_dtype(op, "weight", wd);
   if (xd != wd) throw DTypeError(op, "input " + std::string(dtype_name(xd)) + " and weight " + std::string(dtype_name(wd)) + " differ");
@@ -55,7 +55,8 @@ void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, co
   size_t in = x[1], out_channels = transposed ? w[1] * g : w[0];
   bool fits = transposed ? (w[0] == in && in % g == 0) : (w[1] * g == in && w[0] % g == 0);
   if (!fits)
-    throw ShapeError(op, "input " + x.to_string() + " and weight " + w.to_string() + " do not fit " + str(g) + " group(s): weight must be " +
+    throw ShapeError(op, "input " + x.to_string() + " and weight " + w.to_string() + " do not fit " + str(g) +
+                             " group(s): weight must be " +
                              (transposed ? "[in, out/groups, kernel...]" : "[out, in/groups, kernel...] with out divisible by groups"));
   if (bias && (bias->rank() != 1 || (*bias)[0] != out_channels))
     throw ShapeError(op, "bias " + bias->to_string() + " must be [" + str(out_channels) + "]");
@@ -64,7 +65,8 @@ void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, co
     if (transposed) {
       if (spec.padding_out[d] >= std::max(spec.stride[d], spec.dilation[d]))
         throw ValueError(op, "padding_out " + list(spec.padding_out) + " must be smaller than stride or dilation");
-      nonempty(op, x, d, module_shapes::conv_transpose_out(in_len, k, spec.stride[d], spec.padding[d], spec.dilation[d], spec.padding_out[d]),
+      nonempty(op, x, d,
+               module_shapes::conv_transpose_out(in_len, k, spec.stride[d], spec.padding[d], spec.dilation[d], spec.padding_out[d]),
                "padding too large");
     } else {
       nonempty(op, x, d, module_shapes::conv_out(in_len, k, spec.stride[d], spec.padding[d], spec.dilation[d]),
@@ -144,16 +146,18 @@ Shape conv_output(const Shape& x, const Shape& w, const ConvSpec& spec, bool tra
   Shape out = x;
   out[1] = transposed ? w[1] * spec.groups : w[0];
   for (size_t d = 0; d + 2 < x.rank(); ++d)
-    out[d + 2] = static_cast<size_t>(
-        transposed ? module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d], spec.padding_out[d])
-                   : module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
+    out[d + 2] =
+        static_cast<size_t>(transposed ? module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d],
+                                                                           spec.dilation[d], spec.padding_out[d])
+                                       : module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
   return out;
 }
 
 Shape pool_output(const Shape& x, const PoolSpec& spec) {
   Shape out = x;
   for (size_t d = 0; d + 2 < x.rank(); ++d)
-    out[d + 2] = static_cast<size_t>(module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode));
+    out[d + 2] = static_cast<size_t>(
+        module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode));
   return out;
 }
 

@@ -4,12 +4,11 @@
 #include <limits>
 #include <string>
 
-#include "scorch/core/error.h"
-
 #include "scorch/backend/module_shapes.h"
 #include "scorch/backends/cpu/kernels/module_kernels.h"
 #include "scorch/backends/cpu/kernels/window.h"
 #include "scorch/backends/cpu/thread_pool.h"
+#include "scorch/core/error.h"
 
 namespace scorch::backends::cpu::kernels {
 namespace {
@@ -30,7 +29,8 @@ Span avg_span(size_t o, size_t kernel, size_t stride, size_t padding, size_t in)
 }
 
 Span adaptive_span(size_t o, size_t out, size_t in) {
-  auto b = static_cast<int64_t>(module_shapes::adaptive_start(o, out, in)), e = static_cast<int64_t>(module_shapes::adaptive_end(o, out, in));
+  auto b = static_cast<int64_t>(module_shapes::adaptive_start(o, out, in)),
+       e = static_cast<int64_t>(module_shapes::adaptive_end(o, out, in));
   return {b, e, e - b};
 }
 
@@ -44,10 +44,13 @@ Plan pool_plan(const Shape& x, const PoolSpec& spec) {
   size_t s = x.rank() - 2;
   SpatialDims out(s);
   for (size_t d = 0; d < s; ++d)
-    out[d] = static_cast<size_t>(module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode));
+    out[d] = static_cast<size_t>(
+        module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode));
   Shape o = x;
   for (size_t d = 0; d < s; ++d) o[d + 2] = out[d];
-  return {x[0] * x[1], window::make(window::spatial(x, s), window::pad3(spec.kernel, 1), spec.stride, spec.padding, spec.dilation, window::pad3(out, 1)), o};
+  return {x[0] * x[1],
+          window::make(window::spatial(x, s), window::pad3(spec.kernel, 1), spec.stride, spec.padding, spec.dilation, window::pad3(out, 1)),
+          o};
 }
 
 Plan adaptive_plan(const Shape& x, const SpatialDims& out) {
@@ -148,33 +151,32 @@ template <class C> T adaptive_avg_as(const T& x, const Plan& p, const T* grad) {
   return average_windows<C>(x, p, grad, span, true);
 }
 
-template <class F> auto run_in(DType d, F f) { return window::compute_dtype(d) == DType::F64 ? f(double{}) : f(float{}); }
-
 }  // namespace
 
 T avg_pool(T x, const PoolSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
-  return to_dtype(run_in(d, [&](auto c) { return avg_pool_as<decltype(c)>(xc, spec, nullptr); }), d);
+  return to_dtype(window::in_compute_type(d, [&](auto c) { return avg_pool_as<decltype(c)>(xc, spec, nullptr); }), d);
 }
 
 T avg_pool_backward(T x, T grad, const PoolSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd), gc = to_dtype(grad, cd);
-  return to_dtype(run_in(d, [&](auto c) { return avg_pool_as<decltype(c)>(xc, spec, &gc); }), d);
+  return to_dtype(window::in_compute_type(d, [&](auto c) { return avg_pool_as<decltype(c)>(xc, spec, &gc); }), d);
 }
 
 std::pair<T, T> max_pool_with_indices(T x, const PoolSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
-  auto [v, i] = run_in(d, [&](auto c) { return max_pool_as<decltype(c)>(xc, pool_plan(xc.shape(), spec), false); });
+  auto [v, i] = window::in_compute_type(d, [&](auto c) { return max_pool_as<decltype(c)>(xc, pool_plan(xc.shape(), spec), false); });
   return {to_dtype(v, d), std::move(i)};
 }
 
 std::pair<T, T> adaptive_max_pool_with_indices(T x, const SpatialDims& output_size) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
-  auto [v, i] = run_in(d, [&](auto c) { return max_pool_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), true); });
+  auto [v, i] =
+      window::in_compute_type(d, [&](auto c) { return max_pool_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), true); });
   return {to_dtype(v, d), std::move(i)};
 }
 
@@ -183,7 +185,7 @@ T max_pool_backward(T x, T grad, T indices) {
   T gc = to_dtype(grad, cd), ic = to_dtype(indices, DType::I64);
   size_t planes = x.shape()[0] * x.shape()[1], in = x.numel() / std::max<size_t>(planes, 1), out = gc.numel() / std::max<size_t>(planes, 1);
   T result(x.shape(), cd);
-  run_in(d, [&](auto c) {
+  window::in_compute_type(d, [&](auto c) {
     using C = decltype(c);
     C* r = result.data<C>();
     const C* gs = gc.data<C>();
@@ -194,7 +196,8 @@ T max_pool_backward(T x, T grad, T indices) {
         for (size_t o = 0; o < out; ++o) {
           int64_t i = is[p * out + o];
           if (i < 0 || static_cast<size_t>(i) >= in)
-            throw ShapeError("max_pool_backward", "index " + std::to_string(i) + " is outside the " + std::to_string(in) + " values of a channel");
+            throw ShapeError("max_pool_backward",
+                             "index " + std::to_string(i) + " is outside the " + std::to_string(in) + " values of a channel");
           r[p * in + static_cast<size_t>(i)] += gs[p * out + o];
         }
       }
@@ -207,7 +210,9 @@ T max_pool_backward(T x, T grad, T indices) {
 T adaptive_avg_pool(T x, const SpatialDims& output_size) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
-  return to_dtype(run_in(d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), nullptr); }), d);
+  return to_dtype(
+      window::in_compute_type(d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), nullptr); }),
+      d);
 }
 
 T adaptive_avg_pool_backward(T x, T grad) {
@@ -216,7 +221,8 @@ T adaptive_avg_pool_backward(T x, T grad) {
   size_t s = x.shape().rank() - 2;
   SpatialDims out(s);
   for (size_t i = 0; i < s; ++i) out[i] = grad.shape()[i + 2];
-  return to_dtype(run_in(d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), out), &gc); }), d);
+  return to_dtype(window::in_compute_type(d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), out), &gc); }),
+                  d);
 }
 
 }  // namespace scorch::backends::cpu::kernels
