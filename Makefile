@@ -37,6 +37,8 @@ bench-compare: configure
 example: build
 	@$(BUILD)/examples/hello
 	@$(BUILD)/examples/modules
+	@$(BUILD)/examples/autodiff
+	@$(BUILD)/examples/custom_op
 
 # Regenerates the conformance fixtures from PyTorch (needs python3-torch).
 fixtures:

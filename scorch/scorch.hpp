@@ -1,5 +1,6 @@
 #pragma once
-// The umbrella header: core types, the Tensor API, activations and the Cpu backend.
+// The umbrella header: core types, the Tensor API, activations, the Cpu backend and Autodiff<Cpu>.
+#include "scorch/autodiff/autodiff_cpu.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/distribution.h"
 #include "scorch/core/dtype.h"
@@ -14,4 +15,6 @@
 
 namespace scorch {
 static_assert(Backend<Cpu>, "the Cpu backend must satisfy the Backend contract");
+static_assert(AutodiffBackend<Autodiff<Cpu>>, "Autodiff<Cpu> must satisfy the AutodiffBackend contract");
+static_assert(!AutodiffBackend<Cpu>, "Cpu alone has no autodiff");
 }  // namespace scorch

@@ -89,9 +89,29 @@ concept Backend = DeviceHandle<typename B::Device> && requires { { B::name() } -
 
 /// A backend that records graphs and computes gradients (Autodiff<B>); only it offers backward().
 template <class B>
-concept AutodiffBackend = Backend<B> && Backend<typename B::InnerBackend> && requires(typename B::FloatTensor t) {
-  B::backward(t);
+concept AutodiffBackend = Backend<B> && Backend<typename B::InnerBackend> && requires(typename B::FloatTensor t, typename B::Gradients g) {
+  { B::backward(t) } -> std::same_as<typename B::Gradients>;
+  B::grad(t, g);
+  B::grad_remove(t, g);
   B::inner(t);
+  B::from_inner(B::inner(t));
 };
+
+/// Stands in for the gradients type of a backend without autodiff.
+struct NoGradients {};
+namespace detail {
+template <class B> struct AutodiffTraits {
+  using Inner = B;
+  using Gradients = NoGradients;
+};
+template <AutodiffBackend B> struct AutodiffTraits<B> {
+  using Inner = typename B::InnerBackend;
+  using Gradients = typename B::Gradients;
+};
+}  // namespace detail
+/// B's inner backend (B itself when B has no autodiff).
+template <class B> using InnerOf = typename detail::AutodiffTraits<B>::Inner;
+/// B's gradients container (NoGradients when B has no autodiff).
+template <class B> using GradientsOf = typename detail::AutodiffTraits<B>::Gradients;
 
 }  // namespace scorch

@@ -44,6 +44,7 @@ template <class Out, class T, class F> Out checked_binary(const char* op, T a, c
 
 }  // namespace scorch
 
+#include "scorch/tensor/tensor_autodiff.h"
 #include "scorch/tensor/tensor_float.h"
 #include "scorch/tensor/tensor_index.h"
 #include "scorch/tensor/tensor_int_bool.h"
@@ -59,7 +60,8 @@ class Tensor : public ShapeMethods<B, D, K>,
                public NumericMethods<B, D, K>,
                public OrderedMethods<B, D, K>,
                public FloatMethods<B, D, K>,
-               public IntBoolMethods<B, D, K> {
+               public IntBoolMethods<B, D, K>,
+               public AutodiffMethods<B, D, K> {
   static_assert(D >= 1 && D <= kMaxRank, "Tensor rank must be between 1 and kMaxRank");
 
  public:

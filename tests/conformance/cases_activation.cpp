@@ -36,5 +36,6 @@ template <class B> void add_activation_cases(CaseList<B>& list) {
 }
 
 template void add_activation_cases<Cpu>(CaseList<Cpu>&);
+template void add_activation_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

@@ -49,5 +49,6 @@ template <class B> void add_arith_cases(CaseList<B>& list) {
 }
 
 template void add_arith_cases<Cpu>(CaseList<Cpu>&);
+template void add_arith_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

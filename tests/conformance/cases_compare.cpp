@@ -61,5 +61,6 @@ template <class B> void add_compare_cases(CaseList<B>& list) {
 }
 
 template void add_compare_cases<Cpu>(CaseList<Cpu>&);
+template void add_compare_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

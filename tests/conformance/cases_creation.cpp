@@ -51,5 +51,6 @@ template <class B> void add_creation_cases(CaseList<B>& list) {
 }
 
 template void add_creation_cases<Cpu>(CaseList<Cpu>&);
+template void add_creation_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

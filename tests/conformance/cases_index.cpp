@@ -47,5 +47,6 @@ template <class B> void add_index_cases(CaseList<B>& list) {
 }
 
 template void add_index_cases<Cpu>(CaseList<Cpu>&);
+template void add_index_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

@@ -47,5 +47,6 @@ template <class B> void add_layout_cases(CaseList<B>& list) {
 }
 
 template void add_layout_cases<Cpu>(CaseList<Cpu>&);
+template void add_layout_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

@@ -151,5 +151,6 @@ template <class B> void add_module_cases(CaseList<B>& list) {
 }
 
 template void add_module_cases<Cpu>(CaseList<Cpu>&);
+template void add_module_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

@@ -74,5 +74,6 @@ template <class B> void add_module_grad_cases(CaseList<B>& list) {
 }
 
 template void add_module_grad_cases<Cpu>(CaseList<Cpu>&);
+template void add_module_grad_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

@@ -41,5 +41,6 @@ template <class B> void add_reduce_cases(CaseList<B>& list) {
 }
 
 template void add_reduce_cases<Cpu>(CaseList<Cpu>&);
+template void add_reduce_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

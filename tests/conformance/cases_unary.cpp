@@ -37,5 +37,6 @@ template <class B> void add_unary_cases(CaseList<B>& list) {
 }
 
 template void add_unary_cases<Cpu>(CaseList<Cpu>&);
+template void add_unary_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
 
 }  // namespace scorch::conformance

@@ -18,6 +18,17 @@ double decode_float(const nlohmann::json& v) {
   return v.get<double>();
 }
 
+Tolerance default_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::F64: return {1e-12, 1e-12};
+    case DType::F32: return {1e-5, 1e-6};
+    case DType::F16: case DType::BF16: return {1e-2, 1e-3};
+    default: return Tolerance::strict();
+  }
+}
+
+}  // namespace
+
 TensorData decode_tensor(const nlohmann::json& j) {
   DType dtype = dtype_from_name(j.at("dtype").get<std::string>());
   Shape shape(j.at("shape").get<std::vector<size_t>>());
@@ -32,17 +43,6 @@ TensorData decode_tensor(const nlohmann::json& j) {
   for (const auto& x : data) v.push_back(decode_float(x));
   return TensorData(v, shape).convert(dtype);
 }
-
-Tolerance default_tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::F64: return {1e-12, 1e-12};
-    case DType::F32: return {1e-5, 1e-6};
-    case DType::F16: case DType::BF16: return {1e-2, 1e-3};
-    default: return Tolerance::strict();
-  }
-}
-
-}  // namespace
 
 std::vector<Fixture> load_fixtures(const std::string& path) {
   std::ifstream file(path);

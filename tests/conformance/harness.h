@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
 #include <scorch/scorch.hpp>
 
 namespace scorch::conformance {
@@ -17,6 +18,8 @@ struct Fixture {
   std::optional<Tolerance> tolerance;
 };
 
+/// One tensor of a fixture file ({dtype, shape, data}; "nan"/"inf"/"-inf" strings allowed).
+TensorData decode_tensor(const nlohmann::json& j);
 /// Every case of a fixture file; throws IoError / FormatError on a missing or bad file.
 std::vector<Fixture> load_fixtures(const std::string& path);
 /// Throws AssertionError unless actual matches expected (dtype, shape, values within tolerance).
@@ -26,8 +29,9 @@ void expect_match(const TensorData& expected, const TensorData& actual, std::opt
 template <class B> struct Inputs {
   const std::vector<TensorData>& data;
 };
-/// Input i as a float / int / bool tensor of rank D.
-template <size_t D, class B> Tensor<B, D> F(const Inputs<B>& in, size_t i) { return Tensor<B, D>::from_data(in.data.at(i)); }
+/// Input i as a float / int / bool tensor of rank D; on autodiff backends float inputs require
+/// grad, so every op runs its recording path.
+template <size_t D, class B> Tensor<B, D> F(const Inputs<B>& in, size_t i) { return Tensor<B, D>::from_data(in.data.at(i)).require_grad(); }
 template <size_t D, class B> Tensor<B, D, Int> I(const Inputs<B>& in, size_t i) { return Tensor<B, D, Int>::from_data(in.data.at(i)); }
 template <size_t D, class B> Tensor<B, D, Bool> Bo(const Inputs<B>& in, size_t i) { return Tensor<B, D, Bool>::from_data(in.data.at(i)); }
 

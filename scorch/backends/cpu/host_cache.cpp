@@ -1,5 +1,6 @@
 #include "scorch/backends/cpu/host_cache.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -36,14 +37,21 @@ struct Cache {
   }
 };
 
+std::atomic<size_t> live{0}, peak{0};
+
+void count_allocation(size_t bytes) {
+  size_t now = live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  size_t seen = peak.load(std::memory_order_relaxed);
+  while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
+  }
+}
+
 Cache& cache() {
   static Cache* c = new Cache;  // never destroyed: tensors may outlive static destructors
   return *c;
 }
 
-}  // namespace
-
-void* allocate(size_t bytes, size_t& capacity) {
+void* allocate_block(size_t bytes, size_t& capacity) {
   if (bytes < kCachedBytes) {
     capacity = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, capacity);
@@ -71,8 +79,21 @@ void* allocate(size_t bytes, size_t& capacity) {
   return p;
 }
 
+}  // namespace
+
+void* allocate(size_t bytes, size_t& capacity) {
+  void* block = allocate_block(bytes, capacity);
+  count_allocation(capacity);
+  return block;
+}
+
+size_t live_bytes() { return live.load(std::memory_order_relaxed); }
+size_t peak_bytes() { return peak.load(std::memory_order_relaxed); }
+void reset_peak() { peak.store(live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
+
 void release(void* block, size_t capacity) {
   if (!block) return;
+  live.fetch_sub(capacity, std::memory_order_relaxed);
   if (capacity < kCachedBytes) {
     std::free(block);
     return;

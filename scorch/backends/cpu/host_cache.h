@@ -21,4 +21,11 @@ void set_limit(size_t bytes);
 /// Frees every cached block.
 void empty();
 
+/// Bytes of blocks handed out and not yet released (live tensor memory).
+size_t live_bytes();
+/// The largest live_bytes() since the last reset_peak().
+size_t peak_bytes();
+/// Restarts peak_bytes() from the current live_bytes().
+void reset_peak();
+
 }  // namespace scorch::backends::cpu::host_cache

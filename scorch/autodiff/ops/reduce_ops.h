@@ -1,0 +1,38 @@
+#pragma once
+// Autodiff<B> float reductions: sums, means, products, max/min (with indices) and cumulative ops.
+#include <utility>
+
+#include "scorch/autodiff/ops/common.h"
+
+namespace scorch::autodiff {
+
+template <class B> struct ReduceOps : OpsBase<B> {
+  SCORCH_AUTODIFF_OPS_NAMES(OpsBase<B>);
+
+  static T sum(T x);
+  static T sum_dim(T x, size_t dim);
+  static T mean(T x);
+  static T mean_dim(T x, size_t dim);
+  static T prod(T x);
+  static T prod_dim(T x, size_t dim);
+  static T max(T x);
+  static T min(T x);
+  static T max_dim(T x, size_t dim);
+  static T min_dim(T x, size_t dim);
+  static std::pair<T, IntP> max_dim_with_indices(T x, size_t dim);
+  static std::pair<T, IntP> min_dim_with_indices(T x, size_t dim);
+  static T cumsum(T x, size_t dim);
+  static T cumprod(T x, size_t dim);
+  static T cummax(T x, size_t dim);
+  static T cummin(T x, size_t dim);
+
+ private:
+  /// The product of every other element along dim, without division (zeros are fine).
+  static P others_product(const P& x, size_t dim);
+  /// (extreme value, index) along dim, recorded so the gradient goes to the index.
+  static std::pair<T, IntP> extreme_with_indices(const char* name, T x, size_t dim, bool largest);
+  /// cummax/cummin: the gradient of each output goes to the input it copied.
+  static T running_extreme(const char* name, T x, size_t dim, bool largest);
+};
+
+}  // namespace scorch::autodiff

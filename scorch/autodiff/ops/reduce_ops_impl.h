@@ -1,0 +1,135 @@
+#pragma once
+// Definitions of ReduceOps<B>; included by the translation unit that instantiates Autodiff<B>.
+#include "scorch/autodiff/ops/reduce_ops.h"
+
+namespace scorch::autodiff {
+
+template <class B> AutodiffTensor<B> ReduceOps<B>::sum(T x) {
+  return R::unary("sum", Bound::Memory, std::move(x), 0, [](auto in) { return I::sum(std::move(in[0])); },
+                  [](auto& c) { c.to(0, [&] { return expand_to(c.grad(), c.shape(0)); }); });
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::sum_dim(T x, size_t dim) {
+  return R::unary("sum_dim", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::sum_dim(std::move(in[0]), dim); },
+                  [](auto& c) { c.to(0, [&] { return expand_to(c.grad(), c.shape(0)); }); });
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::mean(T x) {
+  return R::unary("mean", Bound::Memory, std::move(x), 0, [](auto in) { return I::mean(std::move(in[0])); },
+                  [](auto& c) {
+                    auto n = static_cast<double>(c.shape(0).num_elements());
+                    c.to(0, [&] { return expand_to(I::div_scalar(c.grad(), Scalar(n)), c.shape(0)); });
+                  });
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::mean_dim(T x, size_t dim) {
+  return R::unary("mean_dim", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::mean_dim(std::move(in[0]), dim); },
+                  [dim](auto& c) {
+                    auto n = static_cast<double>(c.shape(0)[dim]);
+                    c.to(0, [&] { return expand_to(I::div_scalar(c.grad(), Scalar(n)), c.shape(0)); });
+                  });
+}
+
+// left[i] = Π_{k<i} x_k and right[i] = Π_{k>i} x_k from cumulative products of x and flipped x.
+template <class B> typename B::FloatTensor ReduceOps<B>::others_product(const P& x, size_t dim) {
+  size_t n = x.shape()[dim];
+  Shape one = x.shape();
+  one[dim] = 1;
+  P ones = I::full(one, Scalar(1), x.device(), x.dtype());
+  if (n == 1) return ones;
+  SliceRanges head(x.shape().rank()), tail(x.shape().rank());
+  for (size_t d = 0; d < head.size(); ++d) head[d] = tail[d] = {0, x.shape()[d], 1};
+  head[dim] = {0, n - 1, 1};
+  tail[dim] = {1, n, 1};
+  P left = I::cat(std::vector<P>{ones, I::slice(I::cumprod(x, dim), head)}, dim);
+  P reversed = I::flip(I::cumprod(I::flip(x, std::vector<size_t>{dim}), dim), std::vector<size_t>{dim});
+  P right = I::cat(std::vector<P>{I::slice(std::move(reversed), tail), ones}, dim);
+  return I::mul(std::move(left), std::move(right));
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::prod_dim(T x, size_t dim) {
+  return R::unary("prod_dim", Bound::Memory, std::move(x), in(0), [dim](auto in) { return I::prod_dim(std::move(in[0]), dim); },
+                  [dim](auto& c) { c.to(0, [&] { return I::mul(expand_to(c.grad(), c.shape(0)), others_product(c.input(0), dim)); }); });
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::prod(T x) {
+  return R::unary("prod", Bound::Memory, std::move(x), in(0), [](auto in) { return I::prod(std::move(in[0])); },
+                  [](auto& c) {
+                    c.to(0, [&] {
+                      const Shape& shape = c.shape(0);
+                      P flat = I::reshape(c.input(0), Shape{shape.num_elements()});
+                      P others = I::reshape(others_product(flat, 0), shape);
+                      return I::mul(expand_to(c.grad(), shape), std::move(others));
+                    });
+                  });
+}
+
+template <class B>
+std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::extreme_with_indices(const char* name, T x, size_t dim, bool largest) {
+  auto [values, indices] = largest ? I::max_dim_with_indices(x.primitive, dim) : I::min_dim_with_indices(x.primitive, dim);
+  T out = R::computed(name, std::array<T, 1>{std::move(x)}, {0}, std::move(values), [dim, indices](auto& c) {
+    c.to(0, [&] { return scatter_to(dim, c.shape(0), indices, c.grad()); });
+  });
+  return {std::move(out), std::move(indices)};
+}
+template <class B> std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::max_dim_with_indices(T x, size_t dim) {
+  return extreme_with_indices("max_dim", std::move(x), dim, true);
+}
+template <class B> std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::min_dim_with_indices(T x, size_t dim) {
+  return extreme_with_indices("min_dim", std::move(x), dim, false);
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::max_dim(T x, size_t dim) {
+  if (!x.tracked()) return T(I::max_dim(std::move(x.primitive), dim));
+  return extreme_with_indices("max_dim", std::move(x), dim, true).first;
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::min_dim(T x, size_t dim) {
+  if (!x.tracked()) return T(I::min_dim(std::move(x.primitive), dim));
+  return extreme_with_indices("min_dim", std::move(x), dim, false).first;
+}
+// max/min of all values: the extreme of the flattened tensor; the gradient goes to its first occurrence.
+template <class B> AutodiffTensor<B> ReduceOps<B>::max(T x) {
+  if (!x.tracked()) return T(I::max(std::move(x.primitive)));
+  Shape flat{x.shape().num_elements()};
+  return max_dim(R::unary("reshape", Bound::Memory, std::move(x), 0, [flat](auto in) { return I::reshape(std::move(in[0]), flat); },
+                          [](auto& c) { c.to(0, [&] { return I::reshape(c.grad(), c.shape(0)); }); }),
+                 0);
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::min(T x) {
+  if (!x.tracked()) return T(I::min(std::move(x.primitive)));
+  Shape flat{x.shape().num_elements()};
+  return min_dim(R::unary("reshape", Bound::Memory, std::move(x), 0, [flat](auto in) { return I::reshape(std::move(in[0]), flat); },
+                          [](auto& c) { c.to(0, [&] { return I::reshape(c.grad(), c.shape(0)); }); }),
+                 0);
+}
+
+// y_j = Σ_{i<=j} x_i: dx_i = Σ_{j>=i} g_j, a reversed cumulative sum.
+template <class B> AutodiffTensor<B> ReduceOps<B>::cumsum(T x, size_t dim) {
+  return R::unary("cumsum", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::cumsum(std::move(in[0]), dim); },
+                  [dim](auto& c) { c.to(0, [&] { return I::flip(I::cumsum(I::flip(c.grad(), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim}); }); });
+}
+// y_j = Π_{i<=j} x_i: dx_i = Σ_{j>=i} g_j y_j / x_i (inputs must be nonzero, as the division shows).
+template <class B> AutodiffTensor<B> ReduceOps<B>::cumprod(T x, size_t dim) {
+  return R::unary("cumprod", Bound::Memory, std::move(x), in(0) | kOut, [dim](auto in) { return I::cumprod(std::move(in[0]), dim); },
+                  [dim](auto& c) {
+                    c.to(0, [&] {
+                      P weighted = I::mul(c.grad(), c.output());
+                      return I::div(I::flip(I::cumsum(I::flip(std::move(weighted), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim}), c.input(0));
+                    });
+                  });
+}
+// The source of y_j is the last i <= j with x_i == y_j: a running max of those positions.
+template <class B> AutodiffTensor<B> ReduceOps<B>::running_extreme(const char* name, T x, size_t dim, bool largest) {
+  auto fwd = [dim, largest](auto in) { return largest ? I::cummax(std::move(in[0]), dim) : I::cummin(std::move(in[0]), dim); };
+  return R::unary(name, Bound::Memory, std::move(x), in(0) | kOut, fwd, [dim](auto& c) {
+    c.to(0, [&] {
+      P v = c.input(0);
+      const Shape& shape = c.shape(0);
+      Shape line = shape;
+      for (size_t d = 0; d < line.rank(); ++d) line[d] = d == dim ? shape[d] : 1;
+      auto steps = KindOps<B, Int>::arange(0, static_cast<int64_t>(shape[dim]), 1, v.device(), DType::I64);
+      P positions = I::expand(I::reshape(KindOps<B, Int>::into_float(std::move(steps), v.dtype()), line), shape);
+      P sources = I::mask_where(I::full(shape, Scalar(-1), v.device(), v.dtype()), I::equal(v, c.output()), std::move(positions));
+      auto indices = I::into_int(I::cummax(std::move(sources), dim), DType::I64);
+      return scatter_to(dim, shape, indices, c.grad());
+    });
+  });
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::cummax(T x, size_t dim) { return running_extreme("cummax", std::move(x), dim, true); }
+template <class B> AutodiffTensor<B> ReduceOps<B>::cummin(T x, size_t dim) { return running_extreme("cummin", std::move(x), dim, false); }
+
+}  // namespace scorch::autodiff

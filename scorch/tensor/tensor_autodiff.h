@@ -1,0 +1,49 @@
+#pragma once
+// Autodiff methods of Tensor: backward, grad, grad_remove, grad_replace, inner and from_inner.
+// They exist only on autodiff backends (AutodiffBackend<B>): calling backward() on Cpu does
+// not compile. detach / require_grad live with the float methods and are no-ops elsewhere.
+#include <optional>
+
+#include "scorch/tensor/module_checks.h"
+
+namespace scorch {
+
+template <class B, size_t D, class K> class AutodiffMethods {
+  using Self = Tensor<B, D, K>;
+  using InnerTensor = Tensor<InnerOf<B>, D, K>;
+  using Grads = GradientsOf<B>;
+  const Self& self() const { return static_cast<const Self&>(*this); }
+
+ public:
+  /// Backpropagates from this tensor, seeded with ones; returns every kept gradient.
+  Grads backward() const requires(AutodiffBackend<B> && FloatKind<K>) { return B::backward(self().primitive()); }
+  /// This tensor's gradient (on the inner backend), if grads has one.
+  std::optional<InnerTensor> grad(const Grads& grads) const requires(AutodiffBackend<B> && FloatKind<K>) {
+    auto g = B::grad(self().primitive(), grads);
+    if (!g) return std::nullopt;
+    return InnerTensor(std::move(*g));
+  }
+  /// Takes this tensor's gradient out of grads.
+  std::optional<InnerTensor> grad_remove(Grads& grads) const requires(AutodiffBackend<B> && FloatKind<K>) {
+    auto g = B::grad_remove(self().primitive(), grads);
+    if (!g) return std::nullopt;
+    return InnerTensor(std::move(*g));
+  }
+  /// Sets this tensor's gradient in grads; the shapes must match.
+  void grad_replace(Grads& grads, const InnerTensor& grad) const requires(AutodiffBackend<B> && FloatKind<K>) {
+    check::same_shape("grad_replace", self().shape(), grad.shape());
+    B::grad_replace(self().primitive(), grads, grad.primitive());
+  }
+  /// The same values on the inner backend, without the graph.
+  InnerTensor inner() const requires AutodiffBackend<B> {
+    if constexpr (FloatKind<K>) return InnerTensor(B::inner(self().primitive()));
+    else return InnerTensor(self().primitive());
+  }
+  /// An (untracked) tensor of this backend holding an inner tensor's values.
+  static Self from_inner(const InnerTensor& t) requires AutodiffBackend<B> {
+    if constexpr (FloatKind<K>) return Self(B::from_inner(t.primitive()));
+    else return Self(t.primitive());
+  }
+};
+
+}  // namespace scorch
