@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs scorch-bench and the PyTorch CPU anchor side by side and prints ratios (make bench-compare).
 
-The anchor (../shared/anchors/torch_cpu_anchor.py by default) is the peer: Debian's python3-torch
+The anchor (../shared/anchors/torch_cpu_anchor.py by default, plus bench/anchors/torch_overhead_anchor.py
+for the autodiff per-op overhead workloads) is the peer: Debian's python3-torch
 with OpenBLAS, 2 threads. OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to
 its generic "Prescott" kernels; --tuned-peer also runs the anchor with OPENBLAS_CORETYPE=SkylakeX
 so both figures are on record.
@@ -34,7 +35,8 @@ def main():
     if not os.path.exists(a.anchor):
         sys.exit(f"bench-compare: anchor {a.anchor} not found (pass --anchor)")
     ours = run_scorch(a.bench, a.threads)
-    peers = {"torch": run_anchor(a.anchor, a.threads)}
+    extra = os.path.join(here, "anchors", "torch_overhead_anchor.py")
+    peers = {"torch": {**run_anchor(a.anchor, a.threads), **run_anchor(extra, a.threads)}}
     if a.tuned_peer:
         peers["torch_skx"] = run_anchor(a.anchor, a.threads, {"OPENBLAS_CORETYPE": "SkylakeX"})
     header = f"{'workload':34s} {'scorch ms':>10s}" + "".join(f" {p + ' ms':>14s} {'speedup':>8s}" for p in peers)

@@ -14,17 +14,14 @@
 #include <vector>
 
 #include <scorch/backends/cpu/kernels/gemm.h>
-#include <scorch/scorch.hpp>
 
-using namespace scorch;
+#include "bench.h"
+
+namespace scorch::bench {
+
 using B = Cpu;
 
 namespace {
-
-struct Options {
-  std::string filter;
-  int reps = 15;
-};
 
 double median_ms(const std::function<void()>& fn, int warm, int reps) {
   for (int i = 0; i < warm; ++i) fn();
@@ -51,13 +48,6 @@ void report(const std::string& name, double ms, const std::string& extra_key, do
   std::fflush(stdout);
 }
 
-// Runs one workload if it passes the filter: fn is timed, extra(ms) gives the throughput figure.
-void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
-         const std::function<double(double)>& extra) {
-  if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
-  double ms = median_ms(fn, warm, o.reps);
-  report(name, ms, key, extra(ms));
-}
 
 // The machine's FP32 FMA peak on the pool's threads: 24 independent vector FMA chains each.
 void fp32_peak(const Options& o) {
@@ -116,7 +106,17 @@ void elementwise(const Options& o) {
 
 }  // namespace
 
+void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
+         const std::function<double(double)>& extra) {
+  if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
+  double ms = median_ms(fn, warm, o.reps);
+  report(name, ms, key, extra(ms));
+}
+
+}  // namespace scorch::bench
+
 int main(int argc, char** argv) {
+  using namespace scorch::bench;
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--filter") == 0) o.filter = argv[i + 1];
@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
   linalg(o);
   fp32_peak(o);
   elementwise(o);
+  autodiff_workloads(o);
   std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", B::name().c_str(), peak_rss_mb());
   return 0;
 }
