@@ -84,6 +84,7 @@ struct Param {
   std::string name;
   bool checkpointing;
 };
+void PrintTo(const Param& p, std::ostream* os) { *os << p.name << (p.checkpointing ? " (balanced checkpointing)" : " (no checkpointing)"); }
 
 class Gradients : public ::testing::TestWithParam<Param> {
  protected:

@@ -21,7 +21,8 @@ struct Taps {
 double cubic_near(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
 double cubic_far(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
 
-std::vector<Taps> axis_taps(size_t in, size_t out, InterpolateMode mode, bool align_corners) {
+// Coordinates are computed in R, the compute type (float for f32/f16/bf16, double for f64), as PyTorch does.
+template <class R> std::vector<Taps> axis_taps(size_t in, size_t out, InterpolateMode mode, bool align_corners) {
   std::vector<Taps> taps(out);
   auto last = static_cast<int64_t>(in) - 1;
   if (mode == InterpolateMode::Nearest) {
@@ -33,20 +34,19 @@ std::vector<Taps> axis_taps(size_t in, size_t out, InterpolateMode mode, bool al
     return taps;
   }
   bool cubic = mode == InterpolateMode::Bicubic;
-  float scale = align_corners ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.f)
-                              : static_cast<float>(in) / static_cast<float>(out);
+  R scale = align_corners ? (out > 1 ? static_cast<R>(in - 1) / static_cast<R>(out - 1) : R(0)) : static_cast<R>(in) / static_cast<R>(out);
   for (size_t o = 0; o < out; ++o) {
-    float src = align_corners ? scale * static_cast<float>(o) : scale * (static_cast<float>(o) + 0.5f) - 0.5f;
+    R src = align_corners ? scale * static_cast<R>(o) : scale * (static_cast<R>(o) + R(0.5)) - R(0.5);
     if (!align_corners && !cubic && src < 0) src = 0;
     Taps& t = taps[o];
     if (!cubic) {
       auto i0 = static_cast<int64_t>(src);
-      double l1 = src - static_cast<float>(i0);
+      double l1 = src - static_cast<R>(i0);
       int64_t step = i0 < last ? 1 : 0;
       t = Taps{2, {static_cast<size_t>(i0), static_cast<size_t>(i0 + step)}, {1.0 - l1, l1}};
     } else {
       auto i0 = static_cast<int64_t>(std::floor(src));
-      double f = src - static_cast<float>(i0), a = -0.75;
+      double f = src - static_cast<R>(i0), a = -0.75;
       double w[4] = {cubic_far(f + 1, a), cubic_near(f, a), cubic_near(1 - f, a), cubic_far(2 - f, a)};
       t.count = 4;
       for (int k = 0; k < 4; ++k) {
@@ -91,11 +91,15 @@ T run(const T& x, const T* grad, const InterpolateSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   const Shape& s = x.shape();
   size_t planes = s[0] * s[1], h = s[2], w = s[3], oh = spec.output_size[0], ow = spec.output_size[1];
-  auto ty = axis_taps(h, oh, spec.mode, spec.align_corners), tx = axis_taps(w, ow, spec.mode, spec.align_corners);
   T src = to_dtype(grad ? *grad : x, cd);
   T out(grad ? s : Shape{s[0], s[1], oh, ow}, cd);
-  if (cd == DType::F64) resample(src.data<double>(), out.data<double>(), planes, h, w, oh, ow, ty, tx, grad != nullptr);
-  else resample(src.data<float>(), out.data<float>(), planes, h, w, oh, ow, ty, tx, grad != nullptr);
+  if (cd == DType::F64) {
+    auto ty = axis_taps<double>(h, oh, spec.mode, spec.align_corners), tx = axis_taps<double>(w, ow, spec.mode, spec.align_corners);
+    resample(src.data<double>(), out.data<double>(), planes, h, w, oh, ow, ty, tx, grad != nullptr);
+  } else {
+    auto ty = axis_taps<float>(h, oh, spec.mode, spec.align_corners), tx = axis_taps<float>(w, ow, spec.mode, spec.align_corners);
+    resample(src.data<float>(), out.data<float>(), planes, h, w, oh, ow, ty, tx, grad != nullptr);
+  }
   return to_dtype(out, d);
 }
 
