@@ -40,10 +40,11 @@ example: build
 	@$(BUILD)/examples/autodiff
 	@$(BUILD)/examples/custom_op
 
-# Regenerates the conformance fixtures from PyTorch (needs python3-torch).
+# Regenerates the conformance and gradient fixtures from PyTorch (needs python3-torch).
 fixtures:
 	@scripts/install-deps.sh --fixtures
 	@/usr/bin/python3 tests/conformance/gen_fixtures.py tests/conformance/fixtures
+	@/usr/bin/python3 tests/autodiff/gen_grad_fixtures.py
 
 clean:
 	rm -rf build build-asan

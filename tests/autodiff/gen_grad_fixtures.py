@@ -18,26 +18,17 @@ Run: /usr/bin/python3 tests/autodiff/gen_grad_fixtures.py [out_dir]
 """
 import json, math, os, sys
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from fixture_encoding import DT, enc  # noqa: E402
 import torch.nn.functional as F
 
 torch.manual_seed(0)
 f64 = torch.float64
 CASES = []
-DT = {torch.float64: "f64", torch.int64: "i64", torch.bool: "bool"}
 FD_H, FD_TOL = 1e-6, 1e-6  # the C++ harness's step; the check here: |fd - autograd| <= tol · (1 + |autograd|)
 
 
-def enc(t):
-    t = t.detach().contiguous()
-    vals = t.to(f64).flatten().tolist() if t.dtype.is_floating_point else t.flatten().tolist()
-    if t.dtype == torch.bool:
-        vals = [bool(v) for v in vals]
-    out = []
-    for v in vals:
-        if isinstance(v, float) and not math.isfinite(v):
-            v = "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-        out.append(v)
-    return {"dtype": DT[t.dtype], "shape": list(t.shape), "data": out}
 
 
 def weights(n):

@@ -144,7 +144,9 @@ TEST(GradientCoverage, EveryDifferentiableOpHasACaseAndEveryCaseAFixture) {
   for (auto op : kOpNames) {
     std::string name(op);
     bool differentiable = (name.rfind("float_", 0) == 0 || name.rfind("module_", 0) == 0) && !skip.count(name);
-    if (differentiable) EXPECT_TRUE(covered.count(name)) << name << " has no gradient case";
+    if (differentiable) {
+      EXPECT_TRUE(covered.count(name)) << name << " has no gradient case";
+    }
   }
 }
 

@@ -4,21 +4,6 @@
 
 namespace scorch::conformance {
 namespace {
-
-using AD = Autodiff<Cpu>;
-
-class AutodiffConformance : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(AutodiffConformance, MatchesPyTorch) { run_case<AD>(GetParam()); }
-
-INSTANTIATE_TEST_SUITE_P(Fixtures, AutodiffConformance, ::testing::ValuesIn(fixture_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
-
-TEST(AutodiffConformanceCoverage, EveryOpHasACase) {
-  auto [missing_ops, missing_fixtures] = coverage_gaps<AD>();
-  EXPECT_TRUE(missing_ops.empty()) << missing_ops.size() << " ops without a case";
-  EXPECT_TRUE(missing_fixtures.empty()) << "cases without a fixture";
-}
-
+SCORCH_CONFORMANCE_SUITE(AutodiffConformance, Autodiff<Cpu>)
 }  // namespace
 }  // namespace scorch::conformance

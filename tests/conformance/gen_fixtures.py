@@ -7,25 +7,13 @@ the same inputs; the runner compares the outputs. Run: make fixtures
 """
 import json, math, os, sys
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from fixture_encoding import enc  # noqa: E402
 import torch.nn.functional as F
 
 torch.manual_seed(0)
 CASES = []
-DT = {torch.float64: "f64", torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
-      torch.int64: "i64", torch.int32: "i32", torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8", torch.bool: "bool"}
-
-
-def enc(t):
-    t = t.detach().contiguous()
-    vals = t.to(torch.float64).flatten().tolist() if t.dtype.is_floating_point else t.flatten().tolist()
-    if t.dtype == torch.bool:
-        vals = [bool(v) for v in vals]
-    out = []
-    for v in vals:
-        if isinstance(v, float) and not math.isfinite(v):
-            v = "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-        out.append(v)
-    return {"dtype": DT[t.dtype], "shape": list(t.shape), "data": out}
 
 
 def case(name, inputs, fn, tol=None):

@@ -58,3 +58,18 @@ template <class B> std::pair<std::vector<std::string>, std::vector<std::string>>
 }
 
 }  // namespace scorch::conformance
+
+/// The conformance suite on Backend: one test per fixture, plus the coverage check.
+#define SCORCH_CONFORMANCE_SUITE(Suite, Backend)                                                                          \
+  class Suite : public ::testing::TestWithParam<std::string> {};                                                        \
+  TEST_P(Suite, MatchesPyTorch) { ::scorch::conformance::run_case<Backend>(GetParam()); }                               \
+  INSTANTIATE_TEST_SUITE_P(Fixtures, Suite, ::testing::ValuesIn(::scorch::conformance::fixture_names()),               \
+                           [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });              \
+  TEST(Suite##Coverage, EveryOpHasACaseAndEveryCaseAFixture) {                                                          \
+    auto [missing_ops, missing_fixtures] = ::scorch::conformance::coverage_gaps<Backend>();                               \
+    std::string ops, cases;                                                                                             \
+    for (const auto& op : missing_ops) ops += " " + op;                                                                 \
+    for (const auto& c : missing_fixtures) cases += " " + c;                                                            \
+    EXPECT_TRUE(missing_ops.empty()) << missing_ops.size() << " ops without a case:" << ops;                           \
+    EXPECT_TRUE(missing_fixtures.empty()) << "cases without a fixture:" << cases;                                       \
+  }

@@ -31,6 +31,8 @@ template <class B> struct ReduceOps : OpsBase<B> {
   static P others_product(const P& x, size_t dim);
   /// (extreme value, index) along dim, recorded so the gradient goes to the index.
   static std::pair<T, IntP> extreme_with_indices(const char* name, T x, size_t dim, bool largest);
+  /// max/min of every value, recorded as a reshape and a max_dim/min_dim.
+  static T flat_extreme(T x, bool largest);
   /// cummax/cummin: the gradient of each output goes to the input it copied.
   static T running_extreme(const char* name, T x, size_t dim, bool largest);
 };

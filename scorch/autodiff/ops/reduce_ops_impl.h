@@ -1,5 +1,6 @@
 #pragma once
 // Definitions of ReduceOps<B>; included by the translation unit that instantiates Autodiff<B>.
+#include "scorch/autodiff/ops/layout_ops.h"
 #include "scorch/autodiff/ops/reduce_ops.h"
 
 namespace scorch::autodiff {
@@ -82,20 +83,13 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::min_dim(T x, size_t dim) {
   return extreme_with_indices("min_dim", std::move(x), dim, false).first;
 }
 // max/min of all values: the extreme of the flattened tensor; the gradient goes to its first occurrence.
-template <class B> AutodiffTensor<B> ReduceOps<B>::max(T x) {
-  if (!x.tracked()) return T(I::max(std::move(x.primitive)));
+template <class B> AutodiffTensor<B> ReduceOps<B>::flat_extreme(T x, bool largest) {
+  if (!x.tracked()) return T(largest ? I::max(std::move(x.primitive)) : I::min(std::move(x.primitive)));
   Shape flat{x.shape().num_elements()};
-  return max_dim(R::unary("reshape", Bound::Memory, std::move(x), 0, [flat](auto in) { return I::reshape(std::move(in[0]), flat); },
-                          [](auto& c) { c.to(0, [&] { return I::reshape(c.grad(), c.shape(0)); }); }),
-                 0);
+  return extreme_with_indices(largest ? "max" : "min", LayoutOps<B>::reshape(std::move(x), flat), 0, largest).first;
 }
-template <class B> AutodiffTensor<B> ReduceOps<B>::min(T x) {
-  if (!x.tracked()) return T(I::min(std::move(x.primitive)));
-  Shape flat{x.shape().num_elements()};
-  return min_dim(R::unary("reshape", Bound::Memory, std::move(x), 0, [flat](auto in) { return I::reshape(std::move(in[0]), flat); },
-                          [](auto& c) { c.to(0, [&] { return I::reshape(c.grad(), c.shape(0)); }); }),
-                 0);
-}
+template <class B> AutodiffTensor<B> ReduceOps<B>::max(T x) { return flat_extreme(std::move(x), true); }
+template <class B> AutodiffTensor<B> ReduceOps<B>::min(T x) { return flat_extreme(std::move(x), false); }
 
 // y_j = Σ_{i<=j} x_i: dx_i = Σ_{j>=i} g_j, a reversed cumulative sum.
 template <class B> AutodiffTensor<B> ReduceOps<B>::cumsum(T x, size_t dim) {
