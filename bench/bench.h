@@ -21,5 +21,7 @@ void run(const Options& o, const std::string& name, int warm, const std::functio
 
 /// Per-op overhead of Autodiff<Cpu> and a transformer layer forward + backward (autodiff_bench.cpp).
 void autodiff_workloads(const Options& o);
+/// DataLoader throughput on Fashion-MNIST (data_bench.cpp).
+void data_workloads(const Options& o);
 
 }  // namespace scorch::bench
