@@ -1,5 +1,6 @@
 #pragma once
-// The umbrella header: core types, the Tensor API, activations, the Cpu backend and Autodiff<Cpu>.
+// The umbrella header: core types, the Tensor API, activations, the Cpu backend, Autodiff<Cpu>
+// and the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders).
 #include "scorch/autodiff/autodiff_cpu.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/distribution.h"
@@ -8,6 +9,7 @@
 #include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
 #include "scorch/core/tensor_data.h"
+#include "scorch/module/scorch_module.h"
 #include "scorch/tensor/activation.h"
 #include "scorch/tensor/display.h"
 #include "scorch/tensor/module.h"

@@ -1,0 +1,92 @@
+#pragma once
+// Byte sinks and sources for recorders: atomic file writes (temporary file + rename), gzip,
+// in-memory buffers, whole-file reads, and the XXH3 checksum the binary formats append.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace scorch::formats {
+
+/// Somewhere to write bytes; write throws IoError on failure.
+class ByteSink {
+ public:
+  virtual ~ByteSink() = default;
+  virtual void write(const void* data, size_t size) = 0;
+  /// Flushes buffered bytes downstream (before the sink is finished).
+  virtual void finish() {}
+};
+
+/// Appends to a vector (BinBytesRecorder, tests).
+class VectorSink final : public ByteSink {
+ public:
+  explicit VectorSink(std::vector<std::byte>& out) : out_(out) {}
+  void write(const void* data, size_t size) override;
+
+ private:
+  std::vector<std::byte>& out_;
+};
+
+/// Passes bytes on and keeps a running XXH3-64 of them.
+class HashingSink final : public ByteSink {
+ public:
+  explicit HashingSink(ByteSink& next);
+  ~HashingSink() override;
+  void write(const void* data, size_t size) override;
+  uint64_t digest() const;
+  /// Bytes written so far.
+  uint64_t offset() const { return offset_; }
+
+ private:
+  ByteSink& next_;
+  void* state_;
+  uint64_t offset_ = 0;
+};
+
+/// Gzip-compresses into next (level 1 = fastest … 9 = smallest).
+class GzipSink final : public ByteSink {
+ public:
+  GzipSink(ByteSink& next, int level, std::string path);
+  ~GzipSink() override;
+  void write(const void* data, size_t size) override;
+  void finish() override;
+
+ private:
+  void pump(int flush);
+  ByteSink& next_;
+  std::string path_;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// XXH3-64 of bytes.
+uint64_t checksum(std::span<const std::byte> bytes);
+
+/// Writes path through a temporary file in the same folder, synced and renamed over path on
+/// success; on any error the temporary file is removed and path keeps its old contents.
+void atomic_write(const std::string& path, const std::function<void(ByteSink&)>& write);
+
+/// A file's bytes, mapped read-only (or empty for an empty file); throws IoError naming path.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::span<const std::byte> bytes() const { return {data_, size_}; }
+
+ private:
+  const std::byte* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+/// Inflates gzip bytes (one or more members); throws FormatError naming source when corrupt or truncated.
+std::vector<std::byte> gunzip(std::span<const std::byte> bytes, const std::string& source);
+
+/// True when bytes start with the gzip magic.
+bool is_gzip(std::span<const std::byte> bytes);
+
+}  // namespace scorch::formats

@@ -1,0 +1,165 @@
+// Safetensors: an 8-byte little-endian header length, a JSON header {key: {dtype, shape,
+// data_offsets}}, then the tensors' bytes back to back. Keys are the record's dotted paths.
+#include <algorithm>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "scorch/core/error.h"
+#include "scorch/module/formats/byte_io.h"
+#include "scorch/module/recorder.h"
+
+namespace scorch::detail {
+
+namespace {
+using json = nlohmann::ordered_json;
+constexpr uint64_t kMaxHeader = 100u << 20;
+
+constexpr std::pair<DType, std::string_view> kDTypeNames[] = {{DType::F64, "F64"}, {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"},
+                                                              {DType::I64, "I64"}, {DType::I32, "I32"}, {DType::I16, "I16"}, {DType::I8, "I8"},
+                                                              {DType::U8, "U8"},   {DType::Bool, "BOOL"}};
+
+std::string_view safetensors_name(DType d) {
+  for (auto [dt, name] : kDTypeNames)
+    if (dt == d) return name;
+  return "?";
+}
+
+struct FlatTensor {
+  std::string key;
+  const TensorData* data;
+};
+
+/// The record's tensors with dotted keys, in record order; throws on values safetensors cannot hold.
+void flatten(const Record& r, const std::string& path, std::vector<FlatTensor>& out, const std::string& file) {
+  switch (r.kind()) {
+    case RecordKind::Null: return;
+    case RecordKind::Tensor: out.push_back({path, &r.as_tensor().data}); return;
+    case RecordKind::List:
+      for (size_t i = 0; i < r.size(); ++i) flatten(r.at(i), path.empty() ? std::to_string(i) : path + "." + std::to_string(i), out, file);
+      return;
+    case RecordKind::Map:
+      for (const auto& [k, v] : r.as_map()) flatten(v, path.empty() ? k : path + "." + k, out, file);
+      return;
+    default:
+      throw FormatError("save", file + ": '" + path + "' is a " + std::string(record_kind_name(r.kind())) + "; safetensors holds only tensors");
+  }
+}
+
+DType parse_dtype(const json& j, const std::string& file, const std::string& key) {
+  if (j.is_string())
+    for (auto [dt, name] : kDTypeNames)
+      if (j.get<std::string>() == name) return dt;
+  throw FormatError("load", file + ": '" + key + "': unsupported dtype " + j.dump());
+}
+
+/// Puts value at the dotted key inside root, creating maps on the way.
+void insert_dotted(Record& root, const std::string& key, Record value, const std::string& file) {
+  Record* node = &root;
+  size_t start = 0;
+  while (true) {
+    size_t dot = key.find('.', start);
+    std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    Record* next = node->find_mut(part);
+    if (dot == std::string::npos) {
+      if (next) throw FormatError("load", file + ": key '" + key + "' clashes with another key");
+      node->as_map_mut().emplace_back(part, std::move(value));
+      return;
+    }
+    if (!next) {
+      node->as_map_mut().emplace_back(part, Record::map());
+      next = &node->as_map_mut().back().second;
+    } else if (!next->is_map()) {
+      throw FormatError("load", file + ": key '" + key + "' clashes with the tensor '" + key.substr(0, dot) + "'");
+    }
+    node = next;
+    start = dot + 1;
+  }
+}
+}  // namespace
+
+std::string save_safetensors(const Record& record, const std::string& file, formats::Precision precision) {
+  std::vector<FlatTensor> flat;
+  flatten(record, "", flat, file);
+  std::vector<TensorData> scratch(flat.size());
+  json header = json::object();
+  header["__metadata__"] = {{"format", "pt"}};
+  uint64_t offset = 0;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    flat[i].data = &formats::stored_form(*flat[i].data, precision, scratch[i]);
+    uint64_t size = flat[i].data->bytes().size();
+    header[flat[i].key] = {{"dtype", safetensors_name(flat[i].data->dtype())}, {"shape", flat[i].data->shape().to_vector()}, {"data_offsets", {offset, offset + size}}};
+    offset += size;
+  }
+  std::string text = header.dump();
+  text.append((8 - text.size() % 8) % 8, ' ');
+  formats::atomic_write(file, [&](formats::ByteSink& sink) {
+    uint64_t n = text.size();
+    sink.write(&n, sizeof n);
+    sink.write(text.data(), text.size());
+    for (const auto& t : flat) sink.write(t.data->bytes().data(), t.data->bytes().size());
+  });
+  return file;
+}
+
+Record load_safetensors(const std::string& file, const std::vector<std::pair<std::string, std::string>>& key_remaps) {
+  formats::MappedFile mapped(file);
+  auto bytes = mapped.bytes();
+  uint64_t n = 0;
+  if (bytes.size() < 8) throw FormatError("load", file + ": truncated (" + std::to_string(bytes.size()) + " bytes, no header)");
+  std::memcpy(&n, bytes.data(), 8);
+  if (n > kMaxHeader || n > bytes.size() - 8) throw FormatError("load", file + ": header length " + std::to_string(n) + " exceeds the file or the 100 MB limit");
+  json header;
+  try {
+    auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
+    header = json::parse(text, text + n);
+  } catch (const json::exception& e) {
+    throw FormatError("load", file + ": invalid JSON header: " + e.what());
+  }
+  if (!header.is_object()) throw FormatError("load", file + ": the header is not a JSON object");
+  auto data = bytes.subspan(8 + n);
+  struct Entry {
+    std::string key;
+    DType dtype;
+    Shape shape;
+    uint64_t begin, end;
+  };
+  std::vector<Entry> entries;
+  for (const auto& [key, info] : header.items()) {
+    if (key == "__metadata__") continue;
+    auto fail = [&](const std::string& why) { throw FormatError("load", file + ": '" + key + "': " + why); };
+    if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets")) fail("needs dtype, shape and data_offsets");
+    DType dt = parse_dtype(info["dtype"], file, key);
+    std::vector<size_t> dims;
+    for (const auto& d : info["shape"]) {
+      if (!d.is_number_unsigned()) fail("shape must hold non-negative integers");
+      dims.push_back(d.get<size_t>());
+    }
+    const json& offsets = info["data_offsets"];
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) fail("data_offsets must be [begin, end]");
+    Entry e{key, dt, Shape(dims), offsets[0].get<uint64_t>(), offsets[1].get<uint64_t>()};
+    if (e.begin > e.end || e.end > data.size()) fail("data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] fall outside the " + std::to_string(data.size()) + " data bytes");
+    if (e.end - e.begin != e.shape.num_elements() * dtype_size(dt)) fail("shape " + e.shape.to_string() + " does not match " + std::to_string(e.end - e.begin) + " bytes");
+    entries.push_back(std::move(e));
+  }
+  auto by_offset = entries;
+  std::sort(by_offset.begin(), by_offset.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+  uint64_t expected = 0;
+  for (const auto& e : by_offset) {
+    if (e.begin != expected) throw FormatError("load", file + ": '" + e.key + "' starts at byte " + std::to_string(e.begin) + ", expected " + std::to_string(expected) + " (overlapping or gapped data)");
+    expected = e.end;
+  }
+  if (expected != data.size()) throw FormatError("load", file + ": " + std::to_string(data.size() - expected) + " data bytes belong to no tensor (truncated or corrupt)");
+  std::vector<std::pair<std::regex, std::string>> remaps;
+  for (const auto& [pattern, replacement] : key_remaps) remaps.emplace_back(std::regex(pattern), replacement);
+  Record root = Record::map();
+  for (const auto& e : entries) {
+    std::string key = e.key;
+    for (const auto& [pattern, replacement] : remaps) key = std::regex_replace(key, pattern, replacement);
+    const std::byte* p = data.data() + e.begin;
+    insert_dotted(root, key, Record(TensorData::from_bytes(std::vector<std::byte>(p, p + (e.end - e.begin)), e.shape, e.dtype)), file);
+  }
+  return root;
+}
+
+}  // namespace scorch::detail
