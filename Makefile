@@ -45,6 +45,11 @@ fixtures:
 	@scripts/install-deps.sh --fixtures
 	@/usr/bin/python3 tests/conformance/gen_fixtures.py tests/conformance/fixtures
 	@/usr/bin/python3 tests/autodiff/gen_grad_fixtures.py
+	@$(MAKE) --no-print-directory build && $(BUILD)/tests/scorch_module_fixture_writer tests/module/fixtures
+
+# The safetensors interop fixtures need Hugging Face's safetensors (the GPU machine has it):
+#   python3 tests/module/fixtures/gen_safetensors.py torch tests/module/fixtures    (PyTorch's file)
+#   python3 tests/module/fixtures/gen_safetensors.py verify tests/module/fixtures   (reads Scorch's files)
 
 clean:
 	rm -rf build build-asan

@@ -68,4 +68,23 @@ template <class B> struct Net {
   }
 };
 
+/// Values from an integer formula (no RNG, no libm): the same bytes on every machine.
+template <class B, size_t D> Tensor<B, D> formula_tensor(const Shape& shape, size_t salt) {
+  std::vector<float> values(shape.num_elements());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(static_cast<int>((i * 37 + salt * 11) % 101) - 50) / 200.0f;
+  return Tensor<B, D>::from_data(TensorData(values, shape));
+}
+
+/// A Net with formula weights (the safetensors fixture Scorch writes).
+template <class B> Net<B> formula_net() {
+  Net<B> n = Net<B>::make();
+  n.conv.weight = n.conv.weight.with_value(formula_tensor<B, 4>({4, 2, 3, 3}, 1));
+  n.conv.bias = n.conv.bias.with_value(formula_tensor<B, 1>({4}, 2));
+  n.layers[0].weight = n.layers[0].weight.with_value(formula_tensor<B, 2>({16, 64}, 3));
+  n.layers[0].bias = n.layers[0].bias->with_value(formula_tensor<B, 1>({16}, 4));
+  n.layers[1].weight = n.layers[1].weight.with_value(formula_tensor<B, 2>({3, 16}, 5));
+  n.layers[1].bias = n.layers[1].bias->with_value(formula_tensor<B, 1>({3}, 6));
+  return n;
+}
+
 }  // namespace scorch::testing
