@@ -23,5 +23,7 @@ void run(const Options& o, const std::string& name, int warm, const std::functio
 void autodiff_workloads(const Options& o);
 /// DataLoader throughput on Fashion-MNIST (data_bench.cpp).
 void data_workloads(const Options& o);
+/// Save/load speed of a 100M-parameter model per recorder (module_bench.cpp).
+void module_workloads(const Options& o);
 
 }  // namespace scorch::bench

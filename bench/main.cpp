@@ -128,6 +128,7 @@ int main(int argc, char** argv) {
   elementwise(o);
   autodiff_workloads(o);
   data_workloads(o);
+  module_workloads(o);
   std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", B::name().c_str(), peak_rss_mb());
   return 0;
 }

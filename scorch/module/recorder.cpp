@@ -41,7 +41,7 @@ std::string with_extension(const std::string& path, std::string_view extension) 
 }
 
 std::string save_record_file(const Record& record, const std::string& file, Format format, bool gzip, int level, formats::Precision precision) {
-  if (gzip && (level < 1 || level > 9)) throw ValueError("save", file + ": compression level " + std::to_string(level) + " is outside 1..9");
+  if (gzip && (level < 0 || level > 9)) throw ValueError("save", file + ": compression level " + std::to_string(level) + " is outside 0..9");
   formats::atomic_write(file, [&](formats::ByteSink& sink) {
     if (!gzip) return formats::encode(record, precision, format, sink);
     formats::GzipSink zipped(sink, level, file);

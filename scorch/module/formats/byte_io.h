@@ -46,7 +46,7 @@ class HashingSink final : public ByteSink {
   uint64_t offset_ = 0;
 };
 
-/// Gzip-compresses into next (level 1 = fastest … 9 = smallest).
+/// Gzip-compresses into next: level 0 = Huffman coding only (fastest; best for float weights), 1 … 9 = zlib levels.
 class GzipSink final : public ByteSink {
  public:
   GzipSink(ByteSink& next, int level, std::string path);
