@@ -39,6 +39,7 @@ example: build
 	@$(BUILD)/examples/modules
 	@$(BUILD)/examples/autodiff
 	@$(BUILD)/examples/custom_op
+	@$(BUILD)/examples/records
 
 # Regenerates the conformance and gradient fixtures from PyTorch (needs python3-torch).
 fixtures:
