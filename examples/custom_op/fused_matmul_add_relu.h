@@ -5,7 +5,7 @@
 //  - MatmulAddRelu<Cpu> replaces it with a custom kernel: the matmul writes a fresh buffer and
 //    the bias add and relu then run in one pass over it.
 //  - MatmulAddRelu<Autodiff<B>> makes the op trainable. The forward runs B's kernel (custom on
-//    Cpu) through the same Record helper every built-in op uses, and the backward is written
+//    Cpu) through the same Graph helper every built-in op uses, and the backward is written
 //    by hand: the relu mask, then a matmul with each transposed input.
 #include <algorithm>
 #include <array>
@@ -59,7 +59,7 @@ template <class B> struct MatmulAddRelu<Autodiff<B>> {
       c.to(2, [&] { return g; });  // summed over the rows the bias was broadcast to
     };
     // needs: lhs's gradient reads rhs and the output, rhs's reads lhs and the output, bias's the output.
-    return Record<B>::op("fused_matmul_add_relu", Bound::Compute, std::array<T, 3>{std::move(lhs), std::move(rhs), std::move(bias)},
+    return Graph<B>::op("fused_matmul_add_relu", Bound::Compute, std::array<T, 3>{std::move(lhs), std::move(rhs), std::move(bias)},
                          {in(1) | kOut, in(0) | kOut, kOut}, fwd, bwd);
   }
 };

@@ -88,7 +88,7 @@ template <class B, class List> class OpNodeCore : public NodeBase<typename B::Fl
   bool consumed_ = false;
 
   template <class, class, class, class> friend class OpNode;
-  template <class> friend struct Record;
+  template <class> friend struct Graph;
 };
 
 /// What a backward function sees: the incoming gradient, the saved values and where to send

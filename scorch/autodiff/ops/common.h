@@ -5,7 +5,7 @@
 #include <numbers>
 #include <vector>
 
-#include "scorch/autodiff/record.h"
+#include "scorch/autodiff/graph.h"
 #include "scorch/backend/kind_ops.h"
 #include "scorch/core/scalar.h"
 
@@ -18,7 +18,7 @@ namespace scorch::autodiff {
   using IntP = typename B::IntTensor;                                                      \
   using BoolP = typename B::BoolTensor;                                                    \
   using I = KindOps<B, Float>;                                                             \
-  using R = Record<B>;                                                                     \
+  using R = Graph<B>;                                                                     \
   using Base::zeros;                                                                       \
   using Base::square;                                                                      \
   using Base::rsub;                                                                        \
@@ -33,7 +33,7 @@ template <class B> struct OpsBase {
   using IntP = typename B::IntTensor;
   using BoolP = typename B::BoolTensor;
   using I = KindOps<B, Float>;
-  using R = Record<B>;
+  using R = Graph<B>;
 
   /// Zeros of shape, on p's device and dtype.
   static P zeros(const Shape& shape, const P& like) { return I::full(shape, Scalar(0), like.device(), like.dtype()); }

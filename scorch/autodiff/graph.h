@@ -1,5 +1,5 @@
 #pragma once
-// Record<B>: the one helper every differentiable op of Autodiff<B> goes through. It runs the
+// Graph<B>: the one helper every differentiable op of Autodiff<B> goes through. It runs the
 // forward on the inner backend; when an input is tracked it builds the op's node, saving what
 // the backward needs (or, under BalancedCheckpointing, only what cannot be recomputed).
 //
@@ -24,7 +24,7 @@
 
 namespace scorch::autodiff {
 
-template <class B> struct Record {
+template <class B> struct Graph {
   using P = typename B::FloatTensor;
   using T = AutodiffTensor<B>;
 
