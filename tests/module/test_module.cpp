@@ -115,6 +115,7 @@ TEST(Module, LoadKeepsRequireGradAndConvertsDtype) {
   Record r = a.into_record();
   r.find_mut("conv")->find_mut("weight")->as_tensor_mut().data = r.at("conv").get_tensor("weight").data.convert(DType::F64);
   auto frozen = a.no_grad();
+  EXPECT_EQ(frozen.into_record().tensor_count(), 6u);  // frozen parameters are still saved
   auto loaded = frozen.load_record(r);
   EXPECT_EQ(loaded.conv.weight.val().dtype(), DType::F32);
   EXPECT_FALSE(loaded.conv.weight.is_require_grad());
