@@ -12,6 +12,7 @@
 #include <scorch/scorch.hpp>
 
 #include "support/expect_error.h"
+#include "support/temp_dir.h"
 
 namespace scorch::data {
 namespace {
@@ -19,17 +20,7 @@ namespace {
 using scorch::testing::expect_error;
 namespace fs = std::filesystem;
 
-/// A fresh temporary directory, removed with the test.
-struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("scorch_data_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-};
+using scorch::testing::TempDir;
 
 /// IDX bytes of unsigned bytes with dims.
 std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims, const std::vector<uint8_t>& values) {

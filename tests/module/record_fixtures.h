@@ -9,6 +9,8 @@
 
 #include <scorch/scorch.hpp>
 
+#include "support/temp_dir.h"
+
 namespace scorch::testing {
 
 /// Every kind of value: scalars, strings, nulls, nested lists/maps and tensors of many dtypes.
@@ -80,20 +82,5 @@ inline void expect_same_record(const Record& original, const Record& loaded, for
     default: EXPECT_EQ(original, loaded) << path;
   }
 }
-
-/// A fresh, empty folder under the system temp dir, removed at destruction.
-class TempDir {
- public:
-  explicit TempDir(const std::string& name) : path_(std::filesystem::temp_directory_path() / ("scorch-" + name + "-" + std::to_string(::getpid()))) {
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 }  // namespace scorch::testing

