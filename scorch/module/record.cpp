@@ -15,47 +15,19 @@ void Record::kind_error(RecordKind expected) const {
   throw FormatError("record", "expected " + std::string(record_kind_name(expected)) + ", found " + std::string(record_kind_name(kind())));
 }
 
-bool Record::as_bool() const {
-  if (auto* v = std::get_if<bool>(&value_)) return *v;
-  kind_error(RecordKind::Bool);
-}
-int64_t Record::as_int() const {
-  if (auto* v = std::get_if<int64_t>(&value_)) return *v;
-  kind_error(RecordKind::Int);
-}
+bool Record::as_bool() const { return checked<bool>(RecordKind::Bool); }
+int64_t Record::as_int() const { return checked<int64_t>(RecordKind::Int); }
 double Record::as_float() const {
-  if (auto* v = std::get_if<double>(&value_)) return *v;
   if (auto* v = std::get_if<int64_t>(&value_)) return static_cast<double>(*v);
-  kind_error(RecordKind::Float);
+  return checked<double>(RecordKind::Float);
 }
-const std::string& Record::as_string() const {
-  if (auto* v = std::get_if<std::string>(&value_)) return *v;
-  kind_error(RecordKind::String);
-}
-const RecordTensor& Record::as_tensor() const {
-  if (auto* v = std::get_if<RecordTensor>(&value_)) return *v;
-  kind_error(RecordKind::Tensor);
-}
-RecordTensor& Record::as_tensor_mut() {
-  if (auto* v = std::get_if<RecordTensor>(&value_)) return *v;
-  kind_error(RecordKind::Tensor);
-}
-const Record::List& Record::as_list() const {
-  if (auto* v = std::get_if<List>(&value_)) return *v;
-  kind_error(RecordKind::List);
-}
-Record::List& Record::as_list_mut() {
-  if (auto* v = std::get_if<List>(&value_)) return *v;
-  kind_error(RecordKind::List);
-}
-const Record::Map& Record::as_map() const {
-  if (auto* v = std::get_if<Map>(&value_)) return *v;
-  kind_error(RecordKind::Map);
-}
-Record::Map& Record::as_map_mut() {
-  if (auto* v = std::get_if<Map>(&value_)) return *v;
-  kind_error(RecordKind::Map);
-}
+const std::string& Record::as_string() const { return checked<std::string>(RecordKind::String); }
+const RecordTensor& Record::as_tensor() const { return checked<RecordTensor>(RecordKind::Tensor); }
+RecordTensor& Record::as_tensor_mut() { return const_cast<RecordTensor&>(checked<RecordTensor>(RecordKind::Tensor)); }
+const Record::List& Record::as_list() const { return checked<List>(RecordKind::List); }
+Record::List& Record::as_list_mut() { return const_cast<List&>(checked<List>(RecordKind::List)); }
+const Record::Map& Record::as_map() const { return checked<Map>(RecordKind::Map); }
+Record::Map& Record::as_map_mut() { return const_cast<Map&>(checked<Map>(RecordKind::Map)); }
 
 const Record* Record::find(std::string_view key) const {
   auto* map = std::get_if<Map>(&value_);

@@ -94,6 +94,11 @@ class Record {
 
  private:
   [[noreturn]] void kind_error(RecordKind expected) const;
+  /// The held T, or a FormatError naming expected and the found kind.
+  template <class T> const T& checked(RecordKind expected) const {
+    if (auto* v = std::get_if<T>(&value_)) return *v;
+    kind_error(expected);
+  }
   std::variant<std::monostate, bool, int64_t, double, std::string, RecordTensor, List, Map> value_;
 };
 
