@@ -5,3 +5,4 @@
 #include "scorch/module/param.h"
 #include "scorch/module/record.h"
 #include "scorch/module/recorder.h"
+#include "scorch/module/running_state.h"

@@ -1,0 +1,197 @@
+#pragma once
+// Normalization layers: BatchNorm (running statistics; batch statistics only on an autodiff
+// backend, as Burn decides train vs eval), LayerNorm, GroupNorm, InstanceNorm and RmsNorm.
+#include "scorch/module/module.h"
+#include "scorch/module/running_state.h"
+#include "scorch/nn/initializer.h"
+
+namespace scorch::nn {
+
+namespace detail {
+/// x reshaped so that a per-channel vector [C] broadcasts over dim 1 of a rank-D tensor.
+template <size_t D, class T> auto per_channel(const T& v) {
+  Shape s(std::vector<size_t>(D, 1));
+  s[1] = v.shape()[0];
+  return v.template reshape<D>(s);
+}
+/// Mean over every dim but 1, kept with size 1.
+template <class B, size_t D> Tensor<B, D> mean_except_channels(Tensor<B, D> x) {
+  for (size_t d = 0; d < D; ++d)
+    if (d != 1) x = x.mean_dim(static_cast<int64_t>(d));
+  return x;
+}
+/// (x - mean) / sqrt(var + eps) with biased statistics over the last dim.
+template <class B, size_t D> Tensor<B, D> standardize_last(const Tensor<B, D>& x, double eps) {
+  auto [var, mean] = x.var_mean_bias(D - 1);
+  return (x - mean) / (var + eps).sqrt();
+}
+}  // namespace detail
+
+template <class B> struct BatchNorm;
+
+/// Batch normalization settings.
+struct BatchNormConfig {
+  size_t num_features;
+  double epsilon = 1e-5;
+  double momentum = 0.1;
+  SCORCH_CONFIG(BatchNormConfig, (num_features), (epsilon, momentum))
+  template <class B> BatchNorm<B> init(const typename B::Device& device = {}) const;
+};
+
+/// Normalizes each channel (dim 1) of [batch, channels, ...] (rank ≥ 2).
+template <class B> struct BatchNorm {
+  Param<Tensor<B, 1>> gamma, beta;
+  RunningState<Tensor<B, 1>> running_mean, running_var;
+  double epsilon = 1e-5, momentum = 0.1;
+  SCORCH_MODULE(BatchNorm, gamma, beta, running_mean, running_var, epsilon, momentum)
+
+  /// Training statistics (and a running-stat update) on autodiff backends, running statistics otherwise.
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    static_assert(D >= 2, "BatchNorm needs [batch, channels, ...]");
+    size_t c = gamma.val().shape()[0];
+    if (x.shape()[1] != c) throw ShapeError("BatchNorm::forward", "input " + x.shape().to_string() + " must have " + std::to_string(c) + " channels in dim 1");
+    Tensor<B, D> mean, var;
+    if constexpr (AutodiffBackend<B>) {
+      mean = detail::mean_except_channels(x);
+      var = detail::mean_except_channels((x - mean).square());
+      update_running(mean.detach(), var.detach(), x.shape().num_elements() / c);
+    } else {
+      mean = detail::per_channel<D>(running_mean.value());
+      var = detail::per_channel<D>(running_var.value());
+    }
+    auto scale = detail::per_channel<D>(gamma.val()) / (var + epsilon).sqrt();
+    return (x - mean) * scale + detail::per_channel<D>(beta.val());
+  }
+
+ private:
+  template <size_t D> void update_running(const Tensor<B, D>& mean, const Tensor<B, D>& var, size_t n) const {
+    auto m = mean.template reshape<1>({-1}), v = var.template reshape<1>({-1});
+    double unbias = n > 1 ? static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+    running_mean.update(running_mean.value() * (1.0 - momentum) + m * momentum);
+    running_var.update(running_var.value() * (1.0 - momentum) + v * (momentum * unbias));
+  }
+};
+
+template <class B> BatchNorm<B> BatchNormConfig::init(const typename B::Device& device) const {
+  BatchNorm<B> bn;
+  bn.gamma = Param(Tensor<B, 1>::ones({num_features}, device));
+  bn.beta = Param(Tensor<B, 1>::zeros({num_features}, device));
+  bn.running_mean = RunningState(Tensor<B, 1>::zeros({num_features}, device));
+  bn.running_var = RunningState(Tensor<B, 1>::ones({num_features}, device));
+  bn.epsilon = epsilon, bn.momentum = momentum;
+  return bn;
+}
+
+template <class B> struct LayerNorm;
+
+/// Layer normalization settings (over the last dim).
+struct LayerNormConfig {
+  size_t d_model;
+  double epsilon = 1e-5;
+  bool bias = true;
+  SCORCH_CONFIG(LayerNormConfig, (d_model), (epsilon, bias))
+  template <class B> LayerNorm<B> init(const typename B::Device& device = {}) const;
+};
+
+/// (x - mean) / sqrt(var + eps) · gamma + beta over the last dim.
+template <class B> struct LayerNorm {
+  Param<Tensor<B, 1>> gamma;
+  std::optional<Param<Tensor<B, 1>>> beta;
+  double epsilon = 1e-5;
+  SCORCH_MODULE(LayerNorm, gamma, beta, epsilon)
+
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    size_t d = gamma.val().shape()[0];
+    if (x.shape()[D - 1] != d) throw ShapeError("LayerNorm::forward", "input " + x.shape().to_string() + " must end in d_model " + std::to_string(d));
+    auto y = detail::standardize_last(x, epsilon) * gamma.val().template unsqueeze<D>();
+    return beta ? y + beta->val().template unsqueeze<D>() : y;
+  }
+};
+
+template <class B> LayerNorm<B> LayerNormConfig::init(const typename B::Device& device) const {
+  LayerNorm<B> ln;
+  ln.gamma = Param(Tensor<B, 1>::ones({d_model}, device));
+  if (bias) ln.beta = Param(Tensor<B, 1>::zeros({d_model}, device));
+  ln.epsilon = epsilon;
+  return ln;
+}
+
+template <class B> struct GroupNorm;
+
+/// Group normalization settings; InstanceNorm is the case num_groups = num_channels.
+struct GroupNormConfig {
+  size_t num_groups, num_channels;
+  double epsilon = 1e-5;
+  bool affine = true;
+  SCORCH_CONFIG(GroupNormConfig, (num_groups, num_channels), (epsilon, affine))
+  template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const;
+};
+
+/// Normalizes each group of channels of [batch, channels, ...] over the group and spatial dims.
+template <class B> struct GroupNorm {
+  std::optional<Param<Tensor<B, 1>>> gamma, beta;
+  size_t num_groups = 1, num_channels = 1;
+  double epsilon = 1e-5;
+  SCORCH_MODULE(GroupNorm, gamma, beta, num_groups, num_channels, epsilon)
+
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    static_assert(D >= 2, "GroupNorm needs [batch, channels, ...]");
+    if (x.shape()[1] != num_channels)
+      throw ShapeError("GroupNorm::forward", "input " + x.shape().to_string() + " must have " + std::to_string(num_channels) + " channels in dim 1");
+    size_t batch = x.shape()[0];
+    auto grouped = x.template reshape<3>({static_cast<int64_t>(batch), static_cast<int64_t>(num_groups), -1});
+    auto y = detail::standardize_last(grouped, epsilon).template reshape<D>(x.shape());
+    if (gamma) y = y * detail::per_channel<D>(gamma->val());
+    if (beta) y = y + detail::per_channel<D>(beta->val());
+    return y;
+  }
+};
+
+template <class B> GroupNorm<B> GroupNormConfig::init(const typename B::Device& device) const {
+  if (num_groups == 0 || num_channels % num_groups != 0)
+    throw ValueError("GroupNormConfig::init", std::to_string(num_channels) + " channels do not split into " + std::to_string(num_groups) + " groups");
+  GroupNorm<B> gn;
+  if (affine) gn.gamma = Param(Tensor<B, 1>::ones({num_channels}, device)), gn.beta = Param(Tensor<B, 1>::zeros({num_channels}, device));
+  gn.num_groups = num_groups, gn.num_channels = num_channels, gn.epsilon = epsilon;
+  return gn;
+}
+
+/// Instance normalization settings (each channel of each sample on its own).
+struct InstanceNormConfig {
+  size_t num_channels;
+  double epsilon = 1e-5;
+  bool affine = true;
+  SCORCH_CONFIG(InstanceNormConfig, (num_channels), (epsilon, affine))
+  template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const {
+    return GroupNormConfig(num_channels, num_channels).with_epsilon(epsilon).with_affine(affine).template init<B>(device);
+  }
+};
+/// InstanceNorm is a GroupNorm with one channel per group.
+template <class B> using InstanceNorm = GroupNorm<B>;
+
+template <class B> struct RmsNorm;
+
+/// RMS normalization settings.
+struct RmsNormConfig {
+  size_t d_model;
+  double epsilon = 1e-5;
+  SCORCH_CONFIG(RmsNormConfig, (d_model), (epsilon))
+  template <class B> RmsNorm<B> init(const typename B::Device& device = {}) const;
+};
+
+/// x / sqrt(mean(x², last dim) + eps) · gamma.
+template <class B> struct RmsNorm {
+  Param<Tensor<B, 1>> gamma;
+  double epsilon = 1e-5;
+  SCORCH_MODULE(RmsNorm, gamma, epsilon)
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    auto rms = (x.square().mean_dim(D - 1) + epsilon).sqrt();
+    return x / rms * gamma.val().template unsqueeze<D>();
+  }
+};
+
+template <class B> RmsNorm<B> RmsNormConfig::init(const typename B::Device& device) const {
+  return RmsNorm<B>{Param(Tensor<B, 1>::ones({d_model}, device)), epsilon};
+}
+
+}  // namespace scorch::nn
