@@ -1,10 +1,17 @@
 #pragma once
 // scorch::nn: layers, activations, losses and initializers (inventory §6).
 #include "scorch/nn/activation.h"
+#include "scorch/nn/attention.h"
 #include "scorch/nn/conv.h"
+#include "scorch/nn/ctc.h"
 #include "scorch/nn/dropout.h"
 #include "scorch/nn/initializer.h"
 #include "scorch/nn/linear.h"
+#include "scorch/nn/loss.h"
 #include "scorch/nn/norm.h"
 #include "scorch/nn/padding.h"
 #include "scorch/nn/pool.h"
+#include "scorch/nn/positional.h"
+#include "scorch/nn/resample.h"
+#include "scorch/nn/rnn.h"
+#include "scorch/nn/transformer.h"
