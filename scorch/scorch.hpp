@@ -1,6 +1,6 @@
 #pragma once
 // The umbrella header: core types, the Tensor API, activations, the Cpu backend, Autodiff<Cpu>
-// and the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders).
+// the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders), nn and optim.
 #include "scorch/autodiff/autodiff_cpu.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/distribution.h"
@@ -14,6 +14,8 @@
 #include "scorch/tensor/display.h"
 #include "scorch/tensor/module.h"
 #include "scorch/tensor/tensor.h"
+#include "scorch/nn/nn.h"
+#include "scorch/optim/optim.h"
 
 namespace scorch {
 static_assert(Backend<Cpu>, "the Cpu backend must satisfy the Backend contract");
