@@ -35,7 +35,8 @@ Tensor<AD, 2> layer_norm(const Tensor<AD, 2>& x, const Tensor<AD, 2>& gamma, con
   return (x - mean) / (var + 1e-5).sqrt() * gamma + beta;
 }
 
-// PyTorch's TransformerEncoderLayer(256, 8, 1024, dropout=0, batch_first=True): post-norm, relu.
+// PyTorch's TransformerEncoderLayer(256, 8, 1024, dropout=0, batch_first=True), written with tensor
+// ops (the nn::TransformerEncoder version is transformer_layer_d256_fwd_bwd in nn_bench.cpp).
 void transformer_layer(const Options& o) {
   const size_t batch = 8, seq = 128, d = 256, heads = 8, ff = 1024, rows = batch * seq;
   auto param = [](size_t r, size_t c, double scale) { return Tensor<AD, 2>::random({r, c}, Distribution::normal(0, scale)).require_grad(); };
@@ -53,7 +54,7 @@ void transformer_layer(const Options& o) {
     auto out = layer_norm(h + linear(activation::relu(linear(h, w1, b1)), w2, b2), g2, n2);
     (void)out.sum().backward();
   };
-  run(o, "transformer_layer_d256_fwd_bwd", 2, body, "gflops_fwd", [&](double ms) {
+  run(o, "transformer_layer_d256_fwd_bwd_ops", 2, body, "gflops_fwd", [&](double ms) {
     double flop = 2.0 * rows * d * (4.0 * d + 2.0 * ff) + 4.0 * batch * heads * seq * seq * (d / heads);
     return flop / ms / 1e6;
   });

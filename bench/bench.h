@@ -25,5 +25,7 @@ void autodiff_workloads(const Options& o);
 void data_workloads(const Options& o);
 /// Save/load speed of a 100M-parameter model per recorder (module_bench.cpp).
 void module_workloads(const Options& o);
+/// The guide CNN train/infer steps and an nn::TransformerEncoder layer (nn_bench.cpp).
+void nn_workloads(const Options& o);
 
 }  // namespace scorch::bench

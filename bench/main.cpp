@@ -129,6 +129,7 @@ int main(int argc, char** argv) {
   autodiff_workloads(o);
   data_workloads(o);
   module_workloads(o);
+  nn_workloads(o);
   std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", B::name().c_str(), peak_rss_mb());
   return 0;
 }

@@ -7,6 +7,7 @@
 #include "scorch/nn/dropout.h"
 #include "scorch/nn/linear.h"
 #include "scorch/tensor/activation.h"
+#include "scorch/tensor/module.h"
 
 namespace scorch::nn {
 
@@ -93,12 +94,18 @@ template <class B> struct MultiHeadAttention {
 
   MhaOutput<B> forward(const MhaInput<B>& in) const {
     check(in);
-    return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)), in.mask_pad, in.mask_attn);
+    return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)), in.mask_pad, in.mask_attn, true);
+  }
+  /// The context alone: without weights to return, inactive dropout and the plain softmax, it
+  /// runs one fused attention op (masked keys get −∞ rather than min_float: equal unless a row is fully masked).
+  Tensor<B, 3> forward_context(const MhaInput<B>& in) const {
+    check(in);
+    return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)), in.mask_pad, in.mask_attn, false).context;
   }
 
   /// Attention for new query positions only, reusing cached keys/values. For self-attention the
   /// new positions also attend to each other causally; the result equals those rows of a causal forward.
-  MhaOutput<B> forward_cache(const MhaInput<B>& in, MhaCache<B>& cache) const {
+  MhaOutput<B> forward_cache(const MhaInput<B>& in, MhaCache<B>& cache, bool need_weights = true) const {
     check(in);
     auto q = heads(query.forward(in.query));
     if (!cache.cross_attention || !cache.key) {
@@ -108,7 +115,7 @@ template <class B> struct MultiHeadAttention {
     }
     std::optional<Tensor<B, 3, Bool>> mask = in.mask_attn;
     if (!cache.cross_attention && !mask) mask = causal_block(in.query.shape()[0], in.query.shape()[1], cache.length(), in.query.device());
-    return attend(q, *cache.key, *cache.value, in.mask_pad, mask);
+    return attend(q, *cache.key, *cache.value, in.mask_pad, mask, need_weights);
   }
 
  private:
@@ -131,9 +138,11 @@ template <class B> struct MultiHeadAttention {
     return col.expand_to({fresh, total}).greater(row.expand_to({fresh, total})).template unsqueeze<3>().expand_to({batch, fresh, total});
   }
   MhaOutput<B> attend(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v, const std::optional<Tensor<B, 2, Bool>>& mask_pad,
-                      const std::optional<Tensor<B, 3, Bool>>& mask_attn) const {
+                      const std::optional<Tensor<B, 3, Bool>>& mask_attn, bool need_weights) const {
     auto [b, h, sq, dk] = q.dims();
     size_t sk = k.shape()[2];
+    bool dropout_active = AutodiffBackend<B> && dropout.prob > 0;
+    if (!need_weights && !dropout_active && !quiet_softmax) return {output.forward(fused(q, k, v, mask_pad, mask_attn)), {}};
     auto scores = q.matmul(k.swap_dims(2, 3)) * (1.0 / std::sqrt(static_cast<double>(dk)));
     Shape full{b, h, sq, sk};
     if (mask_pad) {
@@ -147,6 +156,24 @@ template <class B> struct MultiHeadAttention {
     auto weights = quiet_softmax ? activation::quiet_softmax(scores, 3) : activation::softmax(scores, 3);
     auto context = dropout.forward(weights).matmul(v).swap_dims(1, 2).template reshape<3>({b, sq, h * dk});
     return {output.forward(context), weights};
+  }
+  /// One attention op over the merged masks → [batch, seq_q, d_model] before the output projection.
+  Tensor<B, 3> fused(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v, const std::optional<Tensor<B, 2, Bool>>& mask_pad,
+                     const std::optional<Tensor<B, 3, Bool>>& mask_attn) const {
+    auto [b, h, sq, dk] = q.dims();
+    size_t sk = k.shape()[2];
+    std::optional<Tensor<B, 4, Bool>> mask;
+    Shape full{b, size_t{1}, sq, sk};
+    if (mask_pad) {
+      if (mask_pad->shape() != Shape{b, sk}) throw ShapeError("MultiHeadAttention::forward", "mask_pad " + mask_pad->shape().to_string() + " must be [batch, seq_k]");
+      mask = mask_pad->template reshape<4>({b, size_t{1}, size_t{1}, sk}).expand_to(full);
+    }
+    if (mask_attn) {
+      if (mask_attn->shape() != Shape{b, sq, sk}) throw ShapeError("MultiHeadAttention::forward", "mask_attn " + mask_attn->shape().to_string() + " must be [batch, seq_q, seq_k]");
+      auto m = mask_attn->template reshape<4>({b, size_t{1}, sq, sk});
+      mask = mask ? mask->bool_or(m) : m;
+    }
+    return module::attention(q, k, v, mask).swap_dims(1, 2).template reshape<3>({b, sq, h * dk});
   }
 };
 

@@ -85,7 +85,7 @@ template <class B> struct TransformerEncoderLayer {
     auto attend = [&](const Tensor<B, 3>& h) {
       auto in = MhaInput<B>::self_attn(h);
       in.mask_pad = mask_pad, in.mask_attn = mask_attn;
-      return dropout.forward(cache ? mha.forward_cache(in, *cache).context : mha.forward(in).context);
+      return dropout.forward(cache ? mha.forward_cache(in, *cache, false).context : mha.forward_context(in));
     };
     if (norm_first) {
       auto h = x + attend(norm_1.forward(x));
@@ -153,12 +153,12 @@ template <class B> struct TransformerDecoderLayer {
     auto self_block = [&](const Tensor<B, 3>& h) {
       auto q = MhaInput<B>::self_attn(h);
       q.mask_pad = in.target_mask_pad, q.mask_attn = in.target_mask_attn;
-      return dropout.forward(self_cache ? self_attn.forward_cache(q, *self_cache).context : self_attn.forward(q).context);
+      return dropout.forward(self_cache ? self_attn.forward_cache(q, *self_cache, false).context : self_attn.forward_context(q));
     };
     auto cross_block = [&](const Tensor<B, 3>& h) {
       auto q = MhaInput<B>::make(h, in.memory, in.memory);
       q.mask_pad = in.memory_mask_pad, q.mask_attn = in.memory_mask_attn;
-      return dropout.forward(cross_cache ? cross_attn.forward_cache(q, *cross_cache).context : cross_attn.forward(q).context);
+      return dropout.forward(cross_cache ? cross_attn.forward_cache(q, *cross_cache, false).context : cross_attn.forward_context(q));
     };
     if (norm_first) {
       auto h = x + self_block(norm_1.forward(x));
