@@ -70,6 +70,8 @@ struct PReluConfig {
   size_t num_parameters = 1;
   double alpha = 0.25;
   SCORCH_CONFIG(PReluConfig, (), (num_parameters, alpha))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> PRelu<B> init(const typename B::Device& device = {}) const;
 };
 /// x for x ≥ 0, alpha·x below, alpha learned.
@@ -90,6 +92,8 @@ struct SwiGluConfig {
   Initializer initializer = Initializer::kaiming_uniform();
   LinearLayout layout = LinearLayout::Row;
   SCORCH_CONFIG(SwiGluConfig, (d_input, d_output), (bias, initializer, layout))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> SwiGlu<B> init(const typename B::Device& device = {}) const {
     auto linear = LinearConfig(d_input, d_output).with_bias(bias).with_initializer(initializer).with_layout(layout);
     return SwiGlu<B>{linear.template init<B>(device), linear.template init<B>(device)};

@@ -80,6 +80,8 @@ struct MultiHeadAttentionConfig {
   bool query_bias = true, key_bias = true, value_bias = true, output_bias = true;
   SCORCH_CONFIG(MultiHeadAttentionConfig, (d_model, n_heads), (dropout, min_float, quiet_softmax, initializer, query_bias, key_bias, value_bias, output_bias))
   /// Throws ValueError unless n_heads divides d_model.
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> MultiHeadAttention<B> init(const typename B::Device& device = {}) const;
 };
 

@@ -28,6 +28,8 @@ template <size_t N> struct ConvConfig {
   Initializer initializer = Initializer::kaiming_uniform();
   SCORCH_CONFIG(ConvConfig, (channels, kernel_size), (stride, dilation, groups, padding, bias, initializer))
   /// A layer with fresh weights (fan_in = in/groups·∏kernel).
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> Conv<B, N> init(const typename B::Device& device = {}) const;
 };
 
@@ -84,6 +86,8 @@ template <size_t N> struct ConvTransposeConfig {
   Initializer initializer = Initializer::kaiming_uniform();
   SCORCH_CONFIG(ConvTransposeConfig, (channels, kernel_size), (stride, dilation, padding, padding_out, groups, bias, initializer))
   /// A layer with fresh weights (fan_in = out/groups·∏kernel, as PyTorch computes it from the weight).
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> ConvTranspose<B, N> init(const typename B::Device& device = {}) const;
 };
 

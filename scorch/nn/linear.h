@@ -18,6 +18,8 @@ struct LinearConfig {
   LinearLayout layout = LinearLayout::Row;
   SCORCH_CONFIG(LinearConfig, (d_input, d_output), (bias, initializer, layout))
   /// A layer with fresh weights (fan_in = d_input, fan_out = d_output).
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> Linear<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -60,6 +62,8 @@ struct EmbeddingConfig {
   size_t n_embedding, d_model;
   Initializer initializer = Initializer::normal(0.0, 1.0);
   SCORCH_CONFIG(EmbeddingConfig, (n_embedding, d_model), (initializer))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> Embedding<B> init(const typename B::Device& device = {}) const;
 };
 

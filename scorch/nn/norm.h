@@ -4,6 +4,7 @@
 #include "scorch/module/module.h"
 #include "scorch/module/running_state.h"
 #include "scorch/nn/initializer.h"
+#include "scorch/tensor/module.h"
 
 namespace scorch::nn {
 
@@ -35,6 +36,8 @@ struct BatchNormConfig {
   double epsilon = 1e-5;
   double momentum = 0.1;
   SCORCH_CONFIG(BatchNormConfig, (num_features), (epsilon, momentum))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> BatchNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -90,6 +93,8 @@ struct LayerNormConfig {
   double epsilon = 1e-5;
   bool bias = true;
   SCORCH_CONFIG(LayerNormConfig, (d_model), (epsilon, bias))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> LayerNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -124,6 +129,8 @@ struct GroupNormConfig {
   double epsilon = 1e-5;
   bool affine = true;
   SCORCH_CONFIG(GroupNormConfig, (num_groups, num_channels), (epsilon, affine))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -162,6 +169,8 @@ struct InstanceNormConfig {
   double epsilon = 1e-5;
   bool affine = true;
   SCORCH_CONFIG(InstanceNormConfig, (num_channels), (epsilon, affine))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const {
     return GroupNormConfig(num_channels, num_channels).with_epsilon(epsilon).with_affine(affine).template init<B>(device);
   }
@@ -176,6 +185,8 @@ struct RmsNormConfig {
   size_t d_model;
   double epsilon = 1e-5;
   SCORCH_CONFIG(RmsNormConfig, (d_model), (epsilon))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> RmsNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -192,6 +203,75 @@ template <class B> struct RmsNorm {
 
 template <class B> RmsNorm<B> RmsNormConfig::init(const typename B::Device& device) const {
   return RmsNorm<B>{Param(Tensor<B, 1>::ones({d_model}, device)), epsilon};
+}
+
+struct LocalResponseNorm;
+
+/// Local response normalization settings (PyTorch's defaults).
+struct LocalResponseNormConfig {
+  size_t size;
+  double alpha = 1e-4, beta = 0.75, k = 1.0;
+  SCORCH_CONFIG(LocalResponseNormConfig, (size), (alpha, beta, k))
+  LocalResponseNorm init() const;
+};
+
+/// x / (k + alpha/size · Σ x² over a window of `size` neighbouring channels)^beta.
+struct LocalResponseNorm {
+  size_t size = 1;
+  double alpha = 1e-4, beta = 0.75, k = 1.0;
+  SCORCH_MODULE(LocalResponseNorm, size, alpha, beta, k)
+  template <class B, size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    static_assert(D >= 3, "LocalResponseNorm needs [batch, channels, ...]");
+    size_t batch = x.shape()[0], channels = x.shape()[1], rest = x.shape().num_elements() / (batch * channels);
+    auto sq = x.square().template reshape<4>({batch, size_t{1}, channels, rest}).pad({{0, 0}, {size / 2, (size - 1) / 2}});
+    auto window = module::avg_pool(sq, module::Size<2>{size, 1}, module::Size<2>{1, 1}, module::Size<2>{0, 0}, true, false);
+    auto div = (window.template reshape<D>(x.shape()) * alpha + k).powf_scalar(beta);
+    return x / div;
+  }
+};
+inline LocalResponseNorm LocalResponseNormConfig::init() const {
+  if (size == 0) throw ValueError("LocalResponseNormConfig::init", "size must be at least 1");
+  return {size, alpha, beta, k};
+}
+
+SCORCH_ENUM(NormalizationKind, Identity, Batch, Group, Instance, Layer, Rms)
+
+template <class B> struct Normalization;
+
+/// A normalization picked in a config (num_groups is used by Group only).
+struct NormalizationConfig {
+  NormalizationKind kind = NormalizationKind::Layer;
+  size_t num_features = 1, num_groups = 1;
+  double epsilon = 1e-5;
+  SCORCH_CONFIG(NormalizationConfig, (), (kind, num_features, num_groups, epsilon))
+  template <class B> Normalization<B> init(const typename B::Device& device = {}) const;
+};
+
+/// One of BatchNorm, GroupNorm (InstanceNorm), LayerNorm, RmsNorm or the identity.
+template <class B> struct Normalization {
+  std::optional<BatchNorm<B>> batch;
+  std::optional<GroupNorm<B>> group;
+  std::optional<LayerNorm<B>> layer;
+  std::optional<RmsNorm<B>> rms;
+  SCORCH_MODULE(Normalization, batch, group, layer, rms)
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    if (batch) return batch->forward(x);
+    if (group) return group->forward(x);
+    if (layer) return layer->forward(x);
+    if (rms) return rms->forward(x);
+    return x;
+  }
+};
+
+template <class B> Normalization<B> NormalizationConfig::init(const typename B::Device& device) const {
+  using K = NormalizationKind;
+  Normalization<B> n;
+  if (kind == K::Batch) n.batch = BatchNormConfig(num_features).with_epsilon(epsilon).template init<B>(device);
+  if (kind == K::Group) n.group = GroupNormConfig(num_groups, num_features).with_epsilon(epsilon).template init<B>(device);
+  if (kind == K::Instance) n.group = GroupNormConfig(num_features, num_features).with_epsilon(epsilon).template init<B>(device);
+  if (kind == K::Layer) n.layer = LayerNormConfig(num_features).with_epsilon(epsilon).template init<B>(device);
+  if (kind == K::Rms) n.rms = RmsNormConfig(num_features).with_epsilon(epsilon).template init<B>(device);
+  return n;
 }
 
 }  // namespace scorch::nn

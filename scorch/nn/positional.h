@@ -29,6 +29,8 @@ struct PositionalEncodingConfig {
   size_t max_sequence_size = 5000;
   double max_timescale = 10000.0;
   SCORCH_CONFIG(PositionalEncodingConfig, (d_model), (max_sequence_size, max_timescale))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> PositionalEncoding<B> init(const typename B::Device& device = {}) const {
     return PositionalEncoding<B>{generate_sinusoids<B>(max_sequence_size, d_model, max_timescale, device)};
   }
@@ -54,6 +56,8 @@ struct RotaryEncodingConfig {
   size_t max_sequence_length, d_model;
   double theta = 10000.0;
   SCORCH_CONFIG(RotaryEncodingConfig, (max_sequence_length, d_model), (theta))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> RotaryEncoding<B> init(const typename B::Device& device = {}) const {
     return init_with_frequency_scaling<B>([](double f) { return f; }, device);
   }

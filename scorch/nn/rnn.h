@@ -52,6 +52,8 @@ struct LstmConfig {
   ActivationConfig cell_activation = ActivationConfig::of(ActivationKind::Tanh);
   ActivationConfig hidden_activation = ActivationConfig::of(ActivationKind::Tanh);
   SCORCH_CONFIG(LstmConfig, (d_input, d_hidden), (bias, initializer, batch_first, reverse, clip, input_forget, gate_activation, cell_activation, hidden_activation))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> Lstm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -119,6 +121,8 @@ template <class B> struct BiLstm {
 struct BiLstmConfig {
   LstmConfig lstm;
   SCORCH_CONFIG(BiLstmConfig, (lstm), ())
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> BiLstm<B> init(const typename B::Device& device = {}) const {
     return {lstm.with_reverse(false).template init<B>(device), lstm.with_reverse(true).template init<B>(device)};
   }
@@ -135,6 +139,8 @@ struct GruConfig {
   ActivationConfig gate_activation = ActivationConfig::of(ActivationKind::Sigmoid);
   ActivationConfig hidden_activation = ActivationConfig::of(ActivationKind::Tanh);
   SCORCH_CONFIG(GruConfig, (d_input, d_hidden), (bias, reset_after, initializer, batch_first, reverse, clip, gate_activation, hidden_activation))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> Gru<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -183,6 +189,8 @@ template <class B> struct BiGru {
 struct BiGruConfig {
   GruConfig gru;
   SCORCH_CONFIG(BiGruConfig, (gru), ())
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> BiGru<B> init(const typename B::Device& device = {}) const {
     return {gru.with_reverse(false).template init<B>(device), gru.with_reverse(true).template init<B>(device)};
   }
@@ -198,6 +206,8 @@ struct RnnConfig {
   std::optional<double> clip;
   ActivationConfig hidden_activation = ActivationConfig::of(ActivationKind::Tanh);
   SCORCH_CONFIG(RnnConfig, (d_input, d_hidden), (bias, initializer, batch_first, reverse, clip, hidden_activation))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> Rnn<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -245,6 +255,8 @@ template <class B> struct BiRnn {
 struct BiRnnConfig {
   RnnConfig rnn;
   SCORCH_CONFIG(BiRnnConfig, (rnn), ())
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> BiRnn<B> init(const typename B::Device& device = {}) const {
     return {rnn.with_reverse(false).template init<B>(device), rnn.with_reverse(true).template init<B>(device)};
   }

@@ -16,6 +16,8 @@ struct PositionWiseFeedForwardConfig {
   Initializer initializer = Initializer::kaiming_uniform();
   ActivationConfig activation = ActivationConfig::of(ActivationKind::Gelu);
   SCORCH_CONFIG(PositionWiseFeedForwardConfig, (d_model, d_ff), (dropout, initializer, activation))
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> PositionWiseFeedForward<B> init(const typename B::Device& device = {}) const {
     return {LinearConfig(d_model, d_ff).with_initializer(initializer).template init<B>(device),
             LinearConfig(d_ff, d_model).with_initializer(initializer).template init<B>(device), DropoutConfig(dropout).init(),
@@ -55,6 +57,8 @@ template <class Tag> struct TransformerConfig {
   }
   template <class B> LayerNorm<B> norm(const typename B::Device& device) const { return LayerNormConfig(d_model).with_epsilon(layer_norm_eps).template init<B>(device); }
   /// A TransformerEncoder<B> or TransformerDecoder<B> with fresh weights.
+  /// The layer with its parameters read from record (as saved by into_record / a recorder).
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
   template <class B> auto init(const typename B::Device& device = {}) const;
 };
 using TransformerEncoderConfig = TransformerConfig<EncoderTag>;

@@ -91,6 +91,12 @@ void add_norms(CaseTable& t) {
   t["instance_norm"] = [](const CaseInputs& in) { return module_case(in, nn::InstanceNormConfig(3).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; }); };
   t["rms_norm"] = [](const CaseInputs& in) { return module_case(in, nn::RmsNormConfig(6).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; }); };
   t["prelu"] = [](const CaseInputs& in) { return module_case(in, nn::PReluConfig().with_num_parameters(3).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; }); };
+  t["local_response_norm"] = plain([](const CaseInputs& in) {
+    return flat(nn::LocalResponseNormConfig(3).with_alpha(1e-2).init().forward(in.f<3>(0)));
+  });
+  t["local_response_norm_2d"] = plain([](const CaseInputs& in) {
+    return flat(nn::LocalResponseNormConfig(2).with_alpha(0.1).with_beta(0.5).with_k(2.0).init().forward(in.f<4>(0)));
+  });
   t["swiglu"] = [](const CaseInputs& in) { return module_case(in, nn::SwiGluConfig(4, 3).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<2>(0)))}; }); };
 }
 

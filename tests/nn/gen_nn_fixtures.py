@@ -465,6 +465,9 @@ for name, red in (("ctc", "mean"), ("ctc_sum", "sum")):
     ctc_fd_check(ctc(red), ctc_inputs)
     case(name, ctc_inputs, ctc(red))
 
+# Added after the first release of this file: appended so earlier cases keep their values.
+case("local_response_norm", [rn(2, 5, 4)], lambda x: F.local_response_norm(x, 3, alpha=1e-2, beta=0.75, k=1.0))
+case("local_response_norm_2d", [rn(1, 4, 3, 3)], lambda x: F.local_response_norm(x, 2, alpha=0.1, beta=0.5, k=2.0))
 
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)

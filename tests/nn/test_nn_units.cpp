@@ -142,6 +142,26 @@ TEST(Errors, NameTheLayerAndTheShapes) {
   testing::expect_error<ValueError>([] { (void)nn::Interpolate2dConfig().init(); }, "[InterpolateConfig::init]");
 }
 
+TEST(Normalization, ChoiceFromConfigMatchesTheLayer) {
+  auto x = Tensor<Cpu, 3>::random({2, 4, 6}, Distribution::Default);
+  auto layer = nn::NormalizationConfig().with_kind(nn::NormalizationKind::Layer).with_num_features(6).init<Cpu>();
+  layer.forward(x).to_data().assert_approx_eq(nn::LayerNormConfig(6).init<Cpu>().forward(x).to_data());
+  auto group = nn::NormalizationConfig().with_kind(nn::NormalizationKind::Group).with_num_features(4).with_num_groups(2).init<Cpu>();
+  group.forward(x).to_data().assert_approx_eq(nn::GroupNormConfig(2, 4).init<Cpu>().forward(x).to_data());
+  auto identity = nn::NormalizationConfig().with_kind(nn::NormalizationKind::Identity).init<Cpu>();
+  EXPECT_TRUE(identity.forward(x).to_data() == x.to_data());
+  EXPECT_EQ(identity.num_params(), 0u);
+}
+
+TEST(Configs, InitWithRecordLoadsTheWeights) {
+  auto config = nn::LstmConfig(3, 4);
+  auto trained = config.init<Cpu>();
+  auto copy = config.init_with<Cpu>(trained.into_record());
+  auto x = Tensor<Cpu, 3>::random({2, 3, 3}, Distribution::Default);
+  EXPECT_TRUE(copy.forward(x).first.to_data() == trained.forward(x).first.to_data());
+  testing::expect_error<ShapeError>([&] { (void)nn::LstmConfig(3, 5).init_with<Cpu>(trained.into_record()); }, "[load_record]");
+}
+
 TEST(Recurrent, ReverseAndSequenceFirstLayouts) {
   auto fwd = nn::GruConfig(3, 4).init<Cpu>();
   auto rev = fwd;
