@@ -186,4 +186,76 @@ template <class B> MultiHeadAttention<B> MultiHeadAttentionConfig::init(const ty
   return MultiHeadAttention<B>{linear(query_bias), linear(key_bias), linear(value_bias), linear(output_bias), DropoutConfig(dropout).init(), n_heads, min_float, quiet_softmax};
 }
 
+/// Keys and values of a fixed context, computed once and reused by every query step.
+template <class B> struct CrossAttentionCache {
+  std::optional<Tensor<B, 4>> key, value;
+};
+
+template <class B> struct CrossAttention;
+
+/// Cross-attention settings: queries of d_model attend to a context of d_context through
+/// n_heads query heads sharing n_heads_kv key/value heads (grouped-query; 1 = multi-query).
+struct CrossAttentionConfig {
+  size_t d_model, d_context, n_heads, n_heads_kv, d_head;
+  double dropout = 0.1;
+  double min_float = -1e4;
+  bool quiet_softmax = false;
+  Initializer initializer = Initializer::kaiming_uniform();
+  SCORCH_CONFIG(CrossAttentionConfig, (d_model, d_context, n_heads, n_heads_kv, d_head), (dropout, min_float, quiet_softmax, initializer))
+  /// Throws ValueError unless n_heads_kv divides n_heads.
+  template <class B> CrossAttention<B> init(const typename B::Device& device = {}) const;
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+};
+
+/// softmax(q·kᵀ/√d_head)·v with kv head h serving query heads h·r … h·r + r − 1 (r = n_heads / n_heads_kv).
+template <class B> struct CrossAttention {
+  Linear<B> query, key, value, output;
+  Dropout dropout;
+  size_t n_heads = 1, n_heads_kv = 1, d_head = 1;
+  double min_float = -1e4;
+  bool quiet_softmax = false;
+  SCORCH_MODULE(CrossAttention, query, key, value, output, dropout, n_heads, n_heads_kv, d_head, min_float, quiet_softmax)
+
+  /// query [batch, seq_q, d_model], context [batch, seq_c, d_context], mask_pad Bool [batch, seq_c] (true = ignore).
+  Tensor<B, 3> forward(const Tensor<B, 3>& q, const Tensor<B, 3>& context, const std::optional<Tensor<B, 2, Bool>>& mask_pad = std::nullopt) const {
+    CrossAttentionCache<B> cache;
+    return forward_cache(q, context, cache, mask_pad);
+  }
+  /// The same, computing the context's keys and values only on the first call.
+  Tensor<B, 3> forward_cache(const Tensor<B, 3>& q, const Tensor<B, 3>& context, CrossAttentionCache<B>& cache,
+                             const std::optional<Tensor<B, 2, Bool>>& mask_pad = std::nullopt) const {
+    auto [b, sq, d] = q.dims();
+    if (d != query.weight.val().shape()[query.layout == LinearLayout::Row ? 0 : 1])
+      throw ShapeError("CrossAttention::forward", "query " + q.shape().to_string() + " does not end in d_model");
+    if (!cache.key) cache.key = kv_heads(key.forward(context)), cache.value = kv_heads(value.forward(context));
+    size_t sc = cache.key->shape()[2];
+    auto qh = query.forward(q).template reshape<4>({b, sq, n_heads, d_head}).swap_dims(1, 2);
+    auto scores = qh.matmul(cache.key->swap_dims(2, 3)) * (1.0 / std::sqrt(static_cast<double>(d_head)));
+    if (mask_pad) {
+      if (mask_pad->shape() != Shape{b, sc}) throw ShapeError("CrossAttention::forward", "mask_pad " + mask_pad->shape().to_string() + " must be [batch, seq_context]");
+      scores = scores.mask_fill(mask_pad->template reshape<4>({b, size_t{1}, size_t{1}, sc}).expand_to({b, n_heads, sq, sc}), min_float);
+    }
+    auto weights = quiet_softmax ? activation::quiet_softmax(scores, 3) : activation::softmax(scores, 3);
+    auto ctx = dropout.forward(weights).matmul(*cache.value).swap_dims(1, 2).template reshape<3>({b, sq, n_heads * d_head});
+    return output.forward(ctx);
+  }
+
+ private:
+  /// [batch, seq, n_heads_kv·d_head] → [batch, n_heads, seq, d_head], each kv head repeated for its group.
+  Tensor<B, 4> kv_heads(const Tensor<B, 3>& x) const {
+    auto [b, s, d] = x.dims();
+    size_t rep = n_heads / n_heads_kv;
+    auto h = x.template reshape<4>({b, s, n_heads_kv, d_head}).swap_dims(1, 2);
+    return h.template unsqueeze_dim<5>(2).expand_to({b, n_heads_kv, rep, s, d_head}).template reshape<4>({b, n_heads, s, d_head});
+  }
+};
+
+template <class B> CrossAttention<B> CrossAttentionConfig::init(const typename B::Device& device) const {
+  if (n_heads_kv == 0 || n_heads % n_heads_kv != 0)
+    throw ValueError("CrossAttentionConfig::init", std::to_string(n_heads) + " query heads do not split into " + std::to_string(n_heads_kv) + " key/value groups");
+  auto linear = [&](size_t in, size_t out) { return LinearConfig(in, out).with_initializer(initializer).template init<B>(device); };
+  return {linear(d_model, n_heads * d_head), linear(d_context, n_heads_kv * d_head), linear(d_context, n_heads_kv * d_head), linear(n_heads * d_head, d_model),
+          DropoutConfig(dropout).init(), n_heads, n_heads_kv, d_head, min_float, quiet_softmax};
+}
+
 }  // namespace scorch::nn

@@ -22,6 +22,10 @@ void add_attention(CaseTable& t) {
       return Outs{flat(out.context), flat(out.weights)};
     });
   };
+  t["cross_attention_gqa"] = [](const CaseInputs& in) {
+    return module_case(in, nn::CrossAttentionConfig(6, 5, 4, 2, 3).with_dropout(0.0).init<AD>(),
+                       [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0), in.f<3>(1), in.b<2>(2)))}; });
+  };
   t["pwff"] = [](const CaseInputs& in) {
     return module_case(in, nn::PositionWiseFeedForwardConfig(6, 10).with_dropout(0.0).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; });
   };

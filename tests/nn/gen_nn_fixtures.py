@@ -467,6 +467,27 @@ for name, red in (("ctc", "mean"), ("ctc_sum", "sum")):
 
 # Added after the first release of this file: appended so earlier cases keep their values.
 case("local_response_norm", [rn(2, 5, 4)], lambda x: F.local_response_norm(x, 3, alpha=1e-2, beta=0.75, k=1.0))
+
+
+def cross_attention(p, q, ctx, mask, heads=4, heads_kv=2, d_head=3):
+    """Grouped-query cross-attention: kv head h serves query heads h·r .. h·r + r − 1."""
+    b, sq, _ = q.shape
+    sc = ctx.shape[1]
+    split = lambda t, h: t.reshape(b, -1, h, d_head).transpose(1, 2)
+    qh = split(q @ p["query.weight"] + p["query.bias"], heads)
+    kh = split(ctx @ p["key.weight"] + p["key.bias"], heads_kv).repeat_interleave(heads // heads_kv, dim=1)
+    vh = split(ctx @ p["value.weight"] + p["value.bias"], heads_kv).repeat_interleave(heads // heads_kv, dim=1)
+    scores = (qh @ kh.transpose(2, 3)) / d_head ** 0.5
+    scores = scores.masked_fill(mask[:, None, None, :], -1e4)
+    out = (scores.softmax(-1) @ vh).transpose(1, 2).reshape(b, sq, heads * d_head)
+    return out @ p["output.weight"] + p["output.bias"]
+
+
+ca_params = {"query.weight": rn(6, 12, scale=0.5), "query.bias": rn(12, scale=0.5), "key.weight": rn(5, 6, scale=0.5),
+             "key.bias": rn(6, scale=0.5), "value.weight": rn(5, 6, scale=0.5), "value.bias": rn(6, scale=0.5),
+             "output.weight": rn(12, 6, scale=0.5), "output.bias": rn(6, scale=0.5)}
+ca_mask = torch.tensor([[False, False, False, True], [False, False, False, False]])
+case("cross_attention_gqa", [rn(2, 3, 6), rn(2, 4, 5), ca_mask], cross_attention, params=ca_params)
 case("local_response_norm_2d", [rn(1, 4, 3, 3)], lambda x: F.local_response_norm(x, 2, alpha=0.1, beta=0.5, k=2.0))
 
 def main(out_dir):

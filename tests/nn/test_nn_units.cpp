@@ -118,6 +118,18 @@ TEST(Attention, WeightsAndFusedContextAgree) {
   testing::expect_error<ValueError>([] { (void)nn::MultiHeadAttentionConfig(10, 3).init<Cpu>(); }, "[MultiHeadAttentionConfig::init]");
 }
 
+TEST(Attention, CrossAttentionCacheReusesTheContext) {
+  auto ca = nn::CrossAttentionConfig(8, 6, 4, 1, 2).with_dropout(0.0).init<Cpu>();
+  auto context = Tensor<Cpu, 3>::random({2, 5, 6}, Distribution::Default);
+  auto q = Tensor<Cpu, 3>::random({2, 3, 8}, Distribution::Default);
+  nn::CrossAttentionCache<Cpu> cache;
+  auto first = ca.forward_cache(q.slice_dim(1, Slice(0, 2)), context, cache);
+  auto second = ca.forward_cache(q.slice_dim(1, Slice(2, 3)), Tensor<Cpu, 3>::zeros({2, 5, 6}), cache);  // context ignored: cached
+  Tensor<Cpu, 3>::cat({first, second}, 1).to_data().assert_approx_eq(ca.forward(q, context).to_data(), Tolerance{1e-5, 1e-6});
+  testing::expect_error<ValueError>([] { (void)nn::CrossAttentionConfig(8, 6, 4, 3, 2).init<Cpu>(); }, "[CrossAttentionConfig::init]");
+  testing::expect_error<ShapeError>([&] { (void)ca.forward(Tensor<Cpu, 3>::ones({2, 3, 7}), context); }, "[CrossAttention::forward]");
+}
+
 TEST(Configs, SaveAndLoadAsJson) {
   auto enc = nn::TransformerEncoderConfig(64, 128, 4, 3).with_norm_first(true).with_activation(nn::ActivationConfig::of(nn::ActivationKind::Silu));
   EXPECT_EQ(nn::TransformerEncoderConfig::from_json(enc.to_json()), enc);
