@@ -11,15 +11,48 @@ void check_groups(const char* op, size_t in, size_t out, size_t groups) {
 
 #include "scorch/nn/resample.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace scorch::nn::detail {
 
-InterpolateMode interpolate_mode(const char* op, InterpolateModeConfig mode) {
-  switch (mode) {
-    case InterpolateModeConfig::Nearest: return InterpolateMode::Nearest;
-    case InterpolateModeConfig::Linear: return InterpolateMode::Bilinear;
-    case InterpolateModeConfig::Cubic: return InterpolateMode::Bicubic;
-    default: throw ValueError(op, "interpolation mode " + std::string(::scorch::detail::enum_name(mode)) + " has no kernel yet (Nearest, Linear, Cubic do)");
+InterpolateMode interpolate_mode(InterpolateModeConfig mode) {
+  if (mode == InterpolateModeConfig::Linear) return InterpolateMode::Bilinear;
+  if (mode == InterpolateModeConfig::Cubic) return InterpolateMode::Bicubic;
+  return InterpolateMode::Nearest;
+}
+
+namespace {
+double lanczos3(double x) {
+  if (x == 0.0) return 1.0;
+  if (std::abs(x) >= 3.0) return 0.0;
+  double px = M_PI * x;
+  return 3.0 * std::sin(px) * std::sin(px / 3.0) / (px * px);
+}
+}  // namespace
+
+std::vector<float> resample_matrix(InterpolateModeConfig mode, size_t in, size_t out, bool align_corners) {
+  std::vector<float> m(out * in, 0.0f);
+  double scale = static_cast<double>(in) / static_cast<double>(out);
+  for (size_t i = 0; i < out; ++i) {
+    if (mode == InterpolateModeConfig::NearestExact) {
+      auto src = static_cast<size_t>(std::floor((static_cast<double>(i) + 0.5) * scale));
+      m[i * in + std::min(src, in - 1)] = 1.0f;
+      continue;
+    }
+    double src = align_corners ? (out > 1 ? static_cast<double>(i) * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0)
+                               : (static_cast<double>(i) + 0.5) * scale - 0.5;
+    auto base = static_cast<int64_t>(std::floor(src));
+    std::vector<double> w(in, 0.0);
+    double total = 0.0;
+    for (int64_t j = base - 2; j <= base + 3; ++j) {
+      double weight = lanczos3(src - static_cast<double>(j));
+      w[static_cast<size_t>(std::clamp<int64_t>(j, 0, static_cast<int64_t>(in) - 1))] += weight;
+      total += weight;
+    }
+    for (size_t j = 0; j < in; ++j) m[i * in + j] = static_cast<float>(w[j] / total);
   }
+  return m;
 }
 
 size_t resized_dim(const char* op, size_t input, std::optional<size_t> size, std::optional<double> scale) {

@@ -10,12 +10,22 @@
 
 namespace scorch::nn {
 
-/// Burn's interpolation modes; NearestExact and Lanczos are refused (no kernel yet).
+/// Burn's interpolation modes: Nearest, Linear and Cubic run the backend's interpolate kernel;
+/// NearestExact (PyTorch's 'nearest-exact') and Lanczos (3 lobes) resample by two small matrix products.
 SCORCH_ENUM(InterpolateModeConfig, Nearest, NearestExact, Linear, Cubic, Lanczos)
 
 namespace detail {
-/// The tensor-level mode for a config mode; throws UnsupportedError for the ones without a kernel.
-InterpolateMode interpolate_mode(const char* op, InterpolateModeConfig mode);
+/// The tensor-level mode for a kernel mode (Nearest, Linear, Cubic).
+InterpolateMode interpolate_mode(InterpolateModeConfig mode);
+/// The [out, in] matrix resampling one dim for NearestExact or Lanczos (rows sum to 1).
+std::vector<float> resample_matrix(InterpolateModeConfig mode, size_t in, size_t out, bool align_corners);
+/// x resampled along dim (2 or 3 of a rank-4 tensor) by resample_matrix.
+template <class B> Tensor<B, 4> resample_dim(const Tensor<B, 4>& x, int64_t dim, size_t out, InterpolateModeConfig mode, bool align_corners) {
+  size_t in = x.shape()[static_cast<size_t>(dim)];
+  auto m = Tensor<B, 2>::from_data(TensorData(resample_matrix(mode, in, out, align_corners), {out, in}).convert(x.dtype()), x.device());
+  if (dim == 3) return x.matmul(m.transpose().template unsqueeze<4>());
+  return m.template unsqueeze<4>().matmul(x);
+}
 /// The output size of one dim: the given size, or floor(input · scale).
 size_t resized_dim(const char* op, size_t input, std::optional<size_t> size, std::optional<double> scale);
 }  // namespace detail
@@ -34,7 +44,7 @@ template <size_t N> struct InterpolateConfig {
 template <size_t N> struct Interpolate {
   std::optional<std::array<size_t, N>> output_size;
   std::optional<std::array<double, N>> scale_factor;
-  InterpolateMode mode = InterpolateMode::Nearest;
+  InterpolateModeConfig mode = InterpolateModeConfig::Nearest;
   bool align_corners = true;
   SCORCH_MODULE(Interpolate, output_size, scale_factor, mode, align_corners)
 
@@ -43,19 +53,24 @@ template <size_t N> struct Interpolate {
     for (size_t i = 0; i < N; ++i)
       size[2 - N + i] = detail::resized_dim("Interpolate::forward", x.shape()[i + 2], output_size ? std::optional((*output_size)[i]) : std::nullopt,
                                             scale_factor ? std::optional((*scale_factor)[i]) : std::nullopt);
-    module::InterpolateOptions o{mode, align_corners};
-    if constexpr (N == 2) {
-      return module::interpolate(x, size, o);
+    Tensor<B, 4> x4;
+    if constexpr (N == 2) x4 = x;
+    else x4 = x.template unsqueeze_dim<4>(2);
+    Tensor<B, 4> y;
+    if (mode == InterpolateModeConfig::NearestExact || mode == InterpolateModeConfig::Lanczos) {
+      y = detail::resample_dim(x4, 3, size[1], mode, align_corners);
+      if (N == 2) y = detail::resample_dim(y, 2, size[0], mode, align_corners);
     } else {
-      auto y = module::interpolate(x.template unsqueeze_dim<4>(2), size, o);
-      return y.template squeeze_dim<3>(2);
+      y = module::interpolate(x4, size, module::InterpolateOptions{detail::interpolate_mode(mode), align_corners});
     }
+    if constexpr (N == 2) return y;
+    else return y.template squeeze_dim<3>(2);
   }
 };
 
 template <size_t N> auto InterpolateConfig<N>::init() const {
   if (!output_size && !scale_factor) throw ValueError("InterpolateConfig::init", "needs output_size or scale_factor");
-  return Interpolate<N>{output_size, scale_factor, detail::interpolate_mode("InterpolateConfig::init", mode), align_corners};
+  return Interpolate<N>{output_size, scale_factor, mode, align_corners};
 }
 using Interpolate1dConfig = InterpolateConfig<1>;
 using Interpolate2dConfig = InterpolateConfig<2>;

@@ -113,6 +113,13 @@ void add_resampling(CaseTable& t) {
   t["interp_bilinear"] = interp(nn::InterpolateModeConfig::Linear, false);
   t["interp_bilinear_ac"] = interp(nn::InterpolateModeConfig::Linear, true);
   t["interp_bicubic"] = interp(nn::InterpolateModeConfig::Cubic, false);
+  t["interp_nearest_exact"] = interp(nn::InterpolateModeConfig::NearestExact, false);
+  t["interp_lanczos"] = interp(nn::InterpolateModeConfig::Lanczos, false);
+  t["interp_lanczos_ac"] = interp(nn::InterpolateModeConfig::Lanczos, true);
+  t["interp1d_nearest_exact"] = plain([](const CaseInputs& in) {
+    auto c = nn::Interpolate1dConfig().with_output_size(std::array<size_t, 1>{8}).with_mode(nn::InterpolateModeConfig::NearestExact);
+    return flat(c.init().forward<AD>(in.f<3>(0)));
+  });
   t["interp1d_linear"] = plain([](const CaseInputs& in) {
     auto c = nn::Interpolate1dConfig().with_output_size(std::array<size_t, 1>{8}).with_mode(nn::InterpolateModeConfig::Linear).with_align_corners(false);
     return flat(c.init().forward<AD>(in.f<3>(0)));

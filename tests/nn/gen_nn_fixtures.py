@@ -33,7 +33,7 @@ against torch.ctc_loss and by central differences) because torch's CTC backward 
 gradient "as if through log_softmax", not the one for the log_probs leaf.
 Run: /usr/bin/python3 tests/nn/gen_nn_fixtures.py [out_dir]
 """
-import json, os, sys, warnings
+import json, math, os, sys, warnings
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -488,6 +488,39 @@ ca_params = {"query.weight": rn(6, 12, scale=0.5), "query.bias": rn(12, scale=0.
              "output.weight": rn(12, 6, scale=0.5), "output.bias": rn(6, scale=0.5)}
 ca_mask = torch.tensor([[False, False, False, True], [False, False, False, False]])
 case("cross_attention_gqa", [rn(2, 3, 6), rn(2, 4, 5), ca_mask], cross_attention, params=ca_params)
+
+
+def lanczos_matrix(n_in, n_out, align_corners):
+    """[n_out, n_in] Lanczos-3 weights, edge samples replicated, each row normalised to sum 1."""
+    def kernel(x):
+        if x == 0:
+            return 1.0
+        if abs(x) >= 3:
+            return 0.0
+        px = math.pi * x
+        return 3 * math.sin(px) * math.sin(px / 3) / (px * px)
+    m = torch.zeros(n_out, n_in, dtype=f64)
+    for i in range(n_out):
+        if align_corners:
+            src = i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        else:
+            src = (i + 0.5) * n_in / n_out - 0.5
+        base = math.floor(src)
+        for j in range(base - 2, base + 4):
+            m[i, min(max(j, 0), n_in - 1)] += kernel(src - j)
+        m[i] /= m[i].sum()
+    return m
+
+
+def lanczos2d(x, size, align_corners):
+    mh, mw = lanczos_matrix(x.shape[2], size[0], align_corners), lanczos_matrix(x.shape[3], size[1], align_corners)
+    return mh @ x @ mw.t()
+
+
+case("interp_nearest_exact", [rn(1, 2, 4, 5)], lambda x: F.interpolate(x, size=(7, 3), mode="nearest-exact"))
+case("interp1d_nearest_exact", [rn(1, 2, 5)], lambda x: F.interpolate(x, size=8, mode="nearest-exact"))
+case("interp_lanczos", [rn(1, 2, 4, 5)], lambda x: lanczos2d(x, (7, 3), False))
+case("interp_lanczos_ac", [rn(1, 2, 4, 5)], lambda x: lanczos2d(x, (7, 3), True))
 case("local_response_norm_2d", [rn(1, 4, 3, 3)], lambda x: F.local_response_norm(x, 2, alpha=0.1, beta=0.5, k=2.0))
 
 def main(out_dir):
