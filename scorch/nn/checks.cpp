@@ -97,3 +97,47 @@ void CtcLoss::check(const Shape& lp, const Shape& targets, const Shape& in_len, 
 }
 
 }  // namespace scorch::nn
+
+#include "scorch/nn/deform_conv.h"
+
+namespace scorch::nn::detail {
+
+std::pair<std::vector<float>, std::vector<float>> deform_base_grid(const std::array<size_t, 2>& kernel, const std::array<size_t, 2>& stride,
+                                                                   const std::array<size_t, 2>& padding, const std::array<size_t, 2>& dilation,
+                                                                   const std::array<size_t, 2>& out) {
+  size_t taps = kernel[0] * kernel[1], positions = out[0] * out[1];
+  std::vector<float> rows(taps * positions), cols(taps * positions);
+  for (size_t ki = 0; ki < kernel[0]; ++ki)
+    for (size_t kj = 0; kj < kernel[1]; ++kj)
+      for (size_t oi = 0; oi < out[0]; ++oi)
+        for (size_t oj = 0; oj < out[1]; ++oj) {
+          size_t at = (ki * kernel[1] + kj) * positions + oi * out[1] + oj;
+          rows[at] = static_cast<float>(static_cast<double>(oi * stride[0] + ki * dilation[0]) - static_cast<double>(padding[0]));
+          cols[at] = static_cast<float>(static_cast<double>(oj * stride[1] + kj * dilation[1]) - static_cast<double>(padding[1]));
+        }
+  return {rows, cols};
+}
+
+std::array<size_t, 2> deform_output(size_t h, size_t w, size_t kh, size_t kw, const std::array<size_t, 2>& stride, const std::array<size_t, 2>& padding,
+                                    const std::array<size_t, 2>& dilation) {
+  std::array<size_t, 2> in{h, w}, k{kh, kw}, out{};
+  for (size_t i = 0; i < 2; ++i) {
+    size_t span = dilation[i] * (k[i] - 1) + 1, padded = in[i] + 2 * padding[i];
+    if (span > padded) throw ShapeError("DeformConv2d::forward", "kernel span " + std::to_string(span) + " exceeds the padded input size " + std::to_string(padded));
+    out[i] = (padded - span) / stride[i] + 1;
+  }
+  return out;
+}
+
+void check_deform(const Shape& x, const Shape& weight, const Shape& offset, std::optional<Shape> mask, size_t weight_groups, size_t offset_groups,
+                  const std::array<size_t, 2>& out) {
+  const char* op = "DeformConv2d::forward";
+  size_t taps = weight[2] * weight[3];
+  if (x[1] != weight[1] * weight_groups) throw ShapeError(op, "input " + x.to_string() + " must have " + std::to_string(weight[1] * weight_groups) + " channels");
+  Shape want_offset{x[0], 2 * offset_groups * taps, out[0], out[1]};
+  if (offset != want_offset) throw ShapeError(op, "offset " + offset.to_string() + " must be " + want_offset.to_string());
+  Shape want_mask{x[0], offset_groups * taps, out[0], out[1]};
+  if (mask && *mask != want_mask) throw ShapeError(op, "mask " + mask->to_string() + " must be " + want_mask.to_string());
+}
+
+}  // namespace scorch::nn::detail

@@ -4,6 +4,7 @@
 #include "scorch/nn/attention.h"
 #include "scorch/nn/conv.h"
 #include "scorch/nn/ctc.h"
+#include "scorch/nn/deform_conv.h"
 #include "scorch/nn/dropout.h"
 #include "scorch/nn/initializer.h"
 #include "scorch/nn/linear.h"

@@ -51,6 +51,17 @@ void add_linear_and_conv(CaseTable& t) {
   };
 }
 
+void add_deform(CaseTable& t) {
+  t["deform_conv2d"] = [](const CaseInputs& in) {
+    auto c = nn::DeformConv2dConfig({4, 3}, {3, 3}).with_offset_groups(2);
+    return module_case(in, c.init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<4>(0), in.f<4>(1), in.f<4>(2)))}; });
+  };
+  t["deform_conv2d_groups"] = [](const CaseInputs& in) {
+    auto c = nn::DeformConv2dConfig({4, 4}, {2, 2}).with_stride({2, 2}).with_padding(nn::PaddingConfig::explicit_pad({1, 1})).with_weight_groups(2);
+    return module_case(in, c.init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<4>(0), in.f<4>(1)))}; });
+  };
+}
+
 void add_pools(CaseTable& t) {
   t["max_pool1d"] = plain([](const CaseInputs& in) {
     return flat(nn::MaxPool1dConfig({3}).with_stride(std::array<size_t, 1>{2}).with_padding(nn::PaddingConfig::explicit_pad({1})).init().forward<AD>(in.f<3>(0)));
@@ -144,6 +155,7 @@ void add_positional(CaseTable& t) {
 
 void add_layer_cases(CaseTable& t) {
   add_linear_and_conv(t);
+  add_deform(t);
   add_pools(t);
   add_norms(t);
   add_resampling(t);

@@ -521,6 +521,101 @@ case("interp_nearest_exact", [rn(1, 2, 4, 5)], lambda x: F.interpolate(x, size=(
 case("interp1d_nearest_exact", [rn(1, 2, 5)], lambda x: F.interpolate(x, size=8, mode="nearest-exact"))
 case("interp_lanczos", [rn(1, 2, 4, 5)], lambda x: lanczos2d(x, (7, 3), False))
 case("interp_lanczos_ac", [rn(1, 2, 4, 5)], lambda x: lanczos2d(x, (7, 3), True))
+
+
+def bilinear_zero(img, r, c):
+    """torchvision's deform_conv2d sampling: bilinear, corners outside the image read as 0."""
+    h, w = img.shape[-2:]
+    r0, c0 = torch.floor(r), torch.floor(c)
+    out = 0
+    for dr in (0, 1):
+        for dc in (0, 1):
+            rr, cc = r0 + dr, c0 + dc
+            wt = (r - r0 if dr else 1 - (r - r0)) * (c - c0 if dc else 1 - (c - c0))
+            ok = (rr >= 0) & (rr <= h - 1) & (cc >= 0) & (cc <= w - 1)
+            idx = (rr.clamp(0, h - 1) * w + cc.clamp(0, w - 1)).long()
+            vals = img.flatten(-2).gather(-1, idx.flatten(-2)).reshape(idx.shape)
+            out = out + torch.where(ok, wt, torch.zeros_like(wt)) * vals
+    return out
+
+
+def deform_conv2d(p, x, offset, mask=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), wg=1, og=1):
+    w = p["weight"]
+    b, cin, h, wd = x.shape
+    cout, cpg, kh, kw = w.shape
+    ho, wo = offset.shape[2:]
+    taps = kh * kw
+    cg = cin // og
+    out_cols = []
+    off = offset.reshape(b, og, taps, 2, ho, wo)
+    for g in range(og):
+        for k in range(taps):
+            ki, kj = divmod(k, kw)
+            base_r = torch.arange(ho, dtype=f64)[:, None] * stride[0] - padding[0] + ki * dilation[0]
+            base_c = torch.arange(wo, dtype=f64)[None, :] * stride[1] - padding[1] + kj * dilation[1]
+            r = base_r + off[:, g, k, 0]
+            c = base_c + off[:, g, k, 1]
+            img = x[:, g * cg:(g + 1) * cg]
+            v = bilinear_zero(img, r[:, None].expand(b, cg, ho, wo), c[:, None].expand(b, cg, ho, wo))
+            if mask is not None:
+                v = v * mask.reshape(b, og, taps, ho, wo)[:, g, k][:, None]
+            out_cols.append((g, k, v))
+    cols = torch.stack([torch.stack([v for (gg, kk, v) in out_cols if gg == g], 2) for g in range(og)], 1).reshape(b, cin, taps, ho, wo)
+    cols = cols.reshape(b, wg, cpg * taps, ho * wo)
+    y = (w.reshape(1, wg, cout // wg, cpg * taps) @ cols).reshape(b, cout, ho, wo)
+    return y + p["bias"].reshape(1, cout, 1, 1)
+
+
+def deform_naive(p, x, offset, mask, stride, padding, dilation, wg, og):
+    """Scalar loops over every output, tap and channel (a check of the vectorised reference)."""
+    w, bias = p["weight"], p["bias"]
+    b, cin, h, wd = x.shape
+    cout, cpg, kh, kw = w.shape
+    ho, wo = offset.shape[2:]
+    y = torch.zeros(b, cout, ho, wo, dtype=f64)
+    def sample(n, ch, r, c):
+        total = 0.0
+        r0, c0 = math.floor(r), math.floor(c)
+        for rr, wr in ((r0, 1 - (r - r0)), (r0 + 1, r - r0)):
+            for cc, wc in ((c0, 1 - (c - c0)), (c0 + 1, c - c0)):
+                if 0 <= rr < h and 0 <= cc < wd:
+                    total += wr * wc * float(x[n, ch, rr, cc])
+        return total
+    for n in range(b):
+        for o in range(cout):
+            g_w = o // (cout // wg)
+            for i in range(ho):
+                for j in range(wo):
+                    acc = float(bias[o])
+                    for ci in range(cpg):
+                        ch = g_w * cpg + ci
+                        g = ch // (cin // og)
+                        for ki in range(kh):
+                            for kj in range(kw):
+                                k = ki * kw + kj
+                                dr = float(offset[n, (g * kh * kw + k) * 2, i, j])
+                                dc = float(offset[n, (g * kh * kw + k) * 2 + 1, i, j])
+                                r = i * stride[0] - padding[0] + ki * dilation[0] + dr
+                                c = j * stride[1] - padding[1] + kj * dilation[1] + dc
+                                m = 1.0 if mask is None else float(mask[n, g * kh * kw + k, i, j])
+                                acc += float(w[o, ci, ki, kj]) * sample(n, ch, r, c) * m
+                    y[n, o, i, j] = acc
+    return y
+
+
+def deform_case(name, x, offset, mask, cout, k, stride, padding, dilation, wg, og):
+    params = {"weight": rn(cout, x.shape[1] // wg, k, k, scale=0.5), "bias": rn(cout, scale=0.5)}
+    kw = dict(stride=stride, padding=padding, dilation=dilation, wg=wg, og=og)
+    p64 = {n: t.double() for n, t in params.items()}
+    ref = deform_conv2d(p64, x.double(), offset.double(), None if mask is None else mask.double(), **kw)
+    naive = deform_naive(p64, x.double(), offset.double(), None if mask is None else mask.double(), stride, padding, dilation, wg, og)
+    assert torch.allclose(ref, naive, atol=1e-9), name
+    inputs = [x, offset] + ([mask] if mask is not None else [])
+    case(name, inputs, lambda p, *xs: deform_conv2d(p, *xs, **kw), params=params)
+
+
+deform_case("deform_conv2d", rn(1, 4, 5, 6), rn(1, 2 * 2 * 9, 3, 4, scale=1.5), torch.sigmoid(rn(1, 2 * 9, 3, 4)), 3, 3, (1, 1), (0, 0), (1, 1), 1, 2)
+deform_case("deform_conv2d_groups", rn(1, 4, 6, 5), rn(1, 2 * 4, 4, 3, scale=1.5), None, 4, 2, (2, 2), (1, 1), (1, 1), 2, 1)
 case("local_response_norm_2d", [rn(1, 4, 3, 3)], lambda x: F.local_response_norm(x, 2, alpha=0.1, beta=0.5, k=2.0))
 
 def main(out_dir):

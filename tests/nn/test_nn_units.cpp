@@ -152,6 +152,13 @@ TEST(Errors, NameTheLayerAndTheShapes) {
   testing::expect_error<ShapeError>([&] { (void)lstm.forward(Tensor<Cpu, 3>::ones({2, 5, 2})); }, "[Lstm::forward]");
   testing::expect_error<ShapeError>([] { (void)nn::MseLoss{}.forward(Tensor<Cpu, 2>::ones({2, 2}), Tensor<Cpu, 2>::ones({2, 3})); }, "[MseLoss::forward]");
   testing::expect_error<ValueError>([] { (void)nn::Interpolate2dConfig().init(); }, "[InterpolateConfig::init]");
+  auto deform = nn::DeformConv2dConfig({2, 2}, {3, 3}).init<Cpu>();
+  auto x = Tensor<Cpu, 4>::ones({1, 2, 5, 5});
+  testing::expect_error<ShapeError>([&] { (void)deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 2, 3})); }, "[DeformConv2d::forward] offset [1, 18, 2, 3] must be [1, 18, 3, 3]");
+  testing::expect_error<ShapeError>([&] { (void)deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 3, 3}), Tensor<Cpu, 4>::ones({1, 8, 3, 3})); }, "[DeformConv2d::forward] mask");
+  auto plain_conv = nn::Conv2dConfig({2, 2}, {3, 3}).init<Cpu>();
+  deform.weight = plain_conv.weight, deform.bias = plain_conv.bias;
+  deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 3, 3})).to_data().assert_approx_eq(plain_conv.forward(x).to_data(), Tolerance{1e-5, 1e-6});
 }
 
 TEST(Normalization, ChoiceFromConfigMatchesTheLayer) {
