@@ -144,38 +144,31 @@ template <class B> struct MultiHeadAttention {
     auto [b, h, sq, dk] = q.dims();
     size_t sk = k.shape()[2];
     bool dropout_active = AutodiffBackend<B> && dropout.prob > 0;
-    if (!need_weights && !dropout_active && !quiet_softmax) return {output.forward(fused(q, k, v, mask_pad, mask_attn)), {}};
+    if (!need_weights && !dropout_active && !quiet_softmax) {
+      auto context = module::attention(q, k, v, merged_mask(b, sq, sk, mask_pad, mask_attn)).swap_dims(1, 2).template reshape<3>({b, sq, h * dk});
+      return {output.forward(context), {}};
+    }
     auto scores = q.matmul(k.swap_dims(2, 3)) * (1.0 / std::sqrt(static_cast<double>(dk)));
-    Shape full{b, h, sq, sk};
-    if (mask_pad) {
-      if (mask_pad->shape() != Shape{b, sk}) throw ShapeError("MultiHeadAttention::forward", "mask_pad " + mask_pad->shape().to_string() + " must be [batch, seq_k] = [" + std::to_string(b) + ", " + std::to_string(sk) + "]");
-      scores = scores.mask_fill(mask_pad->template reshape<4>({b, size_t{1}, size_t{1}, sk}).expand_to(full), min_float);
-    }
-    if (mask_attn) {
-      if (mask_attn->shape() != Shape{b, sq, sk}) throw ShapeError("MultiHeadAttention::forward", "mask_attn " + mask_attn->shape().to_string() + " must be [batch, seq_q, seq_k]");
-      scores = scores.mask_fill(mask_attn->template reshape<4>({b, size_t{1}, sq, sk}).expand_to(full), min_float);
-    }
+    if (auto mask = merged_mask(b, sq, sk, mask_pad, mask_attn)) scores = scores.mask_fill(mask->expand_to({b, h, sq, sk}), min_float);
     auto weights = quiet_softmax ? activation::quiet_softmax(scores, 3) : activation::softmax(scores, 3);
     auto context = dropout.forward(weights).matmul(v).swap_dims(1, 2).template reshape<3>({b, sq, h * dk});
     return {output.forward(context), weights};
   }
-  /// One attention op over the merged masks → [batch, seq_q, d_model] before the output projection.
-  Tensor<B, 3> fused(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v, const std::optional<Tensor<B, 2, Bool>>& mask_pad,
-                     const std::optional<Tensor<B, 3, Bool>>& mask_attn) const {
-    auto [b, h, sq, dk] = q.dims();
-    size_t sk = k.shape()[2];
+  /// The padding and attention masks as one Bool [batch, 1, seq_q, seq_k] (true = ignore); throws ShapeError on a wrong shape.
+  static std::optional<Tensor<B, 4, Bool>> merged_mask(size_t b, size_t sq, size_t sk, const std::optional<Tensor<B, 2, Bool>>& mask_pad,
+                                                       const std::optional<Tensor<B, 3, Bool>>& mask_attn) {
     std::optional<Tensor<B, 4, Bool>> mask;
-    Shape full{b, size_t{1}, sq, sk};
     if (mask_pad) {
-      if (mask_pad->shape() != Shape{b, sk}) throw ShapeError("MultiHeadAttention::forward", "mask_pad " + mask_pad->shape().to_string() + " must be [batch, seq_k]");
-      mask = mask_pad->template reshape<4>({b, size_t{1}, size_t{1}, sk}).expand_to(full);
+      if (mask_pad->shape() != Shape{b, sk})
+        throw ShapeError("MultiHeadAttention::forward", "mask_pad " + mask_pad->shape().to_string() + " must be [batch, seq_k] = [" + std::to_string(b) + ", " + std::to_string(sk) + "]");
+      mask = mask_pad->template reshape<4>({b, size_t{1}, size_t{1}, sk}).expand_to({b, size_t{1}, sq, sk});
     }
     if (mask_attn) {
       if (mask_attn->shape() != Shape{b, sq, sk}) throw ShapeError("MultiHeadAttention::forward", "mask_attn " + mask_attn->shape().to_string() + " must be [batch, seq_q, seq_k]");
       auto m = mask_attn->template reshape<4>({b, size_t{1}, sq, sk});
       mask = mask ? mask->bool_or(m) : m;
     }
-    return module::attention(q, k, v, mask).swap_dims(1, 2).template reshape<3>({b, sq, h * dk});
+    return mask;
   }
 };
 
