@@ -14,6 +14,20 @@ template <class B, size_t N> struct ConvTranspose;
 namespace detail {
 /// Throws ValueError unless channels divide into groups.
 void check_groups(const char* op, size_t in, size_t out, size_t groups);
+/// A kernel [lead, second, k...] and an optional bias [bias_size], with fan_in = second·∏k and
+/// fan_out = fan_out_channels·∏k (PyTorch's fans for the weight layout).
+template <class B, size_t N>
+std::pair<Param<Tensor<B, N + 2>>, std::optional<Param<Tensor<B, 1>>>> kernel_params(const Initializer& init, size_t lead, size_t second, size_t fan_out_channels,
+                                                                                       const std::array<size_t, N>& kernel, std::optional<size_t> bias_size,
+                                                                                       const typename B::Device& device) {
+  Shape shape{lead, second};
+  for (size_t k : kernel) shape.push_back(k);
+  size_t receptive = product<N>(kernel), fan_in = second * receptive, fan_out = fan_out_channels * receptive;
+  auto weight = init.init_with<B, N + 2>(shape, fan_in, fan_out, device);
+  std::optional<Param<Tensor<B, 1>>> bias;
+  if (bias_size) bias = init.init_with<B, 1>({*bias_size}, fan_in, fan_out, device);
+  return {std::move(weight), std::move(bias)};
+}
 }  // namespace detail
 
 /// Convolution settings (spatial rank N).
@@ -63,12 +77,8 @@ template <class B, size_t N> struct Conv {
 template <size_t N> template <class B> Conv<B, N> ConvConfig<N>::init(const typename B::Device& device) const {
   detail::check_groups("ConvConfig::init", channels[0], channels[1], groups);
   Conv<B, N> c;
-  Shape shape{channels[1], channels[0] / groups};
-  for (size_t k : kernel_size) shape.push_back(k);
-  size_t receptive = detail::product<N>(kernel_size);
-  size_t fan_in = channels[0] / groups * receptive, fan_out = channels[1] / groups * receptive;
-  c.weight = initializer.template init_with<B, N + 2>(shape, fan_in, fan_out, device);
-  if (bias) c.bias = initializer.template init_with<B, 1>({channels[1]}, fan_in, fan_out, device);
+  std::tie(c.weight, c.bias) = detail::kernel_params<B, N>(initializer, channels[1], channels[0] / groups, channels[1] / groups, kernel_size,
+                                                           bias ? std::optional(channels[1]) : std::nullopt, device);
   c.stride = stride, c.dilation = dilation, c.groups = groups, c.padding = padding;
   return c;
 }
@@ -108,12 +118,8 @@ template <class B, size_t N> struct ConvTranspose {
 template <size_t N> template <class B> ConvTranspose<B, N> ConvTransposeConfig<N>::init(const typename B::Device& device) const {
   detail::check_groups("ConvTransposeConfig::init", channels[0], channels[1], groups);
   ConvTranspose<B, N> c;
-  Shape shape{channels[0], channels[1] / groups};
-  for (size_t k : kernel_size) shape.push_back(k);
-  size_t receptive = detail::product<N>(kernel_size);
-  size_t fan_in = channels[1] / groups * receptive, fan_out = channels[0] / groups * receptive;
-  c.weight = initializer.template init_with<B, N + 2>(shape, fan_in, fan_out, device);
-  if (bias) c.bias = initializer.template init_with<B, 1>({channels[1]}, fan_in, fan_out, device);
+  std::tie(c.weight, c.bias) = detail::kernel_params<B, N>(initializer, channels[0], channels[1] / groups, channels[0] / groups, kernel_size,
+                                                           bias ? std::optional(channels[1]) : std::nullopt, device);
   c.options = {stride, padding, padding_out, dilation, groups};
   return c;
 }

@@ -99,10 +99,9 @@ template <class B> DeformConv2d<B> DeformConv2dConfig::init(const typename B::De
     throw ValueError("DeformConv2dConfig::init", std::to_string(channels[0]) + " input channels do not split into " + std::to_string(offset_groups) + " offset groups");
   auto [begin, end] = padding.resolve<2>("DeformConv2dConfig::init", kernel_size, stride, dilation);
   if (begin != end) throw ValueError("DeformConv2dConfig::init", "padding must be the same on both sides of each dim");
-  size_t fan_in = channels[0] / weight_groups * kernel_size[0] * kernel_size[1], fan_out = channels[1] / weight_groups * kernel_size[0] * kernel_size[1];
   DeformConv2d<B> d;
-  d.weight = initializer.init_with<B, 4>({channels[1], channels[0] / weight_groups, kernel_size[0], kernel_size[1]}, fan_in, fan_out, device);
-  if (bias) d.bias = initializer.init_with<B, 1>({channels[1]}, fan_in, fan_out, device);
+  std::tie(d.weight, d.bias) = detail::kernel_params<B, 2>(initializer, channels[1], channels[0] / weight_groups, channels[1] / weight_groups, kernel_size,
+                                                           bias ? std::optional(channels[1]) : std::nullopt, device);
   d.stride = stride, d.dilation = dilation, d.padding = begin, d.weight_groups = weight_groups, d.offset_groups = offset_groups;
   return d;
 }
