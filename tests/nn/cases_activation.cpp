@@ -47,6 +47,8 @@ void add_activation_cases(CaseTable& t) {
   t["act_soft_shrink"] = act(nn::SoftShrink{});
   t["act_threshold"] = act(nn::Threshold{0.1, 20.0});
   t["act_glu"] = act(nn::Glu{-1});
+  t["act_shrink"] = act(nn::Shrink{});
+  t["act_thresholded_relu"] = chosen(nn::ActivationConfig::of(K::ThresholdedRelu));
 }
 
 }  // namespace scorch::nntest

@@ -78,6 +78,9 @@ void add_pools(CaseTable& t) {
     auto c = nn::AvgPool2dConfig({2, 3}).with_stride(std::array<size_t, 2>{2, 2}).with_padding(nn::PaddingConfig::explicit_pad({1, 1})).with_ceil_mode(true);
     return flat(c.init().forward<AD>(in.f<4>(0)));
   });
+  t["adaptive_max_pool2d"] = plain([](const CaseInputs& in) { return flat(nn::AdaptiveMaxPool2d{{3, 2}}.forward<AD>(in.f<4>(0))); });
+  t["cosine_similarity"] = plain([](const CaseInputs& in) { return flat(nn::CosineSimilarity{}.forward(in.f<3>(0), in.f<3>(1))); });
+  t["pairwise_distance"] = plain([](const CaseInputs& in) { return flat(nn::PairwiseDistance{}.forward(in.f<2>(0), in.f<2>(1))); });
   t["adaptive_avg_pool1d"] = plain([](const CaseInputs& in) { return flat(nn::AdaptiveAvgPool1dConfig({4}).init().forward<AD>(in.f<3>(0))); });
   t["adaptive_avg_pool2d"] = plain([](const CaseInputs& in) { return flat(nn::AdaptiveAvgPool2dConfig({3, 2}).init().forward<AD>(in.f<4>(0))); });
 }

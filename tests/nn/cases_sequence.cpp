@@ -64,6 +64,15 @@ void add_recurrent(CaseTable& t) {
     });
   };
   t["gru"] = [](const CaseInputs& in) { return module_case(in, nn::GruConfig(3, 4).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; }); };
+  t["bigru"] = [](const CaseInputs& in) {
+    return module_case(in, nn::BiGruConfig(nn::GruConfig(3, 4)).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; });
+  };
+  t["birnn"] = [](const CaseInputs& in) {
+    return module_case(in, nn::BiRnnConfig(nn::RnnConfig(3, 4)).init<AD>(), [&](const auto& m) {
+      auto [out, h] = m.forward(in.f<3>(0));
+      return Outs{flat(out), flat(h)};
+    });
+  };
   t["rnn"] = [](const CaseInputs& in) {
     return module_case(in, nn::RnnConfig(3, 4).init<AD>(), [&](const auto& m) {
       auto [out, h] = m.forward(in.f<3>(0));

@@ -616,6 +616,19 @@ def deform_case(name, x, offset, mask, cout, k, stride, padding, dilation, wg, o
 
 deform_case("deform_conv2d", rn(1, 4, 5, 6), rn(1, 2 * 2 * 9, 3, 4, scale=1.5), torch.sigmoid(rn(1, 2 * 9, 3, 4)), 3, 3, (1, 1), (0, 0), (1, 1), 1, 2)
 deform_case("deform_conv2d_groups", rn(1, 4, 6, 5), rn(1, 2 * 4, 4, 3, scale=1.5), None, 4, 2, (2, 2), (1, 1), (1, 1), 2, 1)
+
+
+# Layers whose first fixtures came with the second round of nn work (appended, as above).
+case("cosine_similarity", [rn(3, 5, 2), rn(3, 5, 2)], lambda a, b: F.cosine_similarity(a, b, dim=1, eps=1e-8))
+case("pairwise_distance", [rn(4, 6), rn(4, 6)], lambda a, b: F.pairwise_distance(a, b, p=2.0, eps=1e-6))
+case("adaptive_max_pool2d", [rn(1, 2, 7, 5)], lambda x: F.adaptive_max_pool2d(x, (3, 2)))
+case("act_shrink", [away(lambda s: rn(*s, scale=2.0), (3, 5), KINKS)],
+     lambda x: torch.where(x > 0.5, x - 0.5, torch.where(x < -0.5, x + 0.5, torch.zeros_like(x))))
+case("act_thresholded_relu", [away(lambda s: rn(*s, scale=2.0), (3, 5), KINKS)], lambda x: torch.where(x > 1.0, x, torch.zeros_like(x)))
+case("bigru", [rn(2, 5, 3)], lambda m, x: m(x)[0], randomize(nn.GRU(3, 4, batch_first=True, bidirectional=True)),
+     lambda d: {**gates(d, "forward.", "", GRU_GATES, 4), **gates(d, "reverse.", "_reverse", GRU_GATES, 4)})
+case("birnn", [rn(2, 5, 3)], lambda m, x: m(x), randomize(nn.RNN(3, 4, batch_first=True, bidirectional=True)),
+     lambda d: {**gates(d, "forward.", "", ("gate",), 4), **gates(d, "reverse.", "_reverse", ("gate",), 4)})
 case("local_response_norm_2d", [rn(1, 4, 3, 3)], lambda x: F.local_response_norm(x, 2, alpha=0.1, beta=0.5, k=2.0))
 
 def main(out_dir):

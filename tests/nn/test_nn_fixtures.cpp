@@ -26,7 +26,10 @@ const CaseTable& cases() {
 }
 /// Field renames where a C++ member cannot take PyTorch-side name (a field `forward` would hide the method).
 const std::map<std::string, std::vector<std::pair<std::string, std::string>>>& renames() {
-  static const std::map<std::string, std::vector<std::pair<std::string, std::string>>> r{{"bilstm", {{"forward.", "forward_lstm."}, {"reverse.", "reverse_lstm."}}}};
+  static const std::map<std::string, std::vector<std::pair<std::string, std::string>>> r{
+      {"bilstm", {{"forward.", "forward_lstm."}, {"reverse.", "reverse_lstm."}}},
+      {"bigru", {{"forward.", "forward_gru."}, {"reverse.", "reverse_gru."}}},
+      {"birnn", {{"forward.", "forward_rnn."}, {"reverse.", "reverse_rnn."}}}};
   return r;
 }
 DataMap renamed(const std::string& name, const DataMap& in) {
