@@ -58,6 +58,22 @@ TEST(Dropout, ActiveOnlyOnAutodiffBackends) {
   testing::expect_error<ValueError>([] { (void)nn::DropoutConfig(1.0).init(); }, "[DropoutConfig::init]");
 }
 
+TEST(Dropout, GaussianNoiseAndRReluFollowTheBackend) {
+  auto noise = nn::GaussianNoiseConfig(0.5).init();
+  auto zeros = Tensor<Cpu, 2>::zeros({100, 100});
+  EXPECT_TRUE(noise.forward(zeros).to_data() == zeros.to_data());
+  EXPECT_NEAR(stddev(values(noise.forward(Tensor<AD, 2>::zeros({100, 100})).to_data())), 0.5, 0.02);
+  nn::RRelu rrelu;
+  auto x = Tensor<Cpu, 2>::full({10, 10}, Scalar(-2.0));
+  auto eval = values(rrelu.forward(x).to_data());
+  for (double v : eval) EXPECT_NEAR(v, -2.0 * (1.0 / 8 + 1.0 / 3) / 2, 1e-6);
+  auto train = values(rrelu.forward(Tensor<AD, 2>::full({10, 10}, Scalar(-2.0))).to_data());
+  for (double v : train) EXPECT_TRUE(v >= -2.0 / 3 - 1e-6 && v <= -2.0 / 8 + 1e-6) << v;
+  EXPECT_GT(stddev(train), 0.01);
+  auto id = nn::Identity{};
+  EXPECT_TRUE(id.forward(x).to_data() == x.to_data());
+}
+
 TEST(BatchNorm, TrainsOnAutodiffAndInfersWithRunningStatistics) {
   auto bn = nn::BatchNormConfig(2).with_momentum(0.5).init<AD>();
   auto x = Tensor<AD, 3>::from_data(TensorData(std::vector<float>{1, 2, 3, 10, 20, 30, 5, 6, 7, 40, 50, 60}, {2, 2, 3}));
