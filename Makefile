@@ -40,7 +40,7 @@ example: build
 	@$(BUILD)/examples/autodiff
 	@$(BUILD)/examples/custom_op
 	@$(BUILD)/examples/records
-	@$(BUILD)/examples/training_loop
+	@$(BUILD)/examples/custom-training-loop
 
 # Regenerates the conformance and gradient fixtures from PyTorch (needs python3-torch).
 fixtures:

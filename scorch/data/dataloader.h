@@ -108,9 +108,11 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
     if (workers > 0) pool_ = std::make_unique<WorkerPool>(workers);
   }
   /// A new epoch: the dataset's order (reshuffled with seed + epoch when shuffling) in batches.
-  EpochIterator<B, I, O> iter() const {
+  EpochIterator<B, I, O> iter() const { return iter_at(epoch_++); }
+  /// The iterator of a given epoch (from 0): the same order iter() gives at that epoch, so a
+  /// resumed run sees the batches it would have seen.
+  EpochIterator<B, I, O> iter_at(uint64_t epoch) const {
     size_t n = dataset_->len();
-    uint64_t epoch = epoch_++;
     std::vector<size_t> order = seed_ ? shuffled_indices(n, *seed_ + epoch) : std::vector<size_t>();
     if (!seed_) {
       order.resize(n);

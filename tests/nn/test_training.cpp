@@ -6,7 +6,7 @@
 
 #include <scorch/scorch.hpp>
 
-#include "guide/model.h"
+#include "guide/model.hpp"
 
 namespace scorch::nntest {
 namespace {

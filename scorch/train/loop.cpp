@@ -1,0 +1,135 @@
+#include "scorch/train/loop.h"
+
+#include <filesystem>
+
+#include "scorch/core/error.h"
+#include "scorch/train/report.h"
+
+namespace scorch::train {
+namespace fs = std::filesystem;
+namespace {
+const char* kCheckpointNames[3] = {"model", "optim", "scheduler"};
+}
+
+TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)) {
+  if (options_.artifact_dir.empty()) throw ValueError("LearnerBuilder", "the artifact directory is empty");
+  if (options_.num_epochs == 0) throw ValueError("LearnerBuilder::num_epochs", "must be at least 1");
+  if (options_.grads_accumulation == 0) throw ValueError("LearnerBuilder::grads_accumulation", "must be at least 1");
+  fs::create_directories(options_.artifact_dir);
+  log_ = std::make_unique<ExperimentLog>((fs::path(options_.artifact_dir) / "experiment.log").string());
+  if (options_.loggers.empty()) options_.loggers.push_back(std::make_shared<FileMetricLogger>(options_.artifact_dir));
+  if (!options_.renderer) options_.renderer = default_renderer();
+  if (!options_.checkpointing) options_.checkpointing = default_checkpointing_strategy();
+  if (options_.checkpoint_recorder)
+    for (int k = 0; k < 3; ++k)
+      checkpointers_[k] = std::make_unique<FileCheckpointer>((fs::path(options_.artifact_dir) / "checkpoint").string(), kCheckpointNames[k], *options_.checkpoint_recorder);
+  if (options_.checkpoint && !checkpointers_[0])
+    throw ValueError("LearnerBuilder::checkpoint", "resuming from epoch " + std::to_string(*options_.checkpoint) + " needs with_file_checkpointer(recorder)");
+}
+
+TrainingLoop::~TrainingLoop() = default;
+
+void TrainingLoop::resume(TrainingHooks& hooks, size_t epoch) {
+  CheckpointRecords records{checkpointers_[0]->restore(epoch), checkpointers_[1]->restore(epoch), checkpointers_[2]->restore(epoch)};
+  hooks.restore(records);
+  // The curves of the epochs already done come back from the loggers.
+  for (int s = 0; s < 2; ++s) {
+    Split split = s ? Split::Valid : Split::Train;
+    for (const auto& metric : options_.metrics[s])
+      for (size_t e = 1; e <= epoch; ++e)
+        for (const auto& logger : options_.loggers)
+          if (auto values = logger->read_numeric(split, metric->name(), e)) {
+            store_.set_epoch(split, metric->name(), e, std::move(*values));
+            break;
+          }
+  }
+  // Policies see the earlier epochs again so that they know the best so far (their actions were taken then).
+  for (size_t e = 1; e <= epoch; ++e) {
+    options_.checkpointing->checkpointing(e, store_);
+    if (options_.early_stopping) options_.early_stopping->should_stop(e, store_);
+  }
+  log_->info("resumed from the checkpoint of epoch " + std::to_string(epoch));
+}
+
+bool TrainingLoop::run_split(TrainingHooks& hooks, Split split, size_t epoch) {
+  int s = split == Split::Valid;
+  for (const auto& metric : options_.metrics[s]) metric->clear();
+  hooks.start_epoch(split, epoch);
+  for (size_t iteration = 1;; ++iteration) {
+    if (guard_) guard_->poll();
+    if (options_.interrupter.should_stop()) return false;
+    auto result = hooks.iterate(split, epoch, iteration);
+    if (!result) break;
+    for (const auto& entry : result->entries) {
+      for (const auto& logger : options_.loggers) logger->log(split, epoch, entry);
+      if (entry.value) store_.add(split, entry.name, epoch, *entry.value);
+    }
+    options_.renderer->update(split, result->entries, {epoch, options_.num_epochs, iteration, result->items_processed, result->items_total});
+  }
+  if (split == Split::Train) hooks.end_train_epoch();
+  for (const auto& logger : options_.loggers) logger->end_epoch(split, epoch);
+  options_.renderer->end_epoch(split, epoch, store_);
+  return true;
+}
+
+void TrainingLoop::checkpoint(TrainingHooks& hooks, size_t epoch) {
+  if (!checkpointers_[0]) return;
+  auto actions = options_.checkpointing->checkpointing(epoch, store_);
+  for (const auto& action : actions) {
+    if (action.kind != CheckpointingAction::Save) continue;
+    auto records = hooks.records();
+    // The model goes last: an epoch is complete once its three files exist.
+    checkpointers_[1]->save(epoch, records.optim);
+    checkpointers_[2]->save(epoch, records.scheduler);
+    log_->info("checkpoint of epoch " + std::to_string(epoch) + " written to " + checkpointers_[0]->save(epoch, records.model));
+  }
+  for (const auto& action : actions) {
+    if (action.kind != CheckpointingAction::Delete) continue;
+    for (const auto& c : checkpointers_) c->remove(action.epoch);
+    log_->info("checkpoint of epoch " + std::to_string(action.epoch) + " deleted");
+  }
+}
+
+FitReport TrainingLoop::run(TrainingHooks& hooks) {
+  FitReport report;
+  size_t first = 1;
+  if (options_.checkpoint) {
+    resume(hooks, *options_.checkpoint);
+    first = *options_.checkpoint + 1;
+  }
+  report.epochs_completed = first - 1;
+  if (options_.stop_on_signals) guard_ = std::make_unique<SignalStopGuard>(options_.interrupter);
+  log_->info("training " + hooks.describe() + " for epochs " + std::to_string(first) + " to " + std::to_string(options_.num_epochs));
+  options_.renderer->start({options_.num_epochs, first, options_.interrupter, &store_});
+  try {
+    for (size_t epoch = first; epoch <= options_.num_epochs; ++epoch) {
+      if (!run_split(hooks, Split::Train, epoch) || !run_split(hooks, Split::Valid, epoch)) {
+        report.interrupted = true;
+        report.reason = options_.interrupter.reason();
+        store_.drop_from(epoch);  // a partial epoch is neither plotted nor summarized
+        log_->info("stopped during epoch " + std::to_string(epoch) + " (" + report.reason + "); the last complete epoch is " + std::to_string(report.epochs_completed));
+        break;
+      }
+      checkpoint(hooks, epoch);
+      report.epochs_completed = epoch;
+      if (options_.early_stopping && options_.early_stopping->should_stop(epoch, store_)) {
+        report.stopped_early = true;
+        report.reason = "early stopping after epoch " + std::to_string(epoch);
+        log_->info(report.reason);
+        break;
+      }
+    }
+  } catch (...) {
+    options_.renderer->finish("");
+    guard_.reset();
+    throw;
+  }
+  guard_.reset();
+  if (options_.plots) write_metric_plots(store_, (fs::path(options_.artifact_dir) / "plots").string());
+  std::string summary = options_.summary ? learner_summary(store_, report.epochs_completed, hooks.describe()) : "";
+  options_.renderer->finish(summary);
+  log_->info("training ended after epoch " + std::to_string(report.epochs_completed) + (report.reason.empty() ? "" : " (" + report.reason + ")"));
+  return report;
+}
+
+}  // namespace scorch::train

@@ -1,0 +1,38 @@
+#include "scorch/train/metric.h"
+
+#include <cstdio>
+#include <cxxabi.h>
+#include <cstdlib>
+#include <memory>
+
+#include "scorch/train/learner_types.h"
+#include "scorch/train/metric_format.h"
+
+namespace scorch::train {
+
+std::string format_value(double value, const FormatOptions& format) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", format.precision, value);
+  return format.unit.empty() ? std::string(buf) : std::string(buf) + " " + format.unit;
+}
+
+MetricEntry numeric_entry(double batch_value, double running_value, const FormatOptions& format) {
+  char serialized[64];
+  std::snprintf(serialized, sizeof serialized, "%.9g", batch_value);
+  return {format.name, "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format), serialized, batch_value,
+          running_value};
+}
+
+MetricEntry NumericMetricState::update(double value, size_t batch_size, const FormatOptions& format) {
+  sum_ += value * static_cast<double>(batch_size);
+  count_ += batch_size;
+  return numeric_entry(value, this->value(), format);
+}
+
+std::string type_name(std::type_index type) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && name ? std::string(name.get()) : std::string(type.name());
+}
+
+}  // namespace scorch::train
