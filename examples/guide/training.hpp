@@ -17,7 +17,8 @@ train::ClassificationOutput<B> Model<B>::forward_classification(const Tensor<B, 
   return {loss, output, targets};
 }
 
-template <Backend B> train::TrainOutput<train::ClassificationOutput<B>> Model<B>::train_step(const MnistBatch<B>& batch) const {
+template <Backend B>
+train::TrainOutput<train::ClassificationOutput<B>> Model<B>::train_step(const MnistBatch<B>& batch) const requires AutodiffBackend<B> {
   auto item = forward_classification(batch.images, batch.targets);
   return {*this, item.loss.backward(), item};
 }
@@ -78,7 +79,10 @@ train::FitReport run_training(const std::string& artifact_dir, const TrainingCon
   return learner.report();
 }
 
-// Compiled once in training.cpp for Autodiff<Cpu>, so main.cpp stays light.
+// Compiled once, in model.cpp (the models) and training.cpp (the training), so that the files
+// including this header share the work and a model edit rebuilds on both cores at once.
+extern template struct Model<Autodiff<Cpu>>;
+extern template struct Model<Cpu>;
 extern template train::FitReport run_training<Autodiff<Cpu>>(const std::string&, const TrainingConfig&, const Cpu::Device&, const TrainOptions&);
 
 }  // namespace guide

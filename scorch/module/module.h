@@ -25,7 +25,7 @@
   template <class Device> Name to_device(const Device& device) const { return ::scorch::to_device(*this, device); }                          \
   template <class Device> Name fork(const Device& device) const { return ::scorch::fork(*this, device); }                                    \
   Name no_grad() const { return ::scorch::no_grad(*this); }                                                                                  \
-  auto valid() const { return ::scorch::valid(*this); }                                                                                      \
+  template <class Self = Name> auto valid() const { return ::scorch::valid(static_cast<const Self&>(*this)); }                              \
   ::scorch::Record into_record() const { return ::scorch::into_record(*this); }                                                              \
   Name load_record(const ::scorch::Record& record, const ::scorch::LoadOptions& options = {}) const {                                       \
     return ::scorch::load_record(*this, record, options);                                                                                   \

@@ -122,19 +122,19 @@ MetricEntry HammingScore::update(const HammingScoreInput& input, const MetricMet
 
 double AurocMetric::compute(const std::vector<float>& scores, const std::vector<int64_t>& targets) {
   if (scores.size() != targets.size()) throw ShapeError("AurocMetric", std::to_string(scores.size()) + " scores but " + std::to_string(targets.size()) + " targets");
-  std::vector<size_t> order(scores.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return scores[a] < scores[b]; });
+  std::vector<std::pair<float, bool>> rows(scores.size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = {scores[i], targets[i] != 0};
+  std::sort(rows.begin(), rows.end());
   double positives = 0, rank_sum = 0;
-  for (size_t i = 0; i < order.size();) {  // average ranks (from 1) over runs of equal scores
+  for (size_t i = 0; i < rows.size();) {  // average ranks (from 1) over runs of equal scores
     size_t j = i;
-    while (j < order.size() && scores[order[j]] == scores[order[i]]) ++j;
+    while (j < rows.size() && rows[j].first == rows[i].first) ++j;
     double rank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2.0;
     for (size_t k = i; k < j; ++k)
-      if (targets[order[k]] != 0) positives += 1, rank_sum += rank;
+      if (rows[k].second) positives += 1, rank_sum += rank;
     i = j;
   }
-  double negatives = static_cast<double>(scores.size()) - positives;
+  double negatives = static_cast<double>(rows.size()) - positives;
   if (positives == 0 || negatives == 0) return 50.0;
   return 100.0 * (rank_sum - positives * (positives + 1) / 2.0) / (positives * negatives);
 }

@@ -11,6 +11,13 @@ namespace {
 
 MetricEntry unavailable(const std::string& name) { return {name, "unavailable", "", std::nullopt, std::nullopt}; }
 
+/// A reading shown as itself (a machine reading has no epoch mean worth showing).
+MetricEntry plain_entry(double value, const FormatOptions& format) {
+  auto entry = numeric_entry(value, value, format);
+  entry.formatted = format_value(value, format);
+  return entry;
+}
+
 std::optional<double> read_number(const std::filesystem::path& file) {
   std::ifstream in(file);
   double v;
@@ -42,7 +49,7 @@ MetricEntry CpuUse::update(const NoInput&, const MetricMetadata&) {
     read_at_ = now;
   }
   if (!last_) return unavailable(name());
-  return numeric_entry(*last_, *last_, FormatOptions(name()).with_unit("%"));
+  return plain_entry(*last_, FormatOptions(name()).with_unit("%"));
 }
 
 MetricEntry CpuMemory::update(const NoInput&, const MetricMetadata&) {
@@ -86,7 +93,7 @@ std::optional<double> CpuTemperature::read() const {
 MetricEntry CpuTemperature::update(const NoInput&, const MetricMetadata&) {
   celsius_ = read();
   if (!celsius_) return unavailable(name());
-  return numeric_entry(*celsius_, *celsius_, FormatOptions(name()).with_unit("°C").with_precision(1));
+  return plain_entry(*celsius_, FormatOptions(name()).with_unit("°C").with_precision(1));
 }
 
 }  // namespace scorch::train
