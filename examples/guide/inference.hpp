@@ -23,8 +23,4 @@ template <Backend B> std::vector<int64_t> infer(const Model<B>& model, std::vect
   return predicted.to_data().convert(DType::I64).template to_vector<int64_t>();
 }
 
-// Compiled once in inference.cpp for the Cpu backend.
-extern template Model<Cpu> load_model<Cpu>(const std::string&, const Cpu::Device&);
-extern template std::vector<int64_t> infer<Cpu>(const Model<Cpu>&, std::vector<data::MnistItem>, const Cpu::Device&);
-
 }  // namespace guide

@@ -6,8 +6,10 @@
 #include <cstring>
 #include <iostream>
 
-#include "inference.hpp"
-#include "training.hpp"
+#include <scorch/core/error.h>
+#include <scorch/train/renderer.h>
+
+#include "guide.hpp"
 
 namespace {
 
@@ -42,34 +44,23 @@ Args parse(int argc, char** argv) {
 }
 
 int train(const Args& args) {
-  auto config = guide::TrainingConfig(guide::ModelConfig(10, 512), scorch::optim::AdamConfig()).with_num_epochs(args.epochs);
-  guide::TrainOptions options{args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.resume, nullptr};
+  guide::TrainOptions options{args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.epochs, args.resume, nullptr};
   if (args.cli) options.renderer = std::make_shared<scorch::train::CliRenderer>();
-  auto report = guide::run_training<scorch::Autodiff<scorch::Cpu>>(args.artifact_dir, config, {}, options);
+  auto report = guide::train_guide(args.artifact_dir, options);
   std::cout << "trained " << report.epochs_completed << " epochs" << (report.interrupted ? " (stopped: " + report.reason + ")" : "") << "; model saved to "
             << args.artifact_dir << "/model.mpk.gz" << std::endl;
   return report.interrupted ? 130 : 0;
 }
 
 int infer(const Args& args) {
-  auto model = guide::load_model<scorch::Cpu>(args.artifact_dir);
-  auto test = guide::datasets(args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion).second;
-  size_t correct = 0, total = test->len();
-  for (size_t start = 0; start < total; start += 1000) {
-    std::vector<scorch::data::MnistItem> items;
-    for (size_t i = start; i < std::min(total, start + 1000); ++i) items.push_back(*test->get(i));
-    auto predicted = guide::infer(model, items);
-    for (size_t k = 0; k < items.size(); ++k) {
-      correct += predicted[k] == items[k].label;
-      if (start + k < args.show) {
-        auto name = [&](int64_t c) { return args.digits ? std::to_string(c) : std::string(kFashionNames[c]); };
-        std::cout << "image " << start + k << ": predicted " << name(predicted[k]) << ", expected " << name(items[k].label)
-                  << (predicted[k] == items[k].label ? "" : "  (wrong)") << "\n";
-      }
-    }
+  auto result = guide::evaluate_guide(args.artifact_dir, args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.show);
+  auto name = [&](int64_t c) { return args.digits ? std::to_string(c) : std::string(kFashionNames[c]); };
+  for (size_t i = 0; i < result.first.size(); ++i) {
+    const auto& p = result.first[i];
+    std::cout << "image " << i << ": predicted " << name(p.predicted) << ", expected " << name(p.expected) << (p.predicted == p.expected ? "" : "  (wrong)") << "\n";
   }
   char line[64];
-  std::snprintf(line, sizeof line, "test accuracy: %.2f%%", 100.0 * static_cast<double>(correct) / static_cast<double>(total));
+  std::snprintf(line, sizeof line, "test accuracy: %.2f%%", result.accuracy);
   std::cout << line << std::endl;
   return 0;
 }

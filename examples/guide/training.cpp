@@ -1,4 +1,4 @@
-// Instantiates the guide's training for Autodiff<Cpu> (see training.hpp).
+// The guide's training on Autodiff<Cpu> (see training.hpp) and the program's train command.
 #include "training.hpp"
 
 namespace guide {
@@ -12,6 +12,9 @@ std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> 
   return {data::share(data::MnistDataset::fashion_train()), data::share(data::MnistDataset::fashion_test())};
 }
 
-template train::FitReport run_training<Autodiff<Cpu>>(const std::string&, const TrainingConfig&, const Cpu::Device&, const TrainOptions&);
+train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions& options) {
+  auto config = TrainingConfig(ModelConfig(10, 512), optim::AdamConfig()).with_num_epochs(options.num_epochs);
+  return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
+}
 
 }  // namespace guide

