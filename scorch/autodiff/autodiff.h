@@ -84,3 +84,14 @@ template <class B> struct Autodiff : B {
 };
 
 }  // namespace scorch
+
+/// Declares Autodiff<B>'s op groups as compiled elsewhere (autodiff/instantiate/*.cpp built for B).
+#define SCORCH_AUTODIFF_EXTERN(B)                      \
+  namespace scorch::autodiff {                         \
+  extern template struct BasicOps<B>;                  \
+  extern template struct UnaryOps<B>;                  \
+  extern template struct ReduceOps<B>;                 \
+  extern template struct LayoutOps<B>;                 \
+  extern template struct ModuleOps<B>;                 \
+  }                                                    \
+  static_assert(true)

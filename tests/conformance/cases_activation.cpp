@@ -35,7 +35,6 @@ template <class B> void add_activation_cases(CaseList<B>& list) {
   list.add("act_prelu", {"float_mask_where"}, [](const Inputs<B>& in) { return outs(act::prelu(F<3>(in, 0), T1(F<1>(in, 1)))); });
 }
 
-template void add_activation_cases<Cpu>(CaseList<Cpu>&);
-template void add_activation_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_activation_cases);
 
 }  // namespace scorch::conformance

@@ -48,7 +48,6 @@ template <class B> void add_arith_cases(CaseList<B>& list) {
   });
 }
 
-template void add_arith_cases<Cpu>(CaseList<Cpu>&);
-template void add_arith_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_arith_cases);
 
 }  // namespace scorch::conformance

@@ -60,7 +60,6 @@ template <class B> void add_compare_cases(CaseList<B>& list) {
   list.add("mask_broadcast", {"float_mask_fill"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0).mask_fill(Bo<2>(in, 1), 0.0)); });
 }
 
-template void add_compare_cases<Cpu>(CaseList<Cpu>&);
-template void add_compare_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_compare_cases);
 
 }  // namespace scorch::conformance

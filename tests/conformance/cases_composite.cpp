@@ -46,7 +46,6 @@ template <class B> void add_composite_cases(CaseList<B>& list) {
   });
 }
 
-template void add_composite_cases<Cpu>(CaseList<Cpu>&);
-template void add_composite_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_composite_cases);
 
 }  // namespace scorch::conformance

@@ -50,7 +50,6 @@ template <class B> void add_creation_cases(CaseList<B>& list) {
   });
 }
 
-template void add_creation_cases<Cpu>(CaseList<Cpu>&);
-template void add_creation_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_creation_cases);
 
 }  // namespace scorch::conformance

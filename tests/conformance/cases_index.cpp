@@ -46,7 +46,6 @@ template <class B> void add_index_cases(CaseList<B>& list) {
   });
 }
 
-template void add_index_cases<Cpu>(CaseList<Cpu>&);
-template void add_index_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_index_cases);
 
 }  // namespace scorch::conformance

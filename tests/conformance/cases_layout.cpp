@@ -46,7 +46,6 @@ template <class B> void add_layout_cases(CaseList<B>& list) {
   list.add("slice_assign_bool", {"bool_slice_assign"}, [](const Inputs<B>& in) { return outs(assign_block(Bo<2>(in, 0), Bo<2>(in, 1))); });
 }
 
-template void add_layout_cases<Cpu>(CaseList<Cpu>&);
-template void add_layout_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_layout_cases);
 
 }  // namespace scorch::conformance

@@ -150,7 +150,6 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   });
 }
 
-template void add_module_cases<Cpu>(CaseList<Cpu>&);
-template void add_module_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_module_cases);
 
 }  // namespace scorch::conformance

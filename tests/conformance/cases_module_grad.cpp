@@ -73,7 +73,6 @@ template <class B> void add_module_grad_cases(CaseList<B>& list) {
   list.add("mod_interpolate_backward_down", {"module_interpolate_backward"}, [](const Inputs<B>& in) { return interpolate_grads(in); });
 }
 
-template void add_module_grad_cases<Cpu>(CaseList<Cpu>&);
-template void add_module_grad_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_module_grad_cases);
 
 }  // namespace scorch::conformance

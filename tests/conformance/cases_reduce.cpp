@@ -40,7 +40,6 @@ template <class B> void add_reduce_cases(CaseList<B>& list) {
   list.add("sum_f16", {"float_sum"}, [](const Inputs<B>& in) { return outs(F<1>(in, 0).sum()); });
 }
 
-template void add_reduce_cases<Cpu>(CaseList<Cpu>&);
-template void add_reduce_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_reduce_cases);
 
 }  // namespace scorch::conformance

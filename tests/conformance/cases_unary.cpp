@@ -36,7 +36,6 @@ template <class B> void add_unary_cases(CaseList<B>& list) {
   });
 }
 
-template void add_unary_cases<Cpu>(CaseList<Cpu>&);
-template void add_unary_cases<Autodiff<Cpu>>(CaseList<Autodiff<Cpu>>&);
+SCORCH_CONFORMANCE_INSTANTIATE(add_unary_cases);
 
 }  // namespace scorch::conformance

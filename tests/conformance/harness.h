@@ -8,6 +8,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <scorch/scorch.hpp>
+#ifdef SCORCH_HAVE_LIBTORCH
+#include <scorch/autodiff/autodiff_libtorch.h>
+#endif
 
 namespace scorch::conformance {
 
@@ -83,3 +86,12 @@ template <class B> CaseList<B> all_cases() {
 }
 
 }  // namespace scorch::conformance
+
+// The backend the case files are compiled for: Cpu unless the build names another (the cases are
+// compiled once per backend into its own library); each file instantiates it and its Autodiff.
+#ifndef SCORCH_CASE_BACKEND
+#define SCORCH_CASE_BACKEND Cpu
+#endif
+#define SCORCH_CONFORMANCE_INSTANTIATE(fn)                                   \
+  template void fn<SCORCH_CASE_BACKEND>(CaseList<SCORCH_CASE_BACKEND>&);   \
+  template void fn<Autodiff<SCORCH_CASE_BACKEND>>(CaseList<Autodiff<SCORCH_CASE_BACKEND>>&)

@@ -1,0 +1,260 @@
+// Elementwise ops on LibTorch: arithmetic, scalar forms, unary math, comparisons, logic, bitwise,
+// clamps, activations and matmul. A uniquely owned left operand of the result's shape and dtype
+// is overwritten in place; f16/bf16 on the host compute in f32.
+#include "scorch/backends/libtorch/interop.h"
+
+namespace scorch::backends::libtorch::ops {
+using namespace detail;
+namespace {
+
+/// out(x, y), or in_place(x, y) when x is unique and already has the result's shape.
+template <class Out, class InPlace> T binary(const char* op, T a, T b, Out out, InPlace in_place) {
+  return guarded(op, [&] {
+    at::Tensor x = take(a), y = take(b);
+    if (low_precision_host(x)) return wrap(out(x.to(at::kFloat), y.to(at::kFloat)).to(x.scalar_type()));
+    if (unique(x) && x.sizes() == at::infer_size(x.sizes(), y.sizes())) {
+      in_place(x, y);
+      return wrap(std::move(x));
+    }
+    return wrap(out(x, y));
+  });
+}
+
+/// out(x), or in_place(x) when x is unique.
+template <class Out, class InPlace> T unary(const char* op, T a, Out out, InPlace in_place) {
+  return guarded(op, [&] {
+    at::Tensor x = take(a);
+    if (low_precision_host(x)) return wrap(out(x.to(at::kFloat)).to(x.scalar_type()));
+    if (unique(x)) {
+      in_place(x);
+      return wrap(std::move(x));
+    }
+    return wrap(out(x));
+  });
+}
+
+/// pred(x) as a bool tensor (no reuse: the dtype changes).
+template <class Pred> T predicate(const char* op, T a, Pred pred) {
+  return guarded(op, [&] { return wrap(pred(widened(take(a)))); });
+}
+
+/// Integer a^b with Scorch's rule for negative exponents: 0, except bases 1 and -1.
+at::Tensor int_pow(const at::Tensor& a, const at::Tensor& b) {
+  at::Tensor result = at::pow(a, b.clamp_min(0));
+  if (!b.lt(0).any().item<bool>()) return result;
+  at::Tensor odd = b.remainder(2).ne(0);
+  at::Tensor special = at::where(a.eq(1), at::ones_like(a), at::where(a.eq(-1), at::where(odd, -at::ones_like(a), at::ones_like(a)), at::zeros_like(a)));
+  return at::where(b.lt(0), special, result);
+}
+
+/// Floor division of integers; x / -1 negates with wrap-around (no trap on the most negative value).
+at::Tensor int_floor_div(const at::Tensor& x, const at::Tensor& y) {
+  at::Tensor minus_one = y.eq(-1);
+  if (!minus_one.any().item<bool>()) return at::div(x, y, "floor");
+  at::Tensor safe = at::where(minus_one, at::ones_like(y), y);
+  return at::where(minus_one, at::zeros_like(x).sub(x), at::div(x, safe, "floor"));
+}
+
+}  // namespace
+
+#define SCORCH_TORCH_BINARY(name, out_expr, in_place_expr)                                                                   \
+  T name(T a, T b) {                                                                                                         \
+    return binary(#name, std::move(a), std::move(b), [](const at::Tensor& x, const at::Tensor& y) { return out_expr; },     \
+                  [](at::Tensor& x, const at::Tensor& y) { in_place_expr; });                                                 \
+  }
+SCORCH_TORCH_BINARY(add, at::add(x, y), x.add_(y))
+SCORCH_TORCH_BINARY(sub, at::sub(x, y), x.sub_(y))
+SCORCH_TORCH_BINARY(mul, at::mul(x, y), x.mul_(y))
+SCORCH_TORCH_BINARY(atan2, at::atan2(x, y), x.atan2_(y))
+SCORCH_TORCH_BINARY(powf, at::pow(x, y), x.pow_(y))
+#undef SCORCH_TORCH_BINARY
+
+T div(T a, T b) {
+  if (is_float(a.dtype()))
+    return binary("div", std::move(a), std::move(b), [](const at::Tensor& x, const at::Tensor& y) { return at::div(x, y); },
+                  [](at::Tensor& x, const at::Tensor& y) { x.div_(y); });
+  return guarded("div", [&] {
+    at::Tensor y = take(b);
+    check_divisor("div", y);
+    return wrap(int_floor_div(take(a), y));
+  });
+}
+
+T remainder(T a, T b) {
+  return guarded("remainder", [&] {
+    at::Tensor x = take(a), y = take(b);
+    check_divisor("remainder", y);
+    if (low_precision_host(x)) return wrap(at::remainder(x.to(at::kFloat), y.to(at::kFloat)).to(x.scalar_type()));
+    if (!is_float(from_torch(x.scalar_type()))) y = at::where(y.eq(-1), at::ones_like(y), y);  // x % -1 is 0 without the trap
+    return wrap(at::remainder(x, y));
+  });
+}
+
+T powi(T a, T b) {
+  if (is_float(a.dtype())) return powf(std::move(a), cast(std::move(b), a.dtype()));
+  return guarded("powi", [&] {
+    at::Tensor x = take(a);
+    return wrap(int_pow(x, take(b).to(x.scalar_type())));
+  });
+}
+
+T matmul(T a, T b) {
+  return guarded("matmul", [&] {
+    at::Tensor x = take(a), y = take(b);
+    if (low_precision_host(x)) return wrap(at::matmul(x.to(at::kFloat), y.to(at::kFloat)).to(x.scalar_type()));
+    return wrap(at::matmul(x, y));
+  });
+}
+
+#define SCORCH_TORCH_SCALAR(name, out_expr, in_place_expr)                                                                  \
+  T name(T a, Scalar s) {                                                                                                   \
+    at::Scalar v = scalar_for(a.dtype(), s);                                                                                \
+    return unary(#name, std::move(a), [&](const at::Tensor& x) { return out_expr; }, [&](at::Tensor& x) { in_place_expr; }); \
+  }
+SCORCH_TORCH_SCALAR(add_scalar, at::add(x, v), x.add_(v))
+SCORCH_TORCH_SCALAR(sub_scalar, at::sub(x, v), x.sub_(v))
+SCORCH_TORCH_SCALAR(mul_scalar, at::mul(x, v), x.mul_(v))
+SCORCH_TORCH_SCALAR(powf_scalar, at::pow(x, v), x.pow_(v))
+SCORCH_TORCH_SCALAR(clamp_min, at::clamp_min(x, v), x.clamp_min_(v))
+SCORCH_TORCH_SCALAR(clamp_max, at::clamp_max(x, v), x.clamp_max_(v))
+SCORCH_TORCH_SCALAR(bitwise_and_scalar, at::bitwise_and(x, v), x.bitwise_and_(v))
+SCORCH_TORCH_SCALAR(bitwise_or_scalar, at::bitwise_or(x, v), x.bitwise_or_(v))
+SCORCH_TORCH_SCALAR(bitwise_xor_scalar, at::bitwise_xor(x, v), x.bitwise_xor_(v))
+#undef SCORCH_TORCH_SCALAR
+
+T div_scalar(T a, Scalar s) {
+  if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0) throw ValueError("div_scalar", "integer division by zero");
+  if (is_float(a.dtype())) {
+    at::Scalar v = scalar_for(a.dtype(), s);
+    return unary("div_scalar", std::move(a), [&](const at::Tensor& x) { return at::div(x, v); }, [&](at::Tensor& x) { x.div_(v); });
+  }
+  return guarded("div_scalar", [&] {
+    at::Tensor x = take(a);
+    return wrap(int_floor_div(x, at::full({1}, scalar_for(DType::I64, s), x.options())));
+  });
+}
+
+T remainder_scalar(T a, Scalar s) {
+  if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0) throw ValueError("remainder_scalar", "integer division by zero");
+  if (is_int(a.dtype()) && s.to_int() == -1) return full(a.shape(), Scalar(0), a.device(), a.dtype());
+  at::Scalar v = scalar_for(a.dtype(), s);
+  return unary("remainder_scalar", std::move(a), [&](const at::Tensor& x) { return at::remainder(x, v); }, [&](at::Tensor& x) { x.remainder_(v); });
+}
+
+T powi_scalar(T a, Scalar s) {
+  if (is_float(a.dtype())) return powf_scalar(std::move(a), s);
+  return guarded("powi_scalar", [&] {
+    at::Tensor x = take(a);
+    return wrap(int_pow(x, at::full_like(x, s.to_int())));
+  });
+}
+
+T clamp(T a, Scalar lo, Scalar hi) {
+  at::Scalar l = scalar_for(a.dtype(), lo), h = scalar_for(a.dtype(), hi);
+  return unary("clamp", std::move(a), [&](const at::Tensor& x) { return at::clamp(x, l, h); }, [&](at::Tensor& x) { x.clamp_(l, h); });
+}
+
+#define SCORCH_TORCH_UNARY(name, fn)                                                                                      \
+  T name(T a) {                                                                                                           \
+    return unary(#name, std::move(a), [](const at::Tensor& x) { return at::fn(x); }, [](at::Tensor& x) { x.fn##_(); });   \
+  }
+SCORCH_TORCH_UNARY(exp, exp)
+SCORCH_TORCH_UNARY(log, log)
+SCORCH_TORCH_UNARY(log1p, log1p)
+SCORCH_TORCH_UNARY(sqrt, sqrt)
+SCORCH_TORCH_UNARY(abs, abs)
+SCORCH_TORCH_UNARY(cos, cos)
+SCORCH_TORCH_UNARY(sin, sin)
+SCORCH_TORCH_UNARY(tan, tan)
+SCORCH_TORCH_UNARY(cosh, cosh)
+SCORCH_TORCH_UNARY(sinh, sinh)
+SCORCH_TORCH_UNARY(tanh, tanh)
+SCORCH_TORCH_UNARY(acos, acos)
+SCORCH_TORCH_UNARY(acosh, acosh)
+SCORCH_TORCH_UNARY(asin, asin)
+SCORCH_TORCH_UNARY(asinh, asinh)
+SCORCH_TORCH_UNARY(atan, atan)
+SCORCH_TORCH_UNARY(atanh, atanh)
+SCORCH_TORCH_UNARY(round, round)
+SCORCH_TORCH_UNARY(floor, floor)
+SCORCH_TORCH_UNARY(ceil, ceil)
+SCORCH_TORCH_UNARY(trunc, trunc)
+SCORCH_TORCH_UNARY(erf, erf)
+SCORCH_TORCH_UNARY(recip, reciprocal)
+SCORCH_TORCH_UNARY(neg, neg)
+SCORCH_TORCH_UNARY(relu, relu)
+SCORCH_TORCH_UNARY(sigmoid, sigmoid)
+SCORCH_TORCH_UNARY(bitwise_not, bitwise_not)
+#undef SCORCH_TORCH_UNARY
+
+T sign(T a) {
+  // torch.sign(NaN) is 0; Scorch keeps NaN (backend/README.md).
+  if (!is_float(a.dtype())) return unary("sign", std::move(a), [](const at::Tensor& x) { return at::sign(x); }, [](at::Tensor& x) { x.sign_(); });
+  auto keep_nan = [](const at::Tensor& x) { return at::where(at::isnan(x), x, at::sign(x)); };
+  return unary("sign", std::move(a), keep_nan, [&](at::Tensor& x) { x = keep_nan(x); });
+}
+T gelu(T a) {
+  return unary("gelu", std::move(a), [](const at::Tensor& x) { return at::gelu(x); }, [](at::Tensor& x) { x = at::gelu(x); });
+}
+T log_sigmoid(T a) {
+  return unary("log_sigmoid", std::move(a), [](const at::Tensor& x) { return at::log_sigmoid(x); }, [](at::Tensor& x) { x = at::log_sigmoid(x); });
+}
+T leaky_relu(T a, Scalar slope) {
+  at::Scalar s(slope.to_double());
+  return unary("leaky_relu", std::move(a), [&](const at::Tensor& x) { return at::leaky_relu(x, s); }, [&](at::Tensor& x) { at::leaky_relu_(x, s); });
+}
+T hard_sigmoid(T a, Scalar alpha, Scalar beta) {
+  double al = alpha.to_double(), be = beta.to_double();
+  return unary("hard_sigmoid", std::move(a), [&](const at::Tensor& x) { return x.mul(al).add_(be).clamp_(0.0, 1.0); },
+               [&](at::Tensor& x) { x.mul_(al).add_(be).clamp_(0.0, 1.0); });
+}
+T softmax(T a, size_t dim) {
+  return unary("softmax", std::move(a), [&](const at::Tensor& x) { return at::softmax(x, static_cast<int64_t>(dim)); },
+               [&](at::Tensor& x) { x = at::softmax(x, static_cast<int64_t>(dim)); });
+}
+T log_softmax(T a, size_t dim) {
+  return unary("log_softmax", std::move(a), [&](const at::Tensor& x) { return at::log_softmax(x, static_cast<int64_t>(dim)); },
+               [&](at::Tensor& x) { x = at::log_softmax(x, static_cast<int64_t>(dim)); });
+}
+
+T is_nan(T a) { return predicate("is_nan", std::move(a), [](const at::Tensor& x) { return at::isnan(x); }); }
+T is_inf(T a) { return predicate("is_inf", std::move(a), [](const at::Tensor& x) { return at::isinf(x); }); }
+
+#define SCORCH_TORCH_COMPARE(name, fn)                                                                                    \
+  T name(T a, T b) {                                                                                                      \
+    return guarded(#name, [&] { return wrap(at::fn(widened(take(a)), widened(take(b)))); });                            \
+  }                                                                                                                       \
+  T name##_elem(T a, Scalar s) {                                                                                          \
+    at::Scalar v = scalar_for(a.dtype(), s);                                                                              \
+    return guarded(#name "_elem", [&] { return wrap(at::fn(widened(take(a)), v)); });                                    \
+  }
+SCORCH_TORCH_COMPARE(equal, eq)
+SCORCH_TORCH_COMPARE(not_equal, ne)
+SCORCH_TORCH_COMPARE(greater, gt)
+SCORCH_TORCH_COMPARE(greater_equal, ge)
+SCORCH_TORCH_COMPARE(lower, lt)
+SCORCH_TORCH_COMPARE(lower_equal, le)
+#undef SCORCH_TORCH_COMPARE
+
+#define SCORCH_TORCH_LOGIC(name, fn)                                                                                      \
+  T name(T a, T b) {                                                                                                      \
+    return guarded(#name, [&] { return wrap(at::fn(take(a), take(b))); });                                               \
+  }
+SCORCH_TORCH_LOGIC(logical_and, logical_and)
+SCORCH_TORCH_LOGIC(logical_or, logical_or)
+SCORCH_TORCH_LOGIC(logical_xor, logical_xor)
+SCORCH_TORCH_LOGIC(bitwise_and, bitwise_and)
+SCORCH_TORCH_LOGIC(bitwise_or, bitwise_or)
+SCORCH_TORCH_LOGIC(bitwise_xor, bitwise_xor)
+SCORCH_TORCH_LOGIC(bitwise_left_shift, bitwise_left_shift)
+SCORCH_TORCH_LOGIC(bitwise_right_shift, bitwise_right_shift)
+#undef SCORCH_TORCH_LOGIC
+T logical_not(T a) { return guarded("logical_not", [&] { return wrap(at::logical_not(take(a))); }); }
+T bitwise_left_shift_scalar(T a, Scalar s) {
+  return guarded("bitwise_left_shift_scalar", [&] { at::Tensor x = take(a); return wrap(at::bitwise_left_shift(x, at::full_like(x, s.to_int()))); });
+}
+T bitwise_right_shift_scalar(T a, Scalar s) {
+  return guarded("bitwise_right_shift_scalar", [&] { at::Tensor x = take(a); return wrap(at::bitwise_right_shift(x, at::full_like(x, s.to_int()))); });
+}
+
+}  // namespace scorch::backends::libtorch::ops
