@@ -31,7 +31,9 @@ at::Tensor take(TorchTensor& t);
 TorchTensor wrap(at::Tensor x);
 /// True when x's values may be overwritten: x is the only reference to its tensor and storage.
 bool unique(const at::Tensor& x);
-/// s as a LibTorch scalar of dtype's kind (floats as double, ints truncated, bools as bool).
+/// s converted to integer dtype's storage type and back (wrapping, as Scalar::as does).
+int64_t wrapped_int(DType dtype, Scalar s);
+/// s as a LibTorch scalar of dtype's kind (floats as double, ints wrapped into dtype, bools as bool).
 at::Scalar scalar_for(DType dtype, Scalar s);
 /// True for f16/bf16 on the host, which ops compute in f32 (as the Cpu backend does).
 bool low_precision_host(const at::Tensor& x);

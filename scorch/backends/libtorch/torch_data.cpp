@@ -114,9 +114,19 @@ bool unique(const at::Tensor& x) {
   return x.defined() && x.use_count() == 1 && x.storage().use_count() == 1 && x.is_non_overlapping_and_dense();
 }
 
+int64_t wrapped_int(DType dtype, Scalar s) {
+  switch (dtype) {
+    case DType::I32: return s.as<int32_t>();
+    case DType::I16: return s.as<int16_t>();
+    case DType::I8: return s.as<int8_t>();
+    case DType::U8: return s.as<uint8_t>();
+    default: return s.to_int();
+  }
+}
+
 at::Scalar scalar_for(DType dtype, Scalar s) {
   if (is_float(dtype)) return at::Scalar(s.to_double());
-  if (is_int(dtype)) return at::Scalar(static_cast<int64_t>(s.to_int()));
+  if (is_int(dtype)) return at::Scalar(wrapped_int(dtype, s));
   return at::Scalar(s.to_bool());
 }
 

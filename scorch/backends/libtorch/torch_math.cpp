@@ -47,8 +47,18 @@ at::Tensor int_pow(const at::Tensor& a, const at::Tensor& b) {
   return at::where(b.lt(0), special, result);
 }
 
+/// Python's float %: fmod, moved to the divisor's sign. ATen's remainder (a - b·floor(a/b)) gives NaN
+/// for an infinite divisor, and its vectorized f32 fmod gives NaN once a/b overflows (1e30 % 1e-30);
+/// fmod's result is exact in f64, so narrower floats compute it there.
+at::Tensor float_remainder(const at::Tensor& a, const at::Tensor& b) {
+  at::Tensor r = a.scalar_type() == at::kDouble ? at::fmod(a, b) : at::fmod(a.to(at::kDouble), b.to(at::kDouble)).to(a.scalar_type());
+  at::Tensor adjust = r.ne(0).logical_and_(r.lt(0).ne(b.lt(0)));
+  return at::where(adjust, r.add(b), r);
+}
+
 /// Floor division of integers; x / -1 negates with wrap-around (no trap on the most negative value).
 at::Tensor int_floor_div(const at::Tensor& x, const at::Tensor& y) {
+  if (x.scalar_type() == at::kByte) return at::div(x, y, "floor");
   at::Tensor minus_one = y.eq(-1);
   if (!minus_one.any().item<bool>()) return at::div(x, y, "floor");
   at::Tensor safe = at::where(minus_one, at::ones_like(y), y);
@@ -84,8 +94,9 @@ T remainder(T a, T b) {
   return guarded("remainder", [&] {
     at::Tensor x = take(a), y = take(b);
     check_divisor("remainder", y);
-    if (low_precision_host(x)) return wrap(at::remainder(x.to(at::kFloat), y.to(at::kFloat)).to(x.scalar_type()));
-    if (!is_float(from_torch(x.scalar_type()))) y = at::where(y.eq(-1), at::ones_like(y), y);  // x % -1 is 0 without the trap
+    if (low_precision_host(x)) return wrap(float_remainder(x.to(at::kFloat), y.to(at::kFloat)).to(x.scalar_type()));
+    if (x.is_floating_point()) return wrap(float_remainder(x, y));
+    if (x.scalar_type() != at::kByte) y = at::where(y.eq(-1), at::ones_like(y), y);  // x % -1 is 0 without the trap
     return wrap(at::remainder(x, y));
   });
 }
@@ -130,14 +141,17 @@ T div_scalar(T a, Scalar s) {
   }
   return guarded("div_scalar", [&] {
     at::Tensor x = take(a);
-    return wrap(int_floor_div(x, at::full({1}, scalar_for(DType::I64, s), x.options())));
+    return wrap(int_floor_div(x, at::full({1}, scalar_for(from_torch(x.scalar_type()), s), x.options())));
   });
 }
 
 T remainder_scalar(T a, Scalar s) {
   if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0) throw ValueError("remainder_scalar", "integer division by zero");
-  if (is_int(a.dtype()) && s.to_int() == -1) return full(a.shape(), Scalar(0), a.device(), a.dtype());
+  if (is_int(a.dtype()) && wrapped_int(a.dtype(), s) == -1) return full(a.shape(), Scalar(0), a.device(), a.dtype());
   at::Scalar v = scalar_for(a.dtype(), s);
+  if (is_float(a.dtype()))
+    return unary("remainder_scalar", std::move(a), [&](const at::Tensor& x) { return float_remainder(x, at::full_like(x, v)); },
+                 [&](at::Tensor& x) { x = float_remainder(x, at::full_like(x, v)); });
   return unary("remainder_scalar", std::move(a), [&](const at::Tensor& x) { return at::remainder(x, v); }, [&](at::Tensor& x) { x.remainder_(v); });
 }
 
@@ -145,7 +159,7 @@ T powi_scalar(T a, Scalar s) {
   if (is_float(a.dtype())) return powf_scalar(std::move(a), s);
   return guarded("powi_scalar", [&] {
     at::Tensor x = take(a);
-    return wrap(int_pow(x, at::full_like(x, s.to_int())));
+    return wrap(int_pow(x, at::full_like(x, wrapped_int(from_torch(x.scalar_type()), s))));
   });
 }
 
@@ -246,15 +260,28 @@ SCORCH_TORCH_LOGIC(logical_xor, logical_xor)
 SCORCH_TORCH_LOGIC(bitwise_and, bitwise_and)
 SCORCH_TORCH_LOGIC(bitwise_or, bitwise_or)
 SCORCH_TORCH_LOGIC(bitwise_xor, bitwise_xor)
-SCORCH_TORCH_LOGIC(bitwise_left_shift, bitwise_left_shift)
-SCORCH_TORCH_LOGIC(bitwise_right_shift, bitwise_right_shift)
 #undef SCORCH_TORCH_LOGIC
 T logical_not(T a) { return guarded("logical_not", [&] { return wrap(at::logical_not(take(a))); }); }
+namespace {
+/// a << b, or a >> b, with Scorch's rule for amounts outside [0, bit width): 0 for left shifts,
+/// the sign fill for right shifts (ATen leaves them to the hardware, which takes the amount modulo the width).
+at::Tensor shift(const at::Tensor& a, const at::Tensor& b, bool left) {
+  int64_t bits = static_cast<int64_t>(a.element_size()) * 8;
+  at::Tensor out_of_range = b.lt(0).logical_or_(b.ge(bits));
+  at::Tensor safe = b.masked_fill(out_of_range, 0);
+  at::Tensor shifted = left ? at::bitwise_left_shift(a, safe) : at::bitwise_right_shift(a, safe);
+  at::Tensor fill = left ? at::zeros_like(a) : at::where(a.lt(0), at::full_like(a, -1), at::zeros_like(a));
+  return at::where(out_of_range, fill, shifted);
+}
+}  // namespace
+
+T bitwise_left_shift(T a, T b) { return guarded("bitwise_left_shift", [&] { return wrap(shift(take(a), take(b), true)); }); }
+T bitwise_right_shift(T a, T b) { return guarded("bitwise_right_shift", [&] { return wrap(shift(take(a), take(b), false)); }); }
 T bitwise_left_shift_scalar(T a, Scalar s) {
-  return guarded("bitwise_left_shift_scalar", [&] { at::Tensor x = take(a); return wrap(at::bitwise_left_shift(x, at::full_like(x, s.to_int()))); });
+  return guarded("bitwise_left_shift_scalar", [&] { at::Tensor x = take(a); return wrap(shift(x, at::full_like(x, wrapped_int(from_torch(x.scalar_type()), s)), true)); });
 }
 T bitwise_right_shift_scalar(T a, Scalar s) {
-  return guarded("bitwise_right_shift_scalar", [&] { at::Tensor x = take(a); return wrap(at::bitwise_right_shift(x, at::full_like(x, s.to_int()))); });
+  return guarded("bitwise_right_shift_scalar", [&] { at::Tensor x = take(a); return wrap(shift(x, at::full_like(x, wrapped_int(from_torch(x.scalar_type()), s)), false)); });
 }
 
 }  // namespace scorch::backends::libtorch::ops

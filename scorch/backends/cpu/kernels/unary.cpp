@@ -62,7 +62,11 @@ T clamp(T x, Scalar lo, Scalar hi) {
     using C = compute_t<E>;
     C l = std::is_floating_point_v<C> ? static_cast<C>(lo.to_double()) : static_cast<C>(lo.to_int());
     C h = std::is_floating_point_v<C> ? static_cast<C>(hi.to_double()) : static_cast<C>(hi.to_int());
-    return map_unary<E, E>(std::move(x), x.dtype(), [=](C v) { return v < l ? l : (v > h ? h : v); });
+    // As torch.clamp: lo first, then hi (so hi wins when lo > hi); NaN passes through.
+    return map_unary<E, E>(std::move(x), x.dtype(), [=](C v) {
+      C m = v < l ? l : v;
+      return m > h ? h : m;
+    });
   });
 }
 T clamp_min(T x, Scalar lo) { return scalar_numeric("clamp_min", std::move(x), lo, [](auto v, auto l) { return v < l ? l : v; }); }
@@ -79,7 +83,10 @@ T hard_sigmoid(T x, Scalar alpha, Scalar beta) {
   return visit_float("hard_sigmoid", x.dtype(), [&]<class E>() {
     using C = compute_t<E>;
     C a = static_cast<C>(alpha.to_double()), b = static_cast<C>(beta.to_double());
-    return map_unary<E, E>(std::move(x), x.dtype(), [=](C v) { return std::min(C(1), std::max(C(0), a * v + b)); });
+    return map_unary<E, E>(std::move(x), x.dtype(), [=](C v) {
+      C y = a * v + b;
+      return y != y ? y : std::min(C(1), std::max(C(0), y));  // NaN passes through
+    });
   });
 }
 
