@@ -5,13 +5,21 @@
 #include <string>
 
 #include <scorch/scorch.hpp>
+#ifdef SCORCH_HAVE_LIBTORCH
+#include <scorch/autodiff/autodiff_libtorch.h>
+#endif
 
 namespace scorch::bench {
 
-/// Command-line options: a name filter and the number of timed repetitions.
+/// Command-line options (a name filter, the number of timed repetitions, the backend) and what
+/// the backend reports in each JSON line.
 struct Options {
   std::string filter;
   int reps = 15;
+  std::string backend = "cpu";     ///< --backend: cpu or libtorch
+  std::string backend_name;         ///< B::name() of the backend under test
+  size_t threads = 1;               ///< its intra-op threads
+  std::function<void()> sync;       ///< waits for the backend's queued work
 };
 
 /// Runs one workload if its name passes the filter: fn is timed (median of o.reps after warm
@@ -19,13 +27,24 @@ struct Options {
 void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
          const std::function<double(double)>& extra);
 
-/// Per-op overhead of Autodiff<Cpu> and a transformer layer forward + backward (autodiff_bench.cpp).
-void autodiff_workloads(const Options& o);
+/// Matmul, convolution and elementwise workloads on backend B (main.cpp).
+template <class B> void tensor_workloads(const Options& o);
+/// Per-op overhead of B and Autodiff<B>, and a transformer layer forward + backward (autodiff_bench.cpp).
+template <class B> void autodiff_workloads(const Options& o);
 /// DataLoader throughput on Fashion-MNIST (data_bench.cpp).
 void data_workloads(const Options& o);
 /// Save/load speed of a 100M-parameter model per recorder (module_bench.cpp).
 void module_workloads(const Options& o);
-/// The guide CNN train/infer steps and an nn::TransformerEncoder layer (nn_bench.cpp).
-void nn_workloads(const Options& o);
+/// The guide CNN train/infer steps and an nn::TransformerEncoder layer on Autodiff<B> (nn_bench.cpp).
+template <class B> void nn_workloads(const Options& o);
+
+/// Instantiates a backend workload template for every backend the bench is built with.
+#ifdef SCORCH_HAVE_LIBTORCH
+#define SCORCH_BENCH_INSTANTIATE(fn) \
+  template void fn<Cpu>(const Options&); \
+  template void fn<LibTorch>(const Options&)
+#else
+#define SCORCH_BENCH_INSTANTIATE(fn) template void fn<Cpu>(const Options&)
+#endif
 
 }  // namespace scorch::bench

@@ -1,7 +1,10 @@
 // scorch-bench: one JSON line per workload, named as in ../shared/anchors/torch_cpu_anchor.py so
 // each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
 // last line reports the process's peak resident memory.
-// Usage: scorch-bench [--filter SUBSTRING] [--reps N]
+// Usage: scorch-bench [--filter SUBSTRING] [--reps N] [--backend cpu|libtorch]
+// --backend libtorch runs the backend workloads (tensor ops, autodiff, nn) on LibTorch with the
+// same names, so Cpu-vs-LibTorch ratios come from one binary; machine peak, data loading and
+// record save/load do not depend on the backend and run with cpu only.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -19,17 +22,15 @@
 
 namespace scorch::bench {
 
-using B = Cpu;
-
 namespace {
 
-double median_ms(const std::function<void()>& fn, int warm, int reps) {
+double median_ms(const std::function<void()>& fn, int warm, int reps, const std::function<void()>& sync) {
   for (int i = 0; i < warm; ++i) fn();
   std::vector<double> times;
   for (int i = 0; i < reps; ++i) {
     auto start = std::chrono::steady_clock::now();
     fn();
-    B::sync({});
+    sync();
     times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
@@ -42,9 +43,9 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;
 }
 
-void report(const std::string& name, double ms, const std::string& extra_key, double extra) {
+void report(const Options& o, const std::string& name, double ms, const std::string& extra_key, double extra) {
   std::printf("{\"bench\": \"%s\", \"backend\": \"%s\", \"threads\": %zu, \"median_ms\": %.4f, \"%s\": %.2f, \"peak_rss_mb\": %.1f}\n",
-              name.c_str(), B::name().c_str(), backends::cpu::num_threads(), ms, extra_key.c_str(), extra, peak_rss_mb());
+              name.c_str(), o.backend_name.c_str(), o.threads, ms, extra_key.c_str(), extra, peak_rss_mb());
   std::fflush(stdout);
 }
 
@@ -74,7 +75,7 @@ void fp32_peak(const Options& o) {
   run(o, "fp32_fma_peak", 1, body, "gflops", [&](double ms) { return flop / ms / 1e6; });
 }
 
-void linalg(const Options& o) {
+template <class B> void linalg(const Options& o) {
   const size_t n = 1024;
   auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
   auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
@@ -92,7 +93,7 @@ void linalg(const Options& o) {
       [&](double ms) { return conv_flop / ms / 1e6; });
 }
 
-void elementwise(const Options& o) {
+template <class B> void elementwise(const Options& o) {
   auto x = Tensor<B, 1>::random({16 * 1024 * 1024}, Distribution::normal(0, 1));
   const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
   auto gbs = [&](double ms) { return bytes / ms / 1e6; };
@@ -109,8 +110,24 @@ void elementwise(const Options& o) {
 void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
          const std::function<double(double)>& extra) {
   if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
-  double ms = median_ms(fn, warm, o.reps);
-  report(name, ms, key, extra(ms));
+  double ms = median_ms(fn, warm, o.reps, o.sync);
+  report(o, name, ms, key, extra(ms));
+}
+
+template <class B> void tensor_workloads(const Options& o) {
+  linalg<B>(o);
+  elementwise<B>(o);
+}
+SCORCH_BENCH_INSTANTIATE(tensor_workloads);
+
+/// The backend's name, threads and sync in o, then every workload of the backend.
+template <class B> void run_backend(Options& o) {
+  o.backend_name = B::name();
+  o.sync = [] { B::sync(typename B::Device{}); };
+  B::seed(0);
+  tensor_workloads<B>(o);
+  autodiff_workloads<B>(o);
+  nn_workloads<B>(o);
 }
 
 }  // namespace scorch::bench
@@ -121,15 +138,27 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--filter") == 0) o.filter = argv[i + 1];
     else if (std::strcmp(argv[i], "--reps") == 0) o.reps = std::max(1, std::atoi(argv[i + 1]));
+    else if (std::strcmp(argv[i], "--backend") == 0) o.backend = argv[i + 1];
   }
-  B::seed(0);
-  linalg(o);
-  fp32_peak(o);
-  elementwise(o);
-  autodiff_workloads(o);
-  data_workloads(o);
-  module_workloads(o);
-  nn_workloads(o);
-  std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", B::name().c_str(), peak_rss_mb());
+  o.threads = scorch::backends::cpu::num_threads();
+  if (o.backend == "libtorch") {
+#ifdef SCORCH_HAVE_LIBTORCH
+    scorch::backends::libtorch::ops::set_num_threads(o.threads);  // the same threads as the Cpu pool
+    o.threads = scorch::backends::libtorch::ops::num_threads();
+    run_backend<scorch::LibTorch>(o);
+#else
+    std::fprintf(stderr, "scorch-bench: built without LibTorch (SCORCH_BUILD_LIBTORCH=OFF)\n");
+    return 2;
+#endif
+  } else if (o.backend == "cpu") {
+    run_backend<scorch::Cpu>(o);
+    fp32_peak(o);
+    data_workloads(o);
+    module_workloads(o);
+  } else {
+    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu or libtorch)\n", o.backend.c_str());
+    return 2;
+  }
+  std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", o.backend_name.c_str(), peak_rss_mb());
   return 0;
 }
