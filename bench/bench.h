@@ -8,6 +8,9 @@
 #ifdef SCORCH_HAVE_LIBTORCH
 #include <scorch/autodiff/autodiff_libtorch.h>
 #endif
+#ifdef SCORCH_HAVE_CUDA
+#include <scorch/autodiff/autodiff_cuda.h>
+#endif
 
 namespace scorch::bench {
 
@@ -16,7 +19,7 @@ namespace scorch::bench {
 struct Options {
   std::string filter;
   int reps = 15;
-  std::string backend = "cpu";     ///< --backend: cpu or libtorch
+  std::string backend = "cpu";     ///< --backend: cpu, libtorch or cuda
   std::string backend_name;         ///< B::name() of the backend under test
   size_t threads = 1;               ///< its intra-op threads
   std::function<void()> sync;       ///< waits for the backend's queued work
@@ -38,13 +41,23 @@ void module_workloads(const Options& o);
 /// The guide CNN train/infer steps and an nn::TransformerEncoder layer on Autodiff<B> (nn_bench.cpp).
 template <class B> void nn_workloads(const Options& o);
 
+/// The GPU anchor's workloads (../shared/anchors/torch_gpu_anchor.py) on B (gpu_bench.cpp).
+template <class B> void gpu_workloads(const Options& o);
+
 /// Instantiates a backend workload template for every backend the bench is built with.
 #ifdef SCORCH_HAVE_LIBTORCH
-#define SCORCH_BENCH_INSTANTIATE(fn) \
-  template void fn<Cpu>(const Options&); \
-  template void fn<LibTorch>(const Options&)
+#define SCORCH_BENCH_LIBTORCH(fn) template void fn<LibTorch>(const Options&);
 #else
-#define SCORCH_BENCH_INSTANTIATE(fn) template void fn<Cpu>(const Options&)
+#define SCORCH_BENCH_LIBTORCH(fn)
 #endif
+#ifdef SCORCH_HAVE_CUDA
+#define SCORCH_BENCH_CUDA(fn) template void fn<Cuda>(const Options&);
+#else
+#define SCORCH_BENCH_CUDA(fn)
+#endif
+#define SCORCH_BENCH_INSTANTIATE(fn) \
+  SCORCH_BENCH_LIBTORCH(fn)          \
+  SCORCH_BENCH_CUDA(fn)              \
+  template void fn<Cpu>(const Options&)
 
 }  // namespace scorch::bench

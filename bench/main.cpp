@@ -1,7 +1,9 @@
 // scorch-bench: one JSON line per workload, named as in ../shared/anchors/torch_cpu_anchor.py so
 // each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
 // last line reports the process's peak resident memory.
-// Usage: scorch-bench [--filter SUBSTRING] [--reps N] [--backend cpu|libtorch]
+// Usage: scorch-bench [--filter SUBSTRING] [--reps N] [--backend cpu|libtorch|cuda]
+// --backend cuda runs the GPU anchor's workloads (../shared/anchors/torch_gpu_anchor.py) on Cuda(0)
+// under its names, then the backend workloads, and reports the caching pool's peak.
 // --backend libtorch runs the backend workloads (tensor ops, autodiff, nn) on LibTorch with the
 // same names, so Cpu-vs-LibTorch ratios come from one binary; machine peak, data loading and
 // record save/load do not depend on the backend and run with cpu only.
@@ -150,13 +152,33 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scorch-bench: built without LibTorch (SCORCH_BUILD_LIBTORCH=OFF)\n");
     return 2;
 #endif
+  } else if (o.backend == "cuda") {
+#ifdef SCORCH_HAVE_CUDA
+    if (!scorch::backends::cuda::is_available()) {
+      std::fprintf(stderr, "scorch-bench: no CUDA device visible\n");
+      return 2;
+    }
+    o.threads = 0;
+    o.backend_name = scorch::Cuda::name();
+    o.sync = [] { scorch::Cuda::sync(scorch::CudaDevice{0}); };
+    scorch::Cuda::seed(0);
+    gpu_workloads<scorch::Cuda>(o);
+    run_backend<scorch::Cuda>(o);
+    auto stats = scorch::backends::cuda::pool_stats(0);
+    std::printf("{\"bench\": \"cuda_pool\", \"backend\": \"cuda\", \"peak_in_use_mb\": %.1f, \"peak_reserved_mb\": %.1f, \"device_mallocs\": %llu, \"cache_hits\": %llu, \"allocations\": %llu}\n",
+                stats.peak_in_use / 1048576.0, stats.peak_reserved / 1048576.0, static_cast<unsigned long long>(stats.device_mallocs),
+                static_cast<unsigned long long>(stats.cache_hits), static_cast<unsigned long long>(stats.allocations));
+#else
+    std::fprintf(stderr, "scorch-bench: built without the Cuda backend (SCORCH_BUILD_CUDA=OFF)\n");
+    return 2;
+#endif
   } else if (o.backend == "cpu") {
     run_backend<scorch::Cpu>(o);
     fp32_peak(o);
     data_workloads(o);
     module_workloads(o);
   } else {
-    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu or libtorch)\n", o.backend.c_str());
+    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, libtorch or cuda)\n", o.backend.c_str());
     return 2;
   }
   std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", o.backend_name.c_str(), peak_rss_mb());

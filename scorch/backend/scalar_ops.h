@@ -8,6 +8,13 @@
 #include <limits>
 #include <type_traits>
 
+/// Marks the functors callable from CUDA device code too (backends/cuda compiles them with nvcc).
+#ifdef __CUDACC__
+#define SCORCH_HD __host__ __device__
+#else
+#define SCORCH_HD
+#endif
+
 namespace scorch::scalar_ops {
 
 template <class T> using Unsigned = std::make_unsigned_t<T>;
@@ -16,14 +23,14 @@ template <class T> using Wrap = std::conditional_t<(sizeof(T) < sizeof(unsigned)
 template <class T> constexpr bool kWrapInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // ---- binary arithmetic
-struct Add { template <class T> T operator()(T a, T b) const {
+struct Add { template <class T> SCORCH_HD T operator()(T a, T b) const {
   if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) + static_cast<Wrap<T>>(b)); else return a + b; } };
-struct Sub { template <class T> T operator()(T a, T b) const {
+struct Sub { template <class T> SCORCH_HD T operator()(T a, T b) const {
   if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) - static_cast<Wrap<T>>(b)); else return a - b; } };
-struct Mul { template <class T> T operator()(T a, T b) const {
+struct Mul { template <class T> SCORCH_HD T operator()(T a, T b) const {
   if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) * static_cast<Wrap<T>>(b)); else return a * b; } };
 /// Float: true division. Int: floor division (Python's //); b == 0 gives 0 (callers report it).
-struct Div { template <class T> T operator()(T a, T b) const {
+struct Div { template <class T> SCORCH_HD T operator()(T a, T b) const {
   if constexpr (std::is_integral_v<T>) {
     if (b == 0) return 0;
     if constexpr (std::is_signed_v<T>) if (b == -1) return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(a));
@@ -32,7 +39,7 @@ struct Div { template <class T> T operator()(T a, T b) const {
     return q;
   } else return a / b; } };
 /// Remainder with the sign of the divisor (Python's %, torch.remainder).
-struct Remainder { template <class T> T operator()(T a, T b) const {
+struct Remainder { template <class T> SCORCH_HD T operator()(T a, T b) const {
   if constexpr (std::is_integral_v<T>) {
     if (b == 0) return 0;
     if constexpr (std::is_signed_v<T>) if (b == -1) return 0;
@@ -44,21 +51,21 @@ struct Remainder { template <class T> T operator()(T a, T b) const {
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     return r;
   } } };
-struct Pow { template <class T> T operator()(T a, T b) const { return std::pow(a, b); } };
+struct Pow { template <class T> SCORCH_HD T operator()(T a, T b) const { return std::pow(a, b); } };
 /// Exact integer power by squaring; negative exponents give 0 except for bases ±1.
-struct IntPow { template <class T> T operator()(T a, T b) const {
+struct IntPow { template <class T> SCORCH_HD T operator()(T a, T b) const {
   if constexpr (std::is_floating_point_v<T>) return std::pow(a, b); else return int_pow(a, b); }
-  template <class T> static T int_pow(T a, T b) {
+  template <class T> SCORCH_HD static T int_pow(T a, T b) {
   if constexpr (std::is_signed_v<T>) if (b < 0) return a == 1 ? T(1) : a == -1 ? ((b & 1) ? T(-1) : T(1)) : T(0);
   uint64_t base = static_cast<uint64_t>(static_cast<Unsigned<T>>(a)), result = 1;
   for (auto e = static_cast<uint64_t>(static_cast<Unsigned<T>>(b)); e; e >>= 1) { if (e & 1) result *= base; base *= base; }
   return static_cast<T>(result); } };
-struct Atan2 { template <class T> T operator()(T a, T b) const { return std::atan2(a, b); } };
-struct Minimum { template <class T> T operator()(T a, T b) const { return (a != a || a < b) ? a : b; } };
-struct Maximum { template <class T> T operator()(T a, T b) const { return (a != a || a > b) ? a : b; } };
+struct Atan2 { template <class T> SCORCH_HD T operator()(T a, T b) const { return std::atan2(a, b); } };
+struct Minimum { template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a < b) ? a : b; } };
+struct Maximum { template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a > b) ? a : b; } };
 
 // ---- unary float math
-#define SCORCH_UNARY(Name, expr) struct Name { template <class T> T operator()(T x) const { return expr; } };
+#define SCORCH_UNARY(Name, expr) struct Name { template <class T> SCORCH_HD T operator()(T x) const { return expr; } };
 SCORCH_UNARY(Exp, std::exp(x))
 SCORCH_UNARY(Log, std::log(x))
 SCORCH_UNARY(Log1p, std::log1p(x))
@@ -90,41 +97,41 @@ SCORCH_UNARY(IsInf, std::isinf(x))
 #undef SCORCH_UNARY
 
 /// |x|; wraps for the most negative integer.
-struct Abs { template <class T> T operator()(T x) const {
+struct Abs { template <class T> SCORCH_HD T operator()(T x) const {
   if constexpr (std::is_unsigned_v<T>) return x;
   else if constexpr (kWrapInt<T>) return x < 0 ? static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(x)) : x;
   else return std::abs(x); } };
-struct Neg { template <class T> T operator()(T x) const {
+struct Neg { template <class T> SCORCH_HD T operator()(T x) const {
   if constexpr (kWrapInt<T>) return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(x)); else return -x; } };
 /// -1, 0 or 1 (NaN stays NaN).
-struct Sign { template <class T> T operator()(T x) const {
+struct Sign { template <class T> SCORCH_HD T operator()(T x) const {
   if constexpr (std::is_floating_point_v<T>) if (x != x) return x;
   return static_cast<T>((T(0) < x) - (x < T(0))); } };
 
 // ---- comparisons and logic (→ bool)
-struct Equal { template <class T> bool operator()(T a, T b) const { return a == b; } };
-struct NotEqual { template <class T> bool operator()(T a, T b) const { return a != b; } };
-struct Greater { template <class T> bool operator()(T a, T b) const { return a > b; } };
-struct GreaterEqual { template <class T> bool operator()(T a, T b) const { return a >= b; } };
-struct Lower { template <class T> bool operator()(T a, T b) const { return a < b; } };
-struct LowerEqual { template <class T> bool operator()(T a, T b) const { return a <= b; } };
-struct LogicalAnd { template <class T> T operator()(T a, T b) const { return a && b; } };
-struct LogicalOr { template <class T> T operator()(T a, T b) const { return a || b; } };
-struct LogicalXor { template <class T> T operator()(T a, T b) const { return a != b; } };
-struct LogicalNot { template <class T> T operator()(T x) const { return !x; } };
+struct Equal { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a == b; } };
+struct NotEqual { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a != b; } };
+struct Greater { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a > b; } };
+struct GreaterEqual { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a >= b; } };
+struct Lower { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a < b; } };
+struct LowerEqual { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a <= b; } };
+struct LogicalAnd { template <class T> SCORCH_HD T operator()(T a, T b) const { return a && b; } };
+struct LogicalOr { template <class T> SCORCH_HD T operator()(T a, T b) const { return a || b; } };
+struct LogicalXor { template <class T> SCORCH_HD T operator()(T a, T b) const { return a != b; } };
+struct LogicalNot { template <class T> SCORCH_HD T operator()(T x) const { return !x; } };
 
 // ---- bitwise (integers)
-struct BitAnd { template <class T> T operator()(T a, T b) const { return a & b; } };
-struct BitOr { template <class T> T operator()(T a, T b) const { return a | b; } };
-struct BitXor { template <class T> T operator()(T a, T b) const { return a ^ b; } };
-struct BitNot { template <class T> T operator()(T x) const { return static_cast<T>(~x); } };
+struct BitAnd { template <class T> SCORCH_HD T operator()(T a, T b) const { return a & b; } };
+struct BitOr { template <class T> SCORCH_HD T operator()(T a, T b) const { return a | b; } };
+struct BitXor { template <class T> SCORCH_HD T operator()(T a, T b) const { return a ^ b; } };
+struct BitNot { template <class T> SCORCH_HD T operator()(T x) const { return static_cast<T>(~x); } };
 /// a << b; shifts of the bit width or more (or negative) give 0.
-struct ShiftLeft { template <class T> T operator()(T a, T b) const {
+struct ShiftLeft { template <class T> SCORCH_HD T operator()(T a, T b) const {
   constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
   if (b < 0 || b >= bits) return 0;
   return static_cast<T>(static_cast<Wrap<T>>(a) << b); } };
 /// a >> b (arithmetic for signed types); shifts of the bit width or more fill with the sign.
-struct ShiftRight { template <class T> T operator()(T a, T b) const {
+struct ShiftRight { template <class T> SCORCH_HD T operator()(T a, T b) const {
   constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
   if (b < 0 || b >= bits) return a < 0 ? T(-1) : T(0);
   return static_cast<T>(a >> b); } };

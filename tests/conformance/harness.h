@@ -11,6 +11,9 @@
 #ifdef SCORCH_HAVE_LIBTORCH
 #include <scorch/autodiff/autodiff_libtorch.h>
 #endif
+#ifdef SCORCH_HAVE_CUDA
+#include <scorch/autodiff/autodiff_cuda.h>
+#endif
 
 namespace scorch::conformance {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Differential testing: every op of op_table.def on random inputs (several shapes, broadcasting,
 // non-contiguous views, edge values), run on each backend under test and on the oracle
-// (LibTorch), compared within per-dtype tolerances; gradients through Autodiff<B> compared the
+// (LibTorch; Cpu where LibTorch is not built), compared within per-dtype tolerances; gradients through Autodiff<B> compared the
 // same way. A case body is written once as a generic lambda over the backend.
 #include <cstdint>
 #include <functional>
@@ -10,7 +10,12 @@
 #include <string>
 #include <vector>
 
+#ifdef SCORCH_HAVE_LIBTORCH
 #include <scorch/autodiff/autodiff_libtorch.h>
+#endif
+#ifdef SCORCH_HAVE_CUDA
+#include <scorch/autodiff/autodiff_cuda.h>
+#endif
 #include <scorch/scorch.hpp>
 
 namespace scorch::differential {
@@ -201,8 +206,13 @@ class DiffList {
  private:
   template <bool kGrad, class Body> void add_impl(std::string op, std::vector<std::string> covers, std::vector<InputSpec> inputs, const Body& body, CaseOptions options) {
     DiffCase c{op + "_" + std::to_string(++count_[op]), std::move(covers), std::move(inputs), options, {}};
-    add_backend<kGrad, LibTorch>(c.runners, body);
-    add_backend<kGrad, Cpu>(c.runners, body);
+#ifdef SCORCH_HAVE_LIBTORCH
+    add_backend<kGrad, LibTorch>(c.runners, body);  // the oracle when present
+#endif
+    add_backend<kGrad, Cpu>(c.runners, body);  // else Cpu is the reference
+#ifdef SCORCH_HAVE_CUDA
+    if (backends::cuda::is_available()) add_backend<kGrad, Cuda>(c.runners, body);
+#endif
     cases.push_back(std::move(c));
   }
   template <bool kGrad, class B, class Body> static void add_backend(BackendRunners& r, const Body& body) {

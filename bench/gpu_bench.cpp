@@ -1,0 +1,91 @@
+// GPU workloads paired with ../shared/anchors/torch_gpu_anchor.py, under the same names: 4096²
+// matmul in f32, tf32 and bf16; the gelu_custom chain, a device copy (the bandwidth floor) and
+// single elementwise ops on 64M f32; softmax over 8192×8192; the guide CNN train step at batch
+// 64 and 1024; one transformer encoder layer (d512, 8 heads, ff 2048, seq 256, batch 32) forward
+// + backward. Each timed repetition runs the workload kInner times between device syncs, so
+// launch queuing overlaps as in PyTorch eager and one sync is amortized.
+#include <cmath>
+
+#include "bench.h"
+#include "guide/model.hpp"
+
+#ifdef SCORCH_HAVE_CUDA
+#include <scorch/autodiff/autodiff_cuda.h>
+#endif
+
+namespace scorch::bench {
+namespace {
+
+constexpr int kInner = 10;
+
+void run_gpu(const Options& o, const std::string& name, const std::function<void()>& fn, const std::string& key,
+             const std::function<double(double)>& extra) {
+  run(o, name, 2, [&] { for (int i = 0; i < kInner; ++i) fn(); }, key, [&](double ms) { return extra(ms / kInner); });
+}
+
+template <class B> void gemm(const Options& o) {
+  const size_t n = 4096;
+  auto tflops = [&](double ms) { return 2.0 * n * n * n / (ms / kInner) / 1e9; };
+  auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
+  auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
+  run(o, "matmul_f32_4096", 2, [&] { for (int i = 0; i < kInner; ++i) (void)a.matmul(b); }, "tflops", tflops);
+  auto a16 = a.cast(DType::BF16), b16 = b.cast(DType::BF16);
+  run(o, "matmul_bf16_4096", 2, [&] { for (int i = 0; i < kInner; ++i) (void)a16.matmul(b16); }, "tflops", tflops);
+#ifdef SCORCH_HAVE_CUDA
+  if constexpr (std::is_same_v<B, Cuda>) {
+    backends::cuda::set_allow_tf32(true);
+    run(o, "matmul_tf32_4096", 2, [&] { for (int i = 0; i < kInner; ++i) (void)a.matmul(b); }, "tflops", tflops);
+    backends::cuda::set_allow_tf32(false);
+  }
+#endif
+}
+
+template <class B> void bandwidth(const Options& o) {
+  const size_t n = 64 * 1024 * 1024;
+  auto x = Tensor<B, 1>::random({n}, Distribution::normal(0, 1));
+  auto y = Tensor<B, 1>::random({n}, Distribution::normal(0, 1));
+  auto gbs = [&](double bytes_per_elem) { return [=](double ms) { return bytes_per_elem * n / ms / 1e6; }; };
+  run_gpu(o, "gelu_custom_eager_64M", [&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, "gb_per_s_eff", gbs(8));
+  run_gpu(o, "copy_64M(bandwidth floor)", [&] { (void)x.clone().contiguous(); (void)(x * 1.0); }, "gb_per_s", gbs(16));
+  run_gpu(o, "mul_scalar_64M", [&] { (void)(x * 1.0); }, "gb_per_s", gbs(8));
+  run_gpu(o, "add_64M", [&] { (void)(x + y); }, "gb_per_s", gbs(12));
+  run_gpu(o, "exp_64M", [&] { (void)x.exp(); }, "gb_per_s", gbs(8));
+  run_gpu(o, "gelu_builtin_64M", [&] { (void)activation::gelu(x); }, "gb_per_s", gbs(8));
+  auto z = Tensor<B, 2>::random({8192, 8192}, Distribution::normal(0, 1));
+  run_gpu(o, "softmax_8192x8192", [&] { (void)activation::softmax(z, -1); }, "gb_per_s", [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
+}
+
+template <class AD> void guide_step(const Options& o, size_t batch, const std::string& name) {
+  auto model = guide::ModelConfig(10, 512).template init<AD>();
+  auto optim = optim::AdamConfig().init();
+  auto images = Tensor<AD, 3>::random({batch, 28, 28}, Distribution::normal(0, 1));
+  auto labels = Tensor<AD, 1, Int>::random({batch}, Distribution::uniform(0, 10));
+  auto loss_fn = nn::CrossEntropyLossConfig().template init<AD>();
+  run_gpu(o, name, [&] {
+    auto loss = loss_fn.forward(model.forward(images), labels);
+    auto grads = optim::GradientsParams::from_grads(loss.backward(), model);
+    model = optim.step(1e-4, model, std::move(grads));
+  }, "img_per_s", [=](double ms) { return batch / ms * 1e3; });
+}
+
+template <class AD> void transformer(const Options& o) {
+  const size_t batch = 32, seq = 256, d = 512, heads = 8, ff = 2048;
+  auto config = nn::TransformerEncoderConfig(d, ff, heads, 1).with_dropout(0.0).with_activation(nn::ActivationConfig::of(nn::ActivationKind::Relu));
+  auto encoder = config.template init<AD>();
+  auto x = Tensor<AD, 3>::random({batch, seq, d}, Distribution::normal(0, 1)).require_grad();
+  run_gpu(o, "transformer_layer_fwd_bwd_f32", [&] { (void)encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward(); }, "tflops_fwd",
+          [&](double ms) { return (2.0 * batch * seq * d * (4.0 * d + 2.0 * ff) + 4.0 * batch * heads * seq * seq * (d / heads)) / ms / 1e9; });
+}
+
+}  // namespace
+
+template <class B> void gpu_workloads(const Options& o) {
+  gemm<B>(o);
+  bandwidth<B>(o);
+  guide_step<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64");
+  guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");
+  transformer<Autodiff<B>>(o);
+}
+SCORCH_BENCH_INSTANTIATE(gpu_workloads);
+
+}  // namespace scorch::bench

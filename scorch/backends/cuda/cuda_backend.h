@@ -1,0 +1,41 @@
+#pragma once
+// Cuda: Scorch's first-party NVIDIA GPU backend. Every kind uses CudaTensor; op_table.def's names
+// are bound to backends/cuda/kernels. Ops are queued on one stream per device and return at once;
+// reading values (into_data) waits for them. Device memory comes from a caching pool (runtime.h).
+// Only backends/cuda sources include CUDA headers: using this backend needs no CUDA compiler.
+#include <cstdint>
+#include <string>
+
+#include "scorch/backend/bind_ops.h"
+#include "scorch/backends/cuda/kernels/kernels.h"
+#include "scorch/backends/cuda/runtime.h"
+
+namespace scorch::backends::cuda {
+
+/// NVIDIA GPUs through the CUDA runtime, cuBLASLt and cuDNN: devices CudaDevice{index}.
+struct Cuda {
+  using Device = CudaDevice;
+  using FloatTensor = CudaTensor;
+  using IntTensor = CudaTensor;
+  using BoolTensor = CudaTensor;
+
+  SCORCH_BIND_FLOAT_OPS(kernels);
+  SCORCH_BIND_INT_OPS(kernels);
+  SCORCH_BIND_BOOL_OPS(kernels);
+  SCORCH_BIND_ACTIVATION_OPS(kernels);
+  SCORCH_BIND_MODULE_OPS(kernels);
+
+  /// "cuda".
+  static std::string name() { return "cuda"; }
+  /// Restarts the Philox random stream: the same seed gives the same random tensors.
+  static void seed(uint64_t s) { kernels::seed(s); }
+  /// Waits until the device's queued work is done.
+  static void sync(const Device& device) { synchronize(device.index); }
+};
+
+}  // namespace scorch::backends::cuda
+
+namespace scorch {
+using backends::cuda::Cuda;
+using backends::cuda::CudaDevice;
+}  // namespace scorch

@@ -1,0 +1,57 @@
+#include <algorithm>
+
+#include "scorch/backend/scalar_ops.h"
+#include "scorch/backends/cuda/kernels/elementwise.cuh"
+#include "scorch/backends/cuda/kernels/kernels.h"
+
+namespace scorch::backends::cuda::kernels {
+namespace so = scalar_ops;
+namespace {
+
+// Integer division and remainder by zero are reported, never left undefined (reads the divisor back).
+void check_int_divisor(const char* op, const T& divisor) {
+  if (!is_int(divisor.dtype()) || divisor.numel() == 0) return;
+  TensorData zeros = into_data(equal_elem(divisor, Scalar(0)));
+  auto bytes = zeros.bytes();
+  if (std::any_of(bytes.begin(), bytes.end(), [](std::byte b) { return b != std::byte{0}; }))
+    throw ValueError(op, "integer division by zero");
+}
+
+void check_int_scalar_divisor(const char* op, const T& x, Scalar s) {
+  if (is_int(x.dtype()) && s.to_int() == 0 && s.to_double() == 0.0) throw ValueError(op, "integer division by zero");
+}
+
+}  // namespace
+
+T add(T a, T b) { return binary_numeric("add", std::move(a), std::move(b), so::Add{}); }
+T sub(T a, T b) { return binary_numeric("sub", std::move(a), std::move(b), so::Sub{}); }
+T mul(T a, T b) { return binary_numeric("mul", std::move(a), std::move(b), so::Mul{}); }
+T div(T a, T b) {
+  check_int_divisor("div", b);
+  return binary_numeric("div", std::move(a), std::move(b), so::Div{});
+}
+T remainder(T a, T b) {
+  check_int_divisor("remainder", b);
+  return binary_numeric("remainder", std::move(a), std::move(b), so::Remainder{});
+}
+T powf(T a, T b) { return binary_numeric("powf", std::move(a), std::move(b), so::Pow{}); }
+T powi(T a, T b) {
+  if (is_float(a.dtype())) return powf(std::move(a), cast(std::move(b), a.dtype()));
+  DType d = a.dtype();
+  return binary_numeric("powi", std::move(a), cast(std::move(b), d), so::IntPow{});
+}
+T atan2(T a, T b) { return binary_numeric("atan2", std::move(a), std::move(b), so::Atan2{}); }
+
+T add_scalar(T a, Scalar s) { return scalar_numeric("add_scalar", std::move(a), s, so::Add{}); }
+T sub_scalar(T a, Scalar s) { return scalar_numeric("sub_scalar", std::move(a), s, so::Sub{}); }
+T mul_scalar(T a, Scalar s) { return scalar_numeric("mul_scalar", std::move(a), s, so::Mul{}); }
+T div_scalar(T a, Scalar s) {
+  check_int_scalar_divisor("div_scalar", a, s);
+  return scalar_numeric("div_scalar", std::move(a), s, so::Div{});
+}
+T remainder_scalar(T a, Scalar s) {
+  check_int_scalar_divisor("remainder_scalar", a, s);
+  return scalar_numeric("remainder_scalar", std::move(a), s, so::Remainder{});
+}
+
+}  // namespace scorch::backends::cuda::kernels

@@ -1,0 +1,116 @@
+// CudaTensor's layout helpers, strided copies and dtype conversion.
+#include "scorch/backends/cuda/kernels/elementwise.cuh"
+#include "scorch/backends/cuda/kernels/kernels.h"
+
+namespace scorch::backends::cuda {
+namespace {
+
+template <class W> __global__ void gather_strided_kernel(const W* src, W* dst, int64_t n, Geometry<1> g) {
+  int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int64_t off[1];
+  g.offsets(i, off);
+  dst[i] = src[off[0]];
+}
+
+template <class W> __global__ void scatter_strided_kernel(const W* src, W* dst, int64_t n, Geometry<2> g) {
+  int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int64_t off[2];
+  g.offsets(i, off);
+  dst[off[0]] = src[off[1]];
+}
+
+struct Identity {
+  template <class V> __device__ V operator()(V v) const { return v; }
+};
+
+// Calls f.template operator()<W>() with W an unsigned word of the dtype's size.
+template <class F> void visit_word(DType d, F&& f) {
+  switch (dtype_size(d)) {
+    case 1: f.template operator()<uint8_t>(); break;
+    case 2: f.template operator()<uint16_t>(); break;
+    case 4: f.template operator()<uint32_t>(); break;
+    default: f.template operator()<uint64_t>(); break;
+  }
+}
+
+}  // namespace
+
+CudaTensor::CudaTensor(Shape shape, DType dtype, CudaDevice device)
+    : storage_(std::make_shared<CudaStorage>(shape.num_elements() * dtype_size(dtype), device.index)),
+      shape_(shape),
+      strides_(contiguous_strides(shape)),
+      dtype_(dtype) {}
+
+bool CudaTensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = shape_.rank(); i-- > 0;) {
+    if (shape_[i] == 1) continue;
+    if (strides_[i] != expected) return false;
+    expected *= static_cast<int64_t>(shape_[i]);
+  }
+  return true;
+}
+
+Strides broadcast_strides(const CudaTensor& x, const Shape& shape) {
+  Strides s{};
+  size_t lead = shape.rank() - x.shape().rank();  // x may have fewer dims: align on the right
+  for (size_t i = 0; i < shape.rank(); ++i) {
+    if (i < lead) continue;
+    size_t k = i - lead;
+    s[i] = (x.shape()[k] == 1 && shape[i] != 1) ? 0 : x.strides()[k];
+  }
+  return s;
+}
+
+CudaTensor contiguous(CudaTensor x) {
+  if (x.is_contiguous()) return x;
+  CudaTensor out(x.shape(), x.dtype(), x.device());
+  auto n = static_cast<int64_t>(x.numel());
+  if (n == 0) return out;
+  const Strides* operands[1] = {&x.strides()};
+  Geometry<1> g(x.shape(), operands);
+  visit_word(x.dtype(), [&]<class W>() {
+    gather_strided_kernel<W><<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<W>(), out.data<W>(), n, g);
+  });
+  check_launch("contiguous");
+  return out;
+}
+
+/// Copies src's values into the (possibly strided) view dst of the same shape and dtype.
+void assign_view(const CudaTensor& dst, const CudaTensor& src) {
+  auto n = static_cast<int64_t>(dst.numel());
+  if (n == 0) return;
+  const Strides* operands[2] = {&dst.strides(), &src.strides()};
+  Geometry<2> g(dst.shape(), operands);
+  visit_word(dst.dtype(), [&]<class W>() {
+    scatter_strided_kernel<W><<<blocks_for(n), kThreads, 0, stream(dst.device().index)>>>(src.data<W>(), dst.data<W>(), n, g);
+  });
+  check_launch("assign_view");
+}
+
+CudaTensor to_dtype(const CudaTensor& x, DType dtype) {
+  if (x.dtype() == dtype) return contiguous(x);
+  return visit_any("cast", x.dtype(), [&]<class In>() {
+    return visit_any("cast", dtype, [&]<class Out>() { return map_unary<In, Out>("cast", x, dtype, Identity{}); });
+  });
+}
+
+bool reusable(const CudaTensor& x, const Shape& shape, DType dtype) {
+  return x.can_mut() && x.is_dense() && x.dtype() == dtype && x.shape() == shape;
+}
+
+CudaTensor reuse_or_alloc(CudaTensor& x, const Shape& shape, DType dtype) {
+  if (reusable(x, shape, dtype)) return x;
+  return CudaTensor(shape, dtype, x.device());
+}
+
+namespace kernels {
+T cast(T x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  return to_dtype(x, dtype);
+}
+}  // namespace kernels
+
+}  // namespace scorch::backends::cuda

@@ -1,0 +1,26 @@
+#pragma once
+// The Cuda backend's kernels: one function serves every kind whose dtype it supports; cuda_backend.h
+// binds the backend's kind-prefixed names onto these (backend/bind_ops.h). Host-callable, no CUDA header.
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "scorch/backend/module_options.h"
+#include "scorch/backend/options.h"
+#include "scorch/backends/cuda/cuda_tensor.h"
+#include "scorch/core/distribution.h"
+#include "scorch/core/scalar.h"
+#include "scorch/core/tensor_data.h"
+
+namespace scorch::backends::cuda::kernels {
+
+using T = CudaTensor;
+using IndexPair = std::pair<CudaTensor, CudaTensor>;
+using Device = CudaDevice;
+// Kernel files: creation.cu, cast.cu, unary.cu, binary.cu, compare.cu, reduce.cu, softmax.cu,
+// layout.cpp, index.cu, sort.cu, matmul.cpp; module ops: conv.cpp, pool.cu, window.cu, attention.cpp.
+#include "scorch/backend/kernel_set.inc"
+#include "scorch/backend/module_kernel_set.inc"
+
+}  // namespace scorch::backends::cuda::kernels

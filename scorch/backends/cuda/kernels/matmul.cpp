@@ -1,0 +1,286 @@
+// Float matmul through cuBLASLt: row-major operands (or transposed views, passed as transposed
+// operands without a copy) and broadcast batches with one batch stride each. The algorithm is
+// chosen by benchmarking cuBLASLt's candidates once per (shape, layout, dtype, device) when autotune
+// is on, else cuBLASLt's first heuristic choice. TF32 only when allow_tf32() (f32 stays exact).
+#include <cublasLt.h>
+
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "scorch/backends/cuda/autotune.h"
+#include "scorch/backends/cuda/device_runtime.h"
+#include "scorch/backends/cuda/kernels/kernels.h"
+#include "scorch/backends/cuda/runtime.h"
+#include "scorch/core/error.h"
+
+namespace scorch::backends::cuda {
+void int_matmul_batched(const CudaTensor& a, const CudaTensor& b, CudaTensor& out, int64_t batch, int64_t m, int64_t k, int64_t n);
+}
+
+namespace scorch::backends::cuda::kernels {
+namespace {
+
+constexpr size_t kWorkspaceBytes = 32u << 20;
+
+void check_lt(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw DeviceError("matmul", std::string(what) + " failed: cuBLAS status " + std::to_string(static_cast<int>(status)));
+}
+
+struct DeviceBlas {
+  cublasLtHandle_t handle = nullptr;
+  CudaTensor workspace;
+};
+DeviceBlas& blas(int device) {
+  static std::mutex mutex;
+  static std::vector<DeviceBlas>* all = new std::vector<DeviceBlas>();
+  std::lock_guard lock(mutex);
+  if (all->size() <= static_cast<size_t>(device)) all->resize(static_cast<size_t>(device) + 1);
+  DeviceBlas& b = (*all)[static_cast<size_t>(device)];
+  if (!b.handle) {
+    stream(device);
+    check_lt(cublasLtCreate(&b.handle), "cublasLtCreate");
+    b.workspace = CudaTensor(Shape{kWorkspaceBytes}, DType::U8, CudaDevice{device});
+  }
+  return b;
+}
+
+// One operand as cuBLAS sees it: a column-major matrix, transposed or not, with a batch stride.
+struct Operand {
+  const void* ptr;
+  bool trans;
+  int64_t rows, cols, ld, batch_stride;
+};
+
+// The batch offsets of x broadcast to batch: a single stride when they are evenly spaced.
+bool uniform_batch_stride(const T& x, const Shape& batch, int64_t& stride) {
+  size_t rank = batch.rank(), count = batch.num_elements();
+  std::vector<int64_t> offsets(count);
+  size_t lead = batch.rank() - (x.shape().rank() - 2);
+  for (size_t i = 0; i < count; ++i) {
+    size_t rem = i;
+    int64_t off = 0;
+    for (size_t d = rank; d-- > 0;) {
+      size_t idx = rem % batch[d];
+      rem /= batch[d];
+      if (d >= lead && x.shape()[d - lead] != 1) off += static_cast<int64_t>(idx) * x.strides()[d - lead];
+    }
+    offsets[i] = off;
+  }
+  stride = count > 1 ? offsets[1] - offsets[0] : 0;
+  for (size_t i = 0; i < count; ++i)
+    if (offsets[i] != static_cast<int64_t>(i) * stride) return false;
+  return true;
+}
+
+// Row-major x[rows, cols] (last two dims) as a cuBLAS operand of the swapped (column-major) product.
+bool as_operand(const T& x, const Shape& batch, Operand& op) {
+  size_t r = x.shape().rank();
+  int64_t rows = static_cast<int64_t>(x.shape()[r - 2]), cols = static_cast<int64_t>(x.shape()[r - 1]);
+  int64_t s_row = x.strides()[r - 2], s_col = x.strides()[r - 1];
+  if (!uniform_batch_stride(x, batch, op.batch_stride)) return false;
+  op.ptr = x.raw();
+  if ((s_col == 1 || cols == 1) && (s_row >= std::max<int64_t>(cols, 1) || rows == 1)) {
+    op = {x.raw(), false, cols, rows, std::max<int64_t>(rows == 1 ? cols : s_row, 1), op.batch_stride};
+    return true;
+  }
+  if ((s_row == 1 || rows == 1) && (s_col >= std::max<int64_t>(rows, 1) || cols == 1)) {
+    op = {x.raw(), true, rows, cols, std::max<int64_t>(cols == 1 ? rows : s_col, 1), op.batch_stride};
+    return true;
+  }
+  return false;
+}
+
+Operand operand_of(T& x, const Shape& batch) {
+  Operand op{};
+  if (as_operand(x, batch, op)) return op;
+  Shape full = batch;
+  full.push_back(x.shape()[x.shape().rank() - 2]);
+  full.push_back(x.shape()[x.shape().rank() - 1]);
+  x = contiguous(expand(x, full));  // kept alive by the caller's handle
+  as_operand(x, batch, op);
+  return op;
+}
+
+struct LtTypes {
+  cudaDataType_t data, scale;
+  cublasComputeType_t compute;
+};
+LtTypes lt_types(DType d) {
+  switch (d) {
+    case DType::F64: return {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
+    case DType::F32: return {CUDA_R_32F, CUDA_R_32F, allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
+    case DType::F16: return {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    case DType::BF16: return {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+    default: throw DTypeError("matmul", "dtype " + std::string(dtype_name(d)) + " is not supported");
+  }
+}
+
+// RAII holders of the cuBLASLt descriptors of one product.
+struct LtProblem {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  ~LtProblem() {
+    if (a) cublasLtMatrixLayoutDestroy(a);
+    if (b) cublasLtMatrixLayoutDestroy(b);
+    if (c) cublasLtMatrixLayoutDestroy(c);
+    if (desc) cublasLtMatmulDescDestroy(desc);
+  }
+};
+
+void layout(cublasLtMatrixLayout_t& l, cudaDataType_t type, int64_t rows, int64_t cols, int64_t ld, int64_t batch, int64_t stride) {
+  check_lt(cublasLtMatrixLayoutCreate(&l, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ld), "layout");
+  if (batch <= 1) return;
+  auto count = static_cast<int32_t>(batch);
+  check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)), "batch count");
+  check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)), "batch stride");
+}
+
+std::string hex(const cublasLtMatmulAlgo_t& algo) {
+  static const char* digits = "0123456789abcdef";
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&algo);
+  std::string s;
+  for (size_t i = 0; i < sizeof(algo); ++i) {
+    s += digits[bytes[i] >> 4];
+    s += digits[bytes[i] & 15];
+  }
+  return s;
+}
+bool unhex(const std::string& s, cublasLtMatmulAlgo_t& algo) {
+  if (s.size() != 2 * sizeof(algo)) return false;
+  auto* bytes = reinterpret_cast<unsigned char*>(&algo);
+  for (size_t i = 0; i < sizeof(algo); ++i) bytes[i] = static_cast<unsigned char>(std::stoi(s.substr(2 * i, 2), nullptr, 16));
+  return true;
+}
+
+struct Call {
+  cublasLtHandle_t handle;
+  const LtProblem& p;
+  const void *alpha, *beta, *A, *B;
+  void* C;
+  void* workspace;
+  cudaStream_t stream;
+  cublasStatus_t run(const cublasLtMatmulAlgo_t* algo) const {
+    return cublasLtMatmul(handle, p.desc, alpha, A, p.a, B, p.b, beta, C, p.c, C, p.c, algo, workspace, kWorkspaceBytes, stream);
+  }
+};
+
+// Milliseconds one run of algo takes (median of 3 after a warm-up); negative when it fails.
+float time_algo(const Call& call, const cublasLtMatmulAlgo_t& algo) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  float best = -1;
+  if (call.run(&algo) == CUBLAS_STATUS_SUCCESS) {
+    std::vector<float> times;
+    for (int i = 0; i < 3; ++i) {
+      cudaEventRecord(start, call.stream);
+      call.run(&algo);
+      cudaEventRecord(stop, call.stream);
+      cudaEventSynchronize(stop);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, start, stop);
+      times.push_back(ms);
+    }
+    std::sort(times.begin(), times.end());
+    best = times[1];
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaGetLastError();
+  return best;
+}
+
+cublasLtMatmulAlgo_t choose_algo(const Call& call, const std::string& key) {
+  cublasLtMatmulAlgo_t algo{};
+  if (auto cached = autotune::lookup(key); cached && unhex(*cached, algo)) return algo;
+  cublasLtMatmulPreference_t pref;
+  check_lt(cublasLtMatmulPreferenceCreate(&pref), "preference");
+  size_t ws = kWorkspaceBytes;
+  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+  cublasLtMatmulHeuristicResult_t results[8];
+  int found = 0;
+  bool tune = autotune_enabled();
+  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(call.handle, call.p.desc, call.p.a, call.p.b, call.p.c, call.p.c, pref,
+                                                     tune ? 8 : 1, results, &found);
+  cublasLtMatmulPreferenceDestroy(pref);
+  if (st != CUBLAS_STATUS_SUCCESS || found == 0) throw DeviceError("matmul", "cuBLASLt found no algorithm for " + key);
+  algo = results[0].algo;
+  if (!tune) return algo;
+  float best = -1;
+  for (int i = 0; i < found; ++i) {
+    float ms = time_algo(call, results[i].algo);
+    if (ms >= 0 && (best < 0 || ms < best)) {
+      best = ms;
+      algo = results[i].algo;
+    }
+  }
+  autotune::count_benchmark();
+  autotune::store(key, hex(algo));
+  return algo;
+}
+
+void float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n) {
+  // Column-major view: out^T[n, m] = b^T[n, k] · a^T[k, m].
+  int device = out.device().index;
+  DeviceBlas& bl = blas(device);
+  LtTypes t = lt_types(out.dtype());
+  LtProblem p;
+  check_lt(cublasLtMatmulDescCreate(&p.desc, t.compute, t.scale), "desc");
+  cublasOperation_t ta = ob.trans ? CUBLAS_OP_T : CUBLAS_OP_N, tb = oa.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
+  cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+  layout(p.a, t.data, ob.rows, ob.cols, ob.ld, batch, ob.batch_stride);
+  layout(p.b, t.data, oa.rows, oa.cols, oa.ld, batch, oa.batch_stride);
+  layout(p.c, t.data, n, m, n, batch, m * n);
+  double one64 = 1, zero64 = 0;
+  float one32 = 1, zero32 = 0;
+  bool f64 = out.dtype() == DType::F64;
+  Call call{bl.handle, p, f64 ? static_cast<const void*>(&one64) : &one32, f64 ? static_cast<const void*>(&zero64) : &zero32,
+            ob.ptr, oa.ptr, out.raw(), bl.workspace.raw(), stream(device)};
+  std::string key = "matmul|" + std::string(dtype_name(out.dtype())) + "|" + std::to_string(static_cast<int>(t.compute)) + "|" +
+                    std::to_string(ta) + std::to_string(tb) + "|" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                    std::to_string(k) + "x" + std::to_string(batch) + "|" + std::to_string(ob.ld) + "," + std::to_string(oa.ld) +
+                    "," + std::to_string(ob.batch_stride) + "," + std::to_string(oa.batch_stride) + "|" + autotune::device_name(device);
+  cublasLtMatmulAlgo_t algo = choose_algo(call, key);
+  check_lt(call.run(&algo), "cublasLtMatmul");
+}
+
+Shape batch_of(const Shape& s) {
+  Shape b = s;
+  b.remove(s.rank() - 1);
+  b.remove(s.rank() - 2);
+  return b;
+}
+
+}  // namespace
+
+T matmul(T a, T b) {
+  if (!(a.device() == b.device()))
+    throw DeviceError("matmul", "operands on " + a.device().to_string() + " and " + b.device().to_string());
+  size_t r = a.shape().rank();
+  auto m = static_cast<int64_t>(a.shape()[r - 2]), k = static_cast<int64_t>(a.shape()[r - 1]);
+  auto n = static_cast<int64_t>(b.shape()[r - 1]);
+  Shape batch = broadcast_shapes("matmul", batch_of(a.shape()), batch_of(b.shape()));
+  Shape out_shape = batch;
+  out_shape.push_back(static_cast<size_t>(m));
+  out_shape.push_back(static_cast<size_t>(n));
+  auto count = static_cast<int64_t>(batch.num_elements());
+  if (k == 0) return full(out_shape, Scalar(0), a.device(), a.dtype());
+  T out(out_shape, a.dtype(), a.device());
+  if (out.numel() == 0) return out;
+  if (!is_float(a.dtype())) {
+    Shape fa = batch, fb = batch;
+    fa.push_back(static_cast<size_t>(m)), fa.push_back(static_cast<size_t>(k));
+    fb.push_back(static_cast<size_t>(k)), fb.push_back(static_cast<size_t>(n));
+    int_matmul_batched(contiguous(expand(a, fa)), contiguous(expand(b, fb)), out, count, m, k, n);
+    return out;
+  }
+  Operand oa = operand_of(a, batch), ob = operand_of(b, batch);
+  float_gemm(oa, ob, out, count, m, k, n);
+  return out;
+}
+
+}  // namespace scorch::backends::cuda::kernels

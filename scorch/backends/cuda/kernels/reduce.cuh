@@ -1,0 +1,97 @@
+#pragma once
+// Reductions along one dim of a contiguous tensor seen as [outer, n, inner] (nvcc only). A reducer
+// R gives the accumulator type Acc, identity(), make(value, index), combine(a, b) and finish(acc, n).
+#include <algorithm>
+
+#include "scorch/backends/cuda/kernels/device.cuh"
+
+namespace scorch::backends::cuda {
+
+/// The [outer, n, inner] split of a shape around dim.
+struct Lanes {
+  int64_t outer = 1, n = 1, inner = 1;
+  Lanes(const Shape& s, size_t dim) {
+    for (size_t i = 0; i < dim; ++i) outer *= static_cast<int64_t>(s[i]);
+    n = static_cast<int64_t>(s[dim]);
+    for (size_t i = dim + 1; i < s.rank(); ++i) inner *= static_cast<int64_t>(s[i]);
+  }
+};
+
+/// shape with dim set to 1.
+inline Shape keep_dim(Shape s, size_t dim) {
+  s[dim] = 1;
+  return s;
+}
+
+// Rows (inner == 1): block (row, split) folds x[row, split*chunk ..) and writes the result, or the
+// partial accumulator when partial is set. kPartial: x holds accumulators already.
+template <class In, class Out, class R, bool kPartial>
+__global__ void reduce_rows_kernel(const In* x, Out* out, typename R::Acc* partial, int64_t n, int64_t chunk, int64_t count, R r) {
+  using Acc = typename R::Acc;
+  __shared__ Acc buf[kThreads];
+  int64_t row = blockIdx.x, begin = static_cast<int64_t>(blockIdx.y) * chunk;
+  int64_t end = begin + chunk < n ? begin + chunk : n;
+  const In* p = x + row * n;
+  Acc acc = r.identity();
+  for (int64_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
+    if constexpr (kPartial) acc = r.combine(acc, p[k]);
+    else acc = r.combine(acc, r.make(load(p + k), k));
+  }
+  buf[threadIdx.x] = acc;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) buf[threadIdx.x] = r.combine(buf[threadIdx.x], buf[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x != 0) return;
+  if (partial) partial[row * gridDim.y + blockIdx.y] = buf[0];
+  else store(out + row, r.finish(buf[0], count));
+}
+
+// Columns (inner > 1): thread (o, i) folds x[o, 0..n, i] in order.
+template <class In, class Out, class R>
+__global__ void reduce_cols_kernel(const In* x, Out* out, int64_t lanes, int64_t n, int64_t inner, R r) {
+  int64_t lane = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (lane >= lanes) return;
+  int64_t o = lane / inner, i = lane - o * inner;
+  const In* p = x + o * n * inner + i;
+  auto acc = r.identity();
+  for (int64_t k = 0; k < n; ++k) acc = r.combine(acc, r.make(load(p + k * inner), k));
+  store(out + lane, r.finish(acc, n));
+}
+
+/// Reduces contiguous x along dim with R into out (shape keep_dim, dtype Out).
+template <class In, class Out, class R> void reduce_dim(const char* op, const CudaTensor& x, CudaTensor& out, size_t dim, R r) {
+  Lanes g(x.shape(), dim);
+  if (g.n == 0) throw ShapeError(op, "cannot reduce an empty dim of " + x.shape().to_string());
+  int64_t lanes = g.outer * g.inner;
+  if (lanes == 0) return;
+  int device = x.device().index;
+  cudaStream_t s = stream(device);
+  const In* src = x.data<In>();
+  Out* dst = out.data<Out>();
+  if (g.inner > 1) {
+    reduce_cols_kernel<In, Out, R><<<blocks_for(lanes), kThreads, 0, s>>>(src, dst, lanes, g.n, g.inner, r);
+    check_launch(op);
+    return;
+  }
+  int64_t target = 4LL * multiprocessors(device);
+  int64_t splits = g.outer >= target ? 1 : std::min<int64_t>({(target + g.outer - 1) / g.outer, g.n / (8 * kThreads) + 1, 1024});
+  if (splits <= 1) {
+    reduce_rows_kernel<In, Out, R, false><<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(
+        src, dst, nullptr, g.n, g.n, g.n, r);
+    check_launch(op);
+    return;
+  }
+  using Acc = typename R::Acc;
+  int64_t chunk = (g.n + splits - 1) / splits;
+  CudaTensor scratch(Shape{static_cast<size_t>(g.outer * splits * static_cast<int64_t>(sizeof(Acc)))}, DType::U8, x.device());
+  auto* partial = reinterpret_cast<Acc*>(scratch.raw());
+  reduce_rows_kernel<In, Out, R, false><<<dim3(static_cast<unsigned>(g.outer), static_cast<unsigned>(splits)), kThreads, 0, s>>>(
+      src, dst, partial, g.n, chunk, g.n, r);
+  reduce_rows_kernel<Acc, Out, R, true><<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(
+      partial, dst, nullptr, splits, splits, g.n, r);
+  check_launch(op);
+}
+
+}  // namespace scorch::backends::cuda

@@ -1,0 +1,168 @@
+// The caching device-memory pool: blocks are rounded up to size classes (quarter steps between
+// powers of two, at least 512 bytes) and freed blocks wait on a per-class list for reuse. One pool
+// per device behind one mutex (no per-thread caches). Every op runs on its device's single stream,
+// so a block freed after queuing work and handed out again is only touched after that work.
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "scorch/backends/cuda/cuda_tensor.h"
+#include "scorch/backends/cuda/device_runtime.h"
+#include "scorch/backends/cuda/runtime.h"
+#include "scorch/core/error.h"
+
+namespace scorch::backends::cuda {
+namespace {
+
+size_t size_class(size_t bytes) {
+  if (bytes <= 512) return 512;
+  size_t top = size_t{1} << (63 - __builtin_clzll(bytes - 1));  // highest power of two below bytes
+  size_t step = std::max<size_t>(top / 4, 512);
+  return (bytes + step - 1) / step * step;
+}
+
+size_t cap_from_env() {
+  const char* v = std::getenv("SCORCH_CUDA_POOL_CAP");
+  if (!v || !*v) return std::numeric_limits<size_t>::max();
+  return static_cast<size_t>(std::strtoull(v, nullptr, 10));
+}
+
+struct DevicePool {
+  std::unordered_map<size_t, std::vector<void*>> free_blocks;
+  PoolStats stats;
+};
+
+struct Pool {
+  std::mutex mutex;
+  std::vector<DevicePool> devices;
+  size_t cap = cap_from_env();
+  DevicePool& at(int device) {
+    if (devices.size() <= static_cast<size_t>(device)) devices.resize(static_cast<size_t>(device) + 1);
+    return devices[static_cast<size_t>(device)];
+  }
+};
+
+Pool& pool() {
+  static Pool* p = new Pool();  // never destroyed: tensors may be freed during static destruction
+  return *p;
+}
+
+void note_peak(PoolStats& s) {
+  s.peak_in_use = std::max(s.peak_in_use, s.in_use);
+  s.peak_reserved = std::max(s.peak_reserved, s.in_use + s.cached);
+}
+
+// Frees cached blocks of d (largest classes first) until at most keep bytes stay cached.
+void trim(DevicePool& d, int device, size_t keep) {
+  if (d.stats.cached <= keep) return;
+  std::vector<size_t> classes;
+  for (auto& [c, list] : d.free_blocks)
+    if (!list.empty()) classes.push_back(c);
+  std::sort(classes.rbegin(), classes.rend());
+  cudaSetDevice(device);
+  for (size_t c : classes) {
+    auto& list = d.free_blocks[c];
+    while (!list.empty() && d.stats.cached > keep) {
+      cudaFree(list.back());
+      list.pop_back();
+      d.stats.cached -= c;
+    }
+  }
+}
+
+}  // namespace
+
+void* pool_allocate(size_t bytes, int device, size_t& capacity) {
+  capacity = size_class(bytes);
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  DevicePool& d = p.at(device);
+  ++d.stats.allocations;
+  auto& list = d.free_blocks[capacity];
+  if (!list.empty()) {
+    void* ptr = list.back();
+    list.pop_back();
+    d.stats.cached -= capacity;
+    d.stats.in_use += capacity;
+    ++d.stats.cache_hits;
+    note_peak(d.stats);
+    return ptr;
+  }
+  stream(device);  // sets the device current
+  void* ptr = nullptr;
+  cudaError_t status = cudaMalloc(&ptr, capacity);
+  if (status == cudaErrorMemoryAllocation) {  // give the cache back to the driver and try once more
+    cudaGetLastError();
+    cudaDeviceSynchronize();
+    trim(d, device, 0);
+    status = cudaMalloc(&ptr, capacity);
+  }
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    throw DeviceError("cuda.alloc", "cannot allocate " + std::to_string(capacity) + " bytes on Cuda(" +
+                                        std::to_string(device) + ") (" + std::to_string(d.stats.in_use) +
+                                        " bytes in use by tensors): " + cudaGetErrorString(status));
+  }
+  ++d.stats.device_mallocs;
+  d.stats.in_use += capacity;
+  note_peak(d.stats);
+  return ptr;
+}
+
+void pool_free(void* ptr, size_t capacity, int device) {
+  if (!ptr) return;
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  DevicePool& d = p.at(device);
+  d.stats.in_use -= capacity;
+  d.free_blocks[capacity].push_back(ptr);
+  d.stats.cached += capacity;
+  if (d.stats.cached > p.cap) trim(d, device, p.cap);
+}
+
+PoolStats pool_stats(int device) {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  return p.at(device).stats;
+}
+
+void reset_peak(int device) {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  PoolStats& s = p.at(device).stats;
+  s.peak_in_use = s.in_use;
+  s.peak_reserved = s.in_use + s.cached;
+}
+
+void release_cached(int device) {
+  if (device >= device_count()) return;
+  synchronize(device);
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  trim(p.at(device), device, 0);
+}
+
+void set_cache_cap(size_t bytes) {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  p.cap = bytes;
+  for (size_t i = 0; i < p.devices.size(); ++i) trim(p.devices[i], static_cast<int>(i), bytes);
+}
+
+size_t cache_cap() {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  return p.cap;
+}
+
+CudaStorage::CudaStorage(size_t bytes, int device) : bytes_(bytes), device_(device) {
+  data_ = static_cast<std::byte*>(pool_allocate(std::max<size_t>(bytes, 1), device, capacity_));
+}
+
+CudaStorage::~CudaStorage() { pool_free(data_, capacity_, device_); }
+
+}  // namespace scorch::backends::cuda

@@ -1,0 +1,76 @@
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "scorch/backends/cuda/device_runtime.h"
+#include "scorch/backends/cuda/runtime.h"
+#include "scorch/core/error.h"
+
+namespace scorch::backends::cuda {
+
+void check(cudaError_t status, const char* op) {
+  if (status == cudaSuccess) return;
+  cudaGetLastError();  // clear a sticky non-fatal error so the next op starts clean
+  throw DeviceError(op, std::string("CUDA ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+}
+
+void check_launch(const char* op) { check(cudaGetLastError(), op); }
+
+int device_count() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+bool is_available() { return device_count() > 0; }
+
+void check_device(int device, const char* op) {
+  int n = device_count();
+  if (device < 0 || device >= n)
+    throw DeviceError(op, "Cuda(" + std::to_string(device) + ") does not exist: " + std::to_string(n) +
+                              " CUDA device(s) visible" + (n == 0 ? " (no GPU or driver on this machine)" : ""));
+}
+
+namespace {
+struct Streams {
+  std::mutex mutex;
+  std::vector<cudaStream_t> streams;
+  std::vector<int> sms;
+};
+Streams& streams() {
+  static Streams* s = new Streams();  // never destroyed: tensors may outlive static destructors
+  return *s;
+}
+}  // namespace
+
+cudaStream_t stream(int device) {
+  Streams& s = streams();
+  std::lock_guard lock(s.mutex);
+  if (s.streams.empty()) {
+    s.streams.assign(static_cast<size_t>(device_count()), nullptr);
+    s.sms.assign(static_cast<size_t>(device_count()), 0);
+  }
+  check_device(device, "cuda.stream");
+  check(cudaSetDevice(device), "cuda.stream");
+  cudaStream_t& st = s.streams[static_cast<size_t>(device)];
+  if (!st) {
+    check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cuda.stream");
+    check(cudaDeviceGetAttribute(&s.sms[static_cast<size_t>(device)], cudaDevAttrMultiProcessorCount, device), "cuda.stream");
+  }
+  return st;
+}
+
+int multiprocessors(int device) {
+  stream(device);
+  return streams().sms[static_cast<size_t>(device)];
+}
+
+void synchronize(int device) { check(cudaStreamSynchronize(stream(device)), "cuda.sync"); }
+
+}  // namespace scorch::backends::cuda

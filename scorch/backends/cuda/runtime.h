@@ -1,0 +1,55 @@
+#pragma once
+// The Cuda backend's runtime controls: devices, synchronization, the caching memory pool and the
+// kernel-selection switches. No CUDA header needed; every call is valid without a GPU (counts are 0).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace scorch::backends::cuda {
+
+/// Number of CUDA devices visible (0 without a driver or GPU).
+int device_count();
+/// True when at least one CUDA device can run kernels.
+bool is_available();
+/// Blocks until every op queued on device's stream has finished; rethrows a pending device fault.
+void synchronize(int device);
+
+/// What the caching pool holds on one device (bytes).
+struct PoolStats {
+  size_t in_use = 0;          ///< handed out to live tensors (rounded to size classes)
+  size_t cached = 0;          ///< freed blocks kept for reuse
+  size_t peak_in_use = 0;     ///< highest in_use since the last reset_peak
+  size_t peak_reserved = 0;   ///< highest in_use + cached since the last reset_peak
+  uint64_t allocations = 0;   ///< blocks handed out
+  uint64_t cache_hits = 0;    ///< of which were served from the cache
+  uint64_t device_mallocs = 0;  ///< cudaMalloc calls made
+};
+/// The pool's counters for device.
+PoolStats pool_stats(int device = 0);
+/// Restarts peak_in_use and peak_reserved from the current values.
+void reset_peak(int device = 0);
+/// Frees every cached (unused) block of device back to the driver.
+void release_cached(int device = 0);
+/// Caps the bytes the pool keeps cached per device (default: SCORCH_CUDA_POOL_CAP or unlimited);
+/// frees cached blocks beyond it at once.
+void set_cache_cap(size_t bytes);
+/// The current cache cap.
+size_t cache_cap();
+
+/// Allows TF32 Tensor Cores for f32 matmul (default off, or SCORCH_CUDA_TF32=1), like
+/// torch.backends.cuda.matmul.allow_tf32.
+void set_allow_tf32(bool allow);
+bool allow_tf32();
+
+/// Benchmarks candidate kernels once per (op, shape, device) and caches the choice in memory and
+/// on disk (default on; off with SCORCH_AUTOTUNE=0 or set_autotune(false): heuristics only).
+void set_autotune(bool enabled);
+bool autotune_enabled();
+/// The on-disk autotune cache file (SCORCH_AUTOTUNE_CACHE, else ~/.cache/scorch/autotune-cuda.tsv).
+std::string autotune_cache_path();
+/// Forgets the in-memory autotune choices (the file stays); the next lookups reread the file.
+void clear_autotune_memory();
+/// Number of choices made by benchmarking (not read from cache) since start: cold-start cost.
+uint64_t autotune_benchmarks_run();
+
+}  // namespace scorch::backends::cuda

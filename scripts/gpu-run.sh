@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs the Cuda backend's tests, the differential target and the GPU benchmarks side by side with
+# the PyTorch GPU anchor, on a machine with an NVIDIA GPU, from binaries built elsewhere and copied
+# into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out). Usage: scripts/gpu-run.sh [tests|bench|all]
+set -uo pipefail
+what=${1:-all}
+out=${OUT:-/tmp/gpu-out}
+mkdir -p "$out"
+root=$(pwd)
+# The binaries name the fixture directory by the build machine's absolute path.
+build_root=$(cat .gpu/source_root)
+if [[ ! -e $build_root ]]; then mkdir -p "$(dirname "$build_root")" && ln -s "$root" "$build_root"; fi
+libdirs=$(find / -xdev \( -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcudnn_cnn.so.9' \) -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
+export LD_LIBRARY_PATH="$root/.gpu/lib:${libdirs}${LD_LIBRARY_PATH:-}"
+export SCORCH_AUTOTUNE_CACHE=$out/autotune-cuda.tsv
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+status=0
+if [[ $what == tests || $what == all ]]; then
+  for t in scorch_cuda_tests scorch_conformance_cuda scorch_differential_tests; do
+    echo "== $t"
+    .gpu/$t --gtest_brief=1 > "$out/$t.log" 2>&1
+    rc=$?; status=$((status | rc))
+    grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|pool after" "$out/$t.log" | head -20
+    grep -E "^\[  FAILED  \]" "$out/$t.log" | head -40
+  done
+fi
+if [[ $what == bench || $what == all ]]; then
+  echo "== scorch-bench --backend cuda"
+  .gpu/scorch-bench --backend cuda --reps 10 > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
+  cut -c1-160 "$out/bench_cuda.jsonl"
+  echo "== torch_gpu_anchor.py"
+  PYTHONUNBUFFERED=1 python3 .gpu/torch_gpu_anchor.py > "$out/anchor.txt" 2>&1
+  cat "$out/anchor.txt"
+fi
+exit $status

@@ -1,0 +1,154 @@
+// The Cuda backend's own guarantees: devices and errors without a GPU; with one, in-place reuse of
+// uniquely owned buffers, the caching pool (size classes, reuse, cap, release), every dtype through
+// a round trip, asynchronous queuing with host reads that wait, and the autotune cache on disk.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "cuda_test_util.h"
+
+namespace scorch {
+namespace {
+
+namespace cuda = backends::cuda;
+using backends::cuda::CudaTensor;
+
+CudaTensor ramp(size_t n, DType dtype = DType::F32) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i) - 2.5f;
+  return Cuda::float_from_data(TensorData(v, Shape{n}).convert(dtype), CudaDevice{0});
+}
+
+TEST(CudaBackend, NamesAndDevicesWithoutAGpu) {
+  EXPECT_EQ(Cuda::name(), "cuda");
+  EXPECT_EQ(Autodiff<Cuda>::name(), "autodiff<cuda>");
+  EXPECT_EQ(CudaDevice{1}.to_string(), "Cuda(1)");
+  EXPECT_NE(CudaDevice{0}, CudaDevice{1});
+  // Every runtime query answers without a GPU; creating a tensor on a missing device throws.
+  EXPECT_EQ(cuda::is_available(), cuda::device_count() > 0);
+  EXPECT_THROW((void)Cuda::float_empty(Shape{2}, CudaDevice{cuda::device_count()}, DType::F32), DeviceError);
+}
+
+TEST(CudaBackend, UniqueOperandIsOverwrittenInPlace) {
+  SCORCH_REQUIRE_CUDA();
+  CudaTensor a = ramp(8), b = ramp(8);
+  const void* storage = a.storage().get();
+  CudaTensor sum = Cuda::float_add(std::move(a), b);
+  EXPECT_EQ(sum.storage().get(), storage) << "the only handle's buffer should hold the result";
+  CudaTensor e = Cuda::float_exp(std::move(sum));
+  EXPECT_EQ(e.storage().get(), storage);
+  CudaTensor keep = ramp(8);
+  CudaTensor shared = keep;
+  CudaTensor doubled = Cuda::float_mul_scalar(std::move(shared), Scalar(2.0));
+  EXPECT_NE(doubled.storage().get(), keep.storage().get());
+  EXPECT_EQ(Cuda::float_into_data(keep), Cuda::float_into_data(ramp(8)));
+}
+
+TEST(CudaBackend, EveryDTypeRoundTripsAndCasts) {
+  SCORCH_REQUIRE_CUDA();
+  for (DType d : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16, DType::I8, DType::U8, DType::Bool}) {
+    TensorData data = TensorData(std::vector<float>{0, 1, 2, 3, 4, 5}, Shape{2, 3}).convert(d);
+    CudaTensor t = Cuda::float_from_data(data, CudaDevice{0});
+    EXPECT_EQ(t.dtype(), d) << dtype_name(d);
+    EXPECT_EQ(Cuda::float_into_data(t), data) << dtype_name(d);
+    for (DType to : {DType::F32, DType::BF16, DType::I64, DType::Bool})
+      EXPECT_EQ(Cuda::float_into_data(Cuda::float_cast(t, to)), data.convert(to)) << dtype_name(d) << " -> " << dtype_name(to);
+  }
+}
+
+TEST(CudaBackend, PoolReusesFreedBlocksAndReleasesThem) {
+  SCORCH_REQUIRE_CUDA();
+  cuda::synchronize(0);
+  cuda::release_cached(0);
+  { CudaTensor a = Cuda::float_empty(Shape{1000}, CudaDevice{0}, DType::F32); }
+  auto before = cuda::pool_stats(0);
+  EXPECT_GT(before.cached, 0u) << "a freed block stays cached";
+  { CudaTensor b = Cuda::float_empty(Shape{990}, CudaDevice{0}, DType::F32); }  // same size class
+  auto after = cuda::pool_stats(0);
+  EXPECT_EQ(after.device_mallocs, before.device_mallocs) << "a block of the same size class is reused";
+  EXPECT_EQ(after.cache_hits, before.cache_hits + 1);
+  cuda::release_cached(0);
+  EXPECT_EQ(cuda::pool_stats(0).cached, 0u);
+  size_t cap = cuda::cache_cap();
+  cuda::set_cache_cap(0);
+  { CudaTensor c = Cuda::float_empty(Shape{4096}, CudaDevice{0}, DType::F32); }
+  EXPECT_EQ(cuda::pool_stats(0).cached, 0u) << "nothing is cached beyond the cap";
+  cuda::set_cache_cap(cap);
+}
+
+TEST(CudaBackend, OpsQueueAndHostReadsWait) {
+  SCORCH_REQUIRE_CUDA();
+  auto x = Tensor<Cuda, 2>::random({2048, 2048}, Distribution::normal(0, 1));
+  auto y = x;
+  for (int i = 0; i < 20; ++i) y = (y * 0.5 + x).tanh();  // queued; nothing waits yet
+  auto host = y.to_data();                                  // waits for the whole chain
+  auto ref = Tensor<Cpu, 2>::from_data(x.to_data());
+  auto expect = ref;
+  for (int i = 0; i < 20; ++i) expect = (expect * 0.5 + ref).tanh();
+  host.assert_approx_eq(expect.to_data(), Tolerance::rel_abs(1e-4, 1e-5));
+}
+
+TEST(CudaBackend, ErrorsNameTheOp) {
+  SCORCH_REQUIRE_CUDA();
+  auto x = Tensor<Cuda, 1, Int>::from_data(TensorData(std::vector<int64_t>{4, 5}, Shape{2}));
+  auto zero = Tensor<Cuda, 1, Int>::from_data(TensorData(std::vector<int64_t>{1, 0}, Shape{2}));
+  try {
+    (void)(x / zero).to_data();
+    FAIL() << "integer division by zero must throw";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("[div]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)Cuda::float_add(ramp(6), ramp(4)), ShapeError);
+  EXPECT_THROW((void)Cuda::float_empty(Shape{size_t{1} << 50}, CudaDevice{0}, DType::F32), DeviceError) << "out of memory is an error";
+}
+
+TEST(CudaBackend, AutotuneCachesChoicesOnDisk) {
+  SCORCH_REQUIRE_CUDA();
+  namespace fs = std::filesystem;
+  fs::path file = fs::temp_directory_path() / "scorch-autotune-test.tsv";
+  fs::remove(file);
+  ::setenv("SCORCH_AUTOTUNE_CACHE", file.c_str(), 1);
+  cuda::clear_autotune_memory();
+  cuda::set_autotune(true);
+  auto a = Tensor<Cuda, 2>::random({96, 80}, Distribution::normal(0, 1));
+  auto b = Tensor<Cuda, 2>::random({80, 72}, Distribution::normal(0, 1));
+  uint64_t runs = cuda::autotune_benchmarks_run();
+  auto first = a.matmul(b).to_data();
+  EXPECT_EQ(cuda::autotune_benchmarks_run(), runs + 1) << "a new shape is benchmarked once";
+  ASSERT_TRUE(fs::exists(file));
+  (void)a.matmul(b).to_data();
+  EXPECT_EQ(cuda::autotune_benchmarks_run(), runs + 1) << "a known shape uses the cached choice";
+  cuda::clear_autotune_memory();  // as a new process: the choice comes from the file
+  auto again = a.matmul(b).to_data();
+  EXPECT_EQ(cuda::autotune_benchmarks_run(), runs + 1);
+  again.assert_approx_eq(first, Tolerance::rel_abs(1e-5, 1e-6));
+  // Autotune off: heuristics only, nothing benchmarked, the same values.
+  cuda::set_autotune(false);
+  auto c = Tensor<Cuda, 2>::random({33, 17}, Distribution::normal(0, 1));
+  (void)c.matmul(c.transpose()).to_data();
+  EXPECT_EQ(cuda::autotune_benchmarks_run(), runs + 1);
+  cuda::set_autotune(true);
+  ::unsetenv("SCORCH_AUTOTUNE_CACHE");
+  cuda::clear_autotune_memory();
+  fs::remove(file);
+}
+
+TEST(CudaBackend, MatmulTf32IsOptIn) {
+  SCORCH_REQUIRE_CUDA();
+  auto a = Tensor<Cuda, 2>::random({256, 256}, Distribution::normal(0, 1));
+  auto b = Tensor<Cuda, 2>::random({256, 256}, Distribution::normal(0, 1));
+  auto ref = Tensor<Cpu, 2>::from_data(a.to_data()).cast(DType::F64).matmul(Tensor<Cpu, 2>::from_data(b.to_data()).cast(DType::F64));
+  auto rel_err = [&](const Tensor<Cuda, 2>& c) {
+    auto d = Tensor<Cpu, 2>::from_data(c.to_data()).cast(DType::F64) - ref;
+    return std::sqrt((d * d).sum().into_scalar().to_double() / (ref * ref).sum().into_scalar().to_double());
+  };
+  EXPECT_LT(rel_err(a.matmul(b)), 1e-5) << "f32 matmul is exact f32 by default";
+  cuda::set_allow_tf32(true);
+  double tf32 = rel_err(a.matmul(b));
+  cuda::set_allow_tf32(false);
+  EXPECT_LT(tf32, 3e-3);
+  EXPECT_LT(rel_err(a.cast(DType::BF16).matmul(b.cast(DType::BF16)).cast(DType::F32)), 2e-2);
+}
+
+}  // namespace
+}  // namespace scorch
