@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Copies the GPU test and bench binaries of build dir $1 (default build-gpu), stripped, with the
-# shared libraries a bare GPU machine may lack, into .gpu/ for the device tool to carry.
+# shared libraries a bare GPU machine may lack, into .gpu/bundle.tar.xz for the device tool to carry
+# (scripts/gpu-run.sh unpacks it).
 set -euo pipefail
 build=${1:-build-gpu}
 rm -rf .gpu && mkdir -p .gpu/lib
@@ -12,4 +13,5 @@ pwd > .gpu/source_root
 for f in .gpu/scorch*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
   grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' |
   while read -r lib; do cp -L "$lib" .gpu/lib/; done
+tar -C .gpu -cJf /tmp/scorch-gpu-bundle.tar.xz . && rm -rf .gpu && mkdir .gpu && mv /tmp/scorch-gpu-bundle.tar.xz .gpu/bundle.tar.xz
 du -sh .gpu

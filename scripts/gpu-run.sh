@@ -7,6 +7,7 @@ what=${1:-all}
 out=${OUT:-/tmp/gpu-out}
 mkdir -p "$out"
 root=$(pwd)
+if [[ -f .gpu/bundle.tar.xz ]]; then tar -C .gpu -xJf .gpu/bundle.tar.xz && rm .gpu/bundle.tar.xz; fi
 # The binaries name the fixture directory by the build machine's absolute path.
 build_root=$(cat .gpu/source_root)
 if [[ ! -e $build_root ]]; then mkdir -p "$(dirname "$build_root")" && ln -s "$root" "$build_root"; fi
@@ -18,7 +19,7 @@ status=0
 if [[ $what == tests || $what == all ]]; then
   for t in scorch_cuda_tests scorch_conformance_cuda scorch_differential_tests; do
     echo "== $t"
-    .gpu/$t --gtest_brief=1 > "$out/$t.log" 2>&1
+    timeout "${TEST_TIMEOUT:-200}" .gpu/$t --gtest_brief=1 > "$out/$t.log" 2>&1
     rc=$?; status=$((status | rc))
     grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|pool after" "$out/$t.log" | head -20
     grep -E "^\[  FAILED  \]" "$out/$t.log" | head -40
@@ -26,10 +27,11 @@ if [[ $what == tests || $what == all ]]; then
 fi
 if [[ $what == bench || $what == all ]]; then
   echo "== scorch-bench --backend cuda"
-  .gpu/scorch-bench --backend cuda --reps 10 > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
+  timeout "${BENCH_TIMEOUT:-240}" .gpu/scorch-bench --backend cuda --reps 10 > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
+  tail -3 "$out/bench_cuda.err"
   cut -c1-160 "$out/bench_cuda.jsonl"
   echo "== torch_gpu_anchor.py"
-  PYTHONUNBUFFERED=1 python3 .gpu/torch_gpu_anchor.py > "$out/anchor.txt" 2>&1
+  PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/torch_gpu_anchor.py > "$out/anchor.txt" 2>&1
   cat "$out/anchor.txt"
 fi
 exit $status
