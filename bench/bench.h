@@ -30,6 +30,11 @@ struct Options {
 void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
          const std::function<double(double)>& extra);
 
+/// As run(), but fn performs the workload `inner` times between syncs; the time reported (and given
+/// to extra) is per workload.
+void run_repeated(const Options& o, const std::string& name, int warm, int inner, const std::function<void()>& fn, const std::string& key,
+                  const std::function<double(double)>& extra);
+
 /// Matmul, convolution and elementwise workloads on backend B (main.cpp).
 template <class B> void tensor_workloads(const Options& o);
 /// Per-op overhead of B and Autodiff<B>, and a transformer layer forward + backward (autodiff_bench.cpp).

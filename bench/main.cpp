@@ -116,6 +116,13 @@ void run(const Options& o, const std::string& name, int warm, const std::functio
   report(o, name, ms, key, extra(ms));
 }
 
+void run_repeated(const Options& o, const std::string& name, int warm, int inner, const std::function<void()>& fn, const std::string& key,
+                  const std::function<double(double)>& extra) {
+  if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
+  double ms = median_ms([&] { for (int i = 0; i < inner; ++i) fn(); }, warm, o.reps, o.sync) / inner;
+  report(o, name, ms, key, extra(ms));
+}
+
 template <class B> void tensor_workloads(const Options& o) {
   linalg<B>(o);
   elementwise<B>(o);

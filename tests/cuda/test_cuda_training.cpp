@@ -22,7 +22,7 @@ TEST(CudaTraining, DeviceMemoryStaysFlatOverAThousandSteps) {
   auto loss_fn = nn::CrossEntropyLossConfig().init<AD>();
   auto step = [&] {
     auto loss = loss_fn.forward(model.forward(images), labels);
-    double value = loss.clone().inner().into_scalar().to_double();
+    double value = loss.inner().into_scalar().to_double();
     auto grads = optim::GradientsParams::from_grads(loss.backward(), model);
     model = optim.step(1e-3, model, std::move(grads));
     return value;

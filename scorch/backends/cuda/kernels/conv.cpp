@@ -1,7 +1,8 @@
 // Convolution, transposed convolution and their gradients through cuDNN (1-d runs as 2-d with a
 // unit height). The algorithm of each (direction, shape, dtype, device) is cuDNN's measured fastest
 // when autotune is on (cached in memory and on disk), else its first heuristic choice. f32 runs
-// without TF32 unless allow_tf32(); workspaces come from the caching pool.
+// without TF32 unless allow_tf32(); f16/bf16 compute in f32 (as the Cpu backend: cuDNN's
+// half-precision paths round intermediates); workspaces come from the caching pool.
 #include <cudnn.h>
 
 #include <mutex>
@@ -216,9 +217,7 @@ Shape transpose_out_shape(const Shape& x, const Shape& w, const ConvSpec& spec) 
   return out;
 }
 
-}  // namespace
-
-T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+T conv_as(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   x = contiguous(std::move(x));
   w = contiguous(std::move(w));
   T y(conv_out_shape(x.shape(), w.shape(), spec), x.dtype(), x.device());
@@ -229,7 +228,7 @@ T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   return y;
 }
 
-ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
+ConvGradients<T> conv_backward_as(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
   x = contiguous(std::move(x));
   w = contiguous(std::move(w));
   grad = contiguous(std::move(grad));
@@ -241,7 +240,7 @@ ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& 
   return out;
 }
 
-T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+T conv_transpose_as(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   x = contiguous(std::move(x));
   w = contiguous(std::move(w));
   T y(transpose_out_shape(x.shape(), w.shape(), spec), x.dtype(), x.device());
@@ -252,7 +251,7 @@ T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   return y;
 }
 
-ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
+ConvGradients<T> conv_transpose_backward_as(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
   x = contiguous(std::move(x));
   w = contiguous(std::move(w));
   grad = contiguous(std::move(grad));
@@ -262,6 +261,39 @@ ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const 
   backward_filter(p, grad, x, out.weight);
   if (has_bias) out.bias = channel_sum(grad);
   return out;
+}
+
+// The dtype a convolution computes in: f32 for f16/bf16.
+DType compute_dtype(DType d) { return d == DType::F16 || d == DType::BF16 ? DType::F32 : d; }
+std::optional<T> cast_opt(const std::optional<T>& t, DType d) {
+  if (!t) return std::nullopt;
+  return cast(*t, d);
+}
+ConvGradients<T> cast_grads(ConvGradients<T> g, DType d) {
+  if (g.x.dtype() == d) return g;
+  return {cast(g.x, d), cast(g.weight, d), cast_opt(g.bias, d)};
+}
+
+}  // namespace
+
+T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+  DType d = x.dtype(), c = compute_dtype(d);
+  return cast(conv_as(cast(std::move(x), c), cast(std::move(w), c), cast_opt(bias, c), spec), d);
+}
+
+ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
+  DType d = x.dtype(), c = compute_dtype(d);
+  return cast_grads(conv_backward_as(cast(std::move(x), c), cast(std::move(w), c), has_bias, cast(std::move(grad), c), spec), d);
+}
+
+T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+  DType d = x.dtype(), c = compute_dtype(d);
+  return cast(conv_transpose_as(cast(std::move(x), c), cast(std::move(w), c), cast_opt(bias, c), spec), d);
+}
+
+ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
+  DType d = x.dtype(), c = compute_dtype(d);
+  return cast_grads(conv_transpose_backward_as(cast(std::move(x), c), cast(std::move(w), c), has_bias, cast(std::move(grad), c), spec), d);
 }
 
 }  // namespace scorch::backends::cuda::kernels

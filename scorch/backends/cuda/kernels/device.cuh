@@ -87,6 +87,7 @@ inline unsigned blocks_for(int64_t n, int per_thread = 1) {
 /// Dims and N operands' element strides, collapsed to the fewest dims; offsets of a linear index.
 template <int N> struct Geometry {
   int rank = 0;
+  bool small = true;  ///< fewer than 2^31 elements: offsets use 32-bit division
   int64_t dims[kMaxRank] = {};
   int64_t strides[N][kMaxRank] = {};
 
@@ -108,11 +109,24 @@ template <int N> struct Geometry {
       dims[0] = 1;
       rank = 1;
     }
+    small = shape.num_elements() < 0x7fffffffu;
   }
-  /// Element offset of operand k for the row-major linear index i.
+  /// Element offset of operand k for the row-major linear index i (32-bit division below 2^31
+  /// elements: 64-bit division costs several times more).
   __device__ __forceinline__ void offsets(int64_t i, int64_t (&off)[N]) const {
 #pragma unroll
     for (int k = 0; k < N; ++k) off[k] = 0;
+    if (small) {
+      auto u = static_cast<uint32_t>(i);
+      for (int d = rank - 1; d >= 0; --d) {
+        auto size = static_cast<uint32_t>(dims[d]);
+        uint32_t q = u / size, r = u - q * size;
+        u = q;
+#pragma unroll
+        for (int k = 0; k < N; ++k) off[k] += static_cast<int64_t>(r) * strides[k][d];
+      }
+      return;
+    }
     for (int d = rank - 1; d >= 0; --d) {
       int64_t q = i / dims[d], r = i - q * dims[d];
       i = q;

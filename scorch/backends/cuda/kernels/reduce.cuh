@@ -48,16 +48,30 @@ __global__ void reduce_rows_kernel(const In* x, Out* out, typename R::Acc* parti
   else store(out + row, r.finish(buf[0], count));
 }
 
-// Columns (inner > 1): thread (o, i) folds x[o, 0..n, i] in order.
-template <class In, class Out, class R>
-__global__ void reduce_cols_kernel(const In* x, Out* out, int64_t lanes, int64_t n, int64_t inner, R r) {
+// Columns (inner > 1): thread (o, i) of split y folds x[o, y*chunk.., i] in order, and writes the
+// result, or (partial set) its accumulator to partial[y, lane]. kPartial: x holds accumulators.
+template <class In, class Out, class R, bool kPartial>
+__global__ void reduce_cols_kernel(const In* x, Out* out, typename R::Acc* partial, int64_t lanes, int64_t n, int64_t inner,
+                                   int64_t chunk, int64_t count, R r) {
   int64_t lane = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (lane >= lanes) return;
   int64_t o = lane / inner, i = lane - o * inner;
   const In* p = x + o * n * inner + i;
+  int64_t begin = static_cast<int64_t>(blockIdx.y) * chunk, end = begin + chunk < n ? begin + chunk : n;
   auto acc = r.identity();
-  for (int64_t k = 0; k < n; ++k) acc = r.combine(acc, r.make(load(p + k * inner), k));
-  store(out + lane, r.finish(acc, n));
+  for (int64_t k = begin; k < end; ++k) {
+    if constexpr (kPartial) acc = r.combine(acc, p[k * inner]);
+    else acc = r.combine(acc, r.make(load(p + k * inner), k));
+  }
+  if (partial) partial[static_cast<int64_t>(blockIdx.y) * lanes + lane] = acc;
+  else store(out + lane, r.finish(acc, count));
+}
+
+/// Splits of the reduced dim so that about 4 waves of blocks cover the GPU (1 when lanes already do).
+inline int64_t split_count(int64_t lanes_or_rows, int64_t per_unit, int64_t n, int device) {
+  int64_t target = 4LL * multiprocessors(device) * per_unit;
+  if (lanes_or_rows >= target) return 1;
+  return std::max<int64_t>(1, std::min<int64_t>({(target + lanes_or_rows - 1) / lanes_or_rows, n / 64, 1024}));
 }
 
 /// Reduces contiguous x along dim with R into out (shape keep_dim, dtype Out).
@@ -70,21 +84,34 @@ template <class In, class Out, class R> void reduce_dim(const char* op, const Cu
   cudaStream_t s = stream(device);
   const In* src = x.data<In>();
   Out* dst = out.data<Out>();
+  using Acc = typename R::Acc;
   if (g.inner > 1) {
-    reduce_cols_kernel<In, Out, R><<<blocks_for(lanes), kThreads, 0, s>>>(src, dst, lanes, g.n, g.inner, r);
+    int64_t splits = split_count(lanes, kThreads, g.n, device);
+    if (splits <= 1) {
+      reduce_cols_kernel<In, Out, R, false><<<blocks_for(lanes), kThreads, 0, s>>>(src, dst, nullptr, lanes, g.n, g.inner, g.n, g.n, r);
+      check_launch(op);
+      return;
+    }
+    int64_t chunk = (g.n + splits - 1) / splits;
+    splits = (g.n + chunk - 1) / chunk;
+    CudaTensor scratch(Shape{static_cast<size_t>(lanes * splits * static_cast<int64_t>(sizeof(Acc)))}, DType::U8, x.device());
+    auto* partial = reinterpret_cast<Acc*>(scratch.raw());
+    dim3 grid(blocks_for(lanes), static_cast<unsigned>(splits));
+    reduce_cols_kernel<In, Out, R, false><<<grid, kThreads, 0, s>>>(src, dst, partial, lanes, g.n, g.inner, chunk, g.n, r);
+    // The partials form [splits, lanes]: fold them down the split dim (one outer, inner = lanes).
+    reduce_cols_kernel<Acc, Out, R, true><<<blocks_for(lanes), kThreads, 0, s>>>(partial, dst, nullptr, lanes, splits, lanes, splits, g.n, r);
     check_launch(op);
     return;
   }
-  int64_t target = 4LL * multiprocessors(device);
-  int64_t splits = g.outer >= target ? 1 : std::min<int64_t>({(target + g.outer - 1) / g.outer, g.n / (8 * kThreads) + 1, 1024});
+  int64_t splits = split_count(g.outer, 1, g.n / kThreads, device);
   if (splits <= 1) {
     reduce_rows_kernel<In, Out, R, false><<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(
         src, dst, nullptr, g.n, g.n, g.n, r);
     check_launch(op);
     return;
   }
-  using Acc = typename R::Acc;
   int64_t chunk = (g.n + splits - 1) / splits;
+  splits = (g.n + chunk - 1) / chunk;
   CudaTensor scratch(Shape{static_cast<size_t>(g.outer * splits * static_cast<int64_t>(sizeof(Acc)))}, DType::U8, x.device());
   auto* partial = reinterpret_cast<Acc*>(scratch.raw());
   reduce_rows_kernel<In, Out, R, false><<<dim3(static_cast<unsigned>(g.outer), static_cast<unsigned>(splits)), kThreads, 0, s>>>(
