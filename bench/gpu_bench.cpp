@@ -5,6 +5,7 @@
 // + backward. Each timed repetition runs the workload kInner times between device syncs, so
 // launch queuing overlaps as in PyTorch eager and one sync is amortized.
 #include <cmath>
+#include <cstdio>
 
 #include "bench.h"
 #include "guide/model.hpp"
@@ -20,7 +21,14 @@ constexpr int kInner = 10;
 
 void run_gpu(const Options& o, const std::string& name, const std::function<void()>& fn, const std::string& key,
              const std::function<double(double)>& extra) {
+#ifdef SCORCH_HAVE_CUDA
+  if (o.backend_name == "cuda") (void)backends::cuda::profile_report(0);  // drop what came before
+#endif
   run_repeated(o, name, 2, kInner, fn, key, extra);
+#ifdef SCORCH_HAVE_CUDA
+  if (o.backend_name == "cuda")
+    if (auto profile = backends::cuda::profile_report(0); !profile.empty()) std::fprintf(stderr, "== profile of %s\n%s", name.c_str(), profile.c_str());
+#endif
 }
 
 template <class B> void gemm(const Options& o) {
@@ -38,6 +46,23 @@ template <class B> void gemm(const Options& o) {
     backends::cuda::set_allow_tf32(false);
   }
 #endif
+}
+
+// The f32 products of a transformer layer's forward and backward: NN, NT (x·Wᵀ) and TN (xᵀ·g),
+// named gemm_MxKxN_layout (bench/anchors/gemm_shapes.py times the same in PyTorch).
+template <class B> void gemm_shapes(const Options& o) {
+  struct Case { size_t m, k, n; };
+  for (Case c : {Case{8192, 512, 512}, Case{8192, 512, 2048}, Case{8192, 2048, 512}, Case{512, 8192, 512}, Case{512, 8192, 2048}}) {
+    auto tflops = [&](double ms) { return 2.0 * c.m * c.k * c.n / ms / 1e9; };
+    std::string shape = std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n);
+    auto a = Tensor<B, 2>::random({c.m, c.k}, Distribution::normal(0, 1));
+    auto b = Tensor<B, 2>::random({c.k, c.n}, Distribution::normal(0, 1));
+    auto at = Tensor<B, 2>::random({c.k, c.m}, Distribution::normal(0, 1)).transpose();
+    auto bt = Tensor<B, 2>::random({c.n, c.k}, Distribution::normal(0, 1)).transpose();
+    run_gpu(o, "gemm_" + shape + "_NN", [&] { (void)a.matmul(b); }, "tflops", tflops);
+    run_gpu(o, "gemm_" + shape + "_NT", [&] { (void)a.matmul(bt); }, "tflops", tflops);
+    run_gpu(o, "gemm_" + shape + "_TN", [&] { (void)at.matmul(b); }, "tflops", tflops);
+  }
 }
 
 template <class B> void bandwidth(const Options& o) {
@@ -80,6 +105,7 @@ template <class AD> void transformer(const Options& o) {
 
 template <class B> void gpu_workloads(const Options& o) {
   gemm<B>(o);
+  gemm_shapes<B>(o);
   bandwidth<B>(o);
   guide_step<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64");
   guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");

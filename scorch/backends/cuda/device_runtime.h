@@ -18,6 +18,9 @@ int multiprocessors(int device);
 /// Throws DeviceError naming op unless device exists.
 void check_device(int device, const char* op);
 
+/// When profiling, records the end of op's work on the current device's stream.
+void profile_mark(const char* op);
+
 /// A block of at least bytes on device from the caching pool; capacity receives its size class.
 void* pool_allocate(size_t bytes, int device, size_t& capacity);
 /// Returns a block (of size class capacity) to the pool; stream order keeps later reuse safe.

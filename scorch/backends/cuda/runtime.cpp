@@ -1,3 +1,7 @@
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -14,7 +18,10 @@ void check(cudaError_t status, const char* op) {
   throw DeviceError(op, std::string("CUDA ") + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
 }
 
-void check_launch(const char* op) { check(cudaGetLastError(), op); }
+void check_launch(const char* op) {
+  check(cudaGetLastError(), op);
+  profile_mark(op);
+}
 
 int device_count() {
   static const int count = [] {
@@ -69,6 +76,55 @@ cudaStream_t stream(int device) {
 int multiprocessors(int device) {
   stream(device);
   return streams().sms[static_cast<size_t>(device)];
+}
+
+namespace {
+struct Profile {
+  std::mutex mutex;
+  std::map<int, std::vector<std::pair<const char*, cudaEvent_t>>> marks;
+};
+Profile& profile() {
+  static Profile* p = new Profile();
+  return *p;
+}
+std::atomic<bool> g_profiling{std::getenv("SCORCH_CUDA_PROFILE") && std::string(std::getenv("SCORCH_CUDA_PROFILE")) == "1"};
+}  // namespace
+
+void set_profiling(bool enabled) { g_profiling = enabled; }
+
+void profile_mark(const char* op) {
+  if (!g_profiling) return;
+  int device = 0;
+  cudaGetDevice(&device);
+  cudaEvent_t e;
+  if (cudaEventCreate(&e) != cudaSuccess) return;
+  cudaEventRecord(e, stream(device));
+  Profile& p = profile();
+  std::lock_guard lock(p.mutex);
+  p.marks[device].emplace_back(op, e);
+}
+
+std::string profile_report(int device) {
+  if (device >= device_count()) return "";
+  synchronize(device);
+  Profile& p = profile();
+  std::lock_guard lock(p.mutex);
+  auto& marks = p.marks[device];
+  std::map<std::string, std::pair<double, int>> totals;
+  for (size_t i = 1; i < marks.size(); ++i) {
+    float ms = 0;
+    cudaEventElapsedTime(&ms, marks[i - 1].second, marks[i].second);
+    auto& t = totals[marks[i].first];
+    t.first += ms;
+    ++t.second;
+  }
+  for (auto& m : marks) cudaEventDestroy(m.second);
+  marks.clear();
+  std::vector<std::pair<std::string, std::pair<double, int>>> rows(totals.begin(), totals.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  std::string out;
+  for (const auto& [op, t] : rows) out += op + "  " + std::to_string(t.first) + " ms  " + std::to_string(t.second) + "\n";
+  return out;
 }
 
 void synchronize(int device) { check(cudaStreamSynchronize(stream(device)), "cuda.sync"); }

@@ -52,4 +52,10 @@ void clear_autotune_memory();
 /// Number of choices made by benchmarking (not read from cache) since start: cold-start cost.
 uint64_t autotune_benchmarks_run();
 
+/// Per-op device-time profiling (default off, or SCORCH_CUDA_PROFILE=1): an event after each op's
+/// kernels attributes the device time since the previous event (idle gaps included) to that op.
+void set_profiling(bool enabled);
+/// The profile of device so far as lines "op  total_ms  calls", largest first; clears it.
+std::string profile_report(int device = 0);
+
 }  // namespace scorch::backends::cuda

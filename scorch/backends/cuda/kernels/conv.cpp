@@ -150,6 +150,7 @@ void forward(const Problem& p, const T& x, const T& w, T& y) {
   T ws = workspace(bytes, x.device());
   Scale s(x.dtype());
   check_dnn(cudnnConvolutionForward(h, s.one(), p.x, x.raw(), p.w, w.raw(), p.conv, algo, ws.raw(), bytes, s.zero(), p.y, y.raw()), "conv");
+  profile_mark("conv_forward");
 }
 
 // dx = gradient of x ⋆ w with respect to x, given dy (cuDNN backward data).
@@ -166,6 +167,7 @@ void backward_data(const Problem& p, const T& w, const T& dy, T& dx) {
   Scale s(dy.dtype());
   check_dnn(cudnnConvolutionBackwardData(h, s.one(), p.w, w.raw(), p.y, dy.raw(), p.conv, algo, ws.raw(), bytes, s.zero(), p.x, dx.raw()),
             "conv");
+  profile_mark("conv_backward_data");
 }
 
 // dw = gradient of x ⋆ w with respect to w, given dy (cuDNN backward filter).
@@ -182,6 +184,7 @@ void backward_filter(const Problem& p, const T& x, const T& dy, T& dw) {
   Scale s(x.dtype());
   check_dnn(cudnnConvolutionBackwardFilter(h, s.one(), p.x, x.raw(), p.y, dy.raw(), p.conv, algo, ws.raw(), bytes, s.zero(), p.w, dw.raw()),
             "conv");
+  profile_mark("conv_backward_filter");
 }
 
 // bias [C] viewed as [1, C, 1, ...] to broadcast over y.

@@ -246,6 +246,7 @@ void float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
                     "," + std::to_string(ob.batch_stride) + "," + std::to_string(oa.batch_stride) + "|" + autotune::device_name(device);
   cublasLtMatmulAlgo_t algo = choose_algo(call, key);
   check_lt(call.run(&algo), "cublasLtMatmul");
+  profile_mark("matmul");
 }
 
 Shape batch_of(const Shape& s) {
