@@ -52,6 +52,51 @@ __global__ void zip_strided_kernel(const In* a, const In* b, Out* y, int64_t n, 
   store(y + i, f(load(a + off[0]), load(b + off[1])));
 }
 
+// One full contiguous operand and one broadcast along rows (part[i % width], kColumn false) or
+// along columns (part[i / width], kColumn true) of a [rows, width] result; width % V == 0 and all
+// pointers 16-byte aligned, so both operands load 16 bytes at a time.
+template <class In, class Out, class F, bool kColumn>
+__global__ void zip_broadcast_kernel(const In* full, const In* part, Out* y, int64_t n, int64_t width, bool part_first, F f) {
+  constexpr int V = kPairVec<In, Out>;
+  int64_t base = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
+  if (base >= n) return;
+  Pack<In, V> p = *reinterpret_cast<const Pack<In, V>*>(full + base);
+  Pack<In, V> q;
+  if constexpr (kColumn) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) q.v[j] = part[base / width];
+  } else {
+    q = *reinterpret_cast<const Pack<In, V>*>(part + base % width);
+  }
+  Pack<Out, V> r;
+#pragma unroll
+  for (int j = 0; j < V; ++j)
+    r.v[j] = to_storage<Out>(part_first ? f(load(&q.v[j]), load(&p.v[j])) : f(load(&p.v[j]), load(&q.v[j])));
+  *reinterpret_cast<Pack<Out, V>*>(y + base) = r;
+}
+
+/// Launches zip_broadcast_kernel when g is [rows, width] with one operand dense and the other a row
+/// or column broadcast that vector loads can serve; false otherwise.
+template <class In, class Out, class F>
+bool try_zip_broadcast(const Geometry<2>& g, const In* pa, const In* pb, Out* dst, int64_t n, cudaStream_t s, F f) {
+  constexpr int V = kPairVec<In, Out>;
+  if (g.rank != 2 || g.dims[1] % V != 0 || !aligned16(pa) || !aligned16(pb) || !aligned16(dst)) return false;
+  int64_t w = g.dims[1];
+  auto dense = [&](int k) { return g.strides[k][0] == w && g.strides[k][1] == 1; };
+  auto row = [&](int k) { return g.strides[k][0] == 0 && g.strides[k][1] == 1; };
+  auto column = [&](int k) { return g.strides[k][0] == 1 && g.strides[k][1] == 0; };
+  for (int full = 0; full < 2; ++full) {
+    int part = 1 - full;
+    if (!dense(full) || !(row(part) || column(part))) continue;
+    const In* pf = full == 0 ? pa : pb;
+    const In* pp = full == 0 ? pb : pa;
+    if (row(part)) zip_broadcast_kernel<In, Out, F, false><<<blocks_for(n, V), kThreads, 0, s>>>(pf, pp, dst, n, w, part == 0, f);
+    else zip_broadcast_kernel<In, Out, F, true><<<blocks_for(n, V), kThreads, 0, s>>>(pf, pp, dst, n, w, part == 0, f);
+    return true;
+  }
+  return false;
+}
+
 /// f bound to a fixed right operand: x ↦ f(x, s).
 template <class F, class C> struct BindRight {
   F f;
@@ -98,7 +143,9 @@ template <class In, class Out, class F> CudaTensor map_binary(const char* op, Cu
   } else {
     Strides sa = broadcast_strides(a, shape), sb = broadcast_strides(b, shape);
     const Strides* operands[2] = {&sa, &sb};
-    zip_strided_kernel<In, Out, F><<<blocks_for(n), kThreads, 0, s>>>(pa, pb, dst, n, Geometry<2>(shape, operands), f);
+    Geometry<2> g(shape, operands);
+    if (!try_zip_broadcast<In, Out, F>(g, pa, pb, dst, n, s, f))
+      zip_strided_kernel<In, Out, F><<<blocks_for(n), kThreads, 0, s>>>(pa, pb, dst, n, g, f);
   }
   check_launch(op);
   return out;

@@ -48,6 +48,31 @@ __global__ void reduce_rows_kernel(const In* x, Out* out, typename R::Acc* parti
   else store(out + row, r.finish(buf[0], count));
 }
 
+/// v from the lane delta above, for any 4-byte-multiple accumulator (warp shuffles move words).
+template <class A> __device__ __forceinline__ A shfl_down(A v, int delta) {
+  static_assert(sizeof(A) % 4 == 0, "accumulators are whole words");
+  A out;
+  auto* src = reinterpret_cast<int*>(&v);
+  auto* dst = reinterpret_cast<int*>(&out);
+#pragma unroll
+  for (int i = 0; i < static_cast<int>(sizeof(A) / 4); ++i) dst[i] = __shfl_down_sync(0xffffffffu, src[i], delta);
+  return out;
+}
+
+// Short rows (inner == 1, n up to kWarpRowMax): one warp per row, reduced with shuffles.
+template <class In, class Out, class R>
+__global__ void reduce_rows_warp_kernel(const In* x, Out* out, int64_t rows, int64_t n, R r) {
+  int64_t row = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= rows) return;  // the whole warp leaves together
+  const In* p = x + row * n;
+  auto acc = r.identity();
+  for (int64_t k = lane; k < n; k += 32) acc = r.combine(acc, r.make(load(p + k), k));
+  for (int d = 16; d > 0; d >>= 1) acc = r.combine(acc, shfl_down(acc, d));
+  if (lane == 0) store(out + row, r.finish(acc, n));
+}
+inline constexpr int64_t kWarpRowMax = 4096;
+
 // Columns (inner > 1): thread (o, i) of split y folds x[o, y*chunk.., i] in order, and writes the
 // result, or (partial set) its accumulator to partial[y, lane]. kPartial: x holds accumulators.
 template <class In, class Out, class R, bool kPartial>
@@ -104,6 +129,12 @@ template <class In, class Out, class R> void reduce_dim(const char* op, const Cu
     return;
   }
   int64_t splits = split_count(g.outer, 1, g.n / kThreads, device);
+  if (splits <= 1 && g.n <= kWarpRowMax) {
+    auto blocks = static_cast<unsigned>((g.outer + kThreads / 32 - 1) / (kThreads / 32));
+    reduce_rows_warp_kernel<In, Out, R><<<blocks, kThreads, 0, s>>>(src, dst, g.outer, g.n, r);
+    check_launch(op);
+    return;
+  }
   if (splits <= 1) {
     reduce_rows_kernel<In, Out, R, false><<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(
         src, dst, nullptr, g.n, g.n, g.n, r);
