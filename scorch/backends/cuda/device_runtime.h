@@ -11,7 +11,8 @@ namespace scorch::backends::cuda {
 void check(cudaError_t status, const char* op);
 /// Throws DeviceError if the last kernel launch failed.
 void check_launch(const char* op);
-/// The stream every op on device is queued on (non-blocking, created once); makes device current.
+/// The stream every op on device is queued on (non-blocking, created once); makes device current
+/// (remembered per thread: code that calls cudaSetDevice itself must go through stream() again).
 cudaStream_t stream(int device);
 /// Number of multiprocessors of device.
 int multiprocessors(int device);

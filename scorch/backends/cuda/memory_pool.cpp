@@ -63,6 +63,8 @@ void trim(DevicePool& d, int device, size_t keep) {
   for (auto& [c, list] : d.free_blocks)
     if (!list.empty()) classes.push_back(c);
   std::sort(classes.rbegin(), classes.rend());
+  int previous = device;
+  cudaGetDevice(&previous);
   cudaSetDevice(device);
   for (size_t c : classes) {
     auto& list = d.free_blocks[c];
@@ -72,6 +74,7 @@ void trim(DevicePool& d, int device, size_t keep) {
       d.stats.cached -= c;
     }
   }
+  cudaSetDevice(previous);  // stream() remembers the current device per thread
 }
 
 }  // namespace

@@ -45,37 +45,41 @@ void check_device(int device, const char* op) {
 }
 
 namespace {
+constexpr int kMaxDevices = 64;
 struct Streams {
   std::mutex mutex;
-  std::vector<cudaStream_t> streams;
-  std::vector<int> sms;
+  std::atomic<cudaStream_t> streams[kMaxDevices] = {};
+  int sms[kMaxDevices] = {};
 };
 Streams& streams() {
   static Streams* s = new Streams();  // never destroyed: tensors may outlive static destructors
   return *s;
 }
+thread_local int t_current_device = -1;  // the device this thread last made current through stream()
 }  // namespace
 
 cudaStream_t stream(int device) {
   Streams& s = streams();
-  std::lock_guard lock(s.mutex);
-  if (s.streams.empty()) {
-    s.streams.assign(static_cast<size_t>(device_count()), nullptr);
-    s.sms.assign(static_cast<size_t>(device_count()), 0);
+  if (device >= 0 && device < kMaxDevices && device == t_current_device) {  // fast path: no lock, no driver call
+    if (cudaStream_t st = s.streams[device].load(std::memory_order_acquire)) return st;
   }
   check_device(device, "cuda.stream");
+  if (device >= kMaxDevices) throw DeviceError("cuda.stream", "at most " + std::to_string(kMaxDevices) + " devices are supported");
   check(cudaSetDevice(device), "cuda.stream");
-  cudaStream_t& st = s.streams[static_cast<size_t>(device)];
-  if (!st) {
-    check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cuda.stream");
-    check(cudaDeviceGetAttribute(&s.sms[static_cast<size_t>(device)], cudaDevAttrMultiProcessorCount, device), "cuda.stream");
-  }
+  t_current_device = device;
+  if (cudaStream_t st = s.streams[device].load(std::memory_order_acquire)) return st;
+  std::lock_guard lock(s.mutex);
+  if (cudaStream_t st = s.streams[device].load(std::memory_order_relaxed)) return st;
+  cudaStream_t st = nullptr;
+  check(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "cuda.stream");
+  check(cudaDeviceGetAttribute(&s.sms[device], cudaDevAttrMultiProcessorCount, device), "cuda.stream");
+  s.streams[device].store(st, std::memory_order_release);
   return st;
 }
 
 int multiprocessors(int device) {
   stream(device);
-  return streams().sms[static_cast<size_t>(device)];
+  return streams().sms[device];
 }
 
 namespace {

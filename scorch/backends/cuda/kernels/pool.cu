@@ -226,6 +226,31 @@ template <Kind K> T avg_forward(const char* op, T x, const Pool3& g, const Shape
 }
 
 // Gradient of an average pool (Avg or Adaptive windows) with respect to x, from grad of the output.
+// Non-overlapping windows that tile the input exactly (kernel = stride, no padding): each input
+// cell gets its one window's gradient over the window size. I: index type (32-bit when it fits).
+template <class E, class I>
+__global__ void tiled_avg_backward_kernel(const E* grad, E* dx, I n, Pool3 g, I k0, I k1, I k2, dcompute_t<E> scale) {
+  I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  I in1 = static_cast<I>(g.in[1]), in2 = static_cast<I>(g.in[2]), in0 = static_cast<I>(g.in[0]);
+  I x2 = i % in2, r = i / in2, x1 = r % in1;
+  r /= in1;
+  I x0 = r % in0, plane = r / in0;
+  I o = ((plane * static_cast<I>(g.out[0]) + x0 / k0) * static_cast<I>(g.out[1]) + x1 / k1) * static_cast<I>(g.out[2]) + x2 / k2;
+  store(dx + i, load(grad + o) * scale);
+}
+
+// True when every window is [o·k, o·k + k) with k = in / out along each dim (adaptive pools of a
+// divisible size, or average pools with kernel = stride and no padding).
+template <Kind K> bool tiled(const Pool3& g, int64_t (&k)[3]) {
+  for (int d = 0; d < 3; ++d) {
+    if (g.out[d] == 0 || g.in[d] % g.out[d] != 0) return false;
+    k[d] = g.in[d] / g.out[d];
+    if (K == Kind::Avg && (g.kernel[d] != k[d] || g.stride[d] != k[d] || g.padding[d] != 0)) return false;
+  }
+  return true;
+}
+
 template <Kind K> T avg_backward(const char* op, const T& x, T grad, const Pool3& g, bool include_pad) {
   grad = dense_as(std::move(grad), x.dtype());
   T dx(x.shape(), x.dtype(), x.device());
@@ -236,8 +261,19 @@ template <Kind K> T avg_backward(const char* op, const T& x, T grad, const Pool3
     check(cudaMemsetAsync(dx.raw(), 0, n * dtype_size(dx.dtype()), s), op);
     return dx;
   }
+  int64_t k[3] = {1, 1, 1};
+  bool tile = tiled<K>(g, k);
   visit_float(op, x.dtype(), [&]<class E>() {
-    avg_pool_backward_kernel<E, K><<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), g, n, include_pad);
+    using C = dcompute_t<E>;
+    C scale = C(1) / static_cast<C>(k[0] * k[1] * k[2]);
+    if (tile && n < 0x7fffffff)
+      tiled_avg_backward_kernel<E, uint32_t><<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), static_cast<uint32_t>(n), g,
+                                                                           static_cast<uint32_t>(k[0]), static_cast<uint32_t>(k[1]),
+                                                                           static_cast<uint32_t>(k[2]), scale);
+    else if (tile)
+      tiled_avg_backward_kernel<E, int64_t><<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), n, g, k[0], k[1], k[2], scale);
+    else
+      avg_pool_backward_kernel<E, K><<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), g, n, include_pad);
   });
   check_launch(op);
   return dx;
