@@ -26,30 +26,7 @@ struct FastSigmoid {
 }  // namespace
 
 T exp(T x) { return unary_float("exp", std::move(x), FastExp{}); }
-T log(T x) { return unary_float("log", std::move(x), so::Log{}); }
-T log1p(T x) { return unary_float("log1p", std::move(x), so::Log1p{}); }
-T sqrt(T x) { return unary_float("sqrt", std::move(x), so::Sqrt{}); }
-T abs(T x) { return unary_numeric("abs", std::move(x), so::Abs{}); }
-T cos(T x) { return unary_float("cos", std::move(x), so::Cos{}); }
-T sin(T x) { return unary_float("sin", std::move(x), so::Sin{}); }
-T tan(T x) { return unary_float("tan", std::move(x), so::Tan{}); }
-T cosh(T x) { return unary_float("cosh", std::move(x), so::Cosh{}); }
-T sinh(T x) { return unary_float("sinh", std::move(x), so::Sinh{}); }
-T tanh(T x) { return unary_float("tanh", std::move(x), so::Tanh{}); }
-T acos(T x) { return unary_float("acos", std::move(x), so::Acos{}); }
-T acosh(T x) { return unary_float("acosh", std::move(x), so::Acosh{}); }
-T asin(T x) { return unary_float("asin", std::move(x), so::Asin{}); }
-T asinh(T x) { return unary_float("asinh", std::move(x), so::Asinh{}); }
-T atan(T x) { return unary_float("atan", std::move(x), so::Atan{}); }
-T atanh(T x) { return unary_float("atanh", std::move(x), so::Atanh{}); }
-T round(T x) { return unary_float("round", std::move(x), so::Round{}); }
-T floor(T x) { return unary_float("floor", std::move(x), so::Floor{}); }
-T ceil(T x) { return unary_float("ceil", std::move(x), so::Ceil{}); }
-T trunc(T x) { return unary_float("trunc", std::move(x), so::Trunc{}); }
 T erf(T x) { return unary_float("erf", std::move(x), FastErf{}); }
-T recip(T x) { return unary_float("recip", std::move(x), so::Recip{}); }
-T neg(T x) { return unary_numeric("neg", std::move(x), so::Neg{}); }
-T sign(T x) { return unary_numeric("sign", std::move(x), so::Sign{}); }
 T is_nan(T x) {
   return visit_float("is_nan", x.dtype(), [&]<class E>() { return map_unary<E, bool>(std::move(x), DType::Bool, so::IsNan{}); });
 }
@@ -72,13 +49,11 @@ T clamp(T x, Scalar lo, Scalar hi) {
 T clamp_min(T x, Scalar lo) { return scalar_numeric("clamp_min", std::move(x), lo, [](auto v, auto l) { return v < l ? l : v; }); }
 T clamp_max(T x, Scalar hi) { return scalar_numeric("clamp_max", std::move(x), hi, [](auto v, auto h) { return v > h ? h : v; }); }
 
-T relu(T x) { return unary_float("relu", std::move(x), so::Relu{}); }
 T leaky_relu(T x, Scalar slope) {
   return scalar_numeric("leaky_relu", std::move(x), slope, [](auto v, auto s) { return v < 0 ? v * s : v; });
 }
 T gelu(T x) { return unary_float("gelu", std::move(x), FastGelu{}); }
 T sigmoid(T x) { return unary_float("sigmoid", std::move(x), FastSigmoid{}); }
-T log_sigmoid(T x) { return unary_float("log_sigmoid", std::move(x), so::LogSigmoid{}); }
 T hard_sigmoid(T x, Scalar alpha, Scalar beta) {
   return visit_float("hard_sigmoid", x.dtype(), [&]<class E>() {
     using C = compute_t<E>;

@@ -23,9 +23,6 @@ void check_int_scalar_divisor(const char* op, const T& x, Scalar s) {
 
 }  // namespace
 
-T add(T a, T b) { return binary_numeric("add", std::move(a), std::move(b), so::Add{}); }
-T sub(T a, T b) { return binary_numeric("sub", std::move(a), std::move(b), so::Sub{}); }
-T mul(T a, T b) { return binary_numeric("mul", std::move(a), std::move(b), so::Mul{}); }
 T div(T a, T b) {
   check_int_divisor("div", b);
   return binary_numeric("div", std::move(a), std::move(b), so::Div{});
@@ -34,17 +31,12 @@ T remainder(T a, T b) {
   check_int_divisor("remainder", b);
   return binary_numeric("remainder", std::move(a), std::move(b), so::Remainder{});
 }
-T powf(T a, T b) { return binary_numeric("powf", std::move(a), std::move(b), so::Pow{}); }
 T powi(T a, T b) {
   if (is_float(a.dtype())) return powf(std::move(a), cast(std::move(b), a.dtype()));
   DType d = a.dtype();
   return binary_numeric("powi", std::move(a), cast(std::move(b), d), so::IntPow{});
 }
-T atan2(T a, T b) { return binary_numeric("atan2", std::move(a), std::move(b), so::Atan2{}); }
 
-T add_scalar(T a, Scalar s) { return scalar_numeric("add_scalar", std::move(a), s, so::Add{}); }
-T sub_scalar(T a, Scalar s) { return scalar_numeric("sub_scalar", std::move(a), s, so::Sub{}); }
-T mul_scalar(T a, Scalar s) { return scalar_numeric("mul_scalar", std::move(a), s, so::Mul{}); }
 T div_scalar(T a, Scalar s) {
   check_int_scalar_divisor("div_scalar", a, s);
   return scalar_numeric("div_scalar", std::move(a), s, so::Div{});
