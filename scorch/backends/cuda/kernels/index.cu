@@ -181,15 +181,44 @@ template <class W> __global__ void where_kernel(const W* x, const bool* mask, co
   out[i] = mask[off[1]] ? values[off[2]] : x[off[0]];
 }
 
+// out[i] = mask[i] ? *value : x[i] for x and mask dense in out's shape, 4 elements per thread.
+template <class W> __global__ void fill_where_kernel(const W* x, const bool* mask, const W* value, W* out, int64_t n) {
+  int64_t base = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 4;
+  if (base >= n) return;
+  W v = *value;
+  if (base + 4 <= n) {
+    Pack<W, 4> px = *reinterpret_cast<const Pack<W, 4>*>(x + base);
+    Pack<bool, 4> pm = *reinterpret_cast<const Pack<bool, 4>*>(mask + base);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) px.v[j] = pm.v[j] ? v : px.v[j];
+    *reinterpret_cast<Pack<W, 4>*>(out + base) = px;
+    return;
+  }
+  for (int64_t i = base; i < n; ++i) out[i] = mask[i] ? v : x[i];
+}
+
+// True when p is aligned to bytes.
+bool aligned_to(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
+
 // mask_where on a precomputed broadcast shape; mask is made Bool and values x's dtype if they are not.
 T where_shaped(const char* op, const Shape& shape, T x, T mask, T values) {
   check_same_device(op, x, mask);
   check_same_device(op, x, values);
   if (mask.dtype() != DType::Bool) mask = cast(std::move(mask), DType::Bool);
   if (values.dtype() != x.dtype()) values = cast(std::move(values), x.dtype());
-  T out(shape, x.dtype(), x.device());
+  bool dense = x.is_contiguous() && mask.is_contiguous() && x.shape() == shape && mask.shape() == shape && values.numel() == 1;
+  T out = dense ? reuse_or_alloc(x, shape, x.dtype()) : T(shape, x.dtype(), x.device());
   auto n = static_cast<int64_t>(out.numel());
   if (n == 0) return out;
+  size_t word = dtype_size(x.dtype());
+  if (dense && aligned_to(x.raw(), 4 * word) && aligned_to(out.raw(), 4 * word) && aligned_to(mask.raw(), 4)) {
+    visit_word(word, [&]<class W>() {
+      fill_where_kernel<W><<<blocks_for(n, 4), kThreads, 0, stream(x.device().index)>>>(x.data<W>(), mask.data<bool>(), values.data<W>(),
+                                                                                          out.data<W>(), n);
+    });
+    check_launch(op);
+    return out;
+  }
   Strides sx = broadcast_strides(x, shape), sm = broadcast_strides(mask, shape), sv = broadcast_strides(values, shape);
   const Strides* operands[3] = {&sx, &sm, &sv};
   Geometry<3> g(shape, operands);

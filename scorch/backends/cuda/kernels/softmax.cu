@@ -74,6 +74,28 @@ __global__ void softmax_rows_kernel(const E* x, E* out, int64_t n) {
   }
 }
 
+// Short rows (n up to kWarpSoftmaxMax): one warp per row, reduced with shuffles (attention scores).
+template <class E, bool kLog>
+__global__ void softmax_warp_rows_kernel(const E* x, E* out, int64_t rows, int64_t n) {
+  using C = dcompute_t<E>;
+  int64_t row = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+  int lane = threadIdx.x % 32;
+  if (row >= rows) return;  // the whole warp leaves together
+  const E* p = x + row * n;
+  E* q = out + row * n;
+  C m = -INFINITY, total = 0;
+  for (int64_t k = lane; k < n; k += 32) m = nan_max(m, static_cast<C>(load(p + k)));
+  for (int s = 16; s > 0; s >>= 1) m = nan_max(m, __shfl_xor_sync(0xffffffffu, m, s));
+  for (int64_t k = lane; k < n; k += 32) total += ::exp(load(p + k) - m);
+  for (int s = 16; s > 0; s >>= 1) total += __shfl_xor_sync(0xffffffffu, total, s);
+  C shift = m + ::log(total), inv = C(1) / total;
+  for (int64_t k = lane; k < n; k += 32) {
+    C v = load(p + k);
+    store(q + k, kLog ? v - shift : ::exp(v - m) * inv);
+  }
+}
+constexpr int64_t kWarpSoftmaxMax = 1024;
+
 template <class E, bool kLog>
 __global__ void softmax_cols_kernel(const E* x, E* out, int64_t lanes, int64_t n, int64_t inner) {
   using C = dcompute_t<E>;
@@ -103,6 +125,11 @@ template <bool kLog> T softmax_impl(const char* op, T x, size_t dim) {
     if (g.inner > 1) {
       int64_t lanes = g.outer * g.inner;
       softmax_cols_kernel<E, kLog><<<blocks_for(lanes), kThreads, 0, s>>>(x.data<E>(), out.data<E>(), lanes, g.n, g.inner);
+      return;
+    }
+    if (g.n <= kWarpSoftmaxMax) {
+      auto warps = static_cast<unsigned>((g.outer + kThreads / 32 - 1) / (kThreads / 32));
+      softmax_warp_rows_kernel<E, kLog><<<warps, kThreads, 0, s>>>(x.data<E>(), out.data<E>(), g.outer, g.n);
       return;
     }
     auto blocks = static_cast<unsigned>(g.outer);
