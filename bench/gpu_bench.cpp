@@ -19,7 +19,7 @@ namespace {
 
 constexpr int kInner = 10;
 
-void run_gpu(const Options& o, const std::string& name, const std::function<void()>& fn, const std::string& key,
+[[maybe_unused]] void run_gpu(const Options& o, const std::string& name, const std::function<void()>& fn, const std::string& key,
              const std::function<double(double)>& extra) {
 #ifdef SCORCH_HAVE_CUDA
   if (o.backend_name == "cuda" && o.filter == name) {  // profiling one workload: keep first-call autotuning out
