@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "scorch/backend/strides.h"
 #include "scorch/backends/cpu/host_cache.h"
 #include "scorch/backends/cpu/kernels/strided.h"
 #include "scorch/core/tensor_data.h"
@@ -20,21 +21,9 @@ CpuTensor::CpuTensor(Shape shape, DType dtype)
       strides_(contiguous_strides(shape)),
       dtype_(dtype) {}
 
-bool CpuTensor::is_contiguous() const {
-  int64_t expected = 1;
-  for (size_t i = shape_.rank(); i-- > 0;) {
-    if (shape_[i] == 1) continue;
-    if (strides_[i] != expected) return false;
-    expected *= static_cast<int64_t>(shape_[i]);
-  }
-  return true;
-}
+bool CpuTensor::is_contiguous() const { return strides::row_major(shape_, strides_); }
 
-Strides broadcast_strides(const CpuTensor& x, const Shape& shape) {
-  Strides s{};
-  for (size_t i = 0; i < shape.rank(); ++i) s[i] = (x.shape()[i] == 1 && shape[i] != 1) ? 0 : x.strides()[i];
-  return s;
-}
+Strides broadcast_strides(const CpuTensor& x, const Shape& shape) { return strides::broadcast(x.shape(), x.strides(), shape); }
 
 namespace {
 // Copies x's values into out (contiguous, same shape), converting dtype when they differ.

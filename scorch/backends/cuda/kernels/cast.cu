@@ -1,4 +1,5 @@
 // CudaTensor's layout helpers, strided copies and dtype conversion.
+#include "scorch/backend/strides.h"
 #include "scorch/backends/cuda/kernels/elementwise.cuh"
 #include "scorch/backends/cuda/kernels/kernels.h"
 
@@ -43,26 +44,9 @@ CudaTensor::CudaTensor(Shape shape, DType dtype, CudaDevice device)
       strides_(contiguous_strides(shape)),
       dtype_(dtype) {}
 
-bool CudaTensor::is_contiguous() const {
-  int64_t expected = 1;
-  for (size_t i = shape_.rank(); i-- > 0;) {
-    if (shape_[i] == 1) continue;
-    if (strides_[i] != expected) return false;
-    expected *= static_cast<int64_t>(shape_[i]);
-  }
-  return true;
-}
+bool CudaTensor::is_contiguous() const { return strides::row_major(shape_, strides_); }
 
-Strides broadcast_strides(const CudaTensor& x, const Shape& shape) {
-  Strides s{};
-  size_t lead = shape.rank() - x.shape().rank();  // x may have fewer dims: align on the right
-  for (size_t i = 0; i < shape.rank(); ++i) {
-    if (i < lead) continue;
-    size_t k = i - lead;
-    s[i] = (x.shape()[k] == 1 && shape[i] != 1) ? 0 : x.strides()[k];
-  }
-  return s;
-}
+Strides broadcast_strides(const CudaTensor& x, const Shape& shape) { return strides::broadcast(x.shape(), x.strides(), shape); }
 
 CudaTensor contiguous(CudaTensor x) {
   if (x.is_contiguous()) return x;
