@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--fixtures | --peer]
 #   --fixtures adds PyTorch for regenerating test fixtures; --peer adds PyTorch with OpenBLAS for bench-compare.
 set -euo pipefail
-packages=(g++ cmake ninja-build make pkg-config libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev zlib1g-dev libsqlite3-dev
+packages=(g++ cmake ninja-build make pkg-config python3 libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev zlib1g-dev libsqlite3-dev
           libpng-dev libjpeg-dev dataset-fashion-mnist libmsgpack-dev libxxhash-dev
           libncurses-dev tmux libtorch-dev)
 if [[ "${1:-}" == "--fixtures" ]]; then packages+=(python3 python3-torch python3-numpy); fi

@@ -1,7 +1,8 @@
 #pragma once
 // Autodiff<B>: the backend decorator that adds backpropagation to any backend B. Float
 // primitives carry a graph node; int and bool primitives and ops are B's own. backward()
-// returns a Gradients container; nothing is stored on the tensors.
+// returns a Gradients container; nothing is stored on the tensors. Every op of the table is
+// written out in gen/autodiff_ops.h (from op_table.txt), so no op of B is inherited unrecorded.
 #include <optional>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "scorch/autodiff/ops/module_ops.h"
 #include "scorch/autodiff/ops/reduce_ops.h"
 #include "scorch/autodiff/ops/unary_ops.h"
+#include "scorch/gen/autodiff_ops.h"
 
 namespace scorch {
 
@@ -19,8 +21,13 @@ using autodiff::BalancedCheckpointing;
 using autodiff::CheckpointingStrategy;
 using autodiff::NoCheckpointing;
 
+namespace autodiff {
+/// Autodiff<B>'s float op groups under one name (module ops stay in ModuleOps<B>).
+template <class B> struct TensorOps : BasicOps<B>, UnaryOps<B>, ReduceOps<B>, LayoutOps<B> {};
+}  // namespace autodiff
+
 /// B with gradients: Autodiff<Cpu> trains, Cpu (its InnerBackend) runs inference.
-template <class B> struct Autodiff : B {
+template <class B> struct Autodiff : autodiff::GeneratedOps<B> {
   using InnerBackend = B;
   using FloatTensor = autodiff::AutodiffTensor<B>;
   using IntTensor = typename B::IntTensor;
@@ -30,6 +37,10 @@ template <class B> struct Autodiff : B {
 
   /// "autodiff<" + B::name() + ">".
   static std::string name() { return "autodiff<" + B::name() + ">"; }
+  /// Seeds B's random stream.
+  static void seed(uint64_t s) { B::seed(s); }
+  /// Waits for B's queued work on device.
+  static void sync(const Device& device) { B::sync(device); }
 
   // ---- backpropagation
   /// Gradients of every tensor that keeps its gradient, seeded with ones at t.
@@ -73,14 +84,6 @@ template <class B> struct Autodiff : B {
   static void set_checkpointing(const Device& device, CheckpointingStrategy s) { autodiff::CheckpointingTable<Device>::instance().set(device, s); }
   /// NoCheckpointing everywhere.
   static void reset_checkpointing() { autodiff::CheckpointingTable<Device>::instance().reset(); }
-
-  // ---- float ops (op_table.def), recorded when an input is tracked
-  using Basic = autodiff::BasicOps<B>;
-  using Unary = autodiff::UnaryOps<B>;
-  using Reduce = autodiff::ReduceOps<B>;
-  using Layout = autodiff::LayoutOps<B>;
-  using Module = autodiff::ModuleOps<B>;
-#include "scorch/autodiff/autodiff_op_list.inc"
 };
 
 }  // namespace scorch

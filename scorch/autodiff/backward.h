@@ -8,7 +8,7 @@
 
 #include "scorch/autodiff/autodiff_tensor.h"
 #include "scorch/autodiff/gradients.h"
-#include "scorch/backend/kind_ops.h"
+#include "scorch/gen/kind_ops.h"
 #include "scorch/core/error.h"
 
 namespace scorch::autodiff {

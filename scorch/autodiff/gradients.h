@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "scorch/backend/kind_ops.h"
+#include "scorch/gen/kind_ops.h"
 #include "scorch/autodiff/node.h"
 
 namespace scorch::autodiff {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "scorch/autodiff/node.h"
-#include "scorch/backend/kind_ops.h"
+#include "scorch/gen/kind_ops.h"
 #include "scorch/core/error.h"
 #include "scorch/core/shape.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The backend contract as concepts: a backend is a type with static ops on rank-erased
-// primitives. Each op group checks that every required op of op_table.def exists.
+// primitives. Each op group (gen/op_concepts.h, from op_table.txt) checks every required op's signature.
 #include <concepts>
 #include <cstdint>
 #include <string>
@@ -24,65 +24,17 @@ concept DeviceHandle = std::regular<D> && requires(const D& d) {
   { d.to_string() } -> std::convertible_to<std::string>;
 };
 
-#define SCORCH_OP(kind, name, arity, cls, status) SCORCH_REQUIRE_##kind##_##status(name)
-#define SCORCH_REQUIRE_float_required(name) &&requires { B::float_##name; }
-#define SCORCH_REQUIRE_float_provided(name)
-#define SCORCH_REQUIRE_int_required(name)
-#define SCORCH_REQUIRE_int_provided(name)
-#define SCORCH_REQUIRE_bool_required(name)
-#define SCORCH_REQUIRE_bool_provided(name)
-#define SCORCH_REQUIRE_module_required(name)
-#define SCORCH_REQUIRE_module_provided(name)
-/// Every required float op exists.
-template <class B>
-concept FloatOps = TensorPrimitive<typename B::FloatTensor>
-#include "scorch/backend/op_table.def"
-    ;
-#undef SCORCH_REQUIRE_float_required
-#define SCORCH_REQUIRE_float_required(name)
-#undef SCORCH_REQUIRE_int_required
-#define SCORCH_REQUIRE_int_required(name) &&requires { B::int_##name; }
-/// Every required int op exists.
-template <class B>
-concept IntOps = TensorPrimitive<typename B::IntTensor>
-#include "scorch/backend/op_table.def"
-    ;
-#undef SCORCH_REQUIRE_int_required
-#define SCORCH_REQUIRE_int_required(name)
-#undef SCORCH_REQUIRE_bool_required
-#define SCORCH_REQUIRE_bool_required(name) &&requires { B::bool_##name; }
-/// Every required bool op exists.
-template <class B>
-concept BoolOps = TensorPrimitive<typename B::BoolTensor>
-#include "scorch/backend/op_table.def"
-    ;
-#undef SCORCH_REQUIRE_bool_required
-#define SCORCH_REQUIRE_bool_required(name)
-#undef SCORCH_REQUIRE_module_required
-#define SCORCH_REQUIRE_module_required(name) &&requires { B::module_##name; }
-/// Every required module op (convolution, pooling, interpolation, unfold/fold) exists.
-template <class B>
-concept ModuleOps = TensorPrimitive<typename B::FloatTensor>
-#include "scorch/backend/op_table.def"
-    ;
-#undef SCORCH_OP
-#undef SCORCH_REQUIRE_module_required
-#undef SCORCH_REQUIRE_module_provided
-#undef SCORCH_REQUIRE_float_required
-#undef SCORCH_REQUIRE_float_provided
-#undef SCORCH_REQUIRE_int_required
-#undef SCORCH_REQUIRE_int_provided
-#undef SCORCH_REQUIRE_bool_required
-#undef SCORCH_REQUIRE_bool_provided
+}  // namespace scorch
 
-/// Activation ops are all provided; a backend may override any of them.
-template <class B>
-concept ActivationOps = true;
+#include "scorch/gen/op_concepts.h"
+
+namespace scorch {
 
 /// A complete backend: device, primitives, every op group, seeding and sync.
 template <class B>
-concept Backend = DeviceHandle<typename B::Device> && requires { { B::name() } -> std::convertible_to<std::string>; } && FloatOps<B> && IntOps<B> && BoolOps<B> && ModuleOps<B> &&
-                  ActivationOps<B> && requires(uint64_t seed, const typename B::Device& device) {
+concept Backend = DeviceHandle<typename B::Device> && requires { { B::name() } -> std::convertible_to<std::string>; } &&
+                  FloatOps<B> && IntOps<B> && BoolOps<B> && ModuleOps<B> &&
+                  requires(uint64_t seed, const typename B::Device& device) {
                     B::seed(seed);
                     B::sync(device);
                   };

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "scorch/backend/concepts.h"
-#include "scorch/backend/kind_ops.h"
+#include "scorch/gen/kind_ops.h"
 #include "scorch/core/distribution.h"
 #include "scorch/core/tensor_data.h"
 #include "scorch/tensor/checks.h"

@@ -11,7 +11,7 @@
 
 #include "conformance/harness.h"
 #include "grad_harness.h"
-#include "scorch/backend/op_names.h"
+#include "scorch/gen/op_info.h"
 
 namespace scorch::gradcheck {
 namespace {

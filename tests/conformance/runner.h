@@ -8,7 +8,7 @@
 #include <set>
 
 #include "harness.h"
-#include "scorch/backend/op_names.h"
+#include "scorch/gen/op_info.h"
 
 namespace scorch::conformance {
 

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "diff_harness.h"
-#include "scorch/backend/op_names.h"
+#include "scorch/gen/op_info.h"
 #include "scorch/core/rng.h"
 
 namespace scorch::differential {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "scorch/autodiff/graph.h"
-#include "scorch/backend/kind_ops.h"
+#include "scorch/gen/kind_ops.h"
 #include "scorch/core/scalar.h"
 
 namespace scorch::autodiff {

@@ -1,29 +1,22 @@
 #pragma once
-// Cuda: Scorch's first-party NVIDIA GPU backend. Every kind uses CudaTensor; op_table.def's names
-// are bound to backends/cuda/kernels. Ops are queued on one stream per device and return at once;
+// Cuda: Scorch's first-party NVIDIA GPU backend. Every kind uses CudaTensor; CudaKernelOps
+// (generated from op_table.txt) binds the table's op names to backends/cuda/kernels. Ops are queued on one stream per device and return at once;
 // reading values (into_data) waits for them. Device memory comes from a caching pool (runtime.h).
 // Only backends/cuda sources include CUDA headers: using this backend needs no CUDA compiler.
 #include <cstdint>
 #include <string>
 
-#include "scorch/backend/bind_ops.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
 #include "scorch/backends/cuda/runtime.h"
 
 namespace scorch::backends::cuda {
 
 /// NVIDIA GPUs through the CUDA runtime, cuBLASLt and cuDNN: devices CudaDevice{index}.
-struct Cuda {
+struct Cuda : CudaKernelOps {
   using Device = CudaDevice;
   using FloatTensor = CudaTensor;
   using IntTensor = CudaTensor;
   using BoolTensor = CudaTensor;
-
-  SCORCH_BIND_FLOAT_OPS(kernels);
-  SCORCH_BIND_INT_OPS(kernels);
-  SCORCH_BIND_BOOL_OPS(kernels);
-  SCORCH_BIND_ACTIVATION_OPS(kernels);
-  SCORCH_BIND_MODULE_OPS(kernels);
 
   /// "cuda".
   static std::string name() { return "cuda"; }

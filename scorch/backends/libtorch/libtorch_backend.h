@@ -1,27 +1,20 @@
 #pragma once
-// LibTorch: the backend over PyTorch's C++ library (ATen). Every kind uses TorchTensor; the op
-// names of op_table.def are bound to ops.h, which call ATen. Only backends/libtorch/*.cpp include
+// LibTorch: the backend over PyTorch's C++ library (ATen). Every kind uses TorchTensor; LibTorchKernelOps
+// (generated from op_table.txt) binds the op names to ops.h, which call ATen. Only backends/libtorch/*.cpp include
 // LibTorch headers, so using this backend costs no LibTorch compile time elsewhere.
 #include <cstdint>
 #include <string>
 
-#include "scorch/backend/bind_ops.h"
 #include "scorch/backends/libtorch/ops.h"
 
 namespace scorch::backends::libtorch {
 
 /// PyTorch's kernels behind Scorch's backend contract: devices Cpu and (with a CUDA LibTorch) Cuda(i).
-struct LibTorch {
+struct LibTorch : LibTorchKernelOps {
   using Device = TorchDevice;
   using FloatTensor = TorchTensor;
   using IntTensor = TorchTensor;
   using BoolTensor = TorchTensor;
-
-  SCORCH_BIND_FLOAT_OPS(ops);
-  SCORCH_BIND_INT_OPS(ops);
-  SCORCH_BIND_BOOL_OPS(ops);
-  SCORCH_BIND_ACTIVATION_OPS(ops);
-  SCORCH_BIND_MODULE_OPS(ops);
 
   /// "libtorch".
   static std::string name() { return "libtorch"; }

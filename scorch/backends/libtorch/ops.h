@@ -11,6 +11,7 @@
 #include "scorch/backend/module_options.h"
 #include "scorch/backend/options.h"
 #include "scorch/backends/libtorch/torch_tensor.h"
+#include "scorch/gen/libtorch_kernel_ops.h"
 #include "scorch/core/distribution.h"
 #include "scorch/core/scalar.h"
 #include "scorch/core/tensor_data.h"
@@ -23,8 +24,10 @@ using IndexPair = std::pair<TorchTensor, TorchTensor>;
 using Device = TorchDevice;
 // Files: torch_data.cpp (creation, data, casts, random), torch_math.cpp (elementwise, activations,
 // matmul), torch_shape.cpp (reductions, layout, indexing, sorting), torch_module.cpp (module ops).
-#include "scorch/backend/kernel_set.inc"
-#include "scorch/backend/module_kernel_set.inc"
+// The op kernels are declared in gen/libtorch_kernel_ops.h (from op_table.txt).
+
+/// Seeds LibTorch's default generators.
+void seed(uint64_t seed);
 
 /// Waits for the device's queued work (a no-op on the host).
 void sync(TorchDevice device);

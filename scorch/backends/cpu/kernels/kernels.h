@@ -1,12 +1,13 @@
 #pragma once
 // The Cpu backend's kernels. One function serves every kind whose dtype it supports;
-// cpu_backend.h binds the backend's kind-prefixed names onto these (backend/bind_ops.h).
+// their declarations and the Cpu struct's bindings are generated from op_table.txt (gen/cpu_kernel_ops.h).
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "scorch/backend/options.h"
 #include "scorch/backends/cpu/cpu_tensor.h"
+#include "scorch/gen/cpu_kernel_ops.h"
 #include "scorch/core/distribution.h"
 #include "scorch/core/scalar.h"
 #include "scorch/core/tensor_data.h"
@@ -17,7 +18,10 @@ using T = CpuTensor;
 using IndexPair = std::pair<CpuTensor, CpuTensor>;
 
 using Device = CpuDevice;
-// Kernel files: creation.cpp, binary.cpp, compare.cpp, unary.cpp, reduce.cpp, softmax.cpp, layout.cpp, index.cpp, sort.cpp.
-#include "scorch/backend/kernel_set.inc"
+// Kernel files: creation.cpp, binary.cpp, compare.cpp, unary.cpp, reduce.cpp, softmax.cpp, layout.cpp, index.cpp,
+// sort.cpp; module ops: conv.cpp, pool.cpp, interpolate.cpp, unfold.cpp, attention.cpp.
+
+/// Restarts the random stream: the same seed gives the same random tensors.
+void seed(uint64_t seed);
 
 }  // namespace scorch::backends::cpu::kernels

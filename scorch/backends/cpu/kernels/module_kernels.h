@@ -7,12 +7,12 @@
 
 #include "scorch/backend/module_options.h"
 #include "scorch/backends/cpu/cpu_tensor.h"
+#include "scorch/gen/cpu_kernel_ops.h"
 
 namespace scorch::backends::cpu::kernels {
 
 using T = CpuTensor;
 
-// Kernel files: conv.cpp, pool.cpp, interpolate.cpp, unfold.cpp, attention.cpp.
-#include "scorch/backend/module_kernel_set.inc"
+// Declared in gen/cpu_kernel_ops.h; kernel files: conv.cpp, pool.cpp, interpolate.cpp, unfold.cpp, attention.cpp.
 
 }  // namespace scorch::backends::cpu::kernels

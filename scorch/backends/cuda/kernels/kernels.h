@@ -1,6 +1,6 @@
 #pragma once
-// The Cuda backend's kernels: one function serves every kind whose dtype it supports; cuda_backend.h
-// binds the backend's kind-prefixed names onto these (backend/bind_ops.h). Host-callable, no CUDA header.
+// The Cuda backend's kernels: one function serves every kind whose dtype it supports; their declarations
+// and the Cuda struct's bindings are generated from op_table.txt (gen/cuda_kernel_ops.h). No CUDA header.
 #include <cstdint>
 #include <optional>
 #include <utility>
@@ -9,6 +9,7 @@
 #include "scorch/backend/module_options.h"
 #include "scorch/backend/options.h"
 #include "scorch/backends/cuda/cuda_tensor.h"
+#include "scorch/gen/cuda_kernel_ops.h"
 #include "scorch/core/distribution.h"
 #include "scorch/core/scalar.h"
 #include "scorch/core/tensor_data.h"
@@ -20,7 +21,8 @@ using IndexPair = std::pair<CudaTensor, CudaTensor>;
 using Device = CudaDevice;
 // Kernel files: creation.cu, cast.cu, unary.cu, binary.cu, compare.cu, reduce.cu, softmax.cu,
 // layout.cpp, index.cu, sort.cu, matmul.cpp; module ops: conv.cpp, pool.cu, window.cu, attention.cpp.
-#include "scorch/backend/kernel_set.inc"
-#include "scorch/backend/module_kernel_set.inc"
+
+/// Restarts the Philox random stream: the same seed gives the same random tensors.
+void seed(uint64_t seed);
 
 }  // namespace scorch::backends::cuda::kernels
