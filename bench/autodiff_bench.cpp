@@ -26,10 +26,13 @@ template <class Backend> void add_chain(const Options& o, const std::string& nam
 }
 
 /// x·w + b for [rows, in] inputs and [in, out] weights.
-template <class AD> Tensor<AD, 2> linear(const Tensor<AD, 2>& x, const Tensor<AD, 2>& w, const Tensor<AD, 2>& b) { return x.matmul(w) + b; }
+template <class AD> Tensor<AD, 2> linear(const Tensor<AD, 2>& x, const Tensor<AD, 2>& w, const Tensor<AD, 2>& b) {
+  return x.matmul(w) + b;
+}
 
 /// (x − mean) / sqrt(var + 1e-5) · γ + β over the last dim.
-template <class AD> Tensor<AD, 2> layer_norm(const Tensor<AD, 2>& x, const Tensor<AD, 2>& gamma, const Tensor<AD, 2>& beta) {
+template <class AD>
+Tensor<AD, 2> layer_norm(const Tensor<AD, 2>& x, const Tensor<AD, 2>& gamma, const Tensor<AD, 2>& beta) {
   auto [var, mean] = x.var_mean_bias(1);
   return (x - mean) / (var + 1e-5).sqrt() * gamma + beta;
 }
@@ -38,14 +41,18 @@ template <class AD> Tensor<AD, 2> layer_norm(const Tensor<AD, 2>& x, const Tenso
 // ops (the nn::TransformerEncoder version is transformer_layer_d256_fwd_bwd in nn_bench.cpp).
 template <class AD> void transformer_layer(const Options& o) {
   const size_t batch = 8, seq = 128, d = 256, heads = 8, ff = 1024, rows = batch * seq;
-  auto param = [](size_t r, size_t c, double scale) -> Tensor<AD, 2> { return Tensor<AD, 2>::random({r, c}, Distribution::normal(0, scale)).require_grad(); };
+  auto param = [](size_t r, size_t c, double scale) -> Tensor<AD, 2> {
+    return Tensor<AD, 2>::random({r, c}, Distribution::normal(0, scale)).require_grad();
+  };
   auto wq = param(d, d, 0.06), wk = param(d, d, 0.06), wv = param(d, d, 0.06), wo = param(d, d, 0.06);
   auto bq = param(1, d, 0.02), bk = param(1, d, 0.02), bv = param(1, d, 0.02), bo = param(1, d, 0.02);
   auto w1 = param(d, ff, 0.06), b1 = param(1, ff, 0.02), w2 = param(ff, d, 0.03), b2 = param(1, d, 0.02);
   auto g1 = Tensor<AD, 2>::ones({1, d}).require_grad(), g2 = Tensor<AD, 2>::ones({1, d}).require_grad();
   auto n1 = Tensor<AD, 2>::zeros({1, d}).require_grad(), n2 = Tensor<AD, 2>::zeros({1, d}).require_grad();
   auto x = Tensor<AD, 2>::random({rows, d}, Distribution::normal(0, 1)).require_grad();
-  auto split = [&](const Tensor<AD, 2>& t) -> Tensor<AD, 4> { return t.template reshape<4>({batch, seq, heads, d / heads}).swap_dims(1, 2); };
+  auto split = [&](const Tensor<AD, 2>& t) -> Tensor<AD, 4> {
+    return t.template reshape<4>({batch, seq, heads, d / heads}).swap_dims(1, 2);
+  };
   auto body = [&] {
     auto attn = module::attention(split(linear(x, wq, bq)), split(linear(x, wk, bk)), split(linear(x, wv, bv)));
     auto merged = attn.swap_dims(1, 2).template reshape<2>({rows, d});

@@ -19,10 +19,10 @@ namespace scorch::bench {
 struct Options {
   std::string filter;
   int reps = 15;
-  std::string backend = "cpu";     ///< --backend: cpu, libtorch or cuda
-  std::string backend_name;         ///< B::name() of the backend under test
-  size_t threads = 1;               ///< its intra-op threads
-  std::function<void()> sync;       ///< waits for the backend's queued work
+  std::string backend = "cpu";  ///< --backend: cpu, libtorch or cuda
+  std::string backend_name;     ///< B::name() of the backend under test
+  size_t threads = 1;           ///< its intra-op threads
+  std::function<void()> sync;   ///< waits for the backend's queued work
 };
 
 /// Runs one workload if its name passes the filter: fn is timed (median of o.reps after warm
@@ -32,8 +32,8 @@ void run(const Options& o, const std::string& name, int warm, const std::functio
 
 /// As run(), but fn performs the workload `inner` times between syncs; the time reported (and given
 /// to extra) is per workload.
-void run_repeated(const Options& o, const std::string& name, int warm, int inner, const std::function<void()>& fn, const std::string& key,
-                  const std::function<double(double)>& extra);
+void run_repeated(const Options& o, const std::string& name, int warm, int inner, const std::function<void()>& fn,
+                  const std::string& key, const std::function<double(double)>& extra);
 
 /// Matmul, convolution and elementwise workloads on backend B (main.cpp).
 template <class B> void tensor_workloads(const Options& o);

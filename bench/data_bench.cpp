@@ -22,7 +22,8 @@ struct FashionBatcher : data::Batcher<Cpu, data::MnistItem, FashionBatch> {
       for (size_t p = 0; p < 28 * 28; ++p) pixels[i * 28 * 28 + p] = items[i].image[p] / 255.f;
       labels[i] = items[i].label;
     }
-    return {Tensor<Cpu, 3>::from_data(TensorData(pixels, Shape{n, 28, 28}), device), Tensor<Cpu, 1, Int>::from_data(TensorData(labels, Shape{n}), device)};
+    return {Tensor<Cpu, 3>::from_data(TensorData(pixels, Shape{n, 28, 28}), device),
+            Tensor<Cpu, 1, Int>::from_data(TensorData(labels, Shape{n}), device)};
   }
 };
 
@@ -30,14 +31,23 @@ struct FashionBatcher : data::Batcher<Cpu, data::MnistItem, FashionBatch> {
 
 void data_workloads(const Options& o) {
   const std::string name = "dataloader_fashion_mnist_b64_w";
-  if (!o.filter.empty() && (name + "1").find(o.filter) == std::string::npos && (name + "2").find(o.filter) == std::string::npos) return;  // skip the load
+  if (!o.filter.empty() && (name + "1").find(o.filter) == std::string::npos &&
+      (name + "2").find(o.filter) == std::string::npos)
+    return;  // skip the load
   auto dataset = data::share(data::MnistDataset::fashion_train());
   for (size_t workers : {1, 2}) {
-    auto loader = data::dataloader_builder(std::make_shared<FashionBatcher>()).batch_size(64).shuffle(0).num_workers(workers).build(dataset);
+    auto loader = data::dataloader_builder(std::make_shared<FashionBatcher>())
+                      .batch_size(64)
+                      .shuffle(0)
+                      .num_workers(workers)
+                      .build(dataset);
     double batches = static_cast<double>(loader->num_batches());
-    run(o, name + std::to_string(workers), 1, [&] {
-      for (const auto& batch : loader->iter()) (void)batch;
-    }, "batches_per_s", [batches](double ms) { return batches / ms * 1e3; });
+    run(
+        o, name + std::to_string(workers), 1,
+        [&] {
+          for (const auto& batch : loader->iter()) (void)batch;
+        },
+        "batches_per_s", [batches](double ms) { return batches / ms * 1e3; });
   }
 }
 

@@ -1,7 +1,7 @@
 // GPU workloads paired with ../shared/anchors/torch_gpu_anchor.py, under the same names: 4096²
 // matmul in f32, tf32 and bf16; the gelu_custom chain and single elementwise ops on 64M f32 (their
-// GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at batch
-// 64 and 1024; one transformer encoder layer (d512, 8 heads, ff 2048, seq 256, batch 32) forward
+// GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at
+// batch 64 and 1024; one transformer encoder layer (d512, 8 heads, ff 2048, seq 256, batch 32) forward
 // + backward. Each timed repetition runs the workload kInner times between device syncs, so
 // launch queuing overlaps as in PyTorch eager and one sync is amortized.
 #include <cmath>
@@ -19,8 +19,8 @@ namespace {
 
 constexpr int kInner = 10;
 
-[[maybe_unused]] void run_gpu(const Options& o, const std::string& name, const std::function<void()>& fn, const std::string& key,
-             const std::function<double(double)>& extra) {
+[[maybe_unused]] void run_gpu(const Options& o, const std::string& name, const std::function<void()>& fn,
+                              const std::string& key, const std::function<double(double)>& extra) {
 #ifdef SCORCH_HAVE_CUDA
   if (o.backend_name == "cuda" && o.filter == name) {  // profiling one workload: keep first-call autotuning out
     fn();
@@ -30,7 +30,8 @@ constexpr int kInner = 10;
   run_repeated(o, name, 2, kInner, fn, key, extra);
 #ifdef SCORCH_HAVE_CUDA
   if (o.backend_name == "cuda")
-    if (auto profile = backends::cuda::profile_report(0); !profile.empty()) std::fprintf(stderr, "== profile of %s\n%s", name.c_str(), profile.c_str());
+    if (auto profile = backends::cuda::profile_report(0); !profile.empty())
+      std::fprintf(stderr, "== profile of %s\n%s", name.c_str(), profile.c_str());
 #endif
 }
 
@@ -39,13 +40,16 @@ template <class B> void gemm(const Options& o) {
   auto tflops = [&](double ms) { return 2.0 * n * n * n / ms / 1e9; };
   auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
   auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
-  run_gpu(o, "matmul_f32_4096", [&] { (void)a.matmul(b); }, "tflops", tflops);
+  run_gpu(
+      o, "matmul_f32_4096", [&] { (void)a.matmul(b); }, "tflops", tflops);
   auto a16 = a.cast(DType::BF16), b16 = b.cast(DType::BF16);
-  run_gpu(o, "matmul_bf16_4096", [&] { (void)a16.matmul(b16); }, "tflops", tflops);
+  run_gpu(
+      o, "matmul_bf16_4096", [&] { (void)a16.matmul(b16); }, "tflops", tflops);
 #ifdef SCORCH_HAVE_CUDA
   if constexpr (std::is_same_v<B, Cuda>) {
     backends::cuda::set_allow_tf32(true);
-    run_gpu(o, "matmul_tf32_4096", [&] { (void)a.matmul(b); }, "tflops", tflops);
+    run_gpu(
+        o, "matmul_tf32_4096", [&] { (void)a.matmul(b); }, "tflops", tflops);
     backends::cuda::set_allow_tf32(false);
   }
 #endif
@@ -54,17 +58,23 @@ template <class B> void gemm(const Options& o) {
 // The f32 products of a transformer layer's forward and backward: NN, NT (x·Wᵀ) and TN (xᵀ·g),
 // named gemm_MxKxN_layout (bench/anchors/gemm_shapes.py times the same in PyTorch).
 template <class B> void gemm_shapes(const Options& o) {
-  struct Case { size_t m, k, n; };
-  for (Case c : {Case{8192, 512, 512}, Case{8192, 512, 2048}, Case{8192, 2048, 512}, Case{512, 8192, 512}, Case{512, 8192, 2048}}) {
+  struct Case {
+    size_t m, k, n;
+  };
+  for (Case c : {Case{8192, 512, 512}, Case{8192, 512, 2048}, Case{8192, 2048, 512}, Case{512, 8192, 512},
+                 Case{512, 8192, 2048}}) {
     auto tflops = [&](double ms) { return 2.0 * c.m * c.k * c.n / ms / 1e9; };
     std::string shape = std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n);
     auto a = Tensor<B, 2>::random({c.m, c.k}, Distribution::normal(0, 1));
     auto b = Tensor<B, 2>::random({c.k, c.n}, Distribution::normal(0, 1));
     auto at = Tensor<B, 2>::random({c.k, c.m}, Distribution::normal(0, 1)).transpose();
     auto bt = Tensor<B, 2>::random({c.n, c.k}, Distribution::normal(0, 1)).transpose();
-    run_gpu(o, "gemm_" + shape + "_NN", [&] { (void)a.matmul(b); }, "tflops", tflops);
-    run_gpu(o, "gemm_" + shape + "_NT", [&] { (void)a.matmul(bt); }, "tflops", tflops);
-    run_gpu(o, "gemm_" + shape + "_TN", [&] { (void)at.matmul(b); }, "tflops", tflops);
+    run_gpu(
+        o, "gemm_" + shape + "_NN", [&] { (void)a.matmul(b); }, "tflops", tflops);
+    run_gpu(
+        o, "gemm_" + shape + "_NT", [&] { (void)a.matmul(bt); }, "tflops", tflops);
+    run_gpu(
+        o, "gemm_" + shape + "_TN", [&] { (void)at.matmul(b); }, "tflops", tflops);
   }
 }
 
@@ -73,13 +83,21 @@ template <class B> void bandwidth(const Options& o) {
   auto x = Tensor<B, 1>::random({n}, Distribution::normal(0, 1));
   auto y = Tensor<B, 1>::random({n}, Distribution::normal(0, 1));
   auto gbs = [&](double bytes_per_elem) { return [=](double ms) { return bytes_per_elem * n / ms / 1e6; }; };
-  run_gpu(o, "gelu_custom_eager_64M", [&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, "gb_per_s_eff", gbs(8));
-  run_gpu(o, "mul_scalar_64M", [&] { (void)(x * 1.0); }, "gb_per_s", gbs(8));
-  run_gpu(o, "add_64M", [&] { (void)(x + y); }, "gb_per_s", gbs(12));
-  run_gpu(o, "exp_64M", [&] { (void)x.exp(); }, "gb_per_s", gbs(8));
-  run_gpu(o, "gelu_builtin_64M", [&] { (void)activation::gelu(x); }, "gb_per_s", gbs(8));
+  run_gpu(
+      o, "gelu_custom_eager_64M", [&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, "gb_per_s_eff",
+      gbs(8));
+  run_gpu(
+      o, "mul_scalar_64M", [&] { (void)(x * 1.0); }, "gb_per_s", gbs(8));
+  run_gpu(
+      o, "add_64M", [&] { (void)(x + y); }, "gb_per_s", gbs(12));
+  run_gpu(
+      o, "exp_64M", [&] { (void)x.exp(); }, "gb_per_s", gbs(8));
+  run_gpu(
+      o, "gelu_builtin_64M", [&] { (void)activation::gelu(x); }, "gb_per_s", gbs(8));
   auto z = Tensor<B, 2>::random({8192, 8192}, Distribution::normal(0, 1));
-  run_gpu(o, "softmax_8192x8192", [&] { (void)activation::softmax(z, -1); }, "gb_per_s", [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
+  run_gpu(
+      o, "softmax_8192x8192", [&] { (void)activation::softmax(z, -1); }, "gb_per_s",
+      [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
 }
 
 template <class AD> void guide_step(const Options& o, size_t batch, const std::string& name) {
@@ -88,20 +106,30 @@ template <class AD> void guide_step(const Options& o, size_t batch, const std::s
   auto images = Tensor<AD, 3>::random({batch, 28, 28}, Distribution::normal(0, 1));
   auto labels = Tensor<AD, 1, Int>::random({batch}, Distribution::uniform(0, 10));
   auto loss_fn = nn::CrossEntropyLossConfig().template init<AD>();
-  run_gpu(o, name, [&] {
-    auto loss = loss_fn.forward(model.forward(images), labels);
-    auto grads = optim::GradientsParams::from_grads(loss.backward(), model);
-    model = optim.step(1e-4, model, std::move(grads));
-  }, "img_per_s", [=](double ms) { return batch / ms * 1e3; });
+  run_gpu(
+      o, name,
+      [&] {
+        auto loss = loss_fn.forward(model.forward(images), labels);
+        auto grads = optim::GradientsParams::from_grads(loss.backward(), model);
+        model = optim.step(1e-4, model, std::move(grads));
+      },
+      "img_per_s", [=](double ms) { return batch / ms * 1e3; });
 }
 
 template <class AD> void transformer(const Options& o) {
   const size_t batch = 32, seq = 256, d = 512, heads = 8, ff = 2048;
-  auto config = nn::TransformerEncoderConfig(d, ff, heads, 1).with_dropout(0.0).with_activation(nn::ActivationConfig::of(nn::ActivationKind::Relu));
+  auto config = nn::TransformerEncoderConfig(d, ff, heads, 1)
+                    .with_dropout(0.0)
+                    .with_activation(nn::ActivationConfig::of(nn::ActivationKind::Relu));
   auto encoder = config.template init<AD>();
   auto x = Tensor<AD, 3>::random({batch, seq, d}, Distribution::normal(0, 1)).require_grad();
-  run_gpu(o, "transformer_layer_fwd_bwd_f32", [&] { (void)encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward(); }, "tflops_fwd",
-          [&](double ms) { return (2.0 * batch * seq * d * (4.0 * d + 2.0 * ff) + 4.0 * batch * heads * seq * seq * (d / heads)) / ms / 1e9; });
+  run_gpu(
+      o, "transformer_layer_fwd_bwd_f32",
+      [&] { (void)encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward(); }, "tflops_fwd",
+      [&](double ms) {
+        return (2.0 * batch * seq * d * (4.0 * d + 2.0 * ff) + 4.0 * batch * heads * seq * seq * (d / heads)) / ms /
+               1e9;
+      });
 }
 
 }  // namespace

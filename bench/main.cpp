@@ -46,11 +46,12 @@ double peak_rss_mb() {
 }
 
 void report(const Options& o, const std::string& name, double ms, const std::string& extra_key, double extra) {
-  std::printf("{\"bench\": \"%s\", \"backend\": \"%s\", \"threads\": %zu, \"median_ms\": %.4f, \"%s\": %.2f, \"peak_rss_mb\": %.1f}\n",
-              name.c_str(), o.backend_name.c_str(), o.threads, ms, extra_key.c_str(), extra, peak_rss_mb());
+  std::printf(
+      "{\"bench\": \"%s\", \"backend\": \"%s\", \"threads\": %zu, \"median_ms\": %.4f, \"%s\": %.2f, \"peak_rss_mb\": "
+      "%.1f}\n",
+      name.c_str(), o.backend_name.c_str(), o.threads, ms, extra_key.c_str(), extra, peak_rss_mb());
   std::fflush(stdout);
 }
-
 
 // The machine's FP32 FMA peak on the pool's threads: 24 independent vector FMA chains each.
 void fp32_peak(const Options& o) {
@@ -82,16 +83,20 @@ template <class B> void linalg(const Options& o) {
   auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
   auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
   const double flop = 2.0 * n * n * n;
-  run(o, "matmul_f32_1024", 5, [&] { (void)a.matmul(b); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
+  run(
+      o, "matmul_f32_1024", 5, [&] { (void)a.matmul(b); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
   auto bt = b.transpose();
-  run(o, "matmul_f32_1024_bT", 2, [&] { (void)a.matmul(bt); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
+  run(
+      o, "matmul_f32_1024_bT", 2, [&] { (void)a.matmul(bt); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
   auto a64 = a.cast(DType::F64), b64 = b.cast(DType::F64);
-  run(o, "matmul_f64_1024", 1, [&] { (void)a64.matmul(b64); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
+  run(
+      o, "matmul_f64_1024", 1, [&] { (void)a64.matmul(b64); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
   auto x = Tensor<B, 4>::random({32, 64, 56, 56}, Distribution::normal(0, 1));
   auto w = Tensor<B, 4>::random({64, 64, 3, 3}, Distribution::normal(0, 1));
   const double conv_flop = 2.0 * 32 * 64 * 64 * 9 * 56 * 56;
   module::ConvOptions<2> same{{1, 1}, {1, 1}, {1, 1}, 1};
-  run(o, "conv2d_b32_c64_56x56_k3", 1, [&] { (void)module::conv2d(x, w, std::nullopt, same); }, "gflops",
+  run(
+      o, "conv2d_b32_c64_56x56_k3", 1, [&] { (void)module::conv2d(x, w, std::nullopt, same); }, "gflops",
       [&](double ms) { return conv_flop / ms / 1e6; });
 }
 
@@ -99,11 +104,15 @@ template <class B> void elementwise(const Options& o) {
   auto x = Tensor<B, 1>::random({16 * 1024 * 1024}, Distribution::normal(0, 1));
   const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
   auto gbs = [&](double ms) { return bytes / ms / 1e6; };
-  run(o, "gelu_custom_16M", 3, [&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, "gb_per_s_eff", gbs);
-  run(o, "gelu_builtin_16M", 3, [&] { (void)activation::gelu(x); }, "gb_per_s_eff", gbs);
-  run(o, "copy_16M", 3, [&] { (void)(x * 1.0); }, "gb_per_s", gbs);
+  run(
+      o, "gelu_custom_16M", 3, [&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, "gb_per_s_eff", gbs);
+  run(
+      o, "gelu_builtin_16M", 3, [&] { (void)activation::gelu(x); }, "gb_per_s_eff", gbs);
+  run(
+      o, "copy_16M", 3, [&] { (void)(x * 1.0); }, "gb_per_s", gbs);
   auto z = Tensor<B, 2>::random({2048, 2048}, Distribution::normal(0, 1));
-  run(o, "softmax_2048x2048", 3, [&] { (void)activation::softmax(z, -1); }, "gb_per_s_eff",
+  run(
+      o, "softmax_2048x2048", 3, [&] { (void)activation::softmax(z, -1); }, "gb_per_s_eff",
       [](double ms) { return 2.0 * 2048 * 2048 * 4 / ms / 1e6; });
 }
 
@@ -116,10 +125,15 @@ void run(const Options& o, const std::string& name, int warm, const std::functio
   report(o, name, ms, key, extra(ms));
 }
 
-void run_repeated(const Options& o, const std::string& name, int warm, int inner, const std::function<void()>& fn, const std::string& key,
-                  const std::function<double(double)>& extra) {
+void run_repeated(const Options& o, const std::string& name, int warm, int inner, const std::function<void()>& fn,
+                  const std::string& key, const std::function<double(double)>& extra) {
   if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
-  double ms = median_ms([&] { for (int i = 0; i < inner; ++i) fn(); }, warm, o.reps, o.sync) / inner;
+  double ms = median_ms(
+                  [&] {
+                    for (int i = 0; i < inner; ++i) fn();
+                  },
+                  warm, o.reps, o.sync) /
+              inner;
   report(o, name, ms, key, extra(ms));
 }
 
@@ -172,9 +186,12 @@ int main(int argc, char** argv) {
     gpu_workloads<scorch::Cuda>(o);
     run_backend<scorch::Cuda>(o);
     auto stats = scorch::backends::cuda::pool_stats(0);
-    std::printf("{\"bench\": \"cuda_pool\", \"backend\": \"cuda\", \"peak_in_use_mb\": %.1f, \"peak_reserved_mb\": %.1f, \"device_mallocs\": %llu, \"cache_hits\": %llu, \"allocations\": %llu}\n",
-                stats.peak_in_use / 1048576.0, stats.peak_reserved / 1048576.0, static_cast<unsigned long long>(stats.device_mallocs),
-                static_cast<unsigned long long>(stats.cache_hits), static_cast<unsigned long long>(stats.allocations));
+    std::printf(
+        "{\"bench\": \"cuda_pool\", \"backend\": \"cuda\", \"peak_in_use_mb\": %.1f, \"peak_reserved_mb\": %.1f, "
+        "\"device_mallocs\": %llu, \"cache_hits\": %llu, \"allocations\": %llu}\n",
+        stats.peak_in_use / 1048576.0, stats.peak_reserved / 1048576.0,
+        static_cast<unsigned long long>(stats.device_mallocs), static_cast<unsigned long long>(stats.cache_hits),
+        static_cast<unsigned long long>(stats.allocations));
 #else
     std::fprintf(stderr, "scorch-bench: built without the Cuda backend (SCORCH_BUILD_CUDA=OFF)\n");
     return 2;
@@ -188,6 +205,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, libtorch or cuda)\n", o.backend.c_str());
     return 2;
   }
-  std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", o.backend_name.c_str(), peak_rss_mb());
+  std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", o.backend_name.c_str(),
+              peak_rss_mb());
   return 0;
 }

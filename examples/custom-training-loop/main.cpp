@@ -20,13 +20,15 @@ std::pair<Tensor<AD, 3>, Tensor<AD, 1, Int>> make_batch(size_t batch, size_t ste
     for (size_t r = row; r < row + 6; ++r)
       for (size_t k = col; k < col + 4; ++k) pixels[b * 784 + r * 28 + k] = 1.0f;
   }
-  return {Tensor<AD, 3>::from_data(TensorData(pixels, {batch, 28, 28})), Tensor<AD, 1, Int>::from_data(TensorData(labels, {batch}))};
+  return {Tensor<AD, 3>::from_data(TensorData(pixels, {batch, 28, 28})),
+          Tensor<AD, 1, Int>::from_data(TensorData(labels, {batch}))};
 }
 
 int main() {
   AD::seed(42);
   auto model = guide::ModelConfig(10, 128).with_dropout(0.2).init<AD>();
-  auto optim = optim::AdamWConfig().with_weight_decay(1e-4).with_grad_clipping(optim::GradientClippingConfig::norm(1.0)).init();
+  auto optim =
+      optim::AdamWConfig().with_weight_decay(1e-4).with_grad_clipping(optim::GradientClippingConfig::norm(1.0)).init();
   auto scheduler = optim::CosineAnnealingLrSchedulerConfig(3e-3, 30).with_min_lr(1e-4).init();
   auto loss_fn = nn::CrossEntropyLossConfig().with_smoothing(0.05).init<AD>();
   const size_t accumulate = 2;  // two half-batches per optimizer step
@@ -42,7 +44,8 @@ int main() {
     }
     double lr = scheduler->step();
     model = optim.step(lr, model, accumulator.grads());
-    if (step % 5 == 0 || step == 29) std::cout << "step " << step << "  lr " << lr << "  loss " << loss_sum / accumulate << "\n";
+    if (step % 5 == 0 || step == 29)
+      std::cout << "step " << step << "  lr " << lr << "  loss " << loss_sum / accumulate << "\n";
   }
 
   auto inference = model.valid();  // Model<Cpu>: no graph, dropout off
@@ -53,7 +56,8 @@ int main() {
 
   auto dir = std::filesystem::temp_directory_path() / "scorch-training-loop";
   std::filesystem::create_directories(dir);
-  std::cout << "saved " << model.save_file((dir / "model").string(), CompactRecorder{}) << ", " << optim.save((dir / "optim").string(), DefaultFileRecorder<>{})
-            << ", " << DefaultFileRecorder<>{}.record(scheduler->to_record(), (dir / "scheduler").string()) << "\n";
+  std::cout << "saved " << model.save_file((dir / "model").string(), CompactRecorder{}) << ", "
+            << optim.save((dir / "optim").string(), DefaultFileRecorder<>{}) << ", "
+            << DefaultFileRecorder<>{}.record(scheduler->to_record(), (dir / "scheduler").string()) << "\n";
   std::filesystem::remove_all(dir);
 }

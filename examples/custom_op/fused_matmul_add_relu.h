@@ -18,7 +18,8 @@ using namespace scorch;
 using scorch::backends::cpu::CpuTensor;
 
 /// relu(lhs·rhs + bias) from existing ops of backend B.
-template <class B> typename B::FloatTensor composed(typename B::FloatTensor lhs, typename B::FloatTensor rhs, typename B::FloatTensor bias) {
+template <class B> typename B::FloatTensor composed(typename B::FloatTensor lhs, typename B::FloatTensor rhs,
+                                                    typename B::FloatTensor bias) {
   using F = KindOps<B, Float>;
   return F::relu(F::add(F::matmul(std::move(lhs), std::move(rhs)), std::move(bias)));
 }
@@ -33,7 +34,8 @@ template <class B> struct MatmulAddRelu {
 template <> struct MatmulAddRelu<Cpu> {
   static CpuTensor forward(CpuTensor lhs, CpuTensor rhs, CpuTensor bias) {
     size_t n = rhs.shape()[rhs.shape().rank() - 1];
-    if (lhs.dtype() != DType::F32 || bias.numel() != n) return composed<Cpu>(std::move(lhs), std::move(rhs), std::move(bias));
+    if (lhs.dtype() != DType::F32 || bias.numel() != n)
+      return composed<Cpu>(std::move(lhs), std::move(rhs), std::move(bias));
     CpuTensor out = Cpu::float_matmul(std::move(lhs), std::move(rhs));
     CpuTensor b = backends::cpu::contiguous(std::move(bias));
     float* o = out.data<float>();
@@ -59,16 +61,19 @@ template <class B> struct MatmulAddRelu<Autodiff<B>> {
       c.to(2, [&] { return g; });  // summed over the rows the bias was broadcast to
     };
     // needs: lhs's gradient reads rhs and the output, rhs's reads lhs and the output, bias's the output.
-    return Graph<B>::op("fused_matmul_add_relu", Bound::Compute, std::array<T, 3>{std::move(lhs), std::move(rhs), std::move(bias)},
-                         {in(1) | kOut, in(0) | kOut, kOut}, fwd, bwd);
+    return Graph<B>::op("fused_matmul_add_relu", Bound::Compute,
+                        std::array<T, 3>{std::move(lhs), std::move(rhs), std::move(bias)},
+                        {in(1) | kOut, in(0) | kOut, kOut}, fwd, bwd);
   }
 };
 
 /// relu(lhs·rhs + bias) for tensors of any backend; trainable on Autodiff<B>.
-template <class B, size_t D> Tensor<B, D> fused_matmul_add_relu(const Tensor<B, D>& lhs, const Tensor<B, D>& rhs, const Tensor<B, D>& bias) {
+template <class B, size_t D>
+Tensor<B, D> fused_matmul_add_relu(const Tensor<B, D>& lhs, const Tensor<B, D>& rhs, const Tensor<B, D>& bias) {
   check::matmul(lhs.shape(), rhs.shape());
   if (bias.dims()[D - 1] != rhs.dims()[D - 1])
-    throw ShapeError("fused_matmul_add_relu", "bias " + bias.shape().to_string() + " does not match rhs " + rhs.shape().to_string());
+    throw ShapeError("fused_matmul_add_relu",
+                     "bias " + bias.shape().to_string() + " does not match rhs " + rhs.shape().to_string());
   return Tensor<B, D>(MatmulAddRelu<B>::forward(lhs.primitive(), rhs.primitive(), bias.primitive()));
 }
 

@@ -17,6 +17,7 @@ int main() {
   std::cout << "d/db =\n" << *b.grad(grads) << "\n";
   // The same function on the inner backend runs the custom kernel without any graph.
   auto inference = custom::fused_matmul_add_relu(x.inner(), w.inner(), b.inner());
-  std::cout << "inference on " << Cpu::name() << " matches: " << (inference.to_data() == y.inner().to_data() ? "yes" : "no") << "\n";
+  std::cout << "inference on " << Cpu::name()
+            << " matches: " << (inference.to_data() == y.inner().to_data() ? "yes" : "no") << "\n";
   return 0;
 }

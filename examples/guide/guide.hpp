@@ -16,7 +16,7 @@ enum class DataSource { Fashion, Digits };
 struct TrainOptions {
   DataSource source = DataSource::Fashion;
   size_t num_epochs = 10;
-  bool resume = false;                                      // continue from the latest checkpoint
+  bool resume = false;                                       // continue from the latest checkpoint
   std::shared_ptr<scorch::train::MetricsRenderer> renderer;  // null: the default (TUI on a terminal)
 };
 

@@ -17,7 +17,8 @@ template <Backend B> Model<B> load_model(const std::string& artifact_dir, const 
 }
 
 /// The predicted class of each item.
-template <Backend B> std::vector<int64_t> infer(const Model<B>& model, std::vector<data::MnistItem> items, const typename B::Device& device = {}) {
+template <Backend B> std::vector<int64_t> infer(const Model<B>& model, std::vector<data::MnistItem> items,
+                                                const typename B::Device& device = {}) {
   auto batch = MnistBatcher<B>{}.batch(std::move(items), device);
   auto predicted = model.forward(batch.images).argmax(1).template reshape<1>({-1});
   return predicted.to_data().convert(DType::I64).template to_vector<int64_t>();

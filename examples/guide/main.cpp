@@ -13,7 +13,8 @@
 
 namespace {
 
-const char* kFashionNames[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"};
+const char* kFashionNames[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                 "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
 
 struct Args {
   std::string command, artifact_dir = "/tmp/guide";
@@ -23,7 +24,9 @@ struct Args {
 
 Args parse(int argc, char** argv) {
   Args a;
-  if (argc < 2) throw scorch::ValueError("guide", "usage: guide train|infer [--digits] [--resume] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
+  if (argc < 2)
+    throw scorch::ValueError(
+        "guide", "usage: guide train|infer [--digits] [--resume] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
   a.command = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string f = argv[i];
@@ -39,25 +42,30 @@ Args parse(int argc, char** argv) {
     else if (f == "--artifact-dir") a.artifact_dir = value();
     else throw scorch::ValueError("guide", "unknown option " + f);
   }
-  if (a.command != "train" && a.command != "infer") throw scorch::ValueError("guide", "unknown command '" + a.command + "' (train or infer)");
+  if (a.command != "train" && a.command != "infer")
+    throw scorch::ValueError("guide", "unknown command '" + a.command + "' (train or infer)");
   return a;
 }
 
 int train(const Args& args) {
-  guide::TrainOptions options{args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.epochs, args.resume, nullptr};
+  guide::TrainOptions options{args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.epochs,
+                              args.resume, nullptr};
   if (args.cli) options.renderer = std::make_shared<scorch::train::CliRenderer>();
   auto report = guide::train_guide(args.artifact_dir, options);
-  std::cout << "trained " << report.epochs_completed << " epochs" << (report.interrupted ? " (stopped: " + report.reason + ")" : "") << "; model saved to "
+  std::cout << "trained " << report.epochs_completed << " epochs"
+            << (report.interrupted ? " (stopped: " + report.reason + ")" : "") << "; model saved to "
             << args.artifact_dir << "/model.mpk.gz" << std::endl;
   return report.interrupted ? 130 : 0;
 }
 
 int infer(const Args& args) {
-  auto result = guide::evaluate_guide(args.artifact_dir, args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.show);
+  auto result = guide::evaluate_guide(args.artifact_dir,
+                                      args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.show);
   auto name = [&](int64_t c) { return args.digits ? std::to_string(c) : std::string(kFashionNames[c]); };
   for (size_t i = 0; i < result.first.size(); ++i) {
     const auto& p = result.first[i];
-    std::cout << "image " << i << ": predicted " << name(p.predicted) << ", expected " << name(p.expected) << (p.predicted == p.expected ? "" : "  (wrong)") << "\n";
+    std::cout << "image " << i << ": predicted " << name(p.predicted) << ", expected " << name(p.expected)
+              << (p.predicted == p.expected ? "" : "  (wrong)") << "\n";
   }
   char line[64];
   std::snprintf(line, sizeof line, "test accuracy: %.2f%%", result.accuracy);

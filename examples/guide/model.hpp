@@ -31,9 +31,11 @@ template <Backend B> struct Model {
 
   // The learner's steps (defined in training.hpp, as in the book's training.rs).
   /// Logits, cross-entropy loss and targets for the metrics.
-  train::ClassificationOutput<B> forward_classification(const Tensor<B, 3>& images, const Tensor<B, 1, Int>& targets) const;
+  train::ClassificationOutput<B> forward_classification(const Tensor<B, 3>& images,
+                                                        const Tensor<B, 1, Int>& targets) const;
   /// One training step: the output and the gradients of the loss.
-  train::TrainOutput<train::ClassificationOutput<B>> train_step(const MnistBatch<B>& batch) const requires AutodiffBackend<B>;
+  train::TrainOutput<train::ClassificationOutput<B>> train_step(const MnistBatch<B>& batch) const requires
+      AutodiffBackend<B>;
   /// One validation step.
   train::ClassificationOutput<B> valid_step(const MnistBatch<B>& batch) const;
 };

@@ -12,14 +12,15 @@
 namespace guide {
 
 template <Backend B>
-train::ClassificationOutput<B> Model<B>::forward_classification(const Tensor<B, 3>& images, const Tensor<B, 1, Int>& targets) const {
+train::ClassificationOutput<B> Model<B>::forward_classification(const Tensor<B, 3>& images,
+                                                                const Tensor<B, 1, Int>& targets) const {
   auto output = forward(images);
   auto loss = nn::CrossEntropyLossConfig().init<B>().forward(output, targets);
   return {loss, output, targets};
 }
 
-template <Backend B>
-train::TrainOutput<train::ClassificationOutput<B>> Model<B>::train_step(const MnistBatch<B>& batch) const requires AutodiffBackend<B> {
+template <Backend B> train::TrainOutput<train::ClassificationOutput<B>> Model<B>::train_step(
+    const MnistBatch<B>& batch) const requires AutodiffBackend<B> {
   auto item = forward_classification(batch.images, batch.targets);
   return {*this, item.loss.backward(), item};
 }
@@ -43,22 +44,30 @@ struct TrainingConfig {
 /// (train, test) sets of the source.
 std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> datasets(DataSource source);
 
-
 /// Trains the guide's model and saves it as artifact_dir/model; returns the report of the fit.
 template <AutodiffBackend B>
-train::FitReport run_training(const std::string& artifact_dir, const TrainingConfig& config, const typename B::Device& device, const TrainOptions& options) {
+train::FitReport run_training(const std::string& artifact_dir, const TrainingConfig& config,
+                              const typename B::Device& device, const TrainOptions& options) {
   std::filesystem::create_directories(artifact_dir);
   config.save(artifact_dir + "/config.json");
   B::seed(config.seed);
   auto [train_set, test_set] = datasets(options.source);
   using Inner = typename B::InnerBackend;
   auto loader_train = data::dataloader_builder(std::make_shared<MnistBatcher<B>>())
-                          .batch_size(config.batch_size).shuffle(config.seed).num_workers(config.num_workers).build(std::move(train_set));
+                          .batch_size(config.batch_size)
+                          .shuffle(config.seed)
+                          .num_workers(config.num_workers)
+                          .build(std::move(train_set));
   auto loader_test = data::dataloader_builder(std::make_shared<MnistBatcher<Inner>>())
-                         .batch_size(config.batch_size).shuffle(config.seed).num_workers(config.num_workers).build(std::move(test_set));
+                         .batch_size(config.batch_size)
+                         .shuffle(config.seed)
+                         .num_workers(config.num_workers)
+                         .build(std::move(test_set));
   auto builder = train::LearnerBuilder(artifact_dir);
-  builder.metric_train_numeric(train::AccuracyMetric{}).metric_valid_numeric(train::AccuracyMetric{})
-      .metric_train_numeric(train::LossMetric{}).metric_valid_numeric(train::LossMetric{})
+  builder.metric_train_numeric(train::AccuracyMetric{})
+      .metric_valid_numeric(train::AccuracyMetric{})
+      .metric_train_numeric(train::LossMetric{})
+      .metric_valid_numeric(train::LossMetric{})
       .with_file_checkpointer(CompactRecorder{})
       .devices(std::vector{device})
       .num_epochs(config.num_epochs)

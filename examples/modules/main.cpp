@@ -17,14 +17,20 @@ int main() {
   auto [pooled, indices] = md::max_pool2d_with_indices(features, {2, 2}, {2, 2}, {0, 0});
   auto summary = md::adaptive_avg_pool2d(pooled, {1, 1});
   auto upsampled = md::interpolate(pooled, {16, 16}, {.mode = InterpolateMode::Bilinear});
-  std::cout << "conv " << features.shape().to_string() << ", max pool " << pooled.shape().to_string() << " (indices " << indices.shape().to_string()
-            << "), adaptive avg " << summary.shape().to_string() << ", bilinear " << upsampled.shape().to_string() << "\n";
+  std::cout << "conv " << features.shape().to_string() << ", max pool " << pooled.shape().to_string() << " (indices "
+            << indices.shape().to_string() << "), adaptive avg " << summary.shape().to_string() << ", bilinear "
+            << upsampled.shape().to_string() << "\n";
 
   // Attention over the 64 pooled positions as a sequence of 8-dim tokens, one head, causal.
   auto tokens = pooled.reshape<4>({2, 1, 8, 64}).swap_dims(2, 3);
   auto causal = Tensor<B, 2>::ones({64, 64}).triu(1).bool_().reshape<4>({1, 1, 64, 64});
   auto attended = md::attention(tokens, tokens, tokens, causal);
   std::cout << "attention " << attended.shape().to_string() << ", first token unchanged: "
-            << (attended.slice({Slice::all(), Slice::all(), Slice(0, 1)}) - tokens.slice({Slice::all(), Slice::all(), Slice(0, 1)})).abs().max().into_scalar().to_double()
+            << (attended.slice({Slice::all(), Slice::all(), Slice(0, 1)}) -
+                tokens.slice({Slice::all(), Slice::all(), Slice(0, 1)}))
+                   .abs()
+                   .max()
+                   .into_scalar()
+                   .to_double()
             << "\n";
 }

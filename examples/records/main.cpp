@@ -30,12 +30,12 @@ struct MlpConfig {
   SCORCH_CONFIG(MlpConfig, (inputs, outputs), (hidden, slope))
 
   template <class B> Mlp<B> init(const typename B::Device& device = {}) const {
-    auto uniform = [](size_t fan_in) { return Distribution::uniform(-1.0 / std::sqrt(fan_in), 1.0 / std::sqrt(fan_in)); };
+    auto uniform = [](size_t fan_in) {
+      return Distribution::uniform(-1.0 / std::sqrt(fan_in), 1.0 / std::sqrt(fan_in));
+    };
     return {Param(Tensor<B, 2>::random({inputs, hidden}, uniform(inputs), device)),
             Param(Tensor<B, 2>::random({hidden, outputs}, uniform(hidden), device)),
-            Param(Tensor<B, 1>::zeros({hidden}, device)),
-            Param(Tensor<B, 1>::zeros({outputs}, device)),
-            slope};
+            Param(Tensor<B, 1>::zeros({hidden}, device)), Param(Tensor<B, 1>::zeros({outputs}, device)), slope};
   }
 };
 
@@ -51,10 +51,13 @@ int main() {
 
   auto model = config.init<AD>();
   std::cout << "parameters: " << model.num_params() << "\n";
-  for (auto file : {model.save_file(dir + "/model", DefaultRecorder{}), model.save_file(dir + "/model", CompactRecorder{}),
-                    model.save_file(dir + "/model", BinFileRecorder<>{}), model.save_file(dir + "/model", PrettyJsonFileRecorder<>{}),
-                    model.save_file(dir + "/model", SafetensorsFileRecorder<>{})})
-    std::cout << "saved " << std::filesystem::path(file).filename().string() << " (" << std::filesystem::file_size(file) << " bytes)\n";
+  for (auto file :
+       {model.save_file(dir + "/model", DefaultRecorder{}), model.save_file(dir + "/model", CompactRecorder{}),
+        model.save_file(dir + "/model", BinFileRecorder<>{}),
+        model.save_file(dir + "/model", PrettyJsonFileRecorder<>{}),
+        model.save_file(dir + "/model", SafetensorsFileRecorder<>{})})
+    std::cout << "saved " << std::filesystem::path(file).filename().string() << " (" << std::filesystem::file_size(file)
+              << " bytes)\n";
 
   // Inference on the plain Cpu backend, from the compact (f16, gzip) checkpoint.
   auto loaded = config.init<Cpu>().load_file(dir + "/model", CompactRecorder{}, Cpu::Device{});
@@ -66,14 +69,17 @@ int main() {
   std::ifstream in(dir + "/model.bin", std::ios::binary);
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), {});
   auto embedded = config.init<Cpu>().load_record(BinBytesRecorder<>{}.load(std::span<const unsigned char>(bytes)));
-  std::cout << "from embedded bytes, w1 matches: " << std::boolalpha << (embedded.w1.val().to_data() == model.w1.val().inner().to_data()) << "\n";
+  std::cout << "from embedded bytes, w1 matches: " << std::boolalpha
+            << (embedded.w1.val().to_data() == model.w1.val().inner().to_data()) << "\n";
 
   // A damaged file is an error that names it; the model is left as it was.
-  { std::fstream f(dir + "/model.bin", std::ios::in | std::ios::out | std::ios::binary); f.seekp(300); f.put('\x42'); }
+  {
+    std::fstream f(dir + "/model.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(300);
+    f.put('\x42');
+  }
   try {
     (void)loaded.load_file(dir + "/model", BinFileRecorder<>{}, Cpu::Device{});
-  } catch (const Error& e) {
-    std::cout << "corrupt file: " << e.what() << "\n";
-  }
+  } catch (const Error& e) { std::cout << "corrupt file: " << e.what() << "\n"; }
   std::filesystem::remove_all(dir);
 }

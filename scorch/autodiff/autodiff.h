@@ -79,9 +79,13 @@ template <class B> struct Autodiff : autodiff::GeneratedOps<B> {
 
   // ---- gradient checkpointing
   /// The strategy for every device without its own.
-  static void set_checkpointing(CheckpointingStrategy s) { autodiff::CheckpointingTable<Device>::instance().set_global(s); }
+  static void set_checkpointing(CheckpointingStrategy s) {
+    autodiff::CheckpointingTable<Device>::instance().set_global(s);
+  }
   /// The strategy for one device.
-  static void set_checkpointing(const Device& device, CheckpointingStrategy s) { autodiff::CheckpointingTable<Device>::instance().set(device, s); }
+  static void set_checkpointing(const Device& device, CheckpointingStrategy s) {
+    autodiff::CheckpointingTable<Device>::instance().set(device, s);
+  }
   /// NoCheckpointing everywhere.
   static void reset_checkpointing() { autodiff::CheckpointingTable<Device>::instance().reset(); }
 };
@@ -89,12 +93,12 @@ template <class B> struct Autodiff : autodiff::GeneratedOps<B> {
 }  // namespace scorch
 
 /// Declares Autodiff<B>'s op groups as compiled elsewhere (autodiff/instantiate/*.cpp built for B).
-#define SCORCH_AUTODIFF_EXTERN(B)                      \
-  namespace scorch::autodiff {                         \
-  extern template struct BasicOps<B>;                  \
-  extern template struct UnaryOps<B>;                  \
-  extern template struct ReduceOps<B>;                 \
-  extern template struct LayoutOps<B>;                 \
-  extern template struct ModuleOps<B>;                 \
-  }                                                    \
+#define SCORCH_AUTODIFF_EXTERN(B)      \
+  namespace scorch::autodiff {         \
+  extern template struct BasicOps<B>;  \
+  extern template struct UnaryOps<B>;  \
+  extern template struct ReduceOps<B>; \
+  extern template struct LayoutOps<B>; \
+  extern template struct ModuleOps<B>; \
+  }                                    \
   static_assert(true)

@@ -37,7 +37,8 @@ template <class P> std::vector<NodeRef<P>> reverse_topological(const NodeRef<P>&
 /// Runs backward from root, seeding it with ones; returns the kept gradients.
 template <class B> Gradients<B> run_backward(const AutodiffTensor<B>& root) {
   if (!root.node)
-    throw ValueError("backward", "the tensor of shape " + Shape(root.shape()).to_string() + " is not tracked: no input requires grad (call require_grad() on one)");
+    throw ValueError("backward", "the tensor of shape " + Shape(root.shape()).to_string() +
+                                     " is not tracked: no input requires grad (call require_grad() on one)");
   using P = typename B::FloatTensor;
   auto order = reverse_topological<P>(root.node);
   Gradients<B> grads;
@@ -45,8 +46,9 @@ template <class B> Gradients<B> run_backward(const AutodiffTensor<B>& root) {
   for (auto& node : order) {
     std::optional<P> grad = node->keeps_grad() ? grads.get(node->id()) : grads.remove(node->id());
     if (grad && node->consumed())
-      throw ValueError("backward", std::string("the graph through op '") + node->op_name() +
-                                       "' was already used by an earlier backward(); add the losses and call backward() once");
+      throw ValueError("backward",
+                       std::string("the graph through op '") + node->op_name() +
+                           "' was already used by an earlier backward(); add the losses and call backward() once");
     if (grad) node->backward(std::move(*grad), grads);
     else node->drop_cache();
     node.reset();

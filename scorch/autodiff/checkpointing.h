@@ -44,7 +44,11 @@ template <class Device> class CheckpointingTable {
   void set(const Device& device, CheckpointingStrategy s) {
     std::lock_guard lock(mutex_);
     for (auto& [d, strategy] : per_device_)
-      if (d == device) { strategy = s; refresh(); return; }
+      if (d == device) {
+        strategy = s;
+        refresh();
+        return;
+      }
     per_device_.emplace_back(device, s);
     refresh();
   }

@@ -36,7 +36,8 @@ template <class B> struct Graph {
     auto segment = CheckpointingTable<typename B::Device>::instance().balanced_segment(inputs[0].device());
     bool recompute = segment && bound == Bound::Memory;
     using Node = OpNode<B, List, Fwd, Bwd>;
-    auto node = std::make_shared<Node>(name, parents(inputs), shapes(inputs), recompute ? std::optional<Fwd>(fwd) : std::nullopt, std::move(bwd));
+    auto node = std::make_shared<Node>(name, parents(inputs), shapes(inputs),
+                                       recompute ? std::optional<Fwd>(fwd) : std::nullopt, std::move(bwd));
     uint32_t need = save_inputs(*node, inputs, needs, segment.has_value(), recompute);
     P out = fwd(primitives(std::move(inputs)));
     finish(*node, out, need, recompute ? *segment : 0);
@@ -48,7 +49,8 @@ template <class B> struct Graph {
   template <class List, class Bwd>
   static T computed(const char* name, const List& inputs, RebindT<List, uint32_t> needs, P out, Bwd bwd) {
     if (!any_tracked(inputs)) return T(std::move(out));
-    bool checkpointing = CheckpointingTable<typename B::Device>::instance().balanced_segment(inputs[0].device()).has_value();
+    bool checkpointing =
+        CheckpointingTable<typename B::Device>::instance().balanced_segment(inputs[0].device()).has_value();
     using Node = OpNode<B, List, NoForward, Bwd>;
     auto node = std::make_shared<Node>(name, parents(inputs), shapes(inputs), std::nullopt, std::move(bwd));
     uint32_t need = save_inputs(*node, inputs, needs, checkpointing, false);
@@ -88,8 +90,9 @@ template <class B> struct Graph {
   }
   /// Saves the inputs the backward reads (all of them when the op is recomputed), except those
   /// a producing parent can recompute under checkpointing; returns the combined needs mask.
-  template <class Node, class List>
-  static uint32_t save_inputs(Node& node, const List& inputs, const RebindT<List, uint32_t>& needs, bool checkpointing, bool recompute) {
+  template <class Node, class List> static uint32_t save_inputs(Node& node, const List& inputs,
+                                                                const RebindT<List, uint32_t>& needs,
+                                                                bool checkpointing, bool recompute) {
     uint32_t need = 0;
     for (size_t i = 0; i < inputs.size() && i < needs.size(); ++i)
       if (inputs[i].node) need |= needs[i];

@@ -39,7 +39,9 @@ template <class B> typename B::FloatTensor unbroadcast(typename B::FloatTensor g
   Shape g = grad.shape();
   for (size_t d = 0; d < shape.rank() && d < g.rank(); ++d)
     if (shape[d] == 1 && g[d] != 1) grad = KindOps<B, Float>::sum_dim(std::move(grad), d);
-  if (grad.shape() != shape) throw ShapeError("backward", "gradient of shape " + grad.shape().to_string() + " does not reduce to input shape " + shape.to_string());
+  if (grad.shape() != shape)
+    throw ShapeError("backward", "gradient of shape " + grad.shape().to_string() + " does not reduce to input shape " +
+                                     shape.to_string());
   return grad;
 }
 
@@ -67,7 +69,10 @@ template <class B, class List> class OpNodeCore : public NodeBase<typename B::Fl
 
  protected:
   OpNodeCore(const char* name, RebindT<List, Ref> parents, RebindT<List, Shape> shapes)
-      : name_(name), parents_(std::move(parents)), saved_(Rebind<List, std::optional<P>>::make(parents_.size())), shapes_(std::move(shapes)) {}
+      : name_(name),
+        parents_(std::move(parents)),
+        saved_(Rebind<List, std::optional<P>>::make(parents_.size())),
+        shapes_(std::move(shapes)) {}
   ~OpNodeCore() override { this->release_parents(parents_); }
   /// Frees everything backward needed; the node stays as a marker of a used graph.
   void release_state() {
@@ -128,7 +133,8 @@ template <class B, class List, class Fwd, class Bwd> class OpNode final : public
   using P = typename B::FloatTensor;
 
  public:
-  OpNode(const char* name, RebindT<List, NodeRef<P>> parents, RebindT<List, Shape> shapes, std::optional<Fwd> fwd, Bwd bwd)
+  OpNode(const char* name, RebindT<List, NodeRef<P>> parents, RebindT<List, Shape> shapes, std::optional<Fwd> fwd,
+         Bwd bwd)
       : Core(name, std::move(parents), std::move(shapes)), fwd_(std::move(fwd)), bwd_(std::move(bwd)) {}
 
   bool produces_value() const override { return !this->consumed_ && (this->kept_ || fwd_); }

@@ -32,16 +32,18 @@ namespace scorch {
 
 /// A complete backend: device, primitives, every op group, seeding and sync.
 template <class B>
-concept Backend = DeviceHandle<typename B::Device> && requires { { B::name() } -> std::convertible_to<std::string>; } &&
-                  FloatOps<B> && IntOps<B> && BoolOps<B> && ModuleOps<B> &&
-                  requires(uint64_t seed, const typename B::Device& device) {
-                    B::seed(seed);
-                    B::sync(device);
-                  };
+concept Backend = DeviceHandle<typename B::Device> && requires {
+  { B::name() } -> std::convertible_to<std::string>;
+} && FloatOps<B> && IntOps<B> && BoolOps<B> && ModuleOps<B> &&
+    requires(uint64_t seed, const typename B::Device& device) {
+  B::seed(seed);
+  B::sync(device);
+};
 
 /// A backend that records graphs and computes gradients (Autodiff<B>); only it offers backward().
 template <class B>
-concept AutodiffBackend = Backend<B> && Backend<typename B::InnerBackend> && requires(typename B::FloatTensor t, typename B::Gradients g) {
+concept AutodiffBackend = Backend<B> && Backend<typename B::InnerBackend> &&
+    requires(typename B::FloatTensor t, typename B::Gradients g) {
   { B::backward(t) } -> std::same_as<typename B::Gradients>;
   B::grad(t, g);
   B::grad_remove(t, g);

@@ -16,7 +16,8 @@ constexpr int64_t conv_out(size_t in, size_t kernel, size_t stride, size_t paddi
 /// Output length of a transposed convolution along one dim.
 constexpr int64_t conv_transpose_out(size_t in, size_t kernel, size_t stride, size_t padding, size_t dilation,
                                      size_t padding_out) {
-  return static_cast<int64_t>((in - 1) * stride + dilation * (kernel - 1) + padding_out + 1) - 2 * static_cast<int64_t>(padding);
+  return static_cast<int64_t>((in - 1) * stride + dilation * (kernel - 1) + padding_out + 1) -
+         2 * static_cast<int64_t>(padding);
 }
 
 /// Output length of a pooling window along one dim, PyTorch's rule: ceil mode rounds up but a

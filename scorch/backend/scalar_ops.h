@@ -23,49 +23,91 @@ template <class T> using Wrap = std::conditional_t<(sizeof(T) < sizeof(unsigned)
 template <class T> constexpr bool kWrapInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // ---- binary arithmetic
-struct Add { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) + static_cast<Wrap<T>>(b)); else return a + b; } };
-struct Sub { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) - static_cast<Wrap<T>>(b)); else return a - b; } };
-struct Mul { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) * static_cast<Wrap<T>>(b)); else return a * b; } };
+struct Add {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) + static_cast<Wrap<T>>(b));
+    else return a + b;
+  }
+};
+struct Sub {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) - static_cast<Wrap<T>>(b));
+    else return a - b;
+  }
+};
+struct Mul {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    if constexpr (kWrapInt<T>) return static_cast<T>(static_cast<Wrap<T>>(a) * static_cast<Wrap<T>>(b));
+    else return a * b;
+  }
+};
 /// Float: true division. Int: floor division (Python's //); b == 0 gives 0 (callers report it).
-struct Div { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  if constexpr (std::is_integral_v<T>) {
-    if (b == 0) return 0;
-    if constexpr (std::is_signed_v<T>) if (b == -1) return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(a));
-    T q = a / b;
-    if constexpr (std::is_signed_v<T>) if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-  } else return a / b; } };
+struct Div {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<T>)
+        if (b == -1) return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(a));
+      T q = a / b;
+      if constexpr (std::is_signed_v<T>)
+        if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      return q;
+    } else return a / b;
+  }
+};
 /// Remainder with the sign of the divisor (Python's %, torch.remainder).
-struct Remainder { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  if constexpr (std::is_integral_v<T>) {
-    if (b == 0) return 0;
-    if constexpr (std::is_signed_v<T>) if (b == -1) return 0;
-    T r = a % b;
-    if constexpr (std::is_signed_v<T>) if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  } else {
-    T r = std::fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  } } };
-struct Pow { template <class T> SCORCH_HD T operator()(T a, T b) const { return std::pow(a, b); } };
+struct Remainder {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) return 0;
+      if constexpr (std::is_signed_v<T>)
+        if (b == -1) return 0;
+      T r = a % b;
+      if constexpr (std::is_signed_v<T>)
+        if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    } else {
+      T r = std::fmod(a, b);
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    }
+  }
+};
+struct Pow {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return std::pow(a, b); }
+};
 /// Exact integer power by squaring; negative exponents give 0 except for bases ±1.
-struct IntPow { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  if constexpr (std::is_floating_point_v<T>) return std::pow(a, b); else return int_pow(a, b); }
+struct IntPow {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
+    else return int_pow(a, b);
+  }
   template <class T> SCORCH_HD static T int_pow(T a, T b) {
-  if constexpr (std::is_signed_v<T>) if (b < 0) return a == 1 ? T(1) : a == -1 ? ((b & 1) ? T(-1) : T(1)) : T(0);
-  uint64_t base = static_cast<uint64_t>(static_cast<Unsigned<T>>(a)), result = 1;
-  for (auto e = static_cast<uint64_t>(static_cast<Unsigned<T>>(b)); e; e >>= 1) { if (e & 1) result *= base; base *= base; }
-  return static_cast<T>(result); } };
-struct Atan2 { template <class T> SCORCH_HD T operator()(T a, T b) const { return std::atan2(a, b); } };
-struct Minimum { template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a < b) ? a : b; } };
-struct Maximum { template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a > b) ? a : b; } };
+    if constexpr (std::is_signed_v<T>)
+      if (b < 0) return a == 1 ? T(1) : a == -1 ? ((b & 1) ? T(-1) : T(1)) : T(0);
+    uint64_t base = static_cast<uint64_t>(static_cast<Unsigned<T>>(a)), result = 1;
+    for (auto e = static_cast<uint64_t>(static_cast<Unsigned<T>>(b)); e; e >>= 1) {
+      if (e & 1) result *= base;
+      base *= base;
+    }
+    return static_cast<T>(result);
+  }
+};
+struct Atan2 {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return std::atan2(a, b); }
+};
+struct Minimum {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a < b) ? a : b; }
+};
+struct Maximum {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a > b) ? a : b; }
+};
 
 // ---- unary float math
-#define SCORCH_UNARY(Name, expr) struct Name { template <class T> SCORCH_HD T operator()(T x) const { return expr; } };
+#define SCORCH_UNARY(Name, expr)                                          \
+  struct Name {                                                           \
+    template <class T> SCORCH_HD T operator()(T x) const { return expr; } \
+  };
 SCORCH_UNARY(Exp, std::exp(x))
 SCORCH_UNARY(Log, std::log(x))
 SCORCH_UNARY(Log1p, std::log1p(x))
@@ -90,50 +132,95 @@ SCORCH_UNARY(Erf, std::erf(x))
 SCORCH_UNARY(Recip, T(1) / x)
 SCORCH_UNARY(Relu, x > T(0) ? x : (x != x ? x : T(0)))
 SCORCH_UNARY(Sigmoid, x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
-SCORCH_UNARY(Gelu, x * T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
+SCORCH_UNARY(Gelu, x* T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
 SCORCH_UNARY(LogSigmoid, -(std::max(-x, T(0)) + std::log1p(std::exp(-std::abs(x)))))
 SCORCH_UNARY(IsNan, x != x)
 SCORCH_UNARY(IsInf, std::isinf(x))
 #undef SCORCH_UNARY
 
 /// |x|; wraps for the most negative integer.
-struct Abs { template <class T> SCORCH_HD T operator()(T x) const {
-  if constexpr (std::is_unsigned_v<T>) return x;
-  else if constexpr (kWrapInt<T>) return x < 0 ? static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(x)) : x;
-  else return std::abs(x); } };
-struct Neg { template <class T> SCORCH_HD T operator()(T x) const {
-  if constexpr (kWrapInt<T>) return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(x)); else return -x; } };
+struct Abs {
+  template <class T> SCORCH_HD T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T>) return x;
+    else if constexpr (kWrapInt<T>) return x < 0 ? static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(x)) : x;
+    else return std::abs(x);
+  }
+};
+struct Neg {
+  template <class T> SCORCH_HD T operator()(T x) const {
+    if constexpr (kWrapInt<T>) return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(x));
+    else return -x;
+  }
+};
 /// -1, 0 or 1 (NaN stays NaN).
-struct Sign { template <class T> SCORCH_HD T operator()(T x) const {
-  if constexpr (std::is_floating_point_v<T>) if (x != x) return x;
-  return static_cast<T>((T(0) < x) - (x < T(0))); } };
+struct Sign {
+  template <class T> SCORCH_HD T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>)
+      if (x != x) return x;
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+};
 
 // ---- comparisons and logic (→ bool)
-struct Equal { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a == b; } };
-struct NotEqual { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a != b; } };
-struct Greater { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a > b; } };
-struct GreaterEqual { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a >= b; } };
-struct Lower { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a < b; } };
-struct LowerEqual { template <class T> SCORCH_HD bool operator()(T a, T b) const { return a <= b; } };
-struct LogicalAnd { template <class T> SCORCH_HD T operator()(T a, T b) const { return a && b; } };
-struct LogicalOr { template <class T> SCORCH_HD T operator()(T a, T b) const { return a || b; } };
-struct LogicalXor { template <class T> SCORCH_HD T operator()(T a, T b) const { return a != b; } };
-struct LogicalNot { template <class T> SCORCH_HD T operator()(T x) const { return !x; } };
+struct Equal {
+  template <class T> SCORCH_HD bool operator()(T a, T b) const { return a == b; }
+};
+struct NotEqual {
+  template <class T> SCORCH_HD bool operator()(T a, T b) const { return a != b; }
+};
+struct Greater {
+  template <class T> SCORCH_HD bool operator()(T a, T b) const { return a > b; }
+};
+struct GreaterEqual {
+  template <class T> SCORCH_HD bool operator()(T a, T b) const { return a >= b; }
+};
+struct Lower {
+  template <class T> SCORCH_HD bool operator()(T a, T b) const { return a < b; }
+};
+struct LowerEqual {
+  template <class T> SCORCH_HD bool operator()(T a, T b) const { return a <= b; }
+};
+struct LogicalAnd {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return a && b; }
+};
+struct LogicalOr {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return a || b; }
+};
+struct LogicalXor {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return a != b; }
+};
+struct LogicalNot {
+  template <class T> SCORCH_HD T operator()(T x) const { return !x; }
+};
 
 // ---- bitwise (integers)
-struct BitAnd { template <class T> SCORCH_HD T operator()(T a, T b) const { return a & b; } };
-struct BitOr { template <class T> SCORCH_HD T operator()(T a, T b) const { return a | b; } };
-struct BitXor { template <class T> SCORCH_HD T operator()(T a, T b) const { return a ^ b; } };
-struct BitNot { template <class T> SCORCH_HD T operator()(T x) const { return static_cast<T>(~x); } };
+struct BitAnd {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return a & b; }
+};
+struct BitOr {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return a | b; }
+};
+struct BitXor {
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return a ^ b; }
+};
+struct BitNot {
+  template <class T> SCORCH_HD T operator()(T x) const { return static_cast<T>(~x); }
+};
 /// a << b; shifts of the bit width or more (or negative) give 0.
-struct ShiftLeft { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
-  if (b < 0 || b >= bits) return 0;
-  return static_cast<T>(static_cast<Wrap<T>>(a) << b); } };
+struct ShiftLeft {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
+    if (b < 0 || b >= bits) return 0;
+    return static_cast<T>(static_cast<Wrap<T>>(a) << b);
+  }
+};
 /// a >> b (arithmetic for signed types); shifts of the bit width or more fill with the sign.
-struct ShiftRight { template <class T> SCORCH_HD T operator()(T a, T b) const {
-  constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
-  if (b < 0 || b >= bits) return a < 0 ? T(-1) : T(0);
-  return static_cast<T>(a >> b); } };
+struct ShiftRight {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
+    if (b < 0 || b >= bits) return a < 0 ? T(-1) : T(0);
+    return static_cast<T>(a >> b);
+  }
+};
 
 }  // namespace scorch::scalar_ops

@@ -7,7 +7,8 @@
 
 namespace scorch {
 namespace {
-constexpr std::array<std::string_view, 10> kNames = {"f64", "f32", "f16", "bf16", "i64", "i32", "i16", "i8", "u8", "bool"};
+constexpr std::array<std::string_view, 10> kNames = {"f64", "f32", "f16", "bf16", "i64",
+                                                     "i32", "i16", "i8",  "u8",   "bool"};
 constexpr std::array<size_t, 10> kSizes = {8, 4, 2, 2, 8, 4, 2, 1, 1, 1};
 }  // namespace
 

@@ -13,16 +13,28 @@ class Error : public std::runtime_error {
 };
 
 /// Shapes, ranks, dims or indices that do not fit the op.
-class ShapeError : public Error { using Error::Error; };
+class ShapeError : public Error {
+  using Error::Error;
+};
 /// A dtype the op does not accept, or two operands whose dtypes differ.
-class DTypeError : public Error { using Error::Error; };
+class DTypeError : public Error {
+  using Error::Error;
+};
 /// Operands on different devices, or a device the backend does not have.
-class DeviceError : public Error { using Error::Error; };
+class DeviceError : public Error {
+  using Error::Error;
+};
 /// A file or stream could not be read or written.
-class IoError : public Error { using Error::Error; };
+class IoError : public Error {
+  using Error::Error;
+};
 /// Bytes that do not follow the expected format (corrupt or mismatched files).
-class FormatError : public Error { using Error::Error; };
+class FormatError : public Error {
+  using Error::Error;
+};
 /// An argument value outside the op's domain (negative size, zero step, ...).
-class ValueError : public Error { using Error::Error; };
+class ValueError : public Error {
+  using Error::Error;
+};
 
 }  // namespace scorch

@@ -39,7 +39,10 @@ constexpr float f16_bits_to_f32(uint16_t h) {
   if (exp == 0) {
     if (mant == 0) return std::bit_cast<float>(sign);
     int shift = 0;
-    while (!(mant & 0x400u)) { mant <<= 1; ++shift; }
+    while (!(mant & 0x400u)) {
+      mant <<= 1;
+      ++shift;
+    }
     mant &= 0x3ffu;
     return std::bit_cast<float>(sign | (static_cast<uint32_t>(113 - shift) << 23) | (mant << 13));
   }
@@ -65,7 +68,11 @@ struct f16 {
   constexpr explicit f16(float v) : bits(f32_to_f16_bits(v)) {}
   constexpr explicit f16(double v) : bits(f32_to_f16_bits(static_cast<float>(v))) {}
   constexpr operator float() const { return f16_bits_to_f32(bits); }
-  static constexpr f16 from_bits(uint16_t b) { f16 h; h.bits = b; return h; }
+  static constexpr f16 from_bits(uint16_t b) {
+    f16 h;
+    h.bits = b;
+    return h;
+  }
 };
 
 /// bfloat16 value; arithmetic happens in f32.
@@ -75,7 +82,11 @@ struct bf16 {
   constexpr explicit bf16(float v) : bits(f32_to_bf16_bits(v)) {}
   constexpr explicit bf16(double v) : bits(f32_to_bf16_bits(static_cast<float>(v))) {}
   constexpr operator float() const { return bf16_bits_to_f32(bits); }
-  static constexpr bf16 from_bits(uint16_t b) { bf16 h; h.bits = b; return h; }
+  static constexpr bf16 from_bits(uint16_t b) {
+    bf16 h;
+    h.bits = b;
+    return h;
+  }
 };
 
 }  // namespace scorch

@@ -21,7 +21,10 @@ class CounterRng {
  public:
   explicit CounterRng(uint64_t seed = 0x5eed) { seed_to(seed); }
   /// Restarts the stream from seed.
-  void seed_to(uint64_t seed) { key_ = mix64(seed); counter_.store(0); }
+  void seed_to(uint64_t seed) {
+    key_ = mix64(seed);
+    counter_.store(0);
+  }
   /// Reserves count counters and returns the first.
   uint64_t reserve(uint64_t count) { return counter_.fetch_add(count); }
   uint64_t key() const { return key_; }
@@ -35,7 +38,9 @@ class CounterRng {
 constexpr uint64_t random_bits(uint64_t key, uint64_t i) { return mix64(key ^ mix64(i)); }
 
 /// Uniform double in [0, 1) with 53 random bits.
-constexpr double uniform01(uint64_t key, uint64_t i) { return static_cast<double>(random_bits(key, i) >> 11) * 0x1.0p-53; }
+constexpr double uniform01(uint64_t key, uint64_t i) {
+  return static_cast<double>(random_bits(key, i) >> 11) * 0x1.0p-53;
+}
 
 /// Value i of a draw from dist, using counters 2i and 2i+1 past base.
 double sample(const Distribution& dist, uint64_t key, uint64_t base, uint64_t i);

@@ -14,7 +14,8 @@ class Scalar {
   enum class Kind : uint8_t { Float, Int, Bool };
   Scalar() = default;
   template <std::floating_point T> Scalar(T v) : kind_(Kind::Float), f_(static_cast<double>(v)) {}
-  template <std::integral T> requires(!std::same_as<T, bool>) Scalar(T v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}
+  template <std::integral T>
+  requires(!std::same_as<T, bool>) Scalar(T v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}
   Scalar(bool v) : kind_(Kind::Bool), i_(v ? 1 : 0) {}
   Scalar(f16 v) : Scalar(static_cast<float>(v)) {}
   Scalar(bf16 v) : Scalar(static_cast<float>(v)) {}

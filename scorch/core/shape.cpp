@@ -8,7 +8,8 @@ Shape::Shape(std::initializer_list<size_t> dims) : Shape(std::span<const size_t>
 
 Shape::Shape(std::span<const size_t> dims) {
   if (dims.size() > kMaxRank)
-    throw ShapeError("shape", "rank " + std::to_string(dims.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
+    throw ShapeError("shape",
+                     "rank " + std::to_string(dims.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
   std::copy(dims.begin(), dims.end(), dims_.begin());
   rank_ = dims.size();
 }
@@ -22,7 +23,8 @@ size_t Shape::num_elements() const {
 void Shape::push_back(size_t dim) { insert(rank_, dim); }
 
 void Shape::insert(size_t index, size_t dim) {
-  if (rank_ == kMaxRank) throw ShapeError("shape", "cannot grow " + to_string() + " beyond rank " + std::to_string(kMaxRank));
+  if (rank_ == kMaxRank)
+    throw ShapeError("shape", "cannot grow " + to_string() + " beyond rank " + std::to_string(kMaxRank));
   for (size_t i = rank_; i > index; --i) dims_[i] = dims_[i - 1];
   dims_[index] = dim;
   ++rank_;
@@ -55,9 +57,13 @@ Shape broadcast_shapes(const char* op, const Shape& lhs, const Shape& rhs) {
   Shape out = lhs;
   for (size_t i = 0; i < lhs.rank(); ++i) {
     if (lhs[i] == rhs[i] || rhs[i] == 1) continue;
-    if (lhs[i] == 1) { out[i] = rhs[i]; continue; }
+    if (lhs[i] == 1) {
+      out[i] = rhs[i];
+      continue;
+    }
     throw ShapeError(op, "lhs " + lhs.to_string() + " and rhs " + rhs.to_string() + ": dim " + std::to_string(i) +
-                             " differs (" + std::to_string(lhs[i]) + " vs " + std::to_string(rhs[i]) + ") and neither is 1");
+                             " differs (" + std::to_string(lhs[i]) + " vs " + std::to_string(rhs[i]) +
+                             ") and neither is 1");
   }
   return out;
 }

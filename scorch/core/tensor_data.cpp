@@ -58,8 +58,9 @@ void convert_elements(const std::byte* src, DType from, std::byte* dst, DType to
 TensorData TensorData::from_bytes(std::vector<std::byte> bytes, Shape shape, DType dtype) {
   size_t expected = shape.num_elements() * dtype_size(dtype);
   if (bytes.size() != expected)
-    throw FormatError("TensorData::from_bytes", std::to_string(bytes.size()) + " bytes given, shape " + shape.to_string() +
-                                                    " of " + std::string(dtype_name(dtype)) + " needs " + std::to_string(expected));
+    throw FormatError("TensorData::from_bytes", std::to_string(bytes.size()) + " bytes given, shape " +
+                                                    shape.to_string() + " of " + std::string(dtype_name(dtype)) +
+                                                    " needs " + std::to_string(expected));
   TensorData d;
   d.bytes_ = std::move(bytes);
   d.shape_ = shape;
@@ -110,7 +111,8 @@ Scalar TensorData::scalar_at(size_t i) const {
 
 void TensorData::assert_eq(const TensorData& other, bool strict) const {
   if (strict && dtype_ != other.dtype_)
-    throw AssertionError("assert_eq", "dtypes differ: " + std::string(dtype_name(dtype_)) + " vs " + std::string(dtype_name(other.dtype_)));
+    throw AssertionError("assert_eq", "dtypes differ: " + std::string(dtype_name(dtype_)) + " vs " +
+                                          std::string(dtype_name(other.dtype_)));
   if (!(shape_ == other.shape_))
     throw AssertionError("assert_eq", "shapes differ: " + shape_.to_string() + " vs " + other.shape_.to_string());
   std::vector<size_t> bad;
@@ -123,7 +125,8 @@ void TensorData::assert_eq(const TensorData& other, bool strict) const {
 
 void TensorData::assert_approx_eq(const TensorData& other, Tolerance tolerance) const {
   if (!(shape_ == other.shape_))
-    throw AssertionError("assert_approx_eq", "shapes differ: " + shape_.to_string() + " vs " + other.shape_.to_string());
+    throw AssertionError("assert_approx_eq",
+                         "shapes differ: " + shape_.to_string() + " vs " + other.shape_.to_string());
   std::vector<size_t> bad;
   for (size_t i = 0; i < num_elements(); ++i)
     if (!values_close(value_at(i), other.value_at(i), tolerance)) bad.push_back(i);

@@ -33,7 +33,8 @@ class TensorData {
   TensorData() = default;
   /// Copies values of storage type T (double, float, f16, ..., bool); throws if the count mismatches shape.
   template <class T> TensorData(const std::vector<T>& values, Shape shape);
-  template <class T> TensorData(std::initializer_list<T> values, Shape shape) : TensorData(std::vector<T>(values), shape) {}
+  template <class T> TensorData(std::initializer_list<T> values, Shape shape)
+      : TensorData(std::vector<T>(values), shape) {}
   /// Takes raw little-endian bytes; throws FormatError if their length does not match shape and dtype.
   static TensorData from_bytes(std::vector<std::byte> bytes, Shape shape, DType dtype);
   /// A tensor of shape filled with value converted to dtype.
@@ -75,13 +76,15 @@ class TensorData {
 };
 
 /// Two data that should be equal are not.
-class AssertionError : public Error { using Error::Error; };
+class AssertionError : public Error {
+  using Error::Error;
+};
 
 /// Copies n values from src (storage dtype from) to dst (storage dtype to), converting each.
 void convert_elements(const std::byte* src, DType from, std::byte* dst, DType to, size_t n);
 
-template <class T>
-TensorData::TensorData(const std::vector<T>& values, Shape shape) : shape_(shape), dtype_(dtype_of<T>()) {
+template <class T> TensorData::TensorData(const std::vector<T>& values, Shape shape)
+    : shape_(shape), dtype_(dtype_of<T>()) {
   if (values.size() != shape.num_elements())
     throw ShapeError("TensorData", std::to_string(values.size()) + " values do not fill shape " + shape.to_string());
   bytes_.resize(values.size() * sizeof(T));
@@ -94,13 +97,15 @@ TensorData::TensorData(const std::vector<T>& values, Shape shape) : shape_(shape
 
 template <class T> std::span<const T> TensorData::as_span() const {
   if (dtype_of<T>() != dtype_)
-    throw DTypeError("TensorData::as_span", "data is " + std::string(dtype_name(dtype_)) + ", not " + std::string(dtype_name(dtype_of<T>())));
+    throw DTypeError("TensorData::as_span",
+                     "data is " + std::string(dtype_name(dtype_)) + ", not " + std::string(dtype_name(dtype_of<T>())));
   return {reinterpret_cast<const T*>(bytes_.data()), num_elements()};
 }
 
 template <class T> std::span<T> TensorData::as_mut_span() {
   if (dtype_of<T>() != dtype_)
-    throw DTypeError("TensorData::as_mut_span", "data is " + std::string(dtype_name(dtype_)) + ", not " + std::string(dtype_name(dtype_of<T>())));
+    throw DTypeError("TensorData::as_mut_span",
+                     "data is " + std::string(dtype_name(dtype_)) + ", not " + std::string(dtype_name(dtype_of<T>())));
   return {reinterpret_cast<T*>(bytes_.data()), num_elements()};
 }
 

@@ -101,9 +101,13 @@ template <class B, class I, class O> class EpochIterator {
 template <class B, class I, class O> class DataLoader : public std::enable_shared_from_this<DataLoader<B, I, O>> {
  public:
   using Device = typename B::Device;
-  DataLoader(DatasetPtr<I> dataset, std::shared_ptr<const Batcher<B, I, O>> batcher, size_t batch_size, std::optional<uint64_t> seed, size_t workers,
-             Device device)
-      : dataset_(dataset), batcher_(batcher), batch_size_(batch_size), seed_(seed), device_(device),
+  DataLoader(DatasetPtr<I> dataset, std::shared_ptr<const Batcher<B, I, O>> batcher, size_t batch_size,
+             std::optional<uint64_t> seed, size_t workers, Device device)
+      : dataset_(dataset),
+        batcher_(batcher),
+        batch_size_(batch_size),
+        seed_(seed),
+        device_(device),
         source_(std::make_shared<const Source>(Source{std::move(dataset), std::move(batcher), batch_size, device})) {
     if (workers > 0) pool_ = std::make_unique<WorkerPool>(workers);
   }
@@ -127,7 +131,8 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
   const Device& device() const { return device_; }
   /// A loader over items start..end-1 with the same settings.
   std::shared_ptr<DataLoader> slice(size_t start, size_t end) const {
-    return std::make_shared<DataLoader>(share(PartialDataset<I>(dataset_, start, end)), batcher_, batch_size_, seed_, workers(), device_);
+    return std::make_shared<DataLoader>(share(PartialDataset<I>(dataset_, start, end)), batcher_, batch_size_, seed_,
+                                        workers(), device_);
   }
   /// The same loader producing batches on another device.
   std::shared_ptr<DataLoader> to_device(const Device& device) const {
@@ -153,7 +158,9 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
       items.reserve(end - begin);
       for (size_t k = begin; k < end; ++k) {
         auto item = dataset->get(order[k]);
-        if (!item) throw ValueError("DataLoader", "the dataset gave no item at index " + std::to_string(order[k]) + " of " + std::to_string(dataset->len()));
+        if (!item)
+          throw ValueError("DataLoader", "the dataset gave no item at index " + std::to_string(order[k]) + " of " +
+                                             std::to_string(dataset->len()));
         items.push_back(std::move(*item));
       }
       return batcher->batch(std::move(items), device);
@@ -167,9 +174,7 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
       std::exception_ptr error;
       try {
         out.emplace(source->make_batch(state->order, b));
-      } catch (...) {
-        error = std::current_exception();
-      }
+      } catch (...) { error = std::current_exception(); }
       std::lock_guard lock(state->mutex);
       if (out) state->ready.emplace(b, std::move(*out));
       else state->errors.emplace(b, error);
@@ -202,16 +207,29 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
 template <class B, class I, class O> class DataLoaderBuilder {
  public:
   explicit DataLoaderBuilder(std::shared_ptr<const Batcher<B, I, O>> batcher) : batcher_(std::move(batcher)) {}
-  DataLoaderBuilder& batch_size(size_t n) { batch_size_ = n; return *this; }
+  DataLoaderBuilder& batch_size(size_t n) {
+    batch_size_ = n;
+    return *this;
+  }
   /// Shuffles every epoch (epoch e uses seed + e).
-  DataLoaderBuilder& shuffle(uint64_t seed) { seed_ = seed; return *this; }
+  DataLoaderBuilder& shuffle(uint64_t seed) {
+    seed_ = seed;
+    return *this;
+  }
   /// Worker threads prefetching batches (0: batches are made on the caller's thread).
-  DataLoaderBuilder& num_workers(size_t n) { workers_ = n; return *this; }
-  DataLoaderBuilder& set_device(const typename B::Device& device) { device_ = device; return *this; }
+  DataLoaderBuilder& num_workers(size_t n) {
+    workers_ = n;
+    return *this;
+  }
+  DataLoaderBuilder& set_device(const typename B::Device& device) {
+    device_ = device;
+    return *this;
+  }
   template <class D> std::shared_ptr<DataLoader<B, I, O>> build(D dataset) const {
     if (batch_size_ == 0) throw ValueError("DataLoaderBuilder", "batch_size must be positive");
     if (!batcher_) throw ValueError("DataLoaderBuilder", "no batcher");
-    return std::make_shared<DataLoader<B, I, O>>(share(std::move(dataset)), batcher_, batch_size_, seed_, workers_, device_);
+    return std::make_shared<DataLoader<B, I, O>>(share(std::move(dataset)), batcher_, batch_size_, seed_, workers_,
+                                                 device_);
   }
 
  private:
@@ -224,12 +242,14 @@ template <class B, class I, class O> class DataLoaderBuilder {
 /// A builder for batcher (B, I, O come from the batcher's Batcher<B, I, O> base).
 template <class Bt> auto dataloader_builder(std::shared_ptr<Bt> batcher) {
   using Base = Batcher<typename Bt::Backend, typename Bt::Input, typename Bt::Output>;
-  return DataLoaderBuilder<typename Bt::Backend, typename Bt::Input, typename Bt::Output>(std::shared_ptr<const Base>(std::move(batcher)));
+  return DataLoaderBuilder<typename Bt::Backend, typename Bt::Input, typename Bt::Output>(
+      std::shared_ptr<const Base>(std::move(batcher)));
 }
 
 /// One loader per device, each over its own consecutive part of the dataset.
 template <class B, class I, class O>
-std::vector<std::shared_ptr<DataLoader<B, I, O>>> split_dataloader(const DataLoader<B, I, O>& loader, const std::vector<typename B::Device>& devices) {
+std::vector<std::shared_ptr<DataLoader<B, I, O>>> split_dataloader(const DataLoader<B, I, O>& loader,
+                                                                   const std::vector<typename B::Device>& devices) {
   if (devices.empty()) throw ValueError("split_dataloader", "no devices");
   std::vector<std::shared_ptr<DataLoader<B, I, O>>> out;
   size_t total = loader.num_items(), start = 0;

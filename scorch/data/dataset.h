@@ -35,7 +35,8 @@ template <class I> using DatasetPtr = std::shared_ptr<const Dataset<I>>;
 
 /// A dataset value moved into a shared pointer, or a shared pointer passed through.
 template <class D> auto share(D dataset) {
-  if constexpr (requires { typename D::element_type; }) return DatasetPtr<typename D::element_type::Item>(std::move(dataset));
+  if constexpr (requires { typename D::element_type; })
+    return DatasetPtr<typename D::element_type::Item>(std::move(dataset));
   else return DatasetPtr<typename D::Item>(std::make_shared<D>(std::move(dataset)));
 }
 

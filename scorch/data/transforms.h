@@ -60,8 +60,10 @@ template <class I> class ComposedDataset final : public Dataset<I> {
 /// Items start..end-1 of the source (end is clamped to its length).
 template <class I> class PartialDataset final : public Dataset<I> {
  public:
-  PartialDataset(DatasetPtr<I> source, size_t start, size_t end) : source_(std::move(source)), start_(start), end_(std::min(end, source_->len())) {
-    if (start_ > end_) throw ValueError("PartialDataset", "start " + std::to_string(start) + " is past end " + std::to_string(end_));
+  PartialDataset(DatasetPtr<I> source, size_t start, size_t end)
+      : source_(std::move(source)), start_(start), end_(std::min(end, source_->len())) {
+    if (start_ > end_)
+      throw ValueError("PartialDataset", "start " + std::to_string(start) + " is past end " + std::to_string(end_));
   }
   std::optional<I> get(size_t index) const override {
     if (index >= len()) return std::nullopt;
@@ -89,11 +91,13 @@ template <class I> class PartialDataset final : public Dataset<I> {
 /// Items at an explicit list of source indices (checked at construction).
 template <class I> class SelectionDataset final : public Dataset<I> {
  public:
-  SelectionDataset(DatasetPtr<I> source, std::vector<size_t> indices) : source_(std::move(source)), indices_(std::move(indices)) {
+  SelectionDataset(DatasetPtr<I> source, std::vector<size_t> indices)
+      : source_(std::move(source)), indices_(std::move(indices)) {
     for (size_t k = 0; k < indices_.size(); ++k)
       if (indices_[k] >= source_->len())
-        throw ValueError("SelectionDataset", "index " + std::to_string(indices_[k]) + " at position " + std::to_string(k) +
-                                                 " is past the source's " + std::to_string(source_->len()) + " items");
+        throw ValueError("SelectionDataset", "index " + std::to_string(indices_[k]) + " at position " +
+                                                 std::to_string(k) + " is past the source's " +
+                                                 std::to_string(source_->len()) + " items");
   }
   /// Every source item, in order.
   static SelectionDataset all(DatasetPtr<I> source) {
@@ -109,7 +113,9 @@ template <class I> class SelectionDataset final : public Dataset<I> {
   /// Positions start..end-1 of this selection.
   SelectionDataset slice(size_t start, size_t end) const {
     end = std::min(end, indices_.size());
-    if (start > end) throw ValueError("SelectionDataset::slice", "start " + std::to_string(start) + " is past end " + std::to_string(end));
+    if (start > end)
+      throw ValueError("SelectionDataset::slice",
+                       "start " + std::to_string(start) + " is past end " + std::to_string(end));
     return SelectionDataset(source_, std::vector<size_t>(indices_.begin() + start, indices_.begin() + end));
   }
   std::optional<I> get(size_t index) const override {
@@ -127,7 +133,8 @@ template <class I> class SelectionDataset final : public Dataset<I> {
 /// Every source item in an order fixed by seed.
 template <class I> class ShuffledDataset final : public Dataset<I> {
  public:
-  ShuffledDataset(DatasetPtr<I> source, uint64_t seed) : selection_(SelectionDataset<I>::shuffled(std::move(source), seed)) {}
+  ShuffledDataset(DatasetPtr<I> source, uint64_t seed)
+      : selection_(SelectionDataset<I>::shuffled(std::move(source), seed)) {}
   std::optional<I> get(size_t index) const override { return selection_.get(index); }
   size_t len() const override { return selection_.len(); }
 
@@ -142,7 +149,8 @@ template <class I> class SamplerDataset final : public Dataset<I> {
  public:
   SamplerDataset(DatasetPtr<I> source, size_t size, bool replacement, uint64_t seed) : source_(std::move(source)) {
     size_t n = source_->len();
-    if (n == 0 && size > 0) throw ValueError("SamplerDataset", "cannot draw " + std::to_string(size) + " items from an empty dataset");
+    if (n == 0 && size > 0)
+      throw ValueError("SamplerDataset", "cannot draw " + std::to_string(size) + " items from an empty dataset");
     std::mt19937_64 rng(seed);
     indices_.reserve(size);
     while (indices_.size() < size) {

@@ -11,10 +11,12 @@ namespace scorch::detail {
 void config_error(const std::string& path, const std::string& why) { throw FormatError("config", path + ": " + why); }
 
 void config_type_error(const std::string& path, std::string_view what, const Record& r) {
-  config_error(path, "expected " + std::string(what) + ", found " + std::string(record_kind_name(r.kind())) + " " + describe(r));
+  config_error(
+      path, "expected " + std::string(what) + ", found " + std::string(record_kind_name(r.kind())) + " " + describe(r));
 }
 
-ConfigReader::ConfigReader(const Record& r, std::string path, std::string_view type) : record_(r), path_(std::move(path)), type_(type) {
+ConfigReader::ConfigReader(const Record& r, std::string path, std::string_view type)
+    : record_(r), path_(std::move(path)), type_(type) {
   if (!r.is_map()) config_type_error(path_, "a map of " + std::string(type) + " fields", r);
 }
 
@@ -33,7 +35,9 @@ void ConfigReader::check_known(std::string_view names) const {
 
 std::string config_to_json(const Record& r) { return formats::to_json_text(r, true); }
 
-Record config_from_json(const std::string& text, const std::string& source) { return formats::from_json_text(std::as_bytes(std::span(text)), source); }
+Record config_from_json(const std::string& text, const std::string& source) {
+  return formats::from_json_text(std::as_bytes(std::span(text)), source);
+}
 
 void save_config_text(const std::string& path, const std::string& text) {
   formats::atomic_write(path, [&](formats::ByteSink& sink) { sink.write(text.data(), text.size()); });

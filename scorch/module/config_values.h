@@ -15,16 +15,22 @@
 #include "scorch/module/record.h"
 
 /// Declares an enum class whose values configs save by name: SCORCH_ENUM(Mode, Valid, Same).
-#define SCORCH_ENUM(Name, ...)   \
+#define SCORCH_ENUM(Name, ...)     \
   enum class Name { __VA_ARGS__ }; \
   [[maybe_unused]] constexpr std::string_view scorch_enum_names(Name) { return #__VA_ARGS__; }
 
 namespace scorch {
 
 /// A type declared with SCORCH_CONFIG.
-template <class C> concept Config = requires { C::scorch_config_name; };
+template <class C>
+concept Config = requires {
+  C::scorch_config_name;
+};
 /// An enum declared with SCORCH_ENUM.
-template <class E> concept NamedEnum = std::is_enum_v<E> && requires(E e) { { scorch_enum_names(e) } -> std::same_as<std::string_view>; };
+template <class E>
+concept NamedEnum = std::is_enum_v<E> && requires(E e) {
+  { scorch_enum_names(e) } -> std::same_as<std::string_view>;
+};
 
 namespace detail {
 /// Throws FormatError "[config] path: why".
@@ -51,17 +57,21 @@ template <> struct ConfigValue<bool> {
   }
 };
 
-template <std::integral I> requires(!std::same_as<I, bool>) struct ConfigValue<I> {
+template <std::integral I>
+requires(!std::same_as<I, bool>) struct ConfigValue<I> {
   static Record to(I v) {
     if constexpr (std::is_unsigned_v<I> && sizeof(I) >= 8)
-      if (v > static_cast<I>(std::numeric_limits<int64_t>::max())) detail::config_error("", "value " + std::to_string(v) + " exceeds the int64 range");
+      if (v > static_cast<I>(std::numeric_limits<int64_t>::max()))
+        detail::config_error("", "value " + std::to_string(v) + " exceeds the int64 range");
     return Record(static_cast<int64_t>(v));
   }
   static I from(const Record& r, const std::string& path) {
-    if (r.kind() != RecordKind::Int) detail::config_type_error(path, std::is_unsigned_v<I> ? "a non-negative integer" : "an integer", r);
+    if (r.kind() != RecordKind::Int)
+      detail::config_type_error(path, std::is_unsigned_v<I> ? "a non-negative integer" : "an integer", r);
     int64_t v = r.as_int();
     bool fits = std::is_unsigned_v<I> ? v >= 0 && static_cast<uint64_t>(v) <= std::numeric_limits<I>::max()
-                                      : v >= static_cast<int64_t>(std::numeric_limits<I>::min()) && v <= static_cast<int64_t>(std::numeric_limits<I>::max());
+                                      : v >= static_cast<int64_t>(std::numeric_limits<I>::min()) &&
+                                            v <= static_cast<int64_t>(std::numeric_limits<I>::max());
     if (!fits) detail::config_error(path, "value " + std::to_string(v) + " is out of range");
     return static_cast<I>(v);
   }
@@ -114,7 +124,8 @@ template <class T> struct ConfigValue<std::vector<T>> {
   static std::vector<T> from(const Record& r, const std::string& path) {
     if (!r.is_list()) detail::config_type_error(path, "a list", r);
     std::vector<T> out;
-    for (size_t i = 0; i < r.size(); ++i) out.push_back(ConfigValue<T>::from(r.at(i), path + "[" + std::to_string(i) + "]"));
+    for (size_t i = 0; i < r.size(); ++i)
+      out.push_back(ConfigValue<T>::from(r.at(i), path + "[" + std::to_string(i) + "]"));
     return out;
   }
 };
@@ -157,7 +168,9 @@ class ConfigReader {
   void check_known(std::string_view names) const;
 
  private:
-  std::string at(std::string_view name) const { return path_.empty() ? std::string(name) : path_ + "." + std::string(name); }
+  std::string at(std::string_view name) const {
+    return path_.empty() ? std::string(name) : path_ + "." + std::string(name);
+  }
   const Record& record_;
   std::string path_;
   std::string_view type_;

@@ -28,7 +28,9 @@ template <class Mapper> struct MapperTransform {
 /// Moves parameters and constants to a device; parameters stay leaves with their require_grad.
 template <class Device> struct DeviceTransform {
   const Device& device;
-  template <class P> P param(const std::string&, const P& p) { return p.map([&](const auto& t) { return t.to_device(device); }); }
+  template <class P> P param(const std::string&, const P& p) {
+    return p.map([&](const auto& t) { return t.to_device(device); });
+  }
   template <class T> T constant(const T& t) { return t.to_device(device); }
 };
 /// Autodiff module → the same module on the inner backend (no graph).
@@ -50,7 +52,9 @@ template <class AD> struct FromInnerTransform {
 /// Counts parameter elements.
 struct ParamCounter {
   size_t n = 0;
-  template <class P> void visit(const std::string&, const P& p) { n += p.id().valid() ? p.val().shape().num_elements() : 0; }
+  template <class P> void visit(const std::string&, const P& p) {
+    n += p.id().valid() ? p.val().shape().num_elements() : 0;
+  }
 };
 /// Collects distinct devices of parameters and constants.
 template <class Device> struct DeviceCollector {
@@ -146,20 +150,22 @@ template <Module M> M load_record(const M& m, const Record& record, const LoadOp
 }
 
 /// load_record for a record read from source (named in errors), placing parameters on device.
-template <Module M, class Device> M load_record_from(const M& m, const Record& record, const std::string& source, const Device& device,
-                                                     const LoadOptions& options = {}) {
+template <Module M, class Device> M load_record_from(const M& m, const Record& record, const std::string& source,
+                                                     const Device& device, const LoadOptions& options = {}) {
   detail::LoadContext ctx{options, source, std::any(device), {}};
   return FieldOps<M>::load(m, &record, ctx);
 }
 
 /// Saves the module with recorder at path (the recorder adds its extension); returns the file written.
-template <Module M, class Recorder> std::string save_file(const M& m, const std::string& path, const Recorder& recorder) {
+template <Module M, class Recorder>
+std::string save_file(const M& m, const std::string& path, const Recorder& recorder) {
   return recorder.record(into_record(m), path);
 }
 
 /// A copy of m with the parameters recorder saved at path, on device. m is unchanged on any error.
-template <Module M, class Recorder, class Device>
-M load_file(const M& m, const std::string& path, const Recorder& recorder, const Device& device, const LoadOptions& options = {}) {
+template <Module M, class Recorder, class Device> M load_file(const M& m, const std::string& path,
+                                                              const Recorder& recorder, const Device& device,
+                                                              const LoadOptions& options = {}) {
   return load_record_from(m, recorder.load(path), recorder.file_path(path), device, options);
 }
 

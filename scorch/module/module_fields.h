@@ -60,7 +60,9 @@ struct LoadContext {
 /// Plain fields: copied through transforms, never saved.
 template <class T> struct FieldOps {
   template <class V> static void visit(const T&, V&, detail::FieldPath&) {}
-  template <class To, class F> static rebind_backend_t<T, To> transform(const T& x, F&, detail::FieldPath&) { return x; }
+  template <class To, class F> static rebind_backend_t<T, To> transform(const T& x, F&, detail::FieldPath&) {
+    return x;
+  }
   static Record record(const T&) { return Record(); }
   static T load(const T& x, const Record* r, detail::LoadContext& ctx) {
     ctx.check_unused(r);
@@ -74,7 +76,9 @@ template <class B, size_t D, class K> struct FieldOps<Tensor<B, D, K>> {
   template <class V> static void visit(const T& t, V& v, detail::FieldPath& path) {
     if constexpr (requires { v.constant(path.str(), t); }) v.constant(path.str(), t);
   }
-  template <class To, class F> static Tensor<To, D, K> transform(const T& t, F& f, detail::FieldPath&) { return f.constant(t); }
+  template <class To, class F> static Tensor<To, D, K> transform(const T& t, F& f, detail::FieldPath&) {
+    return f.constant(t);
+  }
   static Record record(const T&) { return Record(); }
   static T load(const T& x, const Record* r, detail::LoadContext& ctx) {
     ctx.check_unused(r);
@@ -86,12 +90,15 @@ template <class B, size_t D, class K> struct FieldOps<Tensor<B, D, K>> {
 template <class B, size_t D, class K> struct FieldOps<Param<Tensor<B, D, K>>> {
   using T = Param<Tensor<B, D, K>>;
   template <class V> static void visit(const T& p, V& v, detail::FieldPath& path) { v.visit(path.str(), p); }
-  template <class To, class F> static auto transform(const T& p, F& f, detail::FieldPath& path) { return f.param(path.str(), p); }
+  template <class To, class F> static auto transform(const T& p, F& f, detail::FieldPath& path) {
+    return f.param(path.str(), p);
+  }
   static Record record(const T& p) { return Record(p.val().to_data(), p.id().value()); }
   static T load(const T& p, const Record* r, detail::LoadContext& ctx);
 };
 
-template <class B, size_t D, class K> auto FieldOps<Param<Tensor<B, D, K>>>::load(const T& p, const Record* r, detail::LoadContext& ctx) -> T {
+template <class B, size_t D, class K>
+auto FieldOps<Param<Tensor<B, D, K>>>::load(const T& p, const Record* r, detail::LoadContext& ctx) -> T {
   if (!r) {
     if (ctx.options.allow_missing) return p;
     ctx.fail("missing key (the record has no value for this parameter)");
@@ -100,7 +107,8 @@ template <class B, size_t D, class K> auto FieldOps<Param<Tensor<B, D, K>>>::loa
   const RecordTensor& rt = r->as_tensor();
   const TensorData& data = rt.data;
   if (!dtype_fits_kind<K>(data.dtype()))
-    ctx.template fail<DTypeError>("the record holds " + std::string(dtype_name(data.dtype())) + " values, the parameter is " + std::string(K::name));
+    ctx.template fail<DTypeError>("the record holds " + std::string(dtype_name(data.dtype())) +
+                                  " values, the parameter is " + std::string(K::name));
   bool has_value = p.id().valid();
   if (data.shape().rank() != D || (has_value && data.shape() != p.val().shape()))
     ctx.template fail<ShapeError>("record shape " + data.shape().to_string() + ", module expects " +
@@ -108,7 +116,8 @@ template <class B, size_t D, class K> auto FieldOps<Param<Tensor<B, D, K>>>::loa
   DType target = has_value ? p.val().dtype() : K::default_dtype;
   typename B::Device device = has_value ? p.val().device() : typename B::Device{};
   if (auto* d = std::any_cast<typename B::Device>(&ctx.device)) device = *d;
-  auto tensor = data.dtype() == target ? Tensor<B, D, K>::from_data(data, device) : Tensor<B, D, K>::from_data(data.convert(target), device);
+  auto tensor = data.dtype() == target ? Tensor<B, D, K>::from_data(data, device)
+                                       : Tensor<B, D, K>::from_data(data.convert(target), device);
   ParamId id = rt.param_id ? ParamId(rt.param_id) : has_value ? p.id() : ParamId::make();
   return T(id, std::move(tensor), has_value ? p.is_require_grad() : true);
 }
@@ -116,7 +125,8 @@ template <class B, size_t D, class K> auto FieldOps<Param<Tensor<B, D, K>>>::loa
 namespace detail {
 /// Shared by vectors and arrays: element records as a list, or a map keyed "0".."n-1" (safetensors).
 template <class T, class Seq> void load_sequence(Seq& out, const Seq& in, const Record* r, LoadContext& ctx) {
-  if (r && !r->is_list() && !r->is_map()) ctx.fail("expected a list of " + std::to_string(in.size()) + " elements, found " + describe(*r));
+  if (r && !r->is_list() && !r->is_map())
+    ctx.fail("expected a list of " + std::to_string(in.size()) + " elements, found " + describe(*r));
   if (r && r->is_list() && r->size() != in.size())
     ctx.fail("the record has " + std::to_string(r->size()) + " elements, the module has " + std::to_string(in.size()));
   for (size_t i = 0; i < in.size(); ++i) {
@@ -127,7 +137,9 @@ template <class T, class Seq> void load_sequence(Seq& out, const Seq& in, const 
     for (const auto& [key, value] : r->as_map()) {
       bool known = false;
       for (size_t i = 0; i < in.size() && !known; ++i) known = key == std::to_string(i);
-      if (!known) ctx.path.with(key, [&]() { ctx.fail("unexpected key (the module has " + std::to_string(in.size()) + " elements)"); });
+      if (!known)
+        ctx.path.with(
+            key, [&]() { ctx.fail("unexpected key (the module has " + std::to_string(in.size()) + " elements)"); });
     }
 }
 /// Element records as a list; null when no element saves anything.
@@ -149,7 +161,8 @@ template <class T> struct FieldOps<std::vector<T>> {
   template <class To, class F> static auto transform(const std::vector<T>& xs, F& f, detail::FieldPath& path) {
     std::vector<rebind_backend_t<T, To>> out;
     out.reserve(xs.size());
-    for (size_t i = 0; i < xs.size(); ++i) path.with(std::to_string(i), [&]() { out.push_back(FieldOps<T>::template transform<To>(xs[i], f, path)); });
+    for (size_t i = 0; i < xs.size(); ++i)
+      path.with(std::to_string(i), [&]() { out.push_back(FieldOps<T>::template transform<To>(xs[i], f, path)); });
     return out;
   }
   static Record record(const std::vector<T>& xs) { return detail::record_sequence<T>(xs); }
@@ -166,7 +179,8 @@ template <class T, size_t N> struct FieldOps<std::array<T, N>> {
   }
   template <class To, class F> static auto transform(const std::array<T, N>& xs, F& f, detail::FieldPath& path) {
     std::array<rebind_backend_t<T, To>, N> out;
-    for (size_t i = 0; i < N; ++i) path.with(std::to_string(i), [&]() { out[i] = FieldOps<T>::template transform<To>(xs[i], f, path); });
+    for (size_t i = 0; i < N; ++i)
+      path.with(std::to_string(i), [&]() { out[i] = FieldOps<T>::template transform<To>(xs[i], f, path); });
     return out;
   }
   static Record record(const std::array<T, N>& xs) { return detail::record_sequence<T>(xs); }
@@ -181,7 +195,8 @@ template <class T> struct FieldOps<std::optional<T>> {
   template <class V> static void visit(const std::optional<T>& x, V& v, detail::FieldPath& path) {
     if (x) FieldOps<T>::visit(*x, v, path);
   }
-  template <class To, class F> static std::optional<rebind_backend_t<T, To>> transform(const std::optional<T>& x, F& f, detail::FieldPath& path) {
+  template <class To, class F>
+  static std::optional<rebind_backend_t<T, To>> transform(const std::optional<T>& x, F& f, detail::FieldPath& path) {
     if (!x) return std::nullopt;
     return FieldOps<T>::template transform<To>(*x, f, path);
   }
@@ -198,17 +213,21 @@ template <class T> struct FieldOps<std::optional<T>> {
 /// Nested modules: each listed field in turn, keyed by its name.
 template <Module M> struct FieldOps<M> {
   template <class V> static void visit(const M& m, V& v, detail::FieldPath& path) {
-    if constexpr (requires { v.enter_module(path.str(), M::scorch_module_name); }) v.enter_module(path.str(), M::scorch_module_name);
+    if constexpr (requires { v.enter_module(path.str(), M::scorch_module_name); })
+      v.enter_module(path.str(), M::scorch_module_name);
     for_each_field(m, [&](std::string_view name, const auto& field) {
       path.with(name, [&]() { FieldOps<std::remove_cvref_t<decltype(field)>>::visit(field, v, path); });
     });
-    if constexpr (requires { v.exit_module(path.str(), M::scorch_module_name); }) v.exit_module(path.str(), M::scorch_module_name);
+    if constexpr (requires { v.exit_module(path.str(), M::scorch_module_name); })
+      v.exit_module(path.str(), M::scorch_module_name);
   }
   template <class To, class F> static auto transform(const M& m, F& f, detail::FieldPath& path) {
     using Out = rebind_backend_t<M, To>;
     Out out = start<Out>(m);
     for_each_field_pair(out, m, [&](std::string_view name, auto& out_field, const auto& in_field) {
-      path.with(name, [&]() { out_field = FieldOps<std::remove_cvref_t<decltype(in_field)>>::template transform<To>(in_field, f, path); });
+      path.with(name, [&]() {
+        out_field = FieldOps<std::remove_cvref_t<decltype(in_field)>>::template transform<To>(in_field, f, path);
+      });
     });
     return out;
   }
@@ -226,24 +245,31 @@ template <Module M> struct FieldOps<M> {
   template <class Out> static Out start(const M& m) {
     if constexpr (std::same_as<Out, M>) return m;
     else {
-      static_assert(std::is_default_constructible_v<Out>, "moving a module to another backend needs a default constructor");
+      static_assert(std::is_default_constructible_v<Out>,
+                    "moving a module to another backend needs a default constructor");
       return Out{};
     }
   }
 };
 
 template <Module M> M FieldOps<M>::load(const M& m, const Record* r, detail::LoadContext& ctx) {
-  if (r && !r->is_map() && !r->is_null()) ctx.fail("expected a map for module " + std::string(M::scorch_module_name) + ", found " + describe(*r));
+  if (r && !r->is_map() && !r->is_null())
+    ctx.fail("expected a map for module " + std::string(M::scorch_module_name) + ", found " + describe(*r));
   M out = m;
   for_each_field_pair(out, m, [&](std::string_view name, auto& out_field, const auto& in_field) {
     const Record* field_record = r ? r->find(name) : nullptr;
-    ctx.path.with(name, [&]() { out_field = FieldOps<std::remove_cvref_t<decltype(in_field)>>::load(in_field, field_record, ctx); });
+    ctx.path.with(name, [&]() {
+      out_field = FieldOps<std::remove_cvref_t<decltype(in_field)>>::load(in_field, field_record, ctx);
+    });
   });
   if (r && r->is_map() && !ctx.options.allow_unused)
     for (const auto& [key, value] : r->as_map()) {
       bool known = false;
       for (std::string_view name : module_field_names<M>) known = known || name == key;
-      if (!known) ctx.path.with(key, [&]() { ctx.fail("unexpected key (module " + std::string(M::scorch_module_name) + " has no such field)"); });
+      if (!known)
+        ctx.path.with(key, [&]() {
+          ctx.fail("unexpected key (module " + std::string(M::scorch_module_name) + " has no such field)");
+        });
     }
   return out;
 }

@@ -15,7 +15,11 @@
 namespace scorch {
 
 /// A type that lists its fields with SCORCH_MODULE.
-template <class M> concept Module = requires { M::scorch_module_name; M::scorch_field_names; };
+template <class M>
+concept Module = requires {
+  M::scorch_module_name;
+  M::scorch_field_names;
+};
 
 namespace detail {
 constexpr std::string_view trim(std::string_view s) {
@@ -41,14 +45,16 @@ template <size_t N> constexpr std::array<std::string_view, N> split_names(std::s
 }  // namespace detail
 
 /// A module's field names, in SCORCH_MODULE order; they are the record keys.
-template <Module M> inline constexpr auto module_field_names = detail::split_names<detail::count_names(M::scorch_field_names)>(M::scorch_field_names);
+template <Module M> inline constexpr auto module_field_names =
+    detail::split_names<detail::count_names(M::scorch_field_names)>(M::scorch_field_names);
 
 /// Calls f(name, field) for each listed field of m (const or not).
 template <class M, class F> void for_each_field(M& m, F&& f) {
   auto fields = m.scorch_fields();
   constexpr auto& names = module_field_names<std::remove_const_t<M>>;
   static_assert(names.size() == std::tuple_size_v<decltype(fields)>, "SCORCH_MODULE: field list mismatch");
-  [&]<size_t... I>(std::index_sequence<I...>) { (f(names[I], std::get<I>(fields)), ...); }(std::make_index_sequence<names.size()>{});
+  [&]<size_t... I>(std::index_sequence<I...>) { (f(names[I], std::get<I>(fields)), ...); }
+  (std::make_index_sequence<names.size()>{});
 }
 
 /// Calls f(name, out_field, in_field) for the fields of two modules with the same field list.
@@ -56,7 +62,8 @@ template <class Out, class In, class F> void for_each_field_pair(Out& out, const
   auto outs = out.scorch_fields();
   auto ins = in.scorch_fields();
   constexpr auto& names = module_field_names<In>;
-  [&]<size_t... I>(std::index_sequence<I...>) { (f(names[I], std::get<I>(outs), std::get<I>(ins)), ...); }(std::make_index_sequence<names.size()>{});
+  [&]<size_t... I>(std::index_sequence<I...>) { (f(names[I], std::get<I>(outs), std::get<I>(ins)), ...); }
+  (std::make_index_sequence<names.size()>{});
 }
 
 // ---- the backend of a field type (void when it holds no tensor)
@@ -90,12 +97,26 @@ template <class M> using DeviceOf = typename detail::DeviceOfT<BackendOf<M>>::ty
 
 // ---- the same type on backend To: Tensor<B,…> → Tensor<To,…>, Model<B> → Model<To>, recursively
 template <class T, class To> struct RebindBackend { using type = T; };
-template <class B, size_t D, class K, class To> struct RebindBackend<Tensor<B, D, K>, To> { using type = Tensor<To, D, K>; };
-template <class T, class To> struct RebindBackend<Param<T>, To> { using type = Param<typename RebindBackend<T, To>::type>; };
-template <class T, class To> struct RebindBackend<std::vector<T>, To> { using type = std::vector<typename RebindBackend<T, To>::type>; };
-template <class T, class To> struct RebindBackend<std::optional<T>, To> { using type = std::optional<typename RebindBackend<T, To>::type>; };
-template <class T, size_t N, class To> struct RebindBackend<std::array<T, N>, To> { using type = std::array<typename RebindBackend<T, To>::type, N>; };
-template <template <class> class M, class B, class To> requires Backend<B> struct RebindBackend<M<B>, To> { using type = M<To>; };
+template <class B, size_t D, class K, class To> struct RebindBackend<Tensor<B, D, K>, To> {
+  using type = Tensor<To, D, K>;
+};
+template <class T, class To> struct RebindBackend<Param<T>, To> {
+  using type = Param<typename RebindBackend<T, To>::type>;
+};
+template <class T, class To> struct RebindBackend<std::vector<T>, To> {
+  using type = std::vector<typename RebindBackend<T, To>::type>;
+};
+template <class T, class To> struct RebindBackend<std::optional<T>, To> {
+  using type = std::optional<typename RebindBackend<T, To>::type>;
+};
+template <class T, size_t N, class To> struct RebindBackend<std::array<T, N>, To> {
+  using type = std::array<typename RebindBackend<T, To>::type, N>;
+};
+template <template <class> class M, class B, class To>
+requires Backend<B>
+struct RebindBackend<M<B>, To> {
+  using type = M<To>;
+};
 /// T with its backend replaced by To (modules must be templates over their backend alone).
 template <class T, class To> using rebind_backend_t = typename RebindBackend<T, To>::type;
 

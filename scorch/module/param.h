@@ -39,7 +39,8 @@ template <class T> class Param {
   /// A new parameter with a fresh id; on an autodiff backend its tensor becomes a tracked leaf.
   explicit Param(T value, bool require_grad = true) : Param(ParamId::make(), std::move(value), require_grad) {}
   /// A parameter with a given id (loading and mapping keep ids).
-  Param(ParamId id, T value, bool require_grad = true) : id_(id), value_(as_leaf(std::move(value), require_grad)), require_grad_(require_grad) {}
+  Param(ParamId id, T value, bool require_grad = true)
+      : id_(id), value_(as_leaf(std::move(value), require_grad)), require_grad_(require_grad) {}
 
   /// The tensor (a cheap handle copy).
   const T& val() const { return value_; }

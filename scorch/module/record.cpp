@@ -12,7 +12,8 @@ std::string_view record_kind_name(RecordKind kind) {
 }
 
 void Record::kind_error(RecordKind expected) const {
-  throw FormatError("record", "expected " + std::string(record_kind_name(expected)) + ", found " + std::string(record_kind_name(kind())));
+  throw FormatError("record", "expected " + std::string(record_kind_name(expected)) + ", found " +
+                                  std::string(record_kind_name(kind())));
 }
 
 bool Record::as_bool() const { return checked<bool>(RecordKind::Bool); }
@@ -48,7 +49,9 @@ const Record& Record::at(std::string_view key) const {
 }
 const Record& Record::at(size_t i) const {
   const List& list = as_list();
-  if (i >= list.size()) throw FormatError("record", "index " + std::to_string(i) + " out of range for a list of " + std::to_string(list.size()));
+  if (i >= list.size())
+    throw FormatError("record",
+                      "index " + std::to_string(i) + " out of range for a list of " + std::to_string(list.size()));
   return list[i];
 }
 
@@ -83,8 +86,12 @@ template <class F> decltype(auto) keyed(std::string_view key, F&& read) {
 }
 }  // namespace
 
-double Record::get_float(std::string_view key) const { return keyed(key, [&]() { return at(key).as_float(); }); }
-int64_t Record::get_int(std::string_view key) const { return keyed(key, [&]() { return at(key).as_int(); }); }
+double Record::get_float(std::string_view key) const {
+  return keyed(key, [&]() { return at(key).as_float(); });
+}
+int64_t Record::get_int(std::string_view key) const {
+  return keyed(key, [&]() { return at(key).as_int(); });
+}
 const std::string& Record::get_string(std::string_view key) const {
   return keyed(key, [&]() -> const std::string& { return at(key).as_string(); });
 }
@@ -118,7 +125,8 @@ std::string describe(const Record& r) {
     case RecordKind::Int: return std::to_string(r.as_int());
     case RecordKind::Float: return std::to_string(r.as_float());
     case RecordKind::String: return "\"" + r.as_string() + "\"";
-    case RecordKind::Tensor: return std::string(dtype_name(r.as_tensor().data.dtype())) + r.as_tensor().data.shape().to_string();
+    case RecordKind::Tensor:
+      return std::string(dtype_name(r.as_tensor().data.dtype())) + r.as_tensor().data.shape().to_string();
     case RecordKind::List: {
       std::string s = "[";
       for (const auto& v : r.as_list()) s += (s.size() > 1 ? ", " : "") + describe(v);

@@ -34,7 +34,8 @@ class Record {
 
   Record() = default;
   Record(bool v) : value_(v) {}
-  template <std::integral I> requires(!std::same_as<I, bool>) Record(I v) : value_(static_cast<int64_t>(v)) {}
+  template <std::integral I>
+  requires(!std::same_as<I, bool>) Record(I v) : value_(static_cast<int64_t>(v)) {}
   Record(double v) : value_(v) {}
   Record(float v) : value_(static_cast<double>(v)) {}
   Record(std::string v) : value_(std::move(v)) {}

@@ -31,17 +31,22 @@ std::string describe_looks(Looks looks) {
   return "";
 }
 
-Looks expected_looks(Format format) { return format == Format::Bin ? Looks::Bin : format == Format::NamedMpk ? Looks::Mpk : Looks::Json; }
+Looks expected_looks(Format format) {
+  return format == Format::Bin ? Looks::Bin : format == Format::NamedMpk ? Looks::Mpk : Looks::Json;
+}
 }  // namespace
 
 std::string with_extension(const std::string& path, std::string_view extension) {
   std::string suffix = "." + std::string(extension);
-  if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) return path;
+  if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return path;
   return path + suffix;
 }
 
-std::string save_record_file(const Record& record, const std::string& file, Format format, bool gzip, int level, formats::Precision precision) {
-  if (gzip && (level < 0 || level > 9)) throw ValueError("save", file + ": compression level " + std::to_string(level) + " is outside 0..9");
+std::string save_record_file(const Record& record, const std::string& file, Format format, bool gzip, int level,
+                             formats::Precision precision) {
+  if (gzip && (level < 0 || level > 9))
+    throw ValueError("save", file + ": compression level " + std::to_string(level) + " is outside 0..9");
   formats::atomic_write(file, [&](formats::ByteSink& sink) {
     if (!gzip) return formats::encode(record, precision, format, sink);
     formats::GzipSink zipped(sink, level, file);
@@ -58,7 +63,9 @@ Record load_record_file(const std::string& file, Format format, bool gzip) {
   if (gzip) {
     if (!formats::is_gzip(bytes)) {
       std::string seen = describe_looks(sniff(bytes));
-      throw FormatError("load", file + ": not a gzip file" + (seen.empty() ? "" : "; it looks like " + seen + ": load it with the recorder that saved it"));
+      throw FormatError(
+          "load", file + ": not a gzip file" +
+                      (seen.empty() ? "" : "; it looks like " + seen + ": load it with the recorder that saved it"));
     }
     inflated = formats::gunzip(bytes, file);
     bytes = inflated;
@@ -68,7 +75,8 @@ Record load_record_file(const std::string& file, Format format, bool gzip) {
   } catch (const FormatError& e) {
     Looks looks = sniff(bytes);
     if (looks == Looks::Unknown || looks == expected_looks(format)) throw;
-    throw FormatError("load", std::string(e.what()).substr(7) + " (the file looks like " + describe_looks(looks) + ": load it with the recorder that saved it)");
+    throw FormatError("load", std::string(e.what()).substr(7) + " (the file looks like " + describe_looks(looks) +
+                                  ": load it with the recorder that saved it)");
   }
 }
 

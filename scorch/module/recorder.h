@@ -17,17 +17,24 @@
 namespace scorch {
 
 /// Floats as f16, ints as i16 (where every value fits).
-struct HalfPrecisionSettings { static constexpr formats::Precision precision = formats::Precision::Half; };
+struct HalfPrecisionSettings {
+  static constexpr formats::Precision precision = formats::Precision::Half;
+};
 /// Floats as f32, ints as i32 (where every value fits).
-struct FullPrecisionSettings { static constexpr formats::Precision precision = formats::Precision::Full; };
+struct FullPrecisionSettings {
+  static constexpr formats::Precision precision = formats::Precision::Full;
+};
 /// Floats as f64, ints as i64.
-struct DoublePrecisionSettings { static constexpr formats::Precision precision = formats::Precision::Double; };
+struct DoublePrecisionSettings {
+  static constexpr formats::Precision precision = formats::Precision::Double;
+};
 
 namespace detail {
 /// path with extension appended unless it already ends with it.
 std::string with_extension(const std::string& path, std::string_view extension);
 /// Saves record to file atomically; returns file.
-std::string save_record_file(const Record& record, const std::string& file, formats::Format format, bool gzip, int level, formats::Precision precision);
+std::string save_record_file(const Record& record, const std::string& file, formats::Format format, bool gzip,
+                             int level, formats::Precision precision);
 /// Loads a record file, naming the file (and, when it looks like another recorder's file, that recorder) in errors.
 Record load_record_file(const std::string& file, formats::Format format, bool gzip);
 }  // namespace detail
@@ -54,9 +61,11 @@ template <formats::Format F, bool Gzip, class S> struct FileRecorder {
 };
 
 /// Named MessagePack files (.mpk).
-template <class S = FullPrecisionSettings> using NamedMpkFileRecorder = FileRecorder<formats::Format::NamedMpk, false, S>;
+template <class S = FullPrecisionSettings> using NamedMpkFileRecorder =
+    FileRecorder<formats::Format::NamedMpk, false, S>;
 /// Named MessagePack, gzip-compressed (.mpk.gz).
-template <class S = FullPrecisionSettings> using NamedMpkGzFileRecorder = FileRecorder<formats::Format::NamedMpk, true, S>;
+template <class S = FullPrecisionSettings> using NamedMpkGzFileRecorder =
+    FileRecorder<formats::Format::NamedMpk, true, S>;
 /// The compact binary format (.bin): the fastest to save and load.
 template <class S = FullPrecisionSettings> using BinFileRecorder = FileRecorder<formats::Format::Bin, false, S>;
 /// The compact binary format, gzip-compressed (.bin.gz).
@@ -64,7 +73,8 @@ template <class S = FullPrecisionSettings> using BinGzFileRecorder = FileRecorde
 /// JSON, gzip-compressed (.json.gz).
 template <class S = FullPrecisionSettings> using JsonGzFileRecorder = FileRecorder<formats::Format::Json, true, S>;
 /// Indented JSON (.json), for reading weights by eye.
-template <class S = FullPrecisionSettings> using PrettyJsonFileRecorder = FileRecorder<formats::Format::PrettyJson, false, S>;
+template <class S = FullPrecisionSettings> using PrettyJsonFileRecorder =
+    FileRecorder<formats::Format::PrettyJson, false, S>;
 /// The default: named MessagePack in full precision.
 template <class S = FullPrecisionSettings> using DefaultFileRecorder = NamedMpkFileRecorder<S>;
 using DefaultRecorder = NamedMpkFileRecorder<FullPrecisionSettings>;
@@ -83,7 +93,9 @@ template <class S = FullPrecisionSettings> struct BinBytesRecorder {
     return out;
   }
   /// Reads bytes produced by record() or by BinFileRecorder (same precision or not).
-  Record load(std::span<const std::byte> bytes) const { return formats::decode(bytes, formats::Format::Bin, "<bytes>"); }
+  Record load(std::span<const std::byte> bytes) const {
+    return formats::decode(bytes, formats::Format::Bin, "<bytes>");
+  }
   Record load(std::span<const unsigned char> bytes) const { return load(std::as_bytes(bytes)); }
 };
 
@@ -114,6 +126,8 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
 template <class S> std::string SafetensorsFileRecorder<S>::record(const Record& record, const std::string& path) const {
   return detail::save_safetensors(record, file_path(path), S::precision);
 }
-template <class S> Record SafetensorsFileRecorder<S>::load(const std::string& path) const { return detail::load_safetensors(file_path(path), key_remaps); }
+template <class S> Record SafetensorsFileRecorder<S>::load(const std::string& path) const {
+  return detail::load_safetensors(file_path(path), key_remaps);
+}
 
 }  // namespace scorch

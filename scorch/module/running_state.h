@@ -34,7 +34,9 @@ template <class T> class RunningState {
   std::shared_ptr<Slot> slot_;
 };
 
-template <class T, class To> struct RebindBackend<RunningState<T>, To> { using type = RunningState<typename RebindBackend<T, To>::type>; };
+template <class T, class To> struct RebindBackend<RunningState<T>, To> {
+  using type = RunningState<typename RebindBackend<T, To>::type>;
+};
 
 /// Running state: seen by device queries, moved as a constant, saved and loaded like a parameter (no id).
 template <class B, size_t D, class K> struct FieldOps<RunningState<Tensor<B, D, K>>> {

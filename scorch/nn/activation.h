@@ -10,17 +10,39 @@ namespace scorch::nn {
 namespace act = scorch::activation;
 
 // Parameter-free activations: forward(x) on any float tensor.
-struct Relu { SCORCH_MODULE(Relu) template <class T> T forward(const T& x) const { return act::relu(x); } };
-struct Relu6 { SCORCH_MODULE(Relu6) template <class T> T forward(const T& x) const { return act::relu6(x); } };
-struct Sigmoid { SCORCH_MODULE(Sigmoid) template <class T> T forward(const T& x) const { return act::sigmoid(x); } };
-struct Tanh { SCORCH_MODULE(Tanh) template <class T> T forward(const T& x) const { return act::tanh(x); } };
-struct Silu { SCORCH_MODULE(Silu) template <class T> T forward(const T& x) const { return act::silu(x); } };
-struct Mish { SCORCH_MODULE(Mish) template <class T> T forward(const T& x) const { return act::mish(x); } };
-struct HardSwish { SCORCH_MODULE(HardSwish) template <class T> T forward(const T& x) const { return act::hard_swish(x); } };
-struct LogSigmoid { SCORCH_MODULE(LogSigmoid) template <class T> T forward(const T& x) const { return act::log_sigmoid(x); } };
-struct Selu { SCORCH_MODULE(Selu) template <class T> T forward(const T& x) const { return act::selu(x); } };
-struct Softsign { SCORCH_MODULE(Softsign) template <class T> T forward(const T& x) const { return act::softsign(x); } };
-struct Tanhshrink { SCORCH_MODULE(Tanhshrink) template <class T> T forward(const T& x) const { return act::tanhshrink(x); } };
+struct Relu {
+  SCORCH_MODULE(Relu) template <class T> T forward(const T& x) const { return act::relu(x); }
+};
+struct Relu6 {
+  SCORCH_MODULE(Relu6) template <class T> T forward(const T& x) const { return act::relu6(x); }
+};
+struct Sigmoid {
+  SCORCH_MODULE(Sigmoid) template <class T> T forward(const T& x) const { return act::sigmoid(x); }
+};
+struct Tanh {
+  SCORCH_MODULE(Tanh) template <class T> T forward(const T& x) const { return act::tanh(x); }
+};
+struct Silu {
+  SCORCH_MODULE(Silu) template <class T> T forward(const T& x) const { return act::silu(x); }
+};
+struct Mish {
+  SCORCH_MODULE(Mish) template <class T> T forward(const T& x) const { return act::mish(x); }
+};
+struct HardSwish {
+  SCORCH_MODULE(HardSwish) template <class T> T forward(const T& x) const { return act::hard_swish(x); }
+};
+struct LogSigmoid {
+  SCORCH_MODULE(LogSigmoid) template <class T> T forward(const T& x) const { return act::log_sigmoid(x); }
+};
+struct Selu {
+  SCORCH_MODULE(Selu) template <class T> T forward(const T& x) const { return act::selu(x); }
+};
+struct Softsign {
+  SCORCH_MODULE(Softsign) template <class T> T forward(const T& x) const { return act::softsign(x); }
+};
+struct Tanhshrink {
+  SCORCH_MODULE(Tanhshrink) template <class T> T forward(const T& x) const { return act::tanhshrink(x); }
+};
 using SiLU = Silu;
 
 /// Gelu: the erf form, or the tanh approximation when approximate is set.
@@ -38,17 +60,66 @@ struct Glu {
 };
 
 // Activations with settings (Burn's config defaults).
-struct LeakyRelu { double negative_slope = 0.01; SCORCH_MODULE(LeakyRelu, negative_slope) template <class T> T forward(const T& x) const { return act::leaky_relu(x, negative_slope); } };
-struct Elu { double alpha = 1.0; SCORCH_MODULE(Elu, alpha) template <class T> T forward(const T& x) const { return act::elu(x, alpha); } };
-struct Celu { double alpha = 1.0; SCORCH_MODULE(Celu, alpha) template <class T> T forward(const T& x) const { return act::celu(x, alpha); } };
-struct Softplus { double beta = 1.0; SCORCH_MODULE(Softplus, beta) template <class T> T forward(const T& x) const { return act::softplus(x, beta); } };
-struct HardSigmoid { double alpha = 0.2, beta = 0.5; SCORCH_MODULE(HardSigmoid, alpha, beta) template <class T> T forward(const T& x) const { return act::hard_sigmoid(x, alpha, beta); } };
-struct Hardtanh { double min_val = -1.0, max_val = 1.0; SCORCH_MODULE(Hardtanh, min_val, max_val) template <class T> T forward(const T& x) const { return act::hardtanh(x, min_val, max_val); } };
-struct HardShrink { double lambda = 0.5; SCORCH_MODULE(HardShrink, lambda) template <class T> T forward(const T& x) const { return act::hard_shrink(x, lambda); } };
-struct SoftShrink { double lambda = 0.5; SCORCH_MODULE(SoftShrink, lambda) template <class T> T forward(const T& x) const { return act::soft_shrink(x, lambda); } };
-struct Shrink { double lambda = 0.5, bias = 0.5; SCORCH_MODULE(Shrink, lambda, bias) template <class T> T forward(const T& x) const { return act::shrink(x, lambda, bias); } };
-struct Threshold { double threshold = 0.0, value = 0.0; SCORCH_MODULE(Threshold, threshold, value) template <class T> T forward(const T& x) const { return act::threshold(x, threshold, value); } };
-struct ThresholdedRelu { double alpha = 1.0; SCORCH_MODULE(ThresholdedRelu, alpha) template <class T> T forward(const T& x) const { return act::thresholded_relu(x, alpha); } };
+struct LeakyRelu {
+  double negative_slope = 0.01;
+  SCORCH_MODULE(LeakyRelu, negative_slope) template <class T> T forward(const T& x) const {
+    return act::leaky_relu(x, negative_slope);
+  }
+};
+struct Elu {
+  double alpha = 1.0;
+  SCORCH_MODULE(Elu, alpha) template <class T> T forward(const T& x) const { return act::elu(x, alpha); }
+};
+struct Celu {
+  double alpha = 1.0;
+  SCORCH_MODULE(Celu, alpha) template <class T> T forward(const T& x) const { return act::celu(x, alpha); }
+};
+struct Softplus {
+  double beta = 1.0;
+  SCORCH_MODULE(Softplus, beta) template <class T> T forward(const T& x) const { return act::softplus(x, beta); }
+};
+struct HardSigmoid {
+  double alpha = 0.2, beta = 0.5;
+  SCORCH_MODULE(HardSigmoid, alpha, beta) template <class T> T forward(const T& x) const {
+    return act::hard_sigmoid(x, alpha, beta);
+  }
+};
+struct Hardtanh {
+  double min_val = -1.0, max_val = 1.0;
+  SCORCH_MODULE(Hardtanh, min_val, max_val) template <class T> T forward(const T& x) const {
+    return act::hardtanh(x, min_val, max_val);
+  }
+};
+struct HardShrink {
+  double lambda = 0.5;
+  SCORCH_MODULE(HardShrink, lambda) template <class T> T forward(const T& x) const {
+    return act::hard_shrink(x, lambda);
+  }
+};
+struct SoftShrink {
+  double lambda = 0.5;
+  SCORCH_MODULE(SoftShrink, lambda) template <class T> T forward(const T& x) const {
+    return act::soft_shrink(x, lambda);
+  }
+};
+struct Shrink {
+  double lambda = 0.5, bias = 0.5;
+  SCORCH_MODULE(Shrink, lambda, bias) template <class T> T forward(const T& x) const {
+    return act::shrink(x, lambda, bias);
+  }
+};
+struct Threshold {
+  double threshold = 0.0, value = 0.0;
+  SCORCH_MODULE(Threshold, threshold, value) template <class T> T forward(const T& x) const {
+    return act::threshold(x, threshold, value);
+  }
+};
+struct ThresholdedRelu {
+  double alpha = 1.0;
+  SCORCH_MODULE(ThresholdedRelu, alpha) template <class T> T forward(const T& x) const {
+    return act::thresholded_relu(x, alpha);
+  }
+};
 
 /// Randomized leaky ReLU: a slope drawn from U(lower, upper) per element in training, their mean otherwise.
 struct RRelu {
@@ -71,7 +142,9 @@ struct PReluConfig {
   double alpha = 0.25;
   SCORCH_CONFIG(PReluConfig, (), (num_parameters, alpha))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> PRelu<B> init(const typename B::Device& device = {}) const;
 };
 /// x for x ≥ 0, alpha·x below, alpha learned.
@@ -93,7 +166,9 @@ struct SwiGluConfig {
   LinearLayout layout = LinearLayout::Row;
   SCORCH_CONFIG(SwiGluConfig, (d_input, d_output), (bias, initializer, layout))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> SwiGlu<B> init(const typename B::Device& device = {}) const {
     auto linear = LinearConfig(d_input, d_output).with_bias(bias).with_initializer(initializer).with_layout(layout);
     return SwiGlu<B>{linear.template init<B>(device), linear.template init<B>(device)};
@@ -102,11 +177,14 @@ struct SwiGluConfig {
 template <class B> struct SwiGlu {
   Linear<B> linear_inner, linear_outer;
   SCORCH_MODULE(SwiGlu, linear_inner, linear_outer)
-  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const { return act::silu(linear_inner.forward(x)) * linear_outer.forward(x); }
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    return act::silu(linear_inner.forward(x)) * linear_outer.forward(x);
+  }
 };
 
-SCORCH_ENUM(ActivationKind, Identity, Gelu, GeluApproximate, PRelu, Relu, LeakyRelu, SwiGlu, Selu, Sigmoid, Tanh, HardSigmoid, HardSwish, Softplus,
-            Softsign, Elu, Celu, ThresholdedRelu, HardShrink, SoftShrink, Shrink, Silu, Mish, Relu6)
+SCORCH_ENUM(ActivationKind, Identity, Gelu, GeluApproximate, PRelu, Relu, LeakyRelu, SwiGlu, Selu, Sigmoid, Tanh,
+            HardSigmoid, HardSwish, Softplus, Softsign, Elu, Celu, ThresholdedRelu, HardShrink, SoftShrink, Shrink,
+            Silu, Mish, Relu6)
 
 template <class B> struct Activation;
 
@@ -171,7 +249,8 @@ template <class B> Activation<B> ActivationConfig::init(const typename B::Device
   a.beta = beta.value_or(kind == K::HardSigmoid ? 0.5 : 1.0);
   a.lambda = lambda.value_or(0.5);
   a.bias = bias.value_or(0.5);
-  if (kind == K::PRelu) a.prelu = PReluConfig().with_num_parameters(num_parameters).with_alpha(a.alpha).template init<B>(device);
+  if (kind == K::PRelu)
+    a.prelu = PReluConfig().with_num_parameters(num_parameters).with_alpha(a.alpha).template init<B>(device);
   if (kind == K::SwiGlu) {
     if (!d_input || !d_output) throw ValueError("ActivationConfig::init", "SwiGlu needs d_input and d_output");
     a.swiglu = SwiGluConfig(*d_input, *d_output).template init<B>(device);

@@ -16,10 +16,9 @@ namespace detail {
 void check_groups(const char* op, size_t in, size_t out, size_t groups);
 /// A kernel [lead, second, k...] and an optional bias [bias_size], with fan_in = second·∏k and
 /// fan_out = fan_out_channels·∏k (PyTorch's fans for the weight layout).
-template <class B, size_t N>
-std::pair<Param<Tensor<B, N + 2>>, std::optional<Param<Tensor<B, 1>>>> kernel_params(const Initializer& init, size_t lead, size_t second, size_t fan_out_channels,
-                                                                                       const std::array<size_t, N>& kernel, std::optional<size_t> bias_size,
-                                                                                       const typename B::Device& device) {
+template <class B, size_t N> std::pair<Param<Tensor<B, N + 2>>, std::optional<Param<Tensor<B, 1>>>> kernel_params(
+    const Initializer& init, size_t lead, size_t second, size_t fan_out_channels, const std::array<size_t, N>& kernel,
+    std::optional<size_t> bias_size, const typename B::Device& device) {
   Shape shape{lead, second};
   for (size_t k : kernel) shape.push_back(k);
   size_t receptive = product<N>(kernel), fan_in = second * receptive, fan_out = fan_out_channels * receptive;
@@ -43,7 +42,9 @@ template <size_t N> struct ConvConfig {
   SCORCH_CONFIG(ConvConfig, (channels, kernel_size), (stride, dilation, groups, padding, bias, initializer))
   /// A layer with fresh weights (fan_in = in/groups·∏kernel).
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> Conv<B, N> init(const typename B::Device& device = {}) const;
 };
 
@@ -77,8 +78,9 @@ template <class B, size_t N> struct Conv {
 template <size_t N> template <class B> Conv<B, N> ConvConfig<N>::init(const typename B::Device& device) const {
   detail::check_groups("ConvConfig::init", channels[0], channels[1], groups);
   Conv<B, N> c;
-  std::tie(c.weight, c.bias) = detail::kernel_params<B, N>(initializer, channels[1], channels[0] / groups, channels[1] / groups, kernel_size,
-                                                           bias ? std::optional(channels[1]) : std::nullopt, device);
+  std::tie(c.weight, c.bias) =
+      detail::kernel_params<B, N>(initializer, channels[1], channels[0] / groups, channels[1] / groups, kernel_size,
+                                  bias ? std::optional(channels[1]) : std::nullopt, device);
   c.stride = stride, c.dilation = dilation, c.groups = groups, c.padding = padding;
   return c;
 }
@@ -94,10 +96,13 @@ template <size_t N> struct ConvTransposeConfig {
   size_t groups = 1;
   bool bias = true;
   Initializer initializer = Initializer::kaiming_uniform();
-  SCORCH_CONFIG(ConvTransposeConfig, (channels, kernel_size), (stride, dilation, padding, padding_out, groups, bias, initializer))
+  SCORCH_CONFIG(ConvTransposeConfig, (channels, kernel_size),
+                (stride, dilation, padding, padding_out, groups, bias, initializer))
   /// A layer with fresh weights (fan_in = out/groups·∏kernel, as PyTorch computes it from the weight).
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> ConvTranspose<B, N> init(const typename B::Device& device = {}) const;
 };
 
@@ -115,11 +120,13 @@ template <class B, size_t N> struct ConvTranspose {
   }
 };
 
-template <size_t N> template <class B> ConvTranspose<B, N> ConvTransposeConfig<N>::init(const typename B::Device& device) const {
+template <size_t N> template <class B>
+ConvTranspose<B, N> ConvTransposeConfig<N>::init(const typename B::Device& device) const {
   detail::check_groups("ConvTransposeConfig::init", channels[0], channels[1], groups);
   ConvTranspose<B, N> c;
-  std::tie(c.weight, c.bias) = detail::kernel_params<B, N>(initializer, channels[0], channels[1] / groups, channels[0] / groups, kernel_size,
-                                                           bias ? std::optional(channels[1]) : std::nullopt, device);
+  std::tie(c.weight, c.bias) =
+      detail::kernel_params<B, N>(initializer, channels[0], channels[1] / groups, channels[0] / groups, kernel_size,
+                                  bias ? std::optional(channels[1]) : std::nullopt, device);
   c.options = {stride, padding, padding_out, dilation, groups};
   return c;
 }
@@ -128,7 +135,9 @@ template <size_t N> template <class B> ConvTranspose<B, N> ConvTransposeConfig<N
 
 namespace scorch {
 template <class B, size_t N, class To> struct RebindBackend<nn::Conv<B, N>, To> { using type = nn::Conv<To, N>; };
-template <class B, size_t N, class To> struct RebindBackend<nn::ConvTranspose<B, N>, To> { using type = nn::ConvTranspose<To, N>; };
+template <class B, size_t N, class To> struct RebindBackend<nn::ConvTranspose<B, N>, To> {
+  using type = nn::ConvTranspose<To, N>;
+};
 }  // namespace scorch
 
 namespace scorch::nn {

@@ -32,7 +32,8 @@ struct Dropout {
 };
 
 inline Dropout DropoutConfig::init() const {
-  if (!(prob >= 0.0 && prob < 1.0)) throw ValueError("DropoutConfig::init", "prob must be in [0, 1), got " + std::to_string(prob));
+  if (!(prob >= 0.0 && prob < 1.0))
+    throw ValueError("DropoutConfig::init", "prob must be in [0, 1), got " + std::to_string(prob));
   return Dropout{prob};
 }
 

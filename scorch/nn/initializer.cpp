@@ -7,13 +7,18 @@ namespace scorch::nn {
 double Initializer::fan(std::optional<size_t> fan_in, std::optional<size_t> fan_out) const {
   std::optional<size_t> f = fan_out_only ? fan_out : fan_in;
   const char* which = fan_out_only ? "fan_out" : "fan_in";
-  if (!f) throw ValueError("Initializer::" + std::string(::scorch::detail::enum_name(kind)), std::string("needs ") + which + " (the layer did not give it)");
-  if (*f == 0) throw ValueError("Initializer::" + std::string(::scorch::detail::enum_name(kind)), std::string(which) + " is 0");
+  if (!f)
+    throw ValueError("Initializer::" + std::string(::scorch::detail::enum_name(kind)),
+                     std::string("needs ") + which + " (the layer did not give it)");
+  if (*f == 0)
+    throw ValueError("Initializer::" + std::string(::scorch::detail::enum_name(kind)), std::string(which) + " is 0");
   return static_cast<double>(*f);
 }
 
 double Initializer::xavier_scale(std::optional<size_t> fan_in, std::optional<size_t> fan_out) const {
-  if (!fan_in || !fan_out) throw ValueError("Initializer::" + std::string(::scorch::detail::enum_name(kind)), "needs fan_in and fan_out (the layer did not give both)");
+  if (!fan_in || !fan_out)
+    throw ValueError("Initializer::" + std::string(::scorch::detail::enum_name(kind)),
+                     "needs fan_in and fan_out (the layer did not give both)");
   return gain * std::sqrt(2.0 / static_cast<double>(*fan_in + *fan_out));
 }
 

@@ -19,7 +19,9 @@ struct LinearConfig {
   SCORCH_CONFIG(LinearConfig, (d_input, d_output), (bias, initializer, layout))
   /// A layer with fresh weights (fan_in = d_input, fan_out = d_output).
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> Linear<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -34,7 +36,9 @@ template <class B> struct Linear {
   template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
     static_assert(D >= 1, "Linear needs rank ≥ 1");
     size_t d_in = layout == LinearLayout::Row ? weight.val().shape()[0] : weight.val().shape()[1];
-    if (x.shape()[D - 1] != d_in) throw ShapeError("Linear::forward", "input " + x.shape().to_string() + " must end in d_input " + std::to_string(d_in));
+    if (x.shape()[D - 1] != d_in)
+      throw ShapeError("Linear::forward",
+                       "input " + x.shape().to_string() + " must end in d_input " + std::to_string(d_in));
     auto w = layout == LinearLayout::Row ? weight.val() : weight.val().transpose();
     size_t d_out = w.shape()[1];
     auto flat = x.template reshape<2>({-1, static_cast<int64_t>(d_in)});
@@ -63,7 +67,9 @@ struct EmbeddingConfig {
   Initializer initializer = Initializer::normal(0.0, 1.0);
   SCORCH_CONFIG(EmbeddingConfig, (n_embedding, d_model), (initializer))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> Embedding<B> init(const typename B::Device& device = {}) const;
 };
 

@@ -51,10 +51,15 @@ template <class B> struct CrossEntropyLoss {
   bool logits = true;
 
   /// logits [batch, classes], targets Int [batch] → loss [1].
-  Tensor<B, 1> forward(const Tensor<B, 2>& input, const Tensor<B, 1, Int>& targets, Reduction reduction = Reduction::Mean) const {
+  Tensor<B, 1> forward(const Tensor<B, 2>& input, const Tensor<B, 1, Int>& targets,
+                       Reduction reduction = Reduction::Mean) const {
     auto [batch, classes] = input.dims();
-    if (targets.shape()[0] != batch) throw ShapeError("CrossEntropyLoss::forward", "logits " + input.shape().to_string() + " and targets " + targets.shape().to_string() + " disagree on the batch");
-    if (weights && weights->shape()[0] != classes) throw ShapeError("CrossEntropyLoss::forward", "weights " + weights->shape().to_string() + " for " + std::to_string(classes) + " classes");
+    if (targets.shape()[0] != batch)
+      throw ShapeError("CrossEntropyLoss::forward", "logits " + input.shape().to_string() + " and targets " +
+                                                        targets.shape().to_string() + " disagree on the batch");
+    if (weights && weights->shape()[0] != classes)
+      throw ShapeError("CrossEntropyLoss::forward",
+                       "weights " + weights->shape().to_string() + " for " + std::to_string(classes) + " classes");
     auto log_p = logits ? activation::log_softmax(input, 1) : input.log();
     auto idx = targets.template reshape<2>({batch, size_t{1}});
     auto nll = -log_p.gather(1, idx).template reshape<1>({batch});
@@ -74,11 +79,13 @@ template <class B> struct CrossEntropyLoss {
 };
 
 template <class B> CrossEntropyLoss<B> CrossEntropyLossConfig::init(const typename B::Device& device) const {
-  if (smoothing && !(*smoothing >= 0 && *smoothing <= 1)) throw ValueError("CrossEntropyLossConfig::init", "smoothing must be in [0, 1], got " + std::to_string(*smoothing));
+  if (smoothing && !(*smoothing >= 0 && *smoothing <= 1))
+    throw ValueError("CrossEntropyLossConfig::init", "smoothing must be in [0, 1], got " + std::to_string(*smoothing));
   CrossEntropyLoss<B> loss;
   if (weights) {
     for (double w : *weights)
-      if (!(w >= 0)) throw ValueError("CrossEntropyLossConfig::init", "class weights must be ≥ 0, got " + std::to_string(w));
+      if (!(w >= 0))
+        throw ValueError("CrossEntropyLossConfig::init", "class weights must be ≥ 0, got " + std::to_string(w));
     loss.weights = detail::class_tensor<B>(*weights, device);
   }
   loss.pad_tokens = pad_tokens.value_or(std::vector<int64_t>{});
@@ -108,7 +115,8 @@ template <class B> struct BinaryCrossEntropyLoss {
   std::optional<double> smoothing;
   bool logits = false;
 
-  template <size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& targets, Reduction reduction = Reduction::Mean) const {
+  template <size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& targets,
+                                           Reduction reduction = Reduction::Mean) const {
     detail::check_same("BinaryCrossEntropyLoss::forward", input.shape(), targets.shape());
     auto t = smoothing ? targets * (1.0 - *smoothing) + *smoothing / 2.0 : targets;
     Tensor<B, D> losses;
@@ -121,18 +129,21 @@ template <class B> struct BinaryCrossEntropyLoss {
     return detail::reduce(losses, reduction);
   }
   /// Integer 0/1 targets.
-  template <size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D, Int>& targets, Reduction reduction = Reduction::Mean) const {
+  template <size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D, Int>& targets,
+                                           Reduction reduction = Reduction::Mean) const {
     return forward(input, targets.float_(), reduction);
   }
 };
 
 /// Mean squared error.
 struct MseLoss {
-  template <class B, size_t D> Tensor<B, D> forward_no_reduction(const Tensor<B, D>& pred, const Tensor<B, D>& target) const {
+  template <class B, size_t D>
+  Tensor<B, D> forward_no_reduction(const Tensor<B, D>& pred, const Tensor<B, D>& target) const {
     detail::check_same("MseLoss::forward", pred.shape(), target.shape());
     return (pred - target).square();
   }
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
     return detail::reduce(forward_no_reduction(pred, target), r);
   }
 };
@@ -140,7 +151,8 @@ struct MseLoss {
 /// |pred − target|^p per element (p = 1: mean absolute error).
 struct LpLoss {
   double p = 1.0;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
     detail::check_same("LpLoss::forward", pred.shape(), target.shape());
     auto diff = (pred - target).abs();
     return detail::reduce(p == 1.0 ? diff : diff.powf_scalar(p), r);
@@ -156,7 +168,8 @@ struct HuberLossConfig {
 };
 struct HuberLoss {
   double delta = 1.0;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
     detail::check_same("HuberLoss::forward", pred.shape(), target.shape());
     auto a = (pred - target).abs();
     auto quad = a.square() * 0.5, lin = (a - 0.5 * delta) * delta;
@@ -171,7 +184,8 @@ inline HuberLoss HuberLossConfig::init() const {
 /// Smooth L1: ½r²/beta for |r| < beta, |r| − ½beta beyond.
 struct SmoothL1Loss {
   double beta = 1.0;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& pred, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
     detail::check_same("SmoothL1Loss::forward", pred.shape(), target.shape());
     auto a = (pred - target).abs();
     if (beta == 0.0) return detail::reduce(a, r);
@@ -183,7 +197,8 @@ struct SmoothL1Loss {
 /// Kullback–Leibler divergence of target from input (input holds log-probabilities).
 struct KLDivLoss {
   bool log_target = false;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
     detail::check_same("KLDivLoss::forward", input.shape(), target.shape());
     if (log_target) return detail::reduce(target.exp() * (target - input), r);
     auto positive = target.greater_elem(0.0);
@@ -209,7 +224,8 @@ struct CosineEmbeddingLoss {
 /// x for y = 1, max(0, margin − x) for y = −1.
 struct HingeEmbeddingLoss {
   double margin = 1.0;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& x, const Tensor<B, D>& y, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& x, const Tensor<B, D>& y, Reduction r = Reduction::Mean) const {
     auto neg = (-x + margin).clamp_min(0.0);
     return detail::reduce(x.mask_where(y.lower_elem(0.0), neg), r);
   }
@@ -218,14 +234,16 @@ struct HingeEmbeddingLoss {
 /// max(0, −y·(x1 − x2) + margin).
 struct MarginRankingLoss {
   double margin = 0.0;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& x1, const Tensor<B, D>& x2, const Tensor<B, D>& y, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& x1, const Tensor<B, D>& x2,
+                                                    const Tensor<B, D>& y, Reduction r = Reduction::Mean) const {
     return detail::reduce((-y * (x1 - x2) + margin).clamp_min(0.0), r);
   }
 };
 
 /// log(1 + exp(−y·x)).
 struct SoftMarginLoss {
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& x, const Tensor<B, D>& y, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& x, const Tensor<B, D>& y, Reduction r = Reduction::Mean) const {
     return detail::reduce(activation::softplus(-y * x), r);
   }
 };
@@ -233,8 +251,11 @@ struct SoftMarginLoss {
 /// max(d(a, p) − d(a, n) + margin, 0) with the p-norm distance over the last dim.
 struct TripletMarginLoss {
   double margin = 1.0, p = 2.0, eps = 1e-6;
-  template <class B> Tensor<B, 1> forward(const Tensor<B, 2>& anchor, const Tensor<B, 2>& positive, const Tensor<B, 2>& negative, Reduction r = Reduction::Mean) const {
-    auto dist = [&](const Tensor<B, 2>& a, const Tensor<B, 2>& b) { return (a - b + eps).abs().powf_scalar(p).sum_dim(1).powf_scalar(1.0 / p); };
+  template <class B> Tensor<B, 1> forward(const Tensor<B, 2>& anchor, const Tensor<B, 2>& positive,
+                                          const Tensor<B, 2>& negative, Reduction r = Reduction::Mean) const {
+    auto dist = [&](const Tensor<B, 2>& a, const Tensor<B, 2>& b) {
+      return (a - b + eps).abs().powf_scalar(p).sum_dim(1).powf_scalar(1.0 / p);
+    };
     return detail::reduce((dist(anchor, positive) - dist(anchor, negative) + margin).clamp_min(0.0), r);
   }
 };
@@ -243,7 +264,8 @@ struct TripletMarginLoss {
 struct GaussianNllLoss {
   double eps = 1e-6;
   bool full = false;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& target, const Tensor<B, D>& var, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& target,
+                                                    const Tensor<B, D>& var, Reduction r = Reduction::Mean) const {
     auto v = var.clamp_min(eps);
     auto losses = (v.log() + (input - target).square() / v) * 0.5;
     if (full) losses = losses + 0.5 * std::log(2.0 * M_PI);
@@ -255,7 +277,8 @@ struct GaussianNllLoss {
 struct PoissonNllLoss {
   bool log_input = true, full = false;
   double eps = 1e-8;
-  template <class B, size_t D> Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
+  template <class B, size_t D>
+  Tensor<B, 1> forward(const Tensor<B, D>& input, const Tensor<B, D>& target, Reduction r = Reduction::Mean) const {
     auto losses = log_input ? input.exp() - target * input : input - target * (input + eps).log();
     if (full) {
       auto safe = target.clamp_min(1.0);

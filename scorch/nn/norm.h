@@ -37,7 +37,9 @@ struct BatchNormConfig {
   double momentum = 0.1;
   SCORCH_CONFIG(BatchNormConfig, (num_features), (epsilon, momentum))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> BatchNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -52,7 +54,9 @@ template <class B> struct BatchNorm {
   template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
     static_assert(D >= 2, "BatchNorm needs [batch, channels, ...]");
     size_t c = gamma.val().shape()[0];
-    if (x.shape()[1] != c) throw ShapeError("BatchNorm::forward", "input " + x.shape().to_string() + " must have " + std::to_string(c) + " channels in dim 1");
+    if (x.shape()[1] != c)
+      throw ShapeError("BatchNorm::forward",
+                       "input " + x.shape().to_string() + " must have " + std::to_string(c) + " channels in dim 1");
     Tensor<B, D> mean, var;
     if constexpr (AutodiffBackend<B>) {
       mean = detail::mean_except_channels(x);
@@ -94,7 +98,9 @@ struct LayerNormConfig {
   bool bias = true;
   SCORCH_CONFIG(LayerNormConfig, (d_model), (epsilon, bias))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> LayerNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -107,7 +113,9 @@ template <class B> struct LayerNorm {
 
   template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
     size_t d = gamma.val().shape()[0];
-    if (x.shape()[D - 1] != d) throw ShapeError("LayerNorm::forward", "input " + x.shape().to_string() + " must end in d_model " + std::to_string(d));
+    if (x.shape()[D - 1] != d)
+      throw ShapeError("LayerNorm::forward",
+                       "input " + x.shape().to_string() + " must end in d_model " + std::to_string(d));
     auto y = detail::standardize_last(x, epsilon) * gamma.val().template unsqueeze<D>();
     return beta ? y + beta->val().template unsqueeze<D>() : y;
   }
@@ -130,7 +138,9 @@ struct GroupNormConfig {
   bool affine = true;
   SCORCH_CONFIG(GroupNormConfig, (num_groups, num_channels), (epsilon, affine))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -144,7 +154,8 @@ template <class B> struct GroupNorm {
   template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
     static_assert(D >= 2, "GroupNorm needs [batch, channels, ...]");
     if (x.shape()[1] != num_channels)
-      throw ShapeError("GroupNorm::forward", "input " + x.shape().to_string() + " must have " + std::to_string(num_channels) + " channels in dim 1");
+      throw ShapeError("GroupNorm::forward", "input " + x.shape().to_string() + " must have " +
+                                                 std::to_string(num_channels) + " channels in dim 1");
     size_t batch = x.shape()[0];
     auto grouped = x.template reshape<3>({static_cast<int64_t>(batch), static_cast<int64_t>(num_groups), -1});
     auto y = detail::standardize_last(grouped, epsilon).template reshape<D>(x.shape());
@@ -156,9 +167,12 @@ template <class B> struct GroupNorm {
 
 template <class B> GroupNorm<B> GroupNormConfig::init(const typename B::Device& device) const {
   if (num_groups == 0 || num_channels % num_groups != 0)
-    throw ValueError("GroupNormConfig::init", std::to_string(num_channels) + " channels do not split into " + std::to_string(num_groups) + " groups");
+    throw ValueError("GroupNormConfig::init", std::to_string(num_channels) + " channels do not split into " +
+                                                  std::to_string(num_groups) + " groups");
   GroupNorm<B> gn;
-  if (affine) gn.gamma = Param(Tensor<B, 1>::ones({num_channels}, device)), gn.beta = Param(Tensor<B, 1>::zeros({num_channels}, device));
+  if (affine)
+    gn.gamma = Param(Tensor<B, 1>::ones({num_channels}, device)),
+    gn.beta = Param(Tensor<B, 1>::zeros({num_channels}, device));
   gn.num_groups = num_groups, gn.num_channels = num_channels, gn.epsilon = epsilon;
   return gn;
 }
@@ -170,9 +184,14 @@ struct InstanceNormConfig {
   bool affine = true;
   SCORCH_CONFIG(InstanceNormConfig, (num_channels), (epsilon, affine))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const {
-    return GroupNormConfig(num_channels, num_channels).with_epsilon(epsilon).with_affine(affine).template init<B>(device);
+    return GroupNormConfig(num_channels, num_channels)
+        .with_epsilon(epsilon)
+        .with_affine(affine)
+        .template init<B>(device);
   }
 };
 /// InstanceNorm is a GroupNorm with one channel per group.
@@ -186,7 +205,9 @@ struct RmsNormConfig {
   double epsilon = 1e-5;
   SCORCH_CONFIG(RmsNormConfig, (d_model), (epsilon))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> RmsNorm<B> init(const typename B::Device& device = {}) const;
 };
 
@@ -223,8 +244,10 @@ struct LocalResponseNorm {
   template <class B, size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
     static_assert(D >= 3, "LocalResponseNorm needs [batch, channels, ...]");
     size_t batch = x.shape()[0], channels = x.shape()[1], rest = x.shape().num_elements() / (batch * channels);
-    auto sq = x.square().template reshape<4>({batch, size_t{1}, channels, rest}).pad({{0, 0}, {size / 2, (size - 1) / 2}});
-    auto window = module::avg_pool(sq, module::Size<2>{size, 1}, module::Size<2>{1, 1}, module::Size<2>{0, 0}, true, false);
+    auto sq =
+        x.square().template reshape<4>({batch, size_t{1}, channels, rest}).pad({{0, 0}, {size / 2, (size - 1) / 2}});
+    auto window =
+        module::avg_pool(sq, module::Size<2>{size, 1}, module::Size<2>{1, 1}, module::Size<2>{0, 0}, true, false);
     auto div = (window.template reshape<D>(x.shape()) * alpha + k).powf_scalar(beta);
     return x / div;
   }
@@ -267,8 +290,10 @@ template <class B> Normalization<B> NormalizationConfig::init(const typename B::
   using K = NormalizationKind;
   Normalization<B> n;
   if (kind == K::Batch) n.batch = BatchNormConfig(num_features).with_epsilon(epsilon).template init<B>(device);
-  if (kind == K::Group) n.group = GroupNormConfig(num_groups, num_features).with_epsilon(epsilon).template init<B>(device);
-  if (kind == K::Instance) n.group = GroupNormConfig(num_features, num_features).with_epsilon(epsilon).template init<B>(device);
+  if (kind == K::Group)
+    n.group = GroupNormConfig(num_groups, num_features).with_epsilon(epsilon).template init<B>(device);
+  if (kind == K::Instance)
+    n.group = GroupNormConfig(num_features, num_features).with_epsilon(epsilon).template init<B>(device);
   if (kind == K::Layer) n.layer = LayerNormConfig(num_features).with_epsilon(epsilon).template init<B>(device);
   if (kind == K::Rms) n.rms = RmsNormConfig(num_features).with_epsilon(epsilon).template init<B>(device);
   return n;

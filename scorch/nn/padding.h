@@ -35,17 +35,21 @@ struct PaddingConfig {
 
   static PaddingConfig valid() { return {}; }
   static PaddingConfig same() { return PaddingConfig().with_kind(PaddingKind::Same); }
-  static PaddingConfig explicit_pad(std::vector<size_t> v) { return PaddingConfig().with_kind(PaddingKind::Explicit).with_values(std::move(v)); }
+  static PaddingConfig explicit_pad(std::vector<size_t> v) {
+    return PaddingConfig().with_kind(PaddingKind::Explicit).with_values(std::move(v));
+  }
 
   /// Begin and end padding per spatial dim for a window; throws ValueError on a bad value count
   /// or on Same with a stride other than 1.
   template <size_t N>
-  std::pair<std::array<size_t, N>, std::array<size_t, N>> resolve(const char* op, const std::array<size_t, N>& kernel, const std::array<size_t, N>& stride,
-                                                                   const std::array<size_t, N>& dilation) const {
+  std::pair<std::array<size_t, N>, std::array<size_t, N>> resolve(const char* op, const std::array<size_t, N>& kernel,
+                                                                  const std::array<size_t, N>& stride,
+                                                                  const std::array<size_t, N>& dilation) const {
     std::array<size_t, N> begin{}, end{};
     if (kind == PaddingKind::Explicit) {
       if (values.size() != N && values.size() != 2 * N)
-        throw ValueError(op, "explicit padding needs " + std::to_string(N) + " or " + std::to_string(2 * N) + " values, got " + std::to_string(values.size()));
+        throw ValueError(op, "explicit padding needs " + std::to_string(N) + " or " + std::to_string(2 * N) +
+                                 " values, got " + std::to_string(values.size()));
       for (size_t i = 0; i < N; ++i) begin[i] = values[i], end[i] = values.size() == N ? values[i] : values[N + i];
     } else if (kind == PaddingKind::Same) {
       for (size_t i = 0; i < N; ++i) {

@@ -11,8 +11,8 @@ namespace scorch::nn {
 namespace detail {
 /// Symmetric padding of a pool; asymmetric Same padding is refused (PyTorch's pools have none).
 template <size_t N>
-std::array<size_t, N> pool_padding(const char* op, const PaddingConfig& p, const std::array<size_t, N>& kernel, const std::array<size_t, N>& stride,
-                                   const std::array<size_t, N>& dilation) {
+std::array<size_t, N> pool_padding(const char* op, const PaddingConfig& p, const std::array<size_t, N>& kernel,
+                                   const std::array<size_t, N>& stride, const std::array<size_t, N>& dilation) {
   auto [begin, end] = p.template resolve<N>(op, kernel, stride, dilation);
   if (begin != end) throw ValueError(op, "padding must be the same on both sides of each dim (an even 'same' total)");
   return begin;
@@ -42,7 +42,8 @@ template <size_t N> struct MaxPool {
 
 template <size_t N> auto MaxPoolConfig<N>::init() const {
   auto s = stride.value_or(kernel_size);
-  return MaxPool<N>{kernel_size, s, detail::pool_padding<N>("MaxPoolConfig::init", padding, kernel_size, s, dilation), dilation, ceil_mode};
+  return MaxPool<N>{kernel_size, s, detail::pool_padding<N>("MaxPoolConfig::init", padding, kernel_size, s, dilation),
+                    dilation, ceil_mode};
 }
 
 /// Average pooling settings; stride defaults to the kernel size.
@@ -68,7 +69,9 @@ template <size_t N> struct AvgPool {
 
 template <size_t N> auto AvgPoolConfig<N>::init() const {
   auto s = stride.value_or(kernel_size);
-  return AvgPool<N>{kernel_size, s, detail::pool_padding<N>("AvgPoolConfig::init", padding, kernel_size, s, detail::ones_array<N>()), count_include_pad, ceil_mode};
+  return AvgPool<N>{kernel_size, s,
+                    detail::pool_padding<N>("AvgPoolConfig::init", padding, kernel_size, s, detail::ones_array<N>()),
+                    count_include_pad, ceil_mode};
 }
 
 /// Adaptive pooling settings: the output size per spatial dim.
@@ -82,7 +85,9 @@ template <size_t N> struct AdaptivePoolConfig {
 template <size_t N> struct AdaptiveAvgPool {
   std::array<size_t, N> output_size{};
   SCORCH_MODULE(AdaptiveAvgPool, output_size)
-  template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const { return module::adaptive_avg_pool(x, output_size); }
+  template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
+    return module::adaptive_avg_pool(x, output_size);
+  }
 };
 template <size_t N> auto AdaptivePoolConfig<N>::init() const { return AdaptiveAvgPool<N>{output_size}; }
 
@@ -90,7 +95,9 @@ template <size_t N> auto AdaptivePoolConfig<N>::init() const { return AdaptiveAv
 template <size_t N> struct AdaptiveMaxPool {
   std::array<size_t, N> output_size{};
   SCORCH_MODULE(AdaptiveMaxPool, output_size)
-  template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const { return module::adaptive_max_pool(x, output_size); }
+  template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
+    return module::adaptive_max_pool(x, output_size);
+  }
 };
 
 using MaxPool1dConfig = MaxPoolConfig<1>;

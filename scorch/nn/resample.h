@@ -20,9 +20,11 @@ InterpolateMode interpolate_mode(InterpolateModeConfig mode);
 /// The [out, in] matrix resampling one dim for NearestExact or Lanczos (rows sum to 1).
 std::vector<float> resample_matrix(InterpolateModeConfig mode, size_t in, size_t out, bool align_corners);
 /// x resampled along dim (2 or 3 of a rank-4 tensor) by resample_matrix.
-template <class B> Tensor<B, 4> resample_dim(const Tensor<B, 4>& x, int64_t dim, size_t out, InterpolateModeConfig mode, bool align_corners) {
+template <class B> Tensor<B, 4> resample_dim(const Tensor<B, 4>& x, int64_t dim, size_t out, InterpolateModeConfig mode,
+                                             bool align_corners) {
   size_t in = x.shape()[static_cast<size_t>(dim)];
-  auto m = Tensor<B, 2>::from_data(TensorData(resample_matrix(mode, in, out, align_corners), {out, in}).convert(x.dtype()), x.device());
+  auto m = Tensor<B, 2>::from_data(
+      TensorData(resample_matrix(mode, in, out, align_corners), {out, in}).convert(x.dtype()), x.device());
   if (dim == 3) return x.matmul(m.transpose().template unsqueeze<4>());
   return m.template unsqueeze<4>().matmul(x);
 }
@@ -51,7 +53,8 @@ template <size_t N> struct Interpolate {
   template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
     std::array<size_t, 2> size{1, 1};
     for (size_t i = 0; i < N; ++i)
-      size[2 - N + i] = detail::resized_dim("Interpolate::forward", x.shape()[i + 2], output_size ? std::optional((*output_size)[i]) : std::nullopt,
+      size[2 - N + i] = detail::resized_dim("Interpolate::forward", x.shape()[i + 2],
+                                            output_size ? std::optional((*output_size)[i]) : std::nullopt,
                                             scale_factor ? std::optional((*scale_factor)[i]) : std::nullopt);
     Tensor<B, 4> x4;
     if constexpr (N == 2) x4 = x;
@@ -91,7 +94,9 @@ struct Unfold4dConfig {
 struct Unfold4d {
   std::array<size_t, 2> kernel_size{}, stride{}, dilation{}, padding{};
   SCORCH_MODULE(Unfold4d, kernel_size, stride, dilation, padding)
-  template <class B> Tensor<B, 3> forward(const Tensor<B, 4>& x) const { return module::unfold4d(x, kernel_size, {stride, padding, dilation}); }
+  template <class B> Tensor<B, 3> forward(const Tensor<B, 4>& x) const {
+    return module::unfold4d(x, kernel_size, {stride, padding, dilation});
+  }
 };
 inline Unfold4d Unfold4dConfig::init() const { return {kernel_size, stride, dilation, padding}; }
 
@@ -106,7 +111,9 @@ struct Fold4dConfig {
 struct Fold4d {
   std::array<size_t, 2> output_size{}, kernel_size{}, stride{}, dilation{}, padding{};
   SCORCH_MODULE(Fold4d, output_size, kernel_size, stride, dilation, padding)
-  template <class B> Tensor<B, 4> forward(const Tensor<B, 3>& x) const { return module::fold4d(x, output_size, kernel_size, {stride, padding, dilation}); }
+  template <class B> Tensor<B, 4> forward(const Tensor<B, 3>& x) const {
+    return module::fold4d(x, output_size, kernel_size, {stride, padding, dilation});
+  }
 };
 inline Fold4d Fold4dConfig::init() const { return {output_size, kernel_size, stride, dilation, padding}; }
 
@@ -117,7 +124,9 @@ struct PixelShuffle {
   template <class B> Tensor<B, 4> forward(const Tensor<B, 4>& x) const {
     auto [b, c, h, w] = x.dims();
     size_t r = upscale_factor;
-    if (c % (r * r) != 0) throw ShapeError("PixelShuffle::forward", "channels of " + x.shape().to_string() + " must divide by " + std::to_string(r * r));
+    if (c % (r * r) != 0)
+      throw ShapeError("PixelShuffle::forward",
+                       "channels of " + x.shape().to_string() + " must divide by " + std::to_string(r * r));
     auto y = x.template reshape<6>({b, c / (r * r), r, r, h, w}).permute({0, 1, 4, 2, 5, 3});
     return y.template reshape<4>({b, c / (r * r), h * r, w * r});
   }
@@ -130,7 +139,9 @@ struct PixelUnshuffle {
   template <class B> Tensor<B, 4> forward(const Tensor<B, 4>& x) const {
     auto [b, c, h, w] = x.dims();
     size_t r = downscale_factor;
-    if (h % r != 0 || w % r != 0) throw ShapeError("PixelUnshuffle::forward", "height and width of " + x.shape().to_string() + " must divide by " + std::to_string(r));
+    if (h % r != 0 || w % r != 0)
+      throw ShapeError("PixelUnshuffle::forward",
+                       "height and width of " + x.shape().to_string() + " must divide by " + std::to_string(r));
     auto y = x.template reshape<6>({b, c, h / r, r, w / r, r}).permute({0, 1, 3, 5, 2, 4});
     return y.template reshape<4>({b, c * r * r, h / r, w / r});
   }

@@ -17,11 +17,13 @@ struct PositionWiseFeedForwardConfig {
   ActivationConfig activation = ActivationConfig::of(ActivationKind::Gelu);
   SCORCH_CONFIG(PositionWiseFeedForwardConfig, (d_model, d_ff), (dropout, initializer, activation))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> PositionWiseFeedForward<B> init(const typename B::Device& device = {}) const {
     return {LinearConfig(d_model, d_ff).with_initializer(initializer).template init<B>(device),
-            LinearConfig(d_ff, d_model).with_initializer(initializer).template init<B>(device), DropoutConfig(dropout).init(),
-            activation.template init<B>(device)};
+            LinearConfig(d_ff, d_model).with_initializer(initializer).template init<B>(device),
+            DropoutConfig(dropout).init(), activation.template init<B>(device)};
   }
 };
 
@@ -31,7 +33,9 @@ template <class B> struct PositionWiseFeedForward {
   Dropout dropout;
   Activation<B> activation;
   SCORCH_MODULE(PositionWiseFeedForward, linear_inner, linear_outer, dropout, activation)
-  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const { return linear_outer.forward(dropout.forward(activation.forward(linear_inner.forward(x)))); }
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    return linear_outer.forward(dropout.forward(activation.forward(linear_inner.forward(x))));
+  }
 };
 
 template <class B> struct TransformerEncoder;
@@ -47,18 +51,31 @@ template <class Tag> struct TransformerConfig {
   Initializer initializer = Initializer::kaiming_uniform();
   ActivationConfig activation = ActivationConfig::of(ActivationKind::Gelu);
   double layer_norm_eps = 1e-5;
-  SCORCH_CONFIG(TransformerConfig, (d_model, d_ff, n_heads, n_layers), (dropout, norm_first, quiet_softmax, initializer, activation, layer_norm_eps))
+  SCORCH_CONFIG(TransformerConfig, (d_model, d_ff, n_heads, n_layers),
+                (dropout, norm_first, quiet_softmax, initializer, activation, layer_norm_eps))
 
   template <class B> MultiHeadAttention<B> attention(const typename B::Device& device) const {
-    return MultiHeadAttentionConfig(d_model, n_heads).with_dropout(dropout).with_quiet_softmax(quiet_softmax).with_initializer(initializer).template init<B>(device);
+    return MultiHeadAttentionConfig(d_model, n_heads)
+        .with_dropout(dropout)
+        .with_quiet_softmax(quiet_softmax)
+        .with_initializer(initializer)
+        .template init<B>(device);
   }
   template <class B> PositionWiseFeedForward<B> feed_forward(const typename B::Device& device) const {
-    return PositionWiseFeedForwardConfig(d_model, d_ff).with_dropout(dropout).with_initializer(initializer).with_activation(activation).template init<B>(device);
+    return PositionWiseFeedForwardConfig(d_model, d_ff)
+        .with_dropout(dropout)
+        .with_initializer(initializer)
+        .with_activation(activation)
+        .template init<B>(device);
   }
-  template <class B> LayerNorm<B> norm(const typename B::Device& device) const { return LayerNormConfig(d_model).with_epsilon(layer_norm_eps).template init<B>(device); }
+  template <class B> LayerNorm<B> norm(const typename B::Device& device) const {
+    return LayerNormConfig(d_model).with_epsilon(layer_norm_eps).template init<B>(device);
+  }
   /// A TransformerEncoder<B> or TransformerDecoder<B> with fresh weights.
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
-  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const { return this->template init<B>(device).load_record(record); }
+  template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
+    return this->template init<B>(device).load_record(record);
+  }
   template <class B> auto init(const typename B::Device& device = {}) const;
 };
 using TransformerEncoderConfig = TransformerConfig<EncoderTag>;
@@ -70,8 +87,16 @@ template <class B> struct TransformerEncoderInput {
   std::optional<Tensor<B, 2, Bool>> mask_pad;
   std::optional<Tensor<B, 3, Bool>> mask_attn;
   explicit TransformerEncoderInput(Tensor<B, 3> x) : tensor(std::move(x)) {}
-  TransformerEncoderInput with_mask_pad(Tensor<B, 2, Bool> m) const { auto c = *this; c.mask_pad = std::move(m); return c; }
-  TransformerEncoderInput with_mask_attn(Tensor<B, 3, Bool> m) const { auto c = *this; c.mask_attn = std::move(m); return c; }
+  TransformerEncoderInput with_mask_pad(Tensor<B, 2, Bool> m) const {
+    auto c = *this;
+    c.mask_pad = std::move(m);
+    return c;
+  }
+  TransformerEncoderInput with_mask_attn(Tensor<B, 3, Bool> m) const {
+    auto c = *this;
+    c.mask_attn = std::move(m);
+    return c;
+  }
 };
 
 /// One encoder block: self-attention and feed-forward, each with a residual and a LayerNorm.
@@ -84,8 +109,8 @@ template <class B> struct TransformerEncoderLayer {
   SCORCH_MODULE(TransformerEncoderLayer, mha, pwff, norm_1, norm_2, dropout, norm_first)
 
   /// cache: the layer's self-attention cache for autoregressive inference (x holds new positions only).
-  Tensor<B, 3> forward(const Tensor<B, 3>& x, const std::optional<Tensor<B, 2, Bool>>& mask_pad, const std::optional<Tensor<B, 3, Bool>>& mask_attn,
-                       MhaCache<B>* cache = nullptr) const {
+  Tensor<B, 3> forward(const Tensor<B, 3>& x, const std::optional<Tensor<B, 2, Bool>>& mask_pad,
+                       const std::optional<Tensor<B, 3, Bool>>& mask_attn, MhaCache<B>* cache = nullptr) const {
     auto attend = [&](const Tensor<B, 3>& h) {
       auto in = MhaInput<B>::self_attn(h);
       in.mask_pad = mask_pad, in.mask_attn = mask_attn;
@@ -123,10 +148,12 @@ template <class B> struct TransformerEncoder {
     return x;
   }
   /// Causal encoding of new positions only, reusing the cache of earlier ones.
-  Tensor<B, 3> forward_autoregressive_inference(const TransformerEncoderInput<B>& input, TransformerCache<B>& cache) const {
+  Tensor<B, 3> forward_autoregressive_inference(const TransformerEncoderInput<B>& input,
+                                                TransformerCache<B>& cache) const {
     if (cache.self_attn.size() != layers.size()) cache = TransformerCache<B>::make(layers.size());
     auto x = input.tensor;
-    for (size_t i = 0; i < layers.size(); ++i) x = layers[i].forward(x, input.mask_pad, input.mask_attn, &cache.self_attn[i]);
+    for (size_t i = 0; i < layers.size(); ++i)
+      x = layers[i].forward(x, input.mask_pad, input.mask_attn, &cache.self_attn[i]);
     return x;
   }
   TransformerCache<B> new_autoregressive_cache() const { return TransformerCache<B>::make(layers.size()); }
@@ -138,10 +165,26 @@ template <class B> struct TransformerDecoderInput {
   std::optional<Tensor<B, 2, Bool>> target_mask_pad, memory_mask_pad;
   std::optional<Tensor<B, 3, Bool>> target_mask_attn, memory_mask_attn;
   TransformerDecoderInput(Tensor<B, 3> t, Tensor<B, 3> m) : target(std::move(t)), memory(std::move(m)) {}
-  TransformerDecoderInput with_target_mask_pad(Tensor<B, 2, Bool> m) const { auto c = *this; c.target_mask_pad = std::move(m); return c; }
-  TransformerDecoderInput with_target_mask_attn(Tensor<B, 3, Bool> m) const { auto c = *this; c.target_mask_attn = std::move(m); return c; }
-  TransformerDecoderInput with_memory_mask_pad(Tensor<B, 2, Bool> m) const { auto c = *this; c.memory_mask_pad = std::move(m); return c; }
-  TransformerDecoderInput with_memory_mask_attn(Tensor<B, 3, Bool> m) const { auto c = *this; c.memory_mask_attn = std::move(m); return c; }
+  TransformerDecoderInput with_target_mask_pad(Tensor<B, 2, Bool> m) const {
+    auto c = *this;
+    c.target_mask_pad = std::move(m);
+    return c;
+  }
+  TransformerDecoderInput with_target_mask_attn(Tensor<B, 3, Bool> m) const {
+    auto c = *this;
+    c.target_mask_attn = std::move(m);
+    return c;
+  }
+  TransformerDecoderInput with_memory_mask_pad(Tensor<B, 2, Bool> m) const {
+    auto c = *this;
+    c.memory_mask_pad = std::move(m);
+    return c;
+  }
+  TransformerDecoderInput with_memory_mask_attn(Tensor<B, 3, Bool> m) const {
+    auto c = *this;
+    c.memory_mask_attn = std::move(m);
+    return c;
+  }
 };
 
 /// One decoder block: masked self-attention, cross-attention on the memory, feed-forward.
@@ -153,16 +196,19 @@ template <class B> struct TransformerDecoderLayer {
   bool norm_first = false;
   SCORCH_MODULE(TransformerDecoderLayer, self_attn, cross_attn, pwff, norm_1, norm_2, norm_3, dropout, norm_first)
 
-  Tensor<B, 3> forward(const Tensor<B, 3>& x, const TransformerDecoderInput<B>& in, MhaCache<B>* self_cache = nullptr, MhaCache<B>* cross_cache = nullptr) const {
+  Tensor<B, 3> forward(const Tensor<B, 3>& x, const TransformerDecoderInput<B>& in, MhaCache<B>* self_cache = nullptr,
+                       MhaCache<B>* cross_cache = nullptr) const {
     auto self_block = [&](const Tensor<B, 3>& h) {
       auto q = MhaInput<B>::self_attn(h);
       q.mask_pad = in.target_mask_pad, q.mask_attn = in.target_mask_attn;
-      return dropout.forward(self_cache ? self_attn.forward_cache(q, *self_cache, false).context : self_attn.forward_context(q));
+      return dropout.forward(self_cache ? self_attn.forward_cache(q, *self_cache, false).context
+                                        : self_attn.forward_context(q));
     };
     auto cross_block = [&](const Tensor<B, 3>& h) {
       auto q = MhaInput<B>::make(h, in.memory, in.memory);
       q.mask_pad = in.memory_mask_pad, q.mask_attn = in.memory_mask_attn;
-      return dropout.forward(cross_cache ? cross_attn.forward_cache(q, *cross_cache, false).context : cross_attn.forward_context(q));
+      return dropout.forward(cross_cache ? cross_attn.forward_cache(q, *cross_cache, false).context
+                                         : cross_attn.forward_context(q));
     };
     if (norm_first) {
       auto h = x + self_block(norm_1.forward(x));
@@ -186,10 +232,12 @@ template <class B> struct TransformerDecoder {
     return x;
   }
   /// Decodes new target positions only (input.target holds them), causally, reusing the cache.
-  Tensor<B, 3> forward_autoregressive_inference(const TransformerDecoderInput<B>& input, TransformerCache<B>& cache) const {
+  Tensor<B, 3> forward_autoregressive_inference(const TransformerDecoderInput<B>& input,
+                                                TransformerCache<B>& cache) const {
     if (cache.self_attn.size() != layers.size()) cache = TransformerCache<B>::make(layers.size());
     auto x = input.target;
-    for (size_t i = 0; i < layers.size(); ++i) x = layers[i].forward(x, input, &cache.self_attn[i], &cache.cross_attn[i]);
+    for (size_t i = 0; i < layers.size(); ++i)
+      x = layers[i].forward(x, input, &cache.self_attn[i], &cache.cross_attn[i]);
     return x;
   }
   TransformerCache<B> new_autoregressive_cache() const { return TransformerCache<B>::make(layers.size()); }
@@ -199,13 +247,14 @@ template <class Tag> template <class B> auto TransformerConfig<Tag>::init(const 
   if constexpr (std::is_same_v<Tag, EncoderTag>) {
     TransformerEncoder<B> enc;
     for (size_t i = 0; i < n_layers; ++i)
-      enc.layers.push_back({attention<B>(device), feed_forward<B>(device), norm<B>(device), norm<B>(device), DropoutConfig(dropout).init(), norm_first});
+      enc.layers.push_back({attention<B>(device), feed_forward<B>(device), norm<B>(device), norm<B>(device),
+                            DropoutConfig(dropout).init(), norm_first});
     return enc;
   } else {
     TransformerDecoder<B> dec;
     for (size_t i = 0; i < n_layers; ++i)
-      dec.layers.push_back({attention<B>(device), attention<B>(device), feed_forward<B>(device), norm<B>(device), norm<B>(device), norm<B>(device),
-                            DropoutConfig(dropout).init(), norm_first});
+      dec.layers.push_back({attention<B>(device), attention<B>(device), feed_forward<B>(device), norm<B>(device),
+                            norm<B>(device), norm<B>(device), DropoutConfig(dropout).init(), norm_first});
     return dec;
   }
 }

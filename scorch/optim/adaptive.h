@@ -10,7 +10,8 @@ namespace scorch::optim {
 struct AdaGrad {
   double lr_decay = 0.0, epsilon = 1e-5;
   std::optional<WeightDecayConfig> weight_decay;
-  template <class B, size_t D> Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
+  template <class B, size_t D>
+  Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     auto g = detail::with_decay(grad, param, weight_decay);
     auto prev = state.template get<D>("sum");
     auto sum = prev ? *prev + g.square() : g.square();
@@ -24,7 +25,9 @@ struct AdaGradConfig {
   std::optional<WeightDecayConfig> weight_decay;
   std::optional<GradientClippingConfig> grad_clipping;
   SCORCH_CONFIG(AdaGradConfig, (), (lr_decay, epsilon, weight_decay, grad_clipping))
-  OptimizerAdaptor<AdaGrad> init() const { return OptimizerAdaptor<AdaGrad>(AdaGrad{lr_decay, epsilon, weight_decay}, grad_clipping); }
+  OptimizerAdaptor<AdaGrad> init() const {
+    return OptimizerAdaptor<AdaGrad>(AdaGrad{lr_decay, epsilon, weight_decay}, grad_clipping);
+  }
 };
 
 /// RmsProp (PyTorch's formulation): a running mean of g², optionally centered, with momentum.
@@ -32,7 +35,8 @@ struct RmsProp {
   double alpha = 0.99, momentum = 0.9, epsilon = 1e-5;
   bool centered = false;
   std::optional<WeightDecayConfig> weight_decay;
-  template <class B, size_t D> Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
+  template <class B, size_t D>
+  Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     auto g = detail::with_decay(grad, param, weight_decay);
     auto sq_prev = state.template get<D>("square_avg");
     auto sq = sq_prev ? *sq_prev * alpha + g.square() * (1.0 - alpha) : g.square() * (1.0 - alpha);
@@ -60,14 +64,17 @@ struct RmsPropConfig {
   std::optional<WeightDecayConfig> weight_decay;
   std::optional<GradientClippingConfig> grad_clipping;
   SCORCH_CONFIG(RmsPropConfig, (), (alpha, momentum, epsilon, centered, weight_decay, grad_clipping))
-  OptimizerAdaptor<RmsProp> init() const { return OptimizerAdaptor<RmsProp>(RmsProp{alpha, momentum, epsilon, centered, weight_decay}, grad_clipping); }
+  OptimizerAdaptor<RmsProp> init() const {
+    return OptimizerAdaptor<RmsProp>(RmsProp{alpha, momentum, epsilon, centered, weight_decay}, grad_clipping);
+  }
 };
 
 /// Adan (Xie et al.): Nesterov-style moments of g and of its change; no_prox selects decoupled decay.
 struct Adan {
   double beta_1 = 0.98, beta_2 = 0.92, beta_3 = 0.99, epsilon = 1e-8, weight_decay = 0.0;
   bool no_prox = false;
-  template <class B, size_t D> Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
+  template <class B, size_t D>
+  Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     auto g_prev = state.template get<D>("previous_grad");
     auto diff = g_prev ? grad - *g_prev : grad * 0.0;
     auto blend = [&](const char* name, const Tensor<B, D>& x, double beta) {
@@ -92,7 +99,9 @@ struct AdanConfig {
   bool no_prox = false;
   std::optional<GradientClippingConfig> grad_clipping;
   SCORCH_CONFIG(AdanConfig, (), (beta_1, beta_2, beta_3, epsilon, weight_decay, no_prox, grad_clipping))
-  OptimizerAdaptor<Adan> init() const { return OptimizerAdaptor<Adan>(Adan{beta_1, beta_2, beta_3, epsilon, weight_decay, no_prox}, grad_clipping); }
+  OptimizerAdaptor<Adan> init() const {
+    return OptimizerAdaptor<Adan>(Adan{beta_1, beta_2, beta_3, epsilon, weight_decay, no_prox}, grad_clipping);
+  }
 };
 
 }  // namespace scorch::optim

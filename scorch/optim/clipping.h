@@ -15,8 +15,12 @@ struct GradientClippingConfig {
   ClipKind kind = ClipKind::Norm;
   double threshold = 1.0;
   SCORCH_CONFIG(GradientClippingConfig, (), (kind, threshold))
-  static GradientClippingConfig value(double t) { return GradientClippingConfig().with_kind(ClipKind::Value).with_threshold(t); }
-  static GradientClippingConfig norm(double t) { return GradientClippingConfig().with_kind(ClipKind::Norm).with_threshold(t); }
+  static GradientClippingConfig value(double t) {
+    return GradientClippingConfig().with_kind(ClipKind::Value).with_threshold(t);
+  }
+  static GradientClippingConfig norm(double t) {
+    return GradientClippingConfig().with_kind(ClipKind::Norm).with_threshold(t);
+  }
 
   /// The clipped gradient.
   template <class B, size_t D> Tensor<B, D> clip(const Tensor<B, D>& grad) const {

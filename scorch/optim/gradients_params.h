@@ -41,7 +41,9 @@ class GradientsParams {
     return g;
   }
   /// Sets the gradient of id.
-  template <class B, size_t D> void register_grad(ParamId id, const Tensor<B, D>& grad) { grads_[id] = grad.primitive(); }
+  template <class B, size_t D> void register_grad(ParamId id, const Tensor<B, D>& grad) {
+    grads_[id] = grad.primitive();
+  }
   size_t len() const { return grads_.size(); }
   bool is_empty() const { return grads_.empty(); }
   /// Ids held, in order.
@@ -60,7 +62,8 @@ class GradientsParams {
   };
   template <class B> static typename B::FloatTensor cast(const std::any& a, ParamId id) {
     if (const auto* p = std::any_cast<typename B::FloatTensor>(&a)) return *p;
-    throw DTypeError("GradientsParams::get", "the gradient of parameter " + id.to_string() + " belongs to another backend than " + B::name());
+    throw DTypeError("GradientsParams::get",
+                     "the gradient of parameter " + id.to_string() + " belongs to another backend than " + B::name());
   }
   std::map<ParamId, std::any> grads_;
 };

@@ -31,13 +31,15 @@ void axpy(Vec& a, double alpha, const Vec& b) {
 }
 
 /// Minimizer of the cubic through (x1, f1, g1), (x2, f2, g2), clamped to bounds.
-double cubic_interpolate(double x1, double f1, double g1, double x2, double f2, double g2, std::optional<std::pair<double, double>> bounds = std::nullopt) {
+double cubic_interpolate(double x1, double f1, double g1, double x2, double f2, double g2,
+                         std::optional<std::pair<double, double>> bounds = std::nullopt) {
   auto [lo, hi] = bounds.value_or(x1 <= x2 ? std::pair{x1, x2} : std::pair{x2, x1});
   double d1 = g1 + g2 - 3 * (f1 - f2) / (x1 - x2);
   double d2_square = d1 * d1 - g1 * g2;
   if (d2_square < 0) return (lo + hi) / 2.0;
   double d2 = std::sqrt(d2_square);
-  double min_pos = x1 <= x2 ? x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2)) : x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
+  double min_pos = x1 <= x2 ? x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
+                            : x1 - (x1 - x2) * ((g1 + d2 - d1) / (g1 - g2 + 2 * d2));
   return std::min(std::max(min_pos, lo), hi);
 }
 
@@ -53,7 +55,8 @@ struct WolfeResult {
 };
 
 /// Strong-Wolfe line search along d from x (loss f, gradient g, directional derivative gtd).
-WolfeResult strong_wolfe(const std::function<Probe(double)>& obj, double t, const Vec& d, double f, const Vec& g, double gtd, double tolerance_change) {
+WolfeResult strong_wolfe(const std::function<Probe(double)>& obj, double t, const Vec& d, double f, const Vec& g,
+                         double gtd, double tolerance_change) {
   const double c1 = 1e-4, c2 = 0.9;
   const int max_ls = 25;
   double d_norm = max_abs(d);
@@ -113,7 +116,8 @@ WolfeResult strong_wolfe(const std::function<Probe(double)>& obj, double t, cons
       low = br_f[0] <= br_f[1] ? 0 : 1, high = 1 - low;
     } else {
       if (std::abs(gtd_new) <= -c2 * gtd) done = true;
-      else if (gtd_new * (br[high] - br[low]) >= 0) br[high] = br[low], br_f[high] = br_f[low], br_g[high] = br_g[low], br_gtd[high] = br_gtd[low];
+      else if (gtd_new * (br[high] - br[low]) >= 0)
+        br[high] = br[low], br_f[high] = br_f[low], br_g[high] = br_g[low], br_gtd[high] = br_gtd[low];
       br[low] = t, br_f[low] = p.f, br_g[low] = p.g, br_gtd[low] = gtd_new;
     }
   }
@@ -129,7 +133,9 @@ double Lbfgs::step_flat(Vec& x, const std::function<LossAndGrad(const Vec&)>& cl
   LossAndGrad first = closure(x);
   double orig_loss = first.loss, loss = first.loss;
   Vec flat_grad = std::move(first.grad);
-  if (flat_grad.size() != x.size()) throw ShapeError("Lbfgs::step", "gradient has " + std::to_string(flat_grad.size()) + " values for " + std::to_string(x.size()) + " parameters");
+  if (flat_grad.size() != x.size())
+    throw ShapeError("Lbfgs::step", "gradient has " + std::to_string(flat_grad.size()) + " values for " +
+                                        std::to_string(x.size()) + " parameters");
   size_t current_evals = 1;
   ++func_evals_;
   if (max_abs(flat_grad) <= c.tolerance_grad) return orig_loss;
@@ -148,7 +154,8 @@ double Lbfgs::step_flat(Vec& x, const std::function<LossAndGrad(const Vec&)>& cl
       for (double& v : s) v *= t_;
       double ys = dot(y, s);
       if (ys > 1e-10) {
-        if (old_dirs_.size() == c.history_size) old_dirs_.erase(old_dirs_.begin()), old_stps_.erase(old_stps_.begin()), ro_.erase(ro_.begin());
+        if (old_dirs_.size() == c.history_size)
+          old_dirs_.erase(old_dirs_.begin()), old_stps_.erase(old_stps_.begin()), ro_.erase(ro_.begin());
         old_dirs_.push_back(y), old_stps_.push_back(s), ro_.push_back(1.0 / ys);
         h_diag_ = ys / dot(y, y);
       }
@@ -209,10 +216,12 @@ Vec record_vec(const Record& r) { return r.as_tensor().data.convert(DType::F64).
 
 Record Lbfgs::to_record() const {
   Record r = Record::map();
-  r.set("n_iter", n_iter_), r.set("func_evals", func_evals_), r.set("t", t_), r.set("h_diag", h_diag_), r.set("prev_loss", prev_loss_);
+  r.set("n_iter", n_iter_), r.set("func_evals", func_evals_), r.set("t", t_), r.set("h_diag", h_diag_),
+      r.set("prev_loss", prev_loss_);
   r.set("d", vec_record(d_)), r.set("prev_flat_grad", vec_record(prev_flat_grad_)), r.set("ro", vec_record(ro_));
   Record::List dirs, stps;
-  for (size_t k = 0; k < old_dirs_.size(); ++k) dirs.push_back(vec_record(old_dirs_[k])), stps.push_back(vec_record(old_stps_[k]));
+  for (size_t k = 0; k < old_dirs_.size(); ++k)
+    dirs.push_back(vec_record(old_dirs_[k])), stps.push_back(vec_record(old_stps_[k]));
   r.set("old_dirs", Record(std::move(dirs))), r.set("old_stps", Record(std::move(stps)));
   return r;
 }
@@ -222,7 +231,8 @@ void Lbfgs::load_record(const Record& r) {
   t_ = r.get_float("t"), h_diag_ = r.get_float("h_diag"), prev_loss_ = r.get_float("prev_loss");
   d_ = record_vec(r.at("d")), prev_flat_grad_ = record_vec(r.at("prev_flat_grad")), ro_ = record_vec(r.at("ro"));
   old_dirs_.clear(), old_stps_.clear();
-  for (size_t k = 0; k < r.at("old_dirs").size(); ++k) old_dirs_.push_back(record_vec(r.at("old_dirs").at(k))), old_stps_.push_back(record_vec(r.at("old_stps").at(k)));
+  for (size_t k = 0; k < r.at("old_dirs").size(); ++k)
+    old_dirs_.push_back(record_vec(r.at("old_dirs").at(k))), old_stps_.push_back(record_vec(r.at("old_stps").at(k)));
 }
 
 }  // namespace scorch::optim

@@ -24,7 +24,8 @@ struct LbfgsConfig {
   double tolerance_grad = 1e-7, tolerance_change = 1e-9;
   size_t history_size = 100;
   LineSearch line_search_fn = LineSearch::None;
-  SCORCH_CONFIG(LbfgsConfig, (), (lr, max_iter, max_eval, tolerance_grad, tolerance_change, history_size, line_search_fn))
+  SCORCH_CONFIG(LbfgsConfig, (),
+                (lr, max_iter, max_eval, tolerance_grad, tolerance_change, history_size, line_search_fn))
   Lbfgs init() const;
 };
 
@@ -82,7 +83,8 @@ struct UnflattenParams {
     } else {
       if (!p.is_require_grad()) return p;
       size_t n = p.val().shape().num_elements();
-      std::vector<double> chunk(values.begin() + static_cast<std::ptrdiff_t>(offset), values.begin() + static_cast<std::ptrdiff_t>(offset + n));
+      std::vector<double> chunk(values.begin() + static_cast<std::ptrdiff_t>(offset),
+                                values.begin() + static_cast<std::ptrdiff_t>(offset + n));
       offset += n;
       return p.with_value(T::from_data(TensorData(chunk, p.val().shape()).convert(p.val().dtype()), p.val().device()));
     }

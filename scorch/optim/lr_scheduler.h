@@ -125,7 +125,10 @@ struct ComposedLrSchedulerConfig {
   ComposedLrSchedulerConfig& step(const StepLrSchedulerConfig& c);
   ComposedLrSchedulerConfig& noam(const NoamLrSchedulerConfig& c);
   ComposedLrSchedulerConfig& with_custom_scheduler(std::unique_ptr<LrScheduler> s);
-  ComposedLrSchedulerConfig& with_reduction(SchedulerReduction r) { reduction = r; return *this; }
+  ComposedLrSchedulerConfig& with_reduction(SchedulerReduction r) {
+    reduction = r;
+    return *this;
+  }
   /// Throws ValueError when empty.
   std::unique_ptr<LrScheduler> init() const;
 

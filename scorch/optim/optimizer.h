@@ -36,13 +36,17 @@ template <class B> Record state_record(const ParamState<B>& s) {
   return r;
 }
 /// A state read back from state_record's form onto device; throws FormatError naming the key.
-template <class B> ParamState<B> state_from_record(const Record& r, const typename B::Device& device, const std::string& key) {
+template <class B>
+ParamState<B> state_from_record(const Record& r, const typename B::Device& device, const std::string& key) {
   if (!r.is_map()) throw FormatError("Optimizer::load_record", "'" + key + "': expected a map, found " + describe(r));
   ParamState<B> s;
   for (const auto& [name, value] : r.as_map()) {
     if (name == "step") s.step = value.as_int();
-    else if (value.is_tensor()) s.tensors[name] = B::float_from_data(value.as_tensor().data.convert(Float::default_dtype), device);
-    else throw FormatError("Optimizer::load_record", "'" + key + "." + name + "': expected a tensor, found " + describe(value));
+    else if (value.is_tensor())
+      s.tensors[name] = B::float_from_data(value.as_tensor().data.convert(Float::default_dtype), device);
+    else
+      throw FormatError("Optimizer::load_record",
+                        "'" + key + "." + name + "': expected a tensor, found " + describe(value));
   }
   return s;
 }
@@ -51,7 +55,8 @@ template <class B> ParamState<B> state_from_record(const Record& r, const typena
 /// A per-parameter rule run over whole modules.
 template <class Rule> class OptimizerAdaptor {
  public:
-  explicit OptimizerAdaptor(Rule rule, std::optional<GradientClippingConfig> clipping = std::nullopt) : rule_(std::move(rule)), clipping_(std::move(clipping)) {}
+  explicit OptimizerAdaptor(Rule rule, std::optional<GradientClippingConfig> clipping = std::nullopt)
+      : rule_(std::move(rule)), clipping_(std::move(clipping)) {}
 
   /// The module after one step at learning rate lr; parameters without a gradient (or with
   /// require_grad off) are unchanged. The model is a value: the input is left as it was.
@@ -64,9 +69,13 @@ template <class Rule> class OptimizerAdaptor {
   /// Replaces the states by a record from to_record (applied lazily at each parameter's next step).
   void load_record(const Record& record);
   /// Writes the state with a recorder (e.g. DefaultFileRecorder); returns the file written.
-  template <class Recorder> std::string save(const std::string& path, const Recorder& recorder) const { return recorder.record(to_record(), path); }
+  template <class Recorder> std::string save(const std::string& path, const Recorder& recorder) const {
+    return recorder.record(to_record(), path);
+  }
   /// Reads a state written by save.
-  template <class Recorder> void load(const std::string& path, const Recorder& recorder) { load_record(recorder.load(path)); }
+  template <class Recorder> void load(const std::string& path, const Recorder& recorder) {
+    load_record(recorder.load(path));
+  }
   /// Parameters with a state.
   size_t num_states() const { return states_.size() + pending_.size(); }
   const Rule& rule() const { return rule_; }
@@ -98,23 +107,30 @@ template <class Rule> class OptimizerAdaptor {
   };
   /// One parameter's step: clipping, its state, the rule. Compiled once per backend and rank in
   /// the library for the shipped rules (optim/rules_cpu.cpp), so model code does not repeat it.
-  template <class B, size_t D> Tensor<B, D> step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad);
+  template <class B, size_t D>
+  Tensor<B, D> step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad);
   template <class B> ParamState<B>& state_for(ParamId id, const typename B::Device& device) {
     auto it = states_.find(id);
     if (it == states_.end()) {
       auto pending = pending_.find(id);
-      ParamState<B> fresh = pending == pending_.end() ? ParamState<B>{} : detail::state_from_record<B>(pending->second, device, id.to_string());
+      ParamState<B> fresh = pending == pending_.end()
+                                ? ParamState<B>{}
+                                : detail::state_from_record<B>(pending->second, device, id.to_string());
       if (pending != pending_.end()) pending_.erase(pending);
       it = states_.emplace(id, Slot{std::move(fresh), &detail::state_record<B>}).first;
     }
     auto* s = std::any_cast<ParamState<B>>(&it->second.state);
-    if (!s) throw DTypeError("Optimizer::step", "parameter " + id.to_string() + " has state on another backend than " + B::name());
+    if (!s)
+      throw DTypeError("Optimizer::step",
+                       "parameter " + id.to_string() + " has state on another backend than " + B::name());
     return *s;
   }
   struct Slot {
     std::any state;
     std::function<Record(const std::any&)> to_record;
-    template <class B> Slot(ParamState<B> s, Record (*f)(const ParamState<B>&)) : state(std::move(s)), to_record([f](const std::any& a) { return f(std::any_cast<const ParamState<B>&>(a)); }) {}
+    template <class B> Slot(ParamState<B> s, Record (*f)(const ParamState<B>&))
+        : state(std::move(s)),
+          to_record([f](const std::any& a) { return f(std::any_cast<const ParamState<B>&>(a)); }) {}
   };
   Rule rule_;
   std::optional<GradientClippingConfig> clipping_;
@@ -122,8 +138,7 @@ template <class Rule> class OptimizerAdaptor {
   std::map<ParamId, Record> pending_;
 };
 
-template <class Rule>
-template <class B, size_t D>
+template <class Rule> template <class B, size_t D>
 Tensor<B, D> OptimizerAdaptor<Rule>::step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad) {
   if (clipping_) grad = clipping_->clip(grad);
   auto& state = state_for<B>(id, value.device());
@@ -140,7 +155,8 @@ template <class Rule> Record OptimizerAdaptor<Rule>::to_record() const {
 }
 
 template <class Rule> void OptimizerAdaptor<Rule>::load_record(const Record& record) {
-  if (!record.is_map()) throw FormatError("Optimizer::load_record", "expected a map of parameter states, found " + describe(record));
+  if (!record.is_map())
+    throw FormatError("Optimizer::load_record", "expected a map of parameter states, found " + describe(record));
   std::map<ParamId, Record> pending;
   for (const auto& [key, value] : record.as_map()) pending.emplace(ParamId::parse(key), value);
   states_.clear();

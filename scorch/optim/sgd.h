@@ -19,7 +19,8 @@ struct MomentumConfig {
 
 namespace detail {
 /// g + penalty·θ when weight decay is set.
-template <class B, size_t D> Tensor<B, D> with_decay(const Tensor<B, D>& grad, const Tensor<B, D>& param, const std::optional<WeightDecayConfig>& wd) {
+template <class B, size_t D> Tensor<B, D> with_decay(const Tensor<B, D>& grad, const Tensor<B, D>& param,
+                                                     const std::optional<WeightDecayConfig>& wd) {
   return wd ? grad + param * wd->penalty : grad;
 }
 }  // namespace detail
@@ -28,7 +29,8 @@ template <class B, size_t D> Tensor<B, D> with_decay(const Tensor<B, D>& grad, c
 struct Sgd {
   std::optional<WeightDecayConfig> weight_decay;
   std::optional<MomentumConfig> momentum;
-  template <class B, size_t D> Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
+  template <class B, size_t D>
+  Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     auto g = detail::with_decay(grad, param, weight_decay);
     if (momentum) {
       auto prev = state.template get<D>("velocity");

@@ -8,10 +8,14 @@
 namespace scorch::activation {
 
 template <class B, size_t D> using FloatTensor = Tensor<B, D, Float>;
-template <class B, size_t D> FloatTensor<B, D> wrap(typename B::FloatTensor p) { return FloatTensor<B, D>(std::move(p)); }
+template <class B, size_t D> FloatTensor<B, D> wrap(typename B::FloatTensor p) {
+  return FloatTensor<B, D>(std::move(p));
+}
 
 /// max(x, 0).
-template <class B, size_t D> FloatTensor<B, D> relu(FloatTensor<B, D> x) { return wrap<B, D>(KindOps<B, Float>::relu(std::move(x).into_primitive())); }
+template <class B, size_t D> FloatTensor<B, D> relu(FloatTensor<B, D> x) {
+  return wrap<B, D>(KindOps<B, Float>::relu(std::move(x).into_primitive()));
+}
 /// min(max(x, 0), 6).
 template <class B, size_t D> FloatTensor<B, D> relu6(const FloatTensor<B, D>& x) { return x.clamp(0.0, 6.0); }
 /// x for x >= 0, slope * x below.
@@ -23,29 +27,38 @@ template <class B, size_t D> FloatTensor<B, D> prelu(const FloatTensor<B, D>& x,
   Shape s;
   for (size_t i = 0; i < D; ++i) s.push_back(i == 1 && D > 1 ? alpha.shape()[0] : 1);
   if (alpha.shape()[0] != 1 && (D < 2 || alpha.shape()[0] != x.shape()[1]))
-    throw ShapeError("prelu", "alpha " + alpha.shape().to_string() + " must have 1 value or one per channel of " + x.shape().to_string());
+    throw ShapeError("prelu", "alpha " + alpha.shape().to_string() + " must have 1 value or one per channel of " +
+                                  x.shape().to_string());
   auto a = alpha.template reshape<D>(s);
   return x.mask_where(x.lower_elem(0.0), x.mul(a.expand_to(x.shape())));
 }
 /// x * Φ(x) (erf form).
-template <class B, size_t D> FloatTensor<B, D> gelu(FloatTensor<B, D> x) { return wrap<B, D>(KindOps<B, Float>::gelu(std::move(x).into_primitive())); }
+template <class B, size_t D> FloatTensor<B, D> gelu(FloatTensor<B, D> x) {
+  return wrap<B, D>(KindOps<B, Float>::gelu(std::move(x).into_primitive()));
+}
 /// The tanh approximation of gelu.
 template <class B, size_t D> FloatTensor<B, D> gelu_approximate(const FloatTensor<B, D>& x) {
   auto inner = (x + x.powf_scalar(3.0) * 0.044715) * std::sqrt(2.0 / M_PI);
   return x * 0.5 * (inner.tanh() + 1.0);
 }
 /// 1 / (1 + exp(-x)).
-template <class B, size_t D> FloatTensor<B, D> sigmoid(FloatTensor<B, D> x) { return wrap<B, D>(KindOps<B, Float>::sigmoid(std::move(x).into_primitive())); }
+template <class B, size_t D> FloatTensor<B, D> sigmoid(FloatTensor<B, D> x) {
+  return wrap<B, D>(KindOps<B, Float>::sigmoid(std::move(x).into_primitive()));
+}
 /// log(sigmoid(x)), stable.
-template <class B, size_t D> FloatTensor<B, D> log_sigmoid(FloatTensor<B, D> x) { return wrap<B, D>(KindOps<B, Float>::log_sigmoid(std::move(x).into_primitive())); }
+template <class B, size_t D> FloatTensor<B, D> log_sigmoid(FloatTensor<B, D> x) {
+  return wrap<B, D>(KindOps<B, Float>::log_sigmoid(std::move(x).into_primitive()));
+}
 /// clamp(alpha * x + beta, 0, 1) (torch's hardsigmoid is alpha = 1/6, beta = 0.5).
-template <class B, size_t D> FloatTensor<B, D> hard_sigmoid(FloatTensor<B, D> x, double alpha = 0.2, double beta = 0.5) {
+template <class B, size_t D>
+FloatTensor<B, D> hard_sigmoid(FloatTensor<B, D> x, double alpha = 0.2, double beta = 0.5) {
   return wrap<B, D>(KindOps<B, Float>::hard_sigmoid(std::move(x).into_primitive(), Scalar(alpha), Scalar(beta)));
 }
 /// x * sigmoid(x).
 template <class B, size_t D> FloatTensor<B, D> silu(const FloatTensor<B, D>& x) { return x * sigmoid<B, D>(x); }
 /// log(1 + exp(beta * x)) / beta, linear above threshold like torch.
-template <class B, size_t D> FloatTensor<B, D> softplus(const FloatTensor<B, D>& x, double beta = 1.0, double threshold = 20.0) {
+template <class B, size_t D>
+FloatTensor<B, D> softplus(const FloatTensor<B, D>& x, double beta = 1.0, double threshold = 20.0) {
   auto bx = x * beta;
   auto soft = (bx.clamp_max(threshold).exp() + 1.0).log() / beta;
   return soft.mask_where(bx.greater_elem(threshold), x);
@@ -53,13 +66,18 @@ template <class B, size_t D> FloatTensor<B, D> softplus(const FloatTensor<B, D>&
 /// x * tanh(softplus(x)).
 template <class B, size_t D> FloatTensor<B, D> mish(const FloatTensor<B, D>& x) { return x * softplus<B, D>(x).tanh(); }
 /// x * relu6(x + 3) / 6.
-template <class B, size_t D> FloatTensor<B, D> hard_swish(const FloatTensor<B, D>& x) { return x * (x + 3.0).clamp(0.0, 6.0) / 6.0; }
+template <class B, size_t D> FloatTensor<B, D> hard_swish(const FloatTensor<B, D>& x) {
+  return x * (x + 3.0).clamp(0.0, 6.0) / 6.0;
+}
 /// tanh(x).
 template <class B, size_t D> FloatTensor<B, D> tanh(FloatTensor<B, D> x) { return std::move(x).tanh(); }
 /// x - tanh(x).
 template <class B, size_t D> FloatTensor<B, D> tanhshrink(const FloatTensor<B, D>& x) { return x - x.tanh(); }
 /// clamp(x, min, max).
-template <class B, size_t D> FloatTensor<B, D> hardtanh(const FloatTensor<B, D>& x, double min = -1.0, double max = 1.0) { return x.clamp(min, max); }
+template <class B, size_t D>
+FloatTensor<B, D> hardtanh(const FloatTensor<B, D>& x, double min = -1.0, double max = 1.0) {
+  return x.clamp(min, max);
+}
 /// x / (1 + |x|).
 template <class B, size_t D> FloatTensor<B, D> softsign(const FloatTensor<B, D>& x) { return x / (x.abs() + 1.0); }
 /// x for x > 0, alpha * (exp(x) - 1) below.
@@ -86,7 +104,8 @@ template <class B, size_t D> FloatTensor<B, D> thresholded_relu(const FloatTenso
 /// Gated linear unit: first half of dim times sigmoid of the second half.
 template <class B, size_t D> FloatTensor<B, D> glu(const FloatTensor<B, D>& x, int64_t dim = -1) {
   size_t d = check::dim("glu", dim, D);
-  if (x.shape()[d] % 2 != 0) throw ShapeError("glu", "dim " + std::to_string(d) + " of " + x.shape().to_string() + " must be even");
+  if (x.shape()[d] % 2 != 0)
+    throw ShapeError("glu", "dim " + std::to_string(d) + " of " + x.shape().to_string() + " must be even");
   auto halves = x.chunk(2, static_cast<int64_t>(d));
   return halves[0] * sigmoid<B, D>(halves[1]);
 }
@@ -108,7 +127,9 @@ template <class B, size_t D> FloatTensor<B, D> softmax(FloatTensor<B, D> x, int6
   return wrap<B, D>(KindOps<B, Float>::softmax(std::move(x).into_primitive(), d));
 }
 /// softmax of -x along dim.
-template <class B, size_t D> FloatTensor<B, D> softmin(const FloatTensor<B, D>& x, int64_t dim) { return softmax<B, D>(-x, dim); }
+template <class B, size_t D> FloatTensor<B, D> softmin(const FloatTensor<B, D>& x, int64_t dim) {
+  return softmax<B, D>(-x, dim);
+}
 /// log(softmax(x)) along dim, stable.
 template <class B, size_t D> FloatTensor<B, D> log_softmax(FloatTensor<B, D> x, int64_t dim) {
   size_t d = check::dim("log_softmax", dim, D);

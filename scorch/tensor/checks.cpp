@@ -9,7 +9,8 @@ std::string str(int64_t v) { return std::to_string(v); }
 }  // namespace
 
 void same_dtype(const char* op, DType lhs, DType rhs) {
-  if (lhs != rhs) throw DTypeError(op, "lhs " + name(lhs) + " and rhs " + name(rhs) + ": dtypes differ (cast one first)");
+  if (lhs != rhs)
+    throw DTypeError(op, "lhs " + name(lhs) + " and rhs " + name(rhs) + ": dtypes differ (cast one first)");
 }
 
 Shape broadcast(const char* op, const Shape& lhs, const Shape& rhs) { return broadcast_shapes(op, lhs, rhs); }
@@ -32,7 +33,8 @@ std::vector<size_t> dims(const char* op, std::span<const int64_t> ds, size_t ran
 
 std::vector<size_t> permutation(const char* op, std::span<const int64_t> axes, size_t rank) {
   if (axes.size() != rank)
-    throw ShapeError(op, "got " + str(static_cast<int64_t>(axes.size())) + " axes for rank " + str(static_cast<int64_t>(rank)));
+    throw ShapeError(
+        op, "got " + str(static_cast<int64_t>(axes.size())) + " axes for rank " + str(static_cast<int64_t>(rank)));
   return dims(op, axes, rank);
 }
 
@@ -47,33 +49,38 @@ Shape reshape(const Shape& from, std::span<const int64_t> to) {
       continue;
     }
     if (to[i] < -1) throw ShapeError("reshape", "dim " + str(to[i]) + " is negative");
-    if (to[i] == 0 && i >= from.rank()) throw ShapeError("reshape", "0 (keep) at dim " + str(static_cast<int64_t>(i)) + " but the source " + from.to_string() + " has no such dim");
+    if (to[i] == 0 && i >= from.rank())
+      throw ShapeError("reshape", "0 (keep) at dim " + str(static_cast<int64_t>(i)) + " but the source " +
+                                      from.to_string() + " has no such dim");
     out[i] = to[i] == 0 ? from[i] : static_cast<size_t>(to[i]);
     known *= out[i];
   }
   if (infer >= 0) {
     if (known == 0 || from.num_elements() % known != 0)
-      throw ShapeError("reshape", "cannot infer the -1 dim: " + from.to_string() + " has " + str(static_cast<int64_t>(from.num_elements())) + " elements");
+      throw ShapeError("reshape", "cannot infer the -1 dim: " + from.to_string() + " has " +
+                                      str(static_cast<int64_t>(from.num_elements())) + " elements");
     out[static_cast<size_t>(infer)] = from.num_elements() / known;
   }
   Shape result(out);
   if (result.num_elements() != from.num_elements())
-    throw ShapeError("reshape", "cannot reshape " + from.to_string() + " (" + str(static_cast<int64_t>(from.num_elements())) +
-                                    " elements) to " + result.to_string() + " (" + str(static_cast<int64_t>(result.num_elements())) + ")");
+    throw ShapeError("reshape", "cannot reshape " + from.to_string() + " (" +
+                                    str(static_cast<int64_t>(from.num_elements())) + " elements) to " +
+                                    result.to_string() + " (" + str(static_cast<int64_t>(result.num_elements())) + ")");
   return result;
 }
 
 Shape expand(const Shape& from, std::span<const int64_t> to) {
   if (to.size() < from.rank())
-    throw ShapeError("expand", "cannot expand " + from.to_string() + " to fewer dims (" + str(static_cast<int64_t>(to.size())) + ")");
+    throw ShapeError("expand", "cannot expand " + from.to_string() + " to fewer dims (" +
+                                   str(static_cast<int64_t>(to.size())) + ")");
   std::vector<size_t> out(to.size());
   size_t lead = to.size() - from.rank();
   for (size_t i = 0; i < to.size(); ++i) {
     size_t src = i >= lead ? from[i - lead] : 1;
     size_t want = to[i] == -1 ? src : static_cast<size_t>(to[i]);
     if (to[i] < -1 || (src != want && src != 1))
-      throw ShapeError("expand", "cannot expand " + from.to_string() + ": dim " + str(static_cast<int64_t>(i)) + " has size " +
-                                     str(static_cast<int64_t>(src)) + ", target " + str(to[i]));
+      throw ShapeError("expand", "cannot expand " + from.to_string() + ": dim " + str(static_cast<int64_t>(i)) +
+                                     " has size " + str(static_cast<int64_t>(src)) + ", target " + str(to[i]));
     out[i] = want;
   }
   return Shape(out);
@@ -81,11 +88,15 @@ Shape expand(const Shape& from, std::span<const int64_t> to) {
 
 SliceRanges slices(const char* op, const Shape& shape, std::span<const Slice> slices) {
   if (slices.size() > shape.rank())
-    throw ShapeError(op, str(static_cast<int64_t>(slices.size())) + " slices for a tensor of shape " + shape.to_string());
+    throw ShapeError(op,
+                     str(static_cast<int64_t>(slices.size())) + " slices for a tensor of shape " + shape.to_string());
   SliceRanges out(shape.rank());
   for (size_t d = 0; d < shape.rank(); ++d) {
     auto n = static_cast<int64_t>(shape[d]);
-    if (d >= slices.size()) { out[d] = {0, shape[d], 1}; continue; }
+    if (d >= slices.size()) {
+      out[d] = {0, shape[d], 1};
+      continue;
+    }
     const Slice& s = slices[d];
     if (s.step == 0) throw ValueError(op, "slice step is 0 at dim " + str(static_cast<int64_t>(d)));
     auto resolve = [n](int64_t v) { return std::clamp(v < 0 ? v + n : v, int64_t{0}, n); };
@@ -102,7 +113,8 @@ void matmul(const Shape& lhs, const Shape& rhs) {
   size_t r = lhs.rank();
   if (lhs[r - 1] != rhs[r - 2])
     throw ShapeError("matmul", "lhs " + lhs.to_string() + " and rhs " + rhs.to_string() + ": inner dims differ (" +
-                                   str(static_cast<int64_t>(lhs[r - 1])) + " vs " + str(static_cast<int64_t>(rhs[r - 2])) + ")");
+                                   str(static_cast<int64_t>(lhs[r - 1])) + " vs " +
+                                   str(static_cast<int64_t>(rhs[r - 2])) + ")");
   Shape a = lhs, b = rhs;
   a[r - 1] = a[r - 2] = b[r - 1] = b[r - 2] = 1;
   broadcast_shapes("matmul", a, b);
@@ -111,11 +123,14 @@ void matmul(const Shape& lhs, const Shape& rhs) {
 void cat(const char* op, std::span<const Shape> shapes, std::span<const DType> dtypes, size_t dim) {
   if (shapes.empty()) throw ValueError(op, "needs at least one tensor");
   for (size_t i = 1; i < shapes.size(); ++i) {
-    if (dtypes[i] != dtypes[0]) throw DTypeError(op, "tensor " + str(static_cast<int64_t>(i)) + " is " + name(dtypes[i]) + ", tensor 0 is " + name(dtypes[0]));
+    if (dtypes[i] != dtypes[0])
+      throw DTypeError(
+          op, "tensor " + str(static_cast<int64_t>(i)) + " is " + name(dtypes[i]) + ", tensor 0 is " + name(dtypes[0]));
     for (size_t d = 0; d < shapes[0].rank(); ++d)
       if (d != dim && shapes[i][d] != shapes[0][d])
-        throw ShapeError(op, "tensor " + str(static_cast<int64_t>(i)) + " has shape " + shapes[i].to_string() + ", tensor 0 has " +
-                                 shapes[0].to_string() + ": they differ outside dim " + str(static_cast<int64_t>(dim)));
+        throw ShapeError(op, "tensor " + str(static_cast<int64_t>(i)) + " has shape " + shapes[i].to_string() +
+                                 ", tensor 0 has " + shapes[0].to_string() + ": they differ outside dim " +
+                                 str(static_cast<int64_t>(dim)));
   }
 }
 
@@ -124,12 +139,15 @@ void gather(const char* op, const Shape& data, const Shape& indices, size_t dim)
     throw ShapeError(op, "data " + data.to_string() + " and indices " + indices.to_string() + ": ranks differ");
   for (size_t d = 0; d < data.rank(); ++d)
     if (d != dim && indices[d] > data[d])
-      throw ShapeError(op, "indices " + indices.to_string() + " exceed data " + data.to_string() + " at dim " + str(static_cast<int64_t>(d)));
+      throw ShapeError(op, "indices " + indices.to_string() + " exceed data " + data.to_string() + " at dim " +
+                               str(static_cast<int64_t>(d)));
 }
 
 void scatter(const Shape& data, const Shape& indices, const Shape& values, size_t dim) {
   gather("scatter", data, indices, dim);
-  if (!(values == indices)) throw ShapeError("scatter", "values " + values.to_string() + " must have the indices' shape " + indices.to_string());
+  if (!(values == indices))
+    throw ShapeError("scatter",
+                     "values " + values.to_string() + " must have the indices' shape " + indices.to_string());
 }
 
 void select(const char* op, const Shape& indices) {
@@ -139,7 +157,8 @@ void select(const char* op, const Shape& indices) {
 void select_assign(const Shape& data, size_t dim, size_t count, const Shape& values) {
   Shape expected = data;
   expected[dim] = count;
-  if (!(values == expected)) throw ShapeError("select_assign", "values " + values.to_string() + " must have shape " + expected.to_string());
+  if (!(values == expected))
+    throw ShapeError("select_assign", "values " + values.to_string() + " must have shape " + expected.to_string());
 }
 
 void positive(const char* op, const char* what, int64_t value) {
@@ -148,7 +167,8 @@ void positive(const char* op, const char* what, int64_t value) {
 
 void rank(const char* op, size_t expected, const Shape& shape) {
   if (shape.rank() != expected)
-    throw ShapeError(op, "shape " + shape.to_string() + " has rank " + str(static_cast<int64_t>(shape.rank())) + ", the tensor type has rank " + str(static_cast<int64_t>(expected)));
+    throw ShapeError(op, "shape " + shape.to_string() + " has rank " + str(static_cast<int64_t>(shape.rank())) +
+                             ", the tensor type has rank " + str(static_cast<int64_t>(expected)));
 }
 
 void data_kind(const char* op, DType dtype, bool ok, const char* k) {
@@ -157,7 +177,8 @@ void data_kind(const char* op, DType dtype, bool ok, const char* k) {
 
 void squeezable(const Shape& shape, size_t dim) {
   if (shape[dim] != 1)
-    throw ShapeError("squeeze", "dim " + str(static_cast<int64_t>(dim)) + " of " + shape.to_string() + " has size " + str(static_cast<int64_t>(shape[dim])) + ", not 1");
+    throw ShapeError("squeeze", "dim " + str(static_cast<int64_t>(dim)) + " of " + shape.to_string() + " has size " +
+                                    str(static_cast<int64_t>(shape[dim])) + ", not 1");
 }
 
 }  // namespace scorch::check

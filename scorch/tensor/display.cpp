@@ -19,7 +19,8 @@ std::string format_float(double v, DType dtype, const std::optional<int>& precis
     std::snprintf(buf, sizeof buf, "%.*f", *precision, v);
     return buf;
   }
-  auto res = dtype == DType::F64 ? std::to_chars(buf, buf + sizeof buf, v) : std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+  auto res = dtype == DType::F64 ? std::to_chars(buf, buf + sizeof buf, v)
+                                 : std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
   std::string s(buf, res.ptr);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;

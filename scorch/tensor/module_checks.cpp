@@ -17,35 +17,42 @@ std::string list(const SpatialDims& d) {
 }
 
 void float_dtype(const char* op, const char* what, DType d) {
-  if (!is_float(d)) throw DTypeError(op, std::string(what) + " has dtype " + std::string(dtype_name(d)) + ", expected a float dtype");
+  if (!is_float(d))
+    throw DTypeError(op, std::string(what) + " has dtype " + std::string(dtype_name(d)) + ", expected a float dtype");
 }
 
 void spatial_rank(const char* op, const Shape& x, size_t spatial) {
   if (x.rank() != spatial + 2 || spatial < 1 || spatial > 3)
-    throw ShapeError(op,
-                     "input " + x.to_string() + " must be [batch, channels, " + str(spatial) + " spatial dims] with 1 to 3 spatial dims");
+    throw ShapeError(op, "input " + x.to_string() + " must be [batch, channels, " + str(spatial) +
+                             " spatial dims] with 1 to 3 spatial dims");
 }
 
 void option_size(const char* op, const char* name, const SpatialDims& d, size_t spatial, size_t min) {
-  if (d.size() != spatial) throw ShapeError(op, std::string(name) + " " + list(d) + " needs " + str(spatial) + " values");
+  if (d.size() != spatial)
+    throw ShapeError(op, std::string(name) + " " + list(d) + " needs " + str(spatial) + " values");
   for (size_t v : d)
     if (v < min) throw ValueError(op, std::string(name) + " " + list(d) + " must be at least " + str(min));
 }
 
 void nonempty(const char* op, const Shape& x, size_t dim, int64_t out, const std::string& what) {
-  if (out < 1) throw ShapeError(op, "input " + x.to_string() + " gives an empty output along spatial dim " + str(dim) + " (" + what + ")");
+  if (out < 1)
+    throw ShapeError(
+        op, "input " + x.to_string() + " gives an empty output along spatial dim " + str(dim) + " (" + what + ")");
 }
 
 }  // namespace
 
-void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, const std::optional<Shape>& bias, const ConvSpec& spec,
-          bool transposed) {
+void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, const std::optional<Shape>& bias,
+          const ConvSpec& spec, bool transposed) {
   float_dtype(op, "input", xd);
   float_dtype(op, "weight", wd);
-  if (xd != wd) throw DTypeError(op, "input " + std::string(dtype_name(xd)) + " and weight " + std::string(dtype_name(wd)) + " differ");
+  if (xd != wd)
+    throw DTypeError(op,
+                     "input " + std::string(dtype_name(xd)) + " and weight " + std::string(dtype_name(wd)) + " differ");
   size_t spatial = x.rank() - 2;
   spatial_rank(op, x, spatial);
-  if (w.rank() != x.rank()) throw ShapeError(op, "weight " + w.to_string() + " must have the rank of input " + x.to_string());
+  if (w.rank() != x.rank())
+    throw ShapeError(op, "weight " + w.to_string() + " must have the rank of input " + x.to_string());
   option_size(op, "stride", spec.stride, spatial, 1);
   option_size(op, "padding", spec.padding, spatial, 0);
   option_size(op, "dilation", spec.dilation, spatial, 1);
@@ -57,7 +64,8 @@ void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, co
   if (!fits)
     throw ShapeError(op, "input " + x.to_string() + " and weight " + w.to_string() + " do not fit " + str(g) +
                              " group(s): weight must be " +
-                             (transposed ? "[in, out/groups, kernel...]" : "[out, in/groups, kernel...] with out divisible by groups"));
+                             (transposed ? "[in, out/groups, kernel...]"
+                                         : "[out, in/groups, kernel...] with out divisible by groups"));
   if (bias && (bias->rank() != 1 || (*bias)[0] != out_channels))
     throw ShapeError(op, "bias " + bias->to_string() + " must be [" + str(out_channels) + "]");
   for (size_t d = 0; d < spatial; ++d) {
@@ -66,7 +74,8 @@ void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, co
       if (spec.padding_out[d] >= std::max(spec.stride[d], spec.dilation[d]))
         throw ValueError(op, "padding_out " + list(spec.padding_out) + " must be smaller than stride or dilation");
       nonempty(op, x, d,
-               module_shapes::conv_transpose_out(in_len, k, spec.stride[d], spec.padding[d], spec.dilation[d], spec.padding_out[d]),
+               module_shapes::conv_transpose_out(in_len, k, spec.stride[d], spec.padding[d], spec.dilation[d],
+                                                 spec.padding_out[d]),
                "padding too large");
     } else {
       nonempty(op, x, d, module_shapes::conv_out(in_len, k, spec.stride[d], spec.padding[d], spec.dilation[d]),
@@ -86,7 +95,9 @@ void pool(const char* op, const Shape& x, DType xd, const PoolSpec& spec, bool u
   for (size_t d = 0; d < spatial; ++d) {
     if (!unfold && 2 * spec.padding[d] > spec.kernel[d])
       throw ValueError(op, "padding " + list(spec.padding) + " must be at most half the kernel " + list(spec.kernel));
-    nonempty(op, x, d, module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode),
+    nonempty(op, x, d,
+             module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d],
+                                     spec.ceil_mode),
              "kernel " + list(spec.kernel) + " larger than the padded input");
   }
 }
@@ -114,21 +125,23 @@ void fold(const char* op, const Shape& x, DType xd, const SpatialDims& output_si
   option_size(op, "dilation", spec.dilation, 2, 1);
   size_t window = spec.kernel[0] * spec.kernel[1], count = 1;
   for (size_t d = 0; d < 2; ++d) {
-    int64_t n = module_shapes::conv_out(output_size[d], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d]);
+    int64_t n =
+        module_shapes::conv_out(output_size[d], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d]);
     if (n < 1) throw ShapeError(op, "kernel " + list(spec.kernel) + " does not fit output size " + list(output_size));
     count *= static_cast<size_t>(n);
   }
   if (x[1] % window != 0 || x[2] != count)
-    throw ShapeError(op, "input " + x.to_string() + " must be [batch, channels·" + str(window) + ", " + str(count) + "] for output size " +
-                             list(output_size) + " and kernel " + list(spec.kernel));
+    throw ShapeError(op, "input " + x.to_string() + " must be [batch, channels·" + str(window) + ", " + str(count) +
+                             "] for output size " + list(output_size) + " and kernel " + list(spec.kernel));
 }
 
-void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd, DType vd) {
+void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd,
+               DType vd) {
   const char* op = "attention";
   float_dtype(op, "query", qd);
   if (qd != kd || qd != vd) throw DTypeError(op, "query, key and value dtypes differ");
-  bool ok = q.rank() == 4 && k.rank() == 4 && v.rank() == 4 && q[0] == k[0] && q[1] == k[1] && q[3] == k[3] && k[0] == v[0] &&
-            k[1] == v[1] && k[2] == v[2];
+  bool ok = q.rank() == 4 && k.rank() == 4 && v.rank() == 4 && q[0] == k[0] && q[1] == k[1] && q[3] == k[3] &&
+            k[0] == v[0] && k[1] == v[1] && k[2] == v[2];
   if (!ok)
     throw ShapeError(op, "query " + q.to_string() + ", key " + k.to_string() + " and value " + v.to_string() +
                              " must be [batch, heads, seq, d] with matching batch, heads, key length and d");
@@ -136,7 +149,8 @@ void attention(const Shape& q, const Shape& k, const Shape& v, const std::option
     Shape scores{q[0], q[1], q[2], k[2]};
     bool fits = mask->rank() == 4;
     for (size_t i = 0; fits && i < 4; ++i) fits = (*mask)[i] == scores[i] || (*mask)[i] == 1;
-    if (!fits) throw ShapeError(op, "mask " + mask->to_string() + " does not broadcast to the scores " + scores.to_string());
+    if (!fits)
+      throw ShapeError(op, "mask " + mask->to_string() + " does not broadcast to the scores " + scores.to_string());
   }
 }
 
@@ -146,18 +160,18 @@ Shape conv_output(const Shape& x, const Shape& w, const ConvSpec& spec, bool tra
   Shape out = x;
   out[1] = transposed ? w[1] * spec.groups : w[0];
   for (size_t d = 0; d + 2 < x.rank(); ++d)
-    out[d + 2] =
-        static_cast<size_t>(transposed ? module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d],
-                                                                           spec.dilation[d], spec.padding_out[d])
-                                       : module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
+    out[d + 2] = static_cast<size_t>(
+        transposed ? module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d],
+                                                       spec.dilation[d], spec.padding_out[d])
+                   : module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
   return out;
 }
 
 Shape pool_output(const Shape& x, const PoolSpec& spec) {
   Shape out = x;
   for (size_t d = 0; d + 2 < x.rank(); ++d)
-    out[d + 2] = static_cast<size_t>(
-        module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode));
+    out[d + 2] = static_cast<size_t>(module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d],
+                                                             spec.dilation[d], spec.ceil_mode));
   return out;
 }
 
@@ -168,7 +182,8 @@ Shape resized(const Shape& x, const SpatialDims& size) {
 }
 
 void grad_shape(const char* op, const Shape& expected, const Shape& grad) {
-  if (grad != expected) throw ShapeError(op, "grad " + grad.to_string() + " must have the forward output's shape " + expected.to_string());
+  if (grad != expected)
+    throw ShapeError(op, "grad " + grad.to_string() + " must have the forward output's shape " + expected.to_string());
 }
 
 void same_shape(const char* op, const Shape& a, const Shape& b) {

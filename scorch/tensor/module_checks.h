@@ -22,7 +22,8 @@ void interpolate(const char* op, const Shape& x, DType xd, const InterpolateSpec
 /// x [batch, channels·kh·kw, windows] folds into output_size with spec.
 void fold(const char* op, const Shape& x, DType xd, const SpatialDims& output_size, const PoolSpec& spec);
 /// q, k, v are [batch, heads, seq, d] with matching dims and mask broadcasts to the scores.
-void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd, DType vd);
+void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd,
+               DType vd);
 /// The spatial dims of a [batch, channels, spatial...] shape.
 SpatialDims spatial_of(const Shape& s);
 /// The output shape of a checked (transposed) convolution.

@@ -7,17 +7,21 @@
 #include "scorch/tensor/display.h"
 
 namespace scorch {
-#define SCORCH_TENSOR_OPERATOR(sym, name)                                                                       \
-  template <class B, size_t D, class K> requires NumericKind<K>                                                 \
-  Tensor<B, D, K> operator sym(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {                                   \
-    return detail::checked_binary<Tensor<B, D, K>>(#name, std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::name(std::move(x), std::move(y)); }); \
-  }                                                                                                             \
-  template <class B, size_t D, class K> requires NumericKind<K>                                                 \
-  Tensor<B, D, K> operator sym(Tensor<B, D, K> a, Scalar s) {                                                   \
-    return Tensor<B, D, K>(KindOps<B, K>::name##_scalar(std::move(a).into_primitive(), s));                     \
-  }                                                                                                             \
-  template <class B, size_t D, class K> requires NumericKind<K>                                                 \
-  Tensor<B, D, K>& operator sym##=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) sym b; }
+#define SCORCH_TENSOR_OPERATOR(sym, name)                                                                        \
+  template <class B, size_t D, class K>                                                                          \
+  requires NumericKind<K> Tensor<B, D, K>                                                                        \
+  operator sym(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {                                                    \
+    return detail::checked_binary<Tensor<B, D, K>>(                                                              \
+        #name, std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::name(std::move(x), std::move(y)); }); \
+  }                                                                                                              \
+  template <class B, size_t D, class K>                                                                          \
+  requires NumericKind<K> Tensor<B, D, K>                                                                        \
+  operator sym(Tensor<B, D, K> a, Scalar s) {                                                                    \
+    return Tensor<B, D, K>(KindOps<B, K>::name##_scalar(std::move(a).into_primitive(), s));                      \
+  }                                                                                                              \
+  template <class B, size_t D, class K>                                                                          \
+  requires NumericKind<K> Tensor<B, D, K>                                                                        \
+  &operator sym##=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) sym b; }
 SCORCH_TENSOR_OPERATOR(+, add)
 SCORCH_TENSOR_OPERATOR(-, sub)
 SCORCH_TENSOR_OPERATOR(*, mul)
@@ -26,31 +30,45 @@ SCORCH_TENSOR_OPERATOR(%, remainder)
 #undef SCORCH_TENSOR_OPERATOR
 
 /// s + t.
-template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator+(Scalar s, Tensor<B, D, K> t) { return std::move(t) + s; }
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator+(Scalar s, Tensor<B, D, K> t) { return std::move(t) + s; }
 /// s * t.
-template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator*(Scalar s, Tensor<B, D, K> t) { return std::move(t) * s; }
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator*(Scalar s, Tensor<B, D, K> t) { return std::move(t) * s; }
 /// s - t.
-template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator-(Scalar s, Tensor<B, D, K> t) {
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator-(Scalar s, Tensor<B, D, K> t) {
   return Tensor<B, D, K>(KindOps<B, K>::add_scalar(KindOps<B, K>::neg(std::move(t).into_primitive()), s));
 }
 /// s / t.
-template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator/(Scalar s, Tensor<B, D, K> t) {
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator/(Scalar s, Tensor<B, D, K> t) {
   auto num = KindOps<B, K>::full(t.shape(), s, t.device(), t.dtype());
   return Tensor<B, D, K>(KindOps<B, K>::div(std::move(num), std::move(t).into_primitive()));
 }
 /// -t.
-template <class B, size_t D, class K> requires NumericKind<K> Tensor<B, D, K> operator-(Tensor<B, D, K> t) {
-  return Tensor<B, D, K>(KindOps<B, K>::neg(std::move(t).into_primitive()));
-}
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator-(Tensor<B, D, K> t) { return Tensor<B, D, K>(KindOps<B, K>::neg(std::move(t).into_primitive())); }
 
 /// Logical not.
 template <class B, size_t D> Tensor<B, D, Bool> operator!(const Tensor<B, D, Bool>& t) { return t.bool_not(); }
 /// Logical and, broadcast.
-template <class B, size_t D> Tensor<B, D, Bool> operator&(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) { return a.bool_and(b); }
+template <class B, size_t D> Tensor<B, D, Bool> operator&(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) {
+  return a.bool_and(b);
+}
 /// Logical or, broadcast.
-template <class B, size_t D> Tensor<B, D, Bool> operator|(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) { return a.bool_or(b); }
+template <class B, size_t D> Tensor<B, D, Bool> operator|(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) {
+  return a.bool_or(b);
+}
 /// Logical xor, broadcast.
-template <class B, size_t D> Tensor<B, D, Bool> operator^(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) { return a.bool_xor(b); }
+template <class B, size_t D> Tensor<B, D, Bool> operator^(const Tensor<B, D, Bool>& a, const Tensor<B, D, Bool>& b) {
+  return a.bool_xor(b);
+}
 
 /// Prints data, shape, device, backend, kind and dtype.
 template <class B, size_t D, class K> std::ostream& operator<<(std::ostream& os, const Tensor<B, D, K>& t) {

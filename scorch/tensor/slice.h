@@ -19,7 +19,12 @@ struct Slice {
   /// [start, end) with the given step.
   Slice(int64_t start_, int64_t end_, int64_t step_ = 1) : start(start_), end(end_), step(step_) {}
   /// [start, end of dim) with the given step.
-  static Slice from(int64_t start, int64_t step = 1) { Slice s; s.start = start; s.step = step; return s; }
+  static Slice from(int64_t start, int64_t step = 1) {
+    Slice s;
+    s.start = start;
+    s.step = step;
+    return s;
+  }
   /// [0, end).
   static Slice to(int64_t end) { return Slice(0, end); }
   /// The whole dim with a step (e.g. -1 reverses it).

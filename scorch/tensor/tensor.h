@@ -19,13 +19,17 @@ namespace scorch {
 template <class B, size_t D, class K = Float> class Tensor;
 
 /// Kinds with arithmetic (Float, Int).
-template <class K> concept NumericKind = std::same_as<K, Float> || std::same_as<K, Int>;
+template <class K>
+concept NumericKind = std::same_as<K, Float> || std::same_as<K, Int>;
 /// The Float kind.
-template <class K> concept FloatKind = std::same_as<K, Float>;
+template <class K>
+concept FloatKind = std::same_as<K, Float>;
 /// The Int kind.
-template <class K> concept IntKind = std::same_as<K, Int>;
+template <class K>
+concept IntKind = std::same_as<K, Int>;
 /// The Bool kind.
-template <class K> concept BoolKind = std::same_as<K, Bool>;
+template <class K>
+concept BoolKind = std::same_as<K, Bool>;
 
 /// The C++ type of a kind's literal elements.
 template <class K> struct LiteralElem { using type = double; };
@@ -54,14 +58,13 @@ template <class Out, class T, class F> Out checked_binary(const char* op, T a, c
 
 namespace scorch {
 
-template <class B, size_t D, class K>
-class Tensor : public ShapeMethods<B, D, K>,
-               public IndexMethods<B, D, K>,
-               public NumericMethods<B, D, K>,
-               public OrderedMethods<B, D, K>,
-               public FloatMethods<B, D, K>,
-               public IntBoolMethods<B, D, K>,
-               public AutodiffMethods<B, D, K> {
+template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K>,
+                                                     public IndexMethods<B, D, K>,
+                                                     public NumericMethods<B, D, K>,
+                                                     public OrderedMethods<B, D, K>,
+                                                     public FloatMethods<B, D, K>,
+                                                     public IntBoolMethods<B, D, K>,
+                                                     public AutodiffMethods<B, D, K> {
   static_assert(D >= 1 && D <= kMaxRank, "Tensor rank must be between 1 and kMaxRank");
 
  public:
@@ -130,7 +133,9 @@ class Tensor : public ShapeMethods<B, D, K>,
   static Tensor zeros_like(const Tensor& other) { return other.zeros_like(); }
   static Tensor ones_like(const Tensor& other) { return other.ones_like(); }
   static Tensor full_like(const Tensor& other, Scalar value) { return other.full_like(value); }
-  Tensor random_like(Distribution dist) const requires(!BoolKind<K>) { return Tensor(Ops::random(shape(), dist, device(), dtype())); }
+  Tensor random_like(Distribution dist) const requires(!BoolKind<K>) {
+    return Tensor(Ops::random(shape(), dist, device(), dtype()));
+  }
 
   // ---- metadata
   /// The dims as an array (structured bindings: auto [b, h, w] = x.dims()).
@@ -147,7 +152,8 @@ class Tensor : public ShapeMethods<B, D, K>,
   TensorData to_data() const { return Ops::into_data(prim_); }
   /// The single value of a one-element tensor; throws ShapeError otherwise.
   Scalar into_scalar() const {
-    if (num_elements() != 1) throw ShapeError("into_scalar", "tensor of shape " + shape().to_string() + " has more than one value");
+    if (num_elements() != 1)
+      throw ShapeError("into_scalar", "tensor of shape " + shape().to_string() + " has more than one value");
     return to_data().scalar_at(0);
   }
   /// The tensor on another device.

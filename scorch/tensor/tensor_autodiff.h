@@ -16,21 +16,21 @@ template <class B, size_t D, class K> class AutodiffMethods {
 
  public:
   /// Backpropagates from this tensor, seeded with ones; returns every kept gradient.
-  Grads backward() const requires(AutodiffBackend<B> && FloatKind<K>) { return B::backward(self().primitive()); }
+  Grads backward() const requires(AutodiffBackend<B>&& FloatKind<K>) { return B::backward(self().primitive()); }
   /// This tensor's gradient (on the inner backend), if grads has one.
-  std::optional<InnerTensor> grad(const Grads& grads) const requires(AutodiffBackend<B> && FloatKind<K>) {
+  std::optional<InnerTensor> grad(const Grads& grads) const requires(AutodiffBackend<B>&& FloatKind<K>) {
     auto g = B::grad(self().primitive(), grads);
     if (!g) return std::nullopt;
     return InnerTensor(std::move(*g));
   }
   /// Takes this tensor's gradient out of grads.
-  std::optional<InnerTensor> grad_remove(Grads& grads) const requires(AutodiffBackend<B> && FloatKind<K>) {
+  std::optional<InnerTensor> grad_remove(Grads& grads) const requires(AutodiffBackend<B>&& FloatKind<K>) {
     auto g = B::grad_remove(self().primitive(), grads);
     if (!g) return std::nullopt;
     return InnerTensor(std::move(*g));
   }
   /// Sets this tensor's gradient in grads; the shapes must match.
-  void grad_replace(Grads& grads, const InnerTensor& grad) const requires(AutodiffBackend<B> && FloatKind<K>) {
+  void grad_replace(Grads& grads, const InnerTensor& grad) const requires(AutodiffBackend<B>&& FloatKind<K>) {
     check::same_shape("grad_replace", self().shape(), grad.shape());
     B::grad_replace(self().primitive(), grads, grad.primitive());
   }

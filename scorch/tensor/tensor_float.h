@@ -8,7 +8,7 @@ namespace scorch {
 
 // One unary float method in two forms: on an lvalue (shares the buffer) and on an rvalue
 // (hands the buffer to the op, which may then write in place).
-#define SCORCH_FLOAT_UNARY(name)                                                             \
+#define SCORCH_FLOAT_UNARY(name)                                                           \
   Self name() const& requires FloatKind<K> { return Self(Ops::name(self().primitive())); } \
   Self name() && requires FloatKind<K> { return Self(Ops::name(std::move(moved()).into_primitive())); }
 
@@ -19,7 +19,9 @@ template <class B, size_t D, class K> class FloatMethods {
   const Self& self() const { return static_cast<const Self&>(*this); }
   Self& moved() { return static_cast<Self&>(*this); }
   auto prim() const { return self().primitive(); }
-  template <class F> Self binary(const char* op, const Self& other, F f) const { return detail::checked_binary<Self>(op, self(), other, f); }
+  template <class F> Self binary(const char* op, const Self& other, F f) const {
+    return detail::checked_binary<Self>(op, self(), other, f);
+  }
 
  public:
   SCORCH_FLOAT_UNARY(exp)
@@ -46,11 +48,15 @@ template <class B, size_t D, class K> class FloatMethods {
   SCORCH_FLOAT_UNARY(trunc)
 
   /// atan2(self, other), broadcast.
-  Self atan2(const Self& o) const requires FloatKind<K> { return binary("atan2", o, [](auto a, auto b) { return Ops::atan2(a, b); }); }
+  Self atan2(const Self& o) const requires FloatKind<K> {
+    return binary("atan2", o, [](auto a, auto b) { return Ops::atan2(a, b); });
+  }
   /// sqrt(self² + other²), broadcast.
   Self hypot(const Self& o) const requires FloatKind<K> { return self().square().add(o.square()).sqrt(); }
   /// self ^ other, broadcast.
-  Self powf(const Self& o) const requires FloatKind<K> { return binary("powf", o, [](auto a, auto b) { return Ops::powf(a, b); }); }
+  Self powf(const Self& o) const requires FloatKind<K> {
+    return binary("powf", o, [](auto a, auto b) { return Ops::powf(a, b); });
+  }
   /// self ^ exponent.
   Self powf_scalar(Scalar e) const requires FloatKind<K> { return Self(Ops::powf_scalar(prim(), e)); }
   /// Degrees to radians.
@@ -59,7 +65,9 @@ template <class B, size_t D, class K> class FloatMethods {
   Self rad2deg() const requires FloatKind<K> { return self().mul_scalar(Scalar(180.0 / std::numbers::pi)); }
   /// Remainder with the dividend's sign (C fmod, torch.fmod), broadcast.
   Self fmod(const Self& o) const requires FloatKind<K> { return to_fmod(self().remainder(o), self(), o); }
-  Self fmod_scalar(Scalar s) const requires FloatKind<K> { return to_fmod(self().remainder_scalar(s), self(), self().full_like(s)); }
+  Self fmod_scalar(Scalar s) const requires FloatKind<K> {
+    return to_fmod(self().remainder_scalar(s), self(), self().full_like(s));
+  }
   /// Cross product of 3-vectors along dim, broadcast.
   Self cross(const Self& o, int64_t dim) const requires FloatKind<K> {
     size_t d = check::dim("cross", dim, D);
@@ -73,7 +81,9 @@ template <class B, size_t D, class K> class FloatMethods {
     return Self::cat({c0, c1, c2}, static_cast<int64_t>(d));
   }
   /// Values truncated toward zero into an i64 tensor.
-  Tensor<B, D, Int> int_() const requires FloatKind<K> { return Tensor<B, D, Int>(Ops::into_int(prim(), Int::default_dtype)); }
+  Tensor<B, D, Int> int_() const requires FloatKind<K> {
+    return Tensor<B, D, Int>(Ops::into_int(prim(), Int::default_dtype));
+  }
 
   /// Unbiased variance along dim (kept with size 1).
   Self var(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 1).first; }
@@ -101,7 +111,9 @@ template <class B, size_t D, class K> class FloatMethods {
   bool contains_nan() const requires FloatKind<K> { return is_nan().any().into_scalar().to_bool(); }
 
   /// The tensor in f32 (f64 stays f64) for precision-sensitive work.
-  Self to_full_precision() const requires FloatKind<K> { return self().dtype() == DType::F64 ? self() : self().cast(DType::F32); }
+  Self to_full_precision() const requires FloatKind<K> {
+    return self().dtype() == DType::F64 ? self() : self().cast(DType::F32);
+  }
   /// Back from full precision to dtype.
   Self from_full_precision(DType dtype) const requires FloatKind<K> { return self().cast(dtype); }
   /// A float literal, like from_data.
@@ -115,7 +127,8 @@ template <class B, size_t D, class K> class FloatMethods {
     else return self();
   }
   Self set_require_grad(bool require) const requires FloatKind<K> {
-    if constexpr (requires { B::float_set_require_grad(prim(), require); }) return Self(B::float_set_require_grad(prim(), require));
+    if constexpr (requires { B::float_set_require_grad(prim(), require); })
+      return Self(B::float_set_require_grad(prim(), require));
     else return self();
   }
   Self require_grad() const requires FloatKind<K> { return set_require_grad(true); }
@@ -128,10 +141,12 @@ template <class B, size_t D, class K> class FloatMethods {
   std::pair<Self, Self> var_mean_impl(int64_t dim, size_t correction) const {
     size_t d = check::dim("var", dim, D);
     size_t n = self().shape()[d];
-    if (n <= correction) throw ShapeError("var", "dim " + std::to_string(d) + " of " + self().shape().to_string() + " has too few values");
+    if (n <= correction)
+      throw ShapeError("var", "dim " + std::to_string(d) + " of " + self().shape().to_string() + " has too few values");
     auto mean = self().mean_dim(static_cast<int64_t>(d));
     auto centered = self().sub(mean);
-    auto var = centered.square().sum_dim(static_cast<int64_t>(d)).div_scalar(Scalar(static_cast<double>(n - correction)));
+    auto var =
+        centered.square().sum_dim(static_cast<int64_t>(d)).div_scalar(Scalar(static_cast<double>(n - correction)));
     return {var, mean};
   }
   // remainder r has the divisor's sign; where the dividend's sign differs, fmod = r - divisor.

@@ -64,9 +64,13 @@ template <class B, size_t D, class K> class IndexMethods {
 
   // ---- equality and truth
   /// Elementwise ==, broadcast.
-  Mask equal(const Self& other) const { return compare_with("equal", other, [](auto a, auto b) { return Ops::equal(a, b); }); }
+  Mask equal(const Self& other) const {
+    return compare_with("equal", other, [](auto a, auto b) { return Ops::equal(a, b); });
+  }
   /// Elementwise !=, broadcast.
-  Mask not_equal(const Self& other) const { return compare_with("not_equal", other, [](auto a, auto b) { return Ops::not_equal(a, b); }); }
+  Mask not_equal(const Self& other) const {
+    return compare_with("not_equal", other, [](auto a, auto b) { return Ops::not_equal(a, b); });
+  }
   /// Elementwise == scalar.
   Mask equal_elem(Scalar s) const requires(!BoolKind<K>) { return Mask(Ops::equal_elem(prim(), s)); }
   /// Elementwise != scalar.
@@ -88,7 +92,9 @@ template <class B, size_t D, class K> class IndexMethods {
   }
 
  private:
-  template <class F> Mask compare_with(const char* op, const Self& other, F f) const { return detail::checked_binary<Mask>(op, self(), other, f); }
+  template <class F> Mask compare_with(const char* op, const Self& other, F f) const {
+    return detail::checked_binary<Mask>(op, self(), other, f);
+  }
 };
 
 }  // namespace scorch

@@ -9,16 +9,19 @@ template <class B, size_t D, class K> class IntBoolMethods {
   using Ops = KindOps<B, K>;
   const Self& self() const { return static_cast<const Self&>(*this); }
   auto prim() const { return self().primitive(); }
-  template <class F> Self binary(const char* op, const Self& other, F f) const { return detail::checked_binary<Self>(op, self(), other, f); }
+  template <class F> Self binary(const char* op, const Self& other, F f) const {
+    return detail::checked_binary<Self>(op, self(), other, f);
+  }
 
  public:
   // ---- Int
   /// start, start+1, ... below end.
-  static Self arange(int64_t start, int64_t end, const typename B::Device& device = {}) requires(IntKind<K> && D == 1) {
+  static Self arange(int64_t start, int64_t end, const typename B::Device& device = {}) requires(IntKind<K>&& D == 1) {
     return arange_step(start, end, 1, device);
   }
   /// start, start+step, ... below end (step > 0).
-  static Self arange_step(int64_t start, int64_t end, int64_t step, const typename B::Device& device = {}) requires(IntKind<K> && D == 1) {
+  static Self arange_step(int64_t start, int64_t end, int64_t step,
+                          const typename B::Device& device = {}) requires(IntKind<K>&& D == 1) {
     check::positive("arange_step", "step", step);
     return Self(Ops::arange(start, end, step, device, Int::default_dtype));
   }
@@ -27,19 +30,37 @@ template <class B, size_t D, class K> class IntBoolMethods {
     return Self::from_data(literal, device);
   }
   /// Values converted to f32.
-  Tensor<B, D, Float> float_() const requires(!FloatKind<K>) { return Tensor<B, D, Float>(Ops::into_float(prim(), Float::default_dtype)); }
+  Tensor<B, D, Float> float_() const requires(!FloatKind<K>) {
+    return Tensor<B, D, Float>(Ops::into_float(prim(), Float::default_dtype));
+  }
   /// Values converted to i64 (true → 1).
-  Tensor<B, D, Int> int_() const requires BoolKind<K> { return Tensor<B, D, Int>(Ops::into_int(prim(), Int::default_dtype)); }
-  Self bitwise_and(const Self& o) const requires IntKind<K> { return binary("bitwise_and", o, [](auto a, auto b) { return Ops::bitwise_and(a, b); }); }
-  Self bitwise_or(const Self& o) const requires IntKind<K> { return binary("bitwise_or", o, [](auto a, auto b) { return Ops::bitwise_or(a, b); }); }
-  Self bitwise_xor(const Self& o) const requires IntKind<K> { return binary("bitwise_xor", o, [](auto a, auto b) { return Ops::bitwise_xor(a, b); }); }
-  Self bitwise_left_shift(const Self& o) const requires IntKind<K> { return binary("bitwise_left_shift", o, [](auto a, auto b) { return Ops::bitwise_left_shift(a, b); }); }
-  Self bitwise_right_shift(const Self& o) const requires IntKind<K> { return binary("bitwise_right_shift", o, [](auto a, auto b) { return Ops::bitwise_right_shift(a, b); }); }
+  Tensor<B, D, Int> int_() const requires BoolKind<K> {
+    return Tensor<B, D, Int>(Ops::into_int(prim(), Int::default_dtype));
+  }
+  Self bitwise_and(const Self& o) const requires IntKind<K> {
+    return binary("bitwise_and", o, [](auto a, auto b) { return Ops::bitwise_and(a, b); });
+  }
+  Self bitwise_or(const Self& o) const requires IntKind<K> {
+    return binary("bitwise_or", o, [](auto a, auto b) { return Ops::bitwise_or(a, b); });
+  }
+  Self bitwise_xor(const Self& o) const requires IntKind<K> {
+    return binary("bitwise_xor", o, [](auto a, auto b) { return Ops::bitwise_xor(a, b); });
+  }
+  Self bitwise_left_shift(const Self& o) const requires IntKind<K> {
+    return binary("bitwise_left_shift", o, [](auto a, auto b) { return Ops::bitwise_left_shift(a, b); });
+  }
+  Self bitwise_right_shift(const Self& o) const requires IntKind<K> {
+    return binary("bitwise_right_shift", o, [](auto a, auto b) { return Ops::bitwise_right_shift(a, b); });
+  }
   Self bitwise_and_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_and_scalar(prim(), s)); }
   Self bitwise_or_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_or_scalar(prim(), s)); }
   Self bitwise_xor_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_xor_scalar(prim(), s)); }
-  Self bitwise_left_shift_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_left_shift_scalar(prim(), s)); }
-  Self bitwise_right_shift_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_right_shift_scalar(prim(), s)); }
+  Self bitwise_left_shift_scalar(Scalar s) const requires IntKind<K> {
+    return Self(Ops::bitwise_left_shift_scalar(prim(), s));
+  }
+  Self bitwise_right_shift_scalar(Scalar s) const requires IntKind<K> {
+    return Self(Ops::bitwise_right_shift_scalar(prim(), s));
+  }
   Self bitwise_not() const requires IntKind<K> { return Self(Ops::bitwise_not(prim())); }
 
   // ---- Bool
@@ -48,29 +69,40 @@ template <class B, size_t D, class K> class IntBoolMethods {
     return Self::from_data(literal, device);
   }
   Self bool_not() const requires BoolKind<K> { return Self(Ops::logical_not(prim())); }
-  Self bool_and(const Self& o) const requires BoolKind<K> { return binary("bool_and", o, [](auto a, auto b) { return Ops::logical_and(a, b); }); }
-  Self bool_or(const Self& o) const requires BoolKind<K> { return binary("bool_or", o, [](auto a, auto b) { return Ops::logical_or(a, b); }); }
-  Self bool_xor(const Self& o) const requires BoolKind<K> { return binary("bool_xor", o, [](auto a, auto b) { return Ops::logical_xor(a, b); }); }
+  Self bool_and(const Self& o) const requires BoolKind<K> {
+    return binary("bool_and", o, [](auto a, auto b) { return Ops::logical_and(a, b); });
+  }
+  Self bool_or(const Self& o) const requires BoolKind<K> {
+    return binary("bool_or", o, [](auto a, auto b) { return Ops::logical_or(a, b); });
+  }
+  Self bool_xor(const Self& o) const requires BoolKind<K> {
+    return binary("bool_xor", o, [](auto a, auto b) { return Ops::logical_xor(a, b); });
+  }
   /// Coordinates of the true values, one row each: shape [count, D].
   Tensor<B, 2, Int> argwhere() const requires BoolKind<K> { return Tensor<B, 2, Int>(Ops::argwhere(prim())); }
   /// One rank-1 tensor per dim with the coordinates of the true values (torch.nonzero(as_tuple=True)).
   std::vector<Tensor<B, 1, Int>> nonzero() const requires BoolKind<K> {
     auto coords = argwhere();
     std::vector<Tensor<B, 1, Int>> out;
-    for (size_t d = 0; d < D; ++d) out.push_back(coords.slice_dim(1, Slice(static_cast<int64_t>(d))).template reshape<1>({-1}));
+    for (size_t d = 0; d < D; ++d)
+      out.push_back(coords.slice_dim(1, Slice(static_cast<int64_t>(d))).template reshape<1>({-1}));
     return out;
   }
   /// True where col - row < offset: the part triu(offset) removes.
-  static Self triu_mask(const Shape& shape, int64_t offset, const typename B::Device& device = {}) requires BoolKind<K> {
+  static Self triu_mask(const Shape& shape, int64_t offset,
+                        const typename B::Device& device = {}) requires BoolKind<K> {
     return triangle_mask<B, D>(shape, offset - 1, false, device);
   }
   /// True where col - row > offset: the part tril(offset) removes.
-  static Self tril_mask(const Shape& shape, int64_t offset, const typename B::Device& device = {}) requires BoolKind<K> {
+  static Self tril_mask(const Shape& shape, int64_t offset,
+                        const typename B::Device& device = {}) requires BoolKind<K> {
     return triangle_mask<B, D>(shape, offset + 1, true, device);
   }
   /// True everywhere except the diagonal at offset.
-  static Self diag_mask(const Shape& shape, int64_t offset, const typename B::Device& device = {}) requires BoolKind<K> {
-    return triangle_mask<B, D>(shape, offset - 1, false, device).bool_or(triangle_mask<B, D>(shape, offset + 1, true, device));
+  static Self diag_mask(const Shape& shape, int64_t offset,
+                        const typename B::Device& device = {}) requires BoolKind<K> {
+    return triangle_mask<B, D>(shape, offset - 1, false, device)
+        .bool_or(triangle_mask<B, D>(shape, offset + 1, true, device));
   }
 };
 

@@ -7,26 +7,39 @@
 
 namespace scorch {
 
-template <class B, size_t D> Tensor<B, D, Bool> triangle_mask(const Shape& shape, int64_t offset, bool upper, const typename B::Device& device);
+template <class B, size_t D>
+Tensor<B, D, Bool> triangle_mask(const Shape& shape, int64_t offset, bool upper, const typename B::Device& device);
 
 template <class B, size_t D, class K> class NumericMethods {
   using Self = Tensor<B, D, K>;
   using Ops = KindOps<B, K>;
   const Self& self() const { return static_cast<const Self&>(*this); }
   auto prim() const { return self().primitive(); }
-  template <class F> Self binary(const char* op, const Self& other, F f) const { return detail::checked_binary<Self>(op, self(), other, f); }
+  template <class F> Self binary(const char* op, const Self& other, F f) const {
+    return detail::checked_binary<Self>(op, self(), other, f);
+  }
 
  public:
   /// self + other, broadcast.
-  Self add(const Self& o) const requires NumericKind<K> { return binary("add", o, [](auto a, auto b) { return Ops::add(std::move(a), std::move(b)); }); }
+  Self add(const Self& o) const requires NumericKind<K> {
+    return binary("add", o, [](auto a, auto b) { return Ops::add(std::move(a), std::move(b)); });
+  }
   /// self - other, broadcast.
-  Self sub(const Self& o) const requires NumericKind<K> { return binary("sub", o, [](auto a, auto b) { return Ops::sub(std::move(a), std::move(b)); }); }
+  Self sub(const Self& o) const requires NumericKind<K> {
+    return binary("sub", o, [](auto a, auto b) { return Ops::sub(std::move(a), std::move(b)); });
+  }
   /// self * other, broadcast.
-  Self mul(const Self& o) const requires NumericKind<K> { return binary("mul", o, [](auto a, auto b) { return Ops::mul(std::move(a), std::move(b)); }); }
+  Self mul(const Self& o) const requires NumericKind<K> {
+    return binary("mul", o, [](auto a, auto b) { return Ops::mul(std::move(a), std::move(b)); });
+  }
   /// self / other, broadcast (ints: floor division; zero divisors throw ValueError).
-  Self div(const Self& o) const requires NumericKind<K> { return binary("div", o, [](auto a, auto b) { return Ops::div(std::move(a), std::move(b)); }); }
+  Self div(const Self& o) const requires NumericKind<K> {
+    return binary("div", o, [](auto a, auto b) { return Ops::div(std::move(a), std::move(b)); });
+  }
   /// Remainder with the divisor's sign (torch.remainder), broadcast.
-  Self remainder(const Self& o) const requires NumericKind<K> { return binary("remainder", o, [](auto a, auto b) { return Ops::remainder(std::move(a), std::move(b)); }); }
+  Self remainder(const Self& o) const requires NumericKind<K> {
+    return binary("remainder", o, [](auto a, auto b) { return Ops::remainder(std::move(a), std::move(b)); });
+  }
   Self add_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::add_scalar(prim(), s)); }
   Self sub_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::sub_scalar(prim(), s)); }
   Self mul_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::mul_scalar(prim(), s)); }
@@ -44,7 +57,10 @@ template <class B, size_t D, class K> class NumericMethods {
   Self powi(const Tensor<B, D, Int>& exponent) const requires NumericKind<K> {
     check::broadcast("powi", self().shape(), exponent.shape());
     if constexpr (std::same_as<K, Float>) return Self(Ops::powi(prim(), exponent.primitive()));
-    else { check::same_dtype("powi", self().dtype(), exponent.dtype()); return Self(Ops::powi(prim(), exponent.primitive())); }
+    else {
+      check::same_dtype("powi", self().dtype(), exponent.dtype());
+      return Self(Ops::powi(prim(), exponent.primitive()));
+    }
   }
   /// self ^ exponent for an integer exponent.
   Self powi_scalar(int64_t exponent) const requires NumericKind<K> {
@@ -56,17 +72,33 @@ template <class B, size_t D, class K> class NumericMethods {
   Tensor<B, 1, K> sum() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::sum(prim())); }
   Tensor<B, 1, K> mean() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::mean(prim())); }
   Tensor<B, 1, K> prod() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::prod(prim())); }
-  Self sum_dim(int64_t dim) const requires NumericKind<K> { return Self(Ops::sum_dim(prim(), check::dim("sum_dim", dim, D))); }
-  Self mean_dim(int64_t dim) const requires NumericKind<K> { return Self(Ops::mean_dim(prim(), check::dim("mean_dim", dim, D))); }
-  Self prod_dim(int64_t dim) const requires NumericKind<K> { return Self(Ops::prod_dim(prim(), check::dim("prod_dim", dim, D))); }
+  Self sum_dim(int64_t dim) const requires NumericKind<K> {
+    return Self(Ops::sum_dim(prim(), check::dim("sum_dim", dim, D)));
+  }
+  Self mean_dim(int64_t dim) const requires NumericKind<K> {
+    return Self(Ops::mean_dim(prim(), check::dim("mean_dim", dim, D)));
+  }
+  Self prod_dim(int64_t dim) const requires NumericKind<K> {
+    return Self(Ops::prod_dim(prim(), check::dim("prod_dim", dim, D)));
+  }
   /// sum_dim over each listed dim (all kept with size 1).
-  Self sum_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> { return over_dims("sum_dims", dims, &Self::sum_dim); }
-  Self mean_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> { return over_dims("mean_dims", dims, &Self::mean_dim); }
-  Self prod_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> { return over_dims("prod_dims", dims, &Self::prod_dim); }
+  Self sum_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> {
+    return over_dims("sum_dims", dims, &Self::sum_dim);
+  }
+  Self mean_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> {
+    return over_dims("mean_dims", dims, &Self::mean_dim);
+  }
+  Self prod_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> {
+    return over_dims("prod_dims", dims, &Self::prod_dim);
+  }
   /// Running sum along dim.
-  Self cumsum(int64_t dim) const requires NumericKind<K> { return Self(Ops::cumsum(prim(), check::dim("cumsum", dim, D))); }
+  Self cumsum(int64_t dim) const requires NumericKind<K> {
+    return Self(Ops::cumsum(prim(), check::dim("cumsum", dim, D)));
+  }
   /// Running product along dim.
-  Self cumprod(int64_t dim) const requires NumericKind<K> { return Self(Ops::cumprod(prim(), check::dim("cumprod", dim, D))); }
+  Self cumprod(int64_t dim) const requires NumericKind<K> {
+    return Self(Ops::cumprod(prim(), check::dim("cumprod", dim, D)));
+  }
 
   /// Matrix product over the last two dims; leading dims broadcast.
   Self matmul(const Self& other) const requires NumericKind<K> {
@@ -75,13 +107,16 @@ template <class B, size_t D, class K> class NumericMethods {
     return Self(Ops::matmul(prim(), other.primitive()));
   }
   /// Sum of the elementwise product of two rank-1 tensors, shape [1].
-  Tensor<B, 1, K> dot(const Self& other) const requires(NumericKind<K> && D == 1) {
-    if (!(self().shape() == other.shape())) throw ShapeError("dot", "lhs " + self().shape().to_string() + " and rhs " + other.shape().to_string() + " differ");
+  Tensor<B, 1, K> dot(const Self& other) const requires(NumericKind<K>&& D == 1) {
+    if (!(self().shape() == other.shape()))
+      throw ShapeError("dot",
+                       "lhs " + self().shape().to_string() + " and rhs " + other.shape().to_string() + " differ");
     return mul(other).sum();
   }
   /// The n×n identity matrix.
-  static Self eye(size_t n, const typename B::Device& device = {}) requires(NumericKind<K> && D == 2) {
-    auto mask = triangle_mask<B, 2>(Shape{n, n}, 0, true, device).bool_and(triangle_mask<B, 2>(Shape{n, n}, 0, false, device));
+  static Self eye(size_t n, const typename B::Device& device = {}) requires(NumericKind<K>&& D == 2) {
+    auto mask =
+        triangle_mask<B, 2>(Shape{n, n}, 0, true, device).bool_and(triangle_mask<B, 2>(Shape{n, n}, 0, false, device));
     return Self::zeros(Shape{n, n}, device).mask_fill(mask, Scalar(1));
   }
   /// Keeps values on and above the diagonal offset in the last two dims; zeros the rest.
@@ -95,10 +130,13 @@ template <class B, size_t D, class K> class NumericMethods {
   /// True where the value is nonzero.
   Tensor<B, D, Bool> bool_() const requires NumericKind<K> { return self().not_equal_elem(Scalar(0)); }
   /// Pads trailing dims: padding[i] = (before, after) for dim D-1-i (torch.nn.functional.pad order).
-  Self pad(const std::vector<std::pair<size_t, size_t>>& padding, PadMode mode = PadMode::constant(Scalar(0))) const requires NumericKind<K> {
-    if (padding.size() > D) throw ShapeError("pad", std::to_string(padding.size()) + " pad pairs for rank " + std::to_string(D));
+  Self pad(const std::vector<std::pair<size_t, size_t>>& padding,
+           PadMode mode = PadMode::constant(Scalar(0))) const requires NumericKind<K> {
+    if (padding.size() > D)
+      throw ShapeError("pad", std::to_string(padding.size()) + " pad pairs for rank " + std::to_string(D));
     Self out = self();
-    for (size_t i = 0; i < padding.size(); ++i) out = out.pad_dim(static_cast<int64_t>(D - 1 - i), padding[i].first, padding[i].second, mode);
+    for (size_t i = 0; i < padding.size(); ++i)
+      out = out.pad_dim(static_cast<int64_t>(D - 1 - i), padding[i].first, padding[i].second, mode);
     return out;
   }
 
@@ -117,7 +155,8 @@ template <class B, size_t D, class K> class NumericMethods {
       return Self::full(s, mode.value, self().device(), self().dtype());
     }
     if (n == 0 || (mode.kind == PadMode::Kind::Reflect && count >= n))
-      throw ShapeError("pad", "cannot pad dim " + std::to_string(dim) + " of " + self().shape().to_string() + " by " + std::to_string(count));
+      throw ShapeError("pad", "cannot pad dim " + std::to_string(dim) + " of " + self().shape().to_string() + " by " +
+                                  std::to_string(count));
     if (mode.kind == PadMode::Kind::Edge)
       return self().slice_dim(dim, Slice(before ? 0 : len - 1)).repeat_dim(dim, count);
     auto c = static_cast<int64_t>(count);

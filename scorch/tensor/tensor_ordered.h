@@ -11,14 +11,24 @@ template <class B, size_t D, class K> class OrderedMethods {
   using Index = Tensor<B, D, Int>;
   const Self& self() const { return static_cast<const Self&>(*this); }
   auto prim() const { return self().primitive(); }
-  template <class F> Mask compare(const char* op, const Self& other, F f) const { return detail::checked_binary<Mask>(op, self(), other, f); }
+  template <class F> Mask compare(const char* op, const Self& other, F f) const {
+    return detail::checked_binary<Mask>(op, self(), other, f);
+  }
   size_t dim_of(const char* op, int64_t dim) const { return check::dim(op, dim, D); }
 
  public:
-  Mask greater(const Self& o) const requires NumericKind<K> { return compare("greater", o, [](auto a, auto b) { return Ops::greater(a, b); }); }
-  Mask greater_equal(const Self& o) const requires NumericKind<K> { return compare("greater_equal", o, [](auto a, auto b) { return Ops::greater_equal(a, b); }); }
-  Mask lower(const Self& o) const requires NumericKind<K> { return compare("lower", o, [](auto a, auto b) { return Ops::lower(a, b); }); }
-  Mask lower_equal(const Self& o) const requires NumericKind<K> { return compare("lower_equal", o, [](auto a, auto b) { return Ops::lower_equal(a, b); }); }
+  Mask greater(const Self& o) const requires NumericKind<K> {
+    return compare("greater", o, [](auto a, auto b) { return Ops::greater(a, b); });
+  }
+  Mask greater_equal(const Self& o) const requires NumericKind<K> {
+    return compare("greater_equal", o, [](auto a, auto b) { return Ops::greater_equal(a, b); });
+  }
+  Mask lower(const Self& o) const requires NumericKind<K> {
+    return compare("lower", o, [](auto a, auto b) { return Ops::lower(a, b); });
+  }
+  Mask lower_equal(const Self& o) const requires NumericKind<K> {
+    return compare("lower_equal", o, [](auto a, auto b) { return Ops::lower_equal(a, b); });
+  }
   Mask greater_elem(Scalar s) const requires NumericKind<K> { return Mask(Ops::greater_elem(prim(), s)); }
   Mask greater_equal_elem(Scalar s) const requires NumericKind<K> { return Mask(Ops::greater_equal_elem(prim(), s)); }
   Mask lower_elem(Scalar s) const requires NumericKind<K> { return Mask(Ops::lower_elem(prim(), s)); }
@@ -26,17 +36,29 @@ template <class B, size_t D, class K> class OrderedMethods {
 
   // ---- sorting (stable; NaN sorts as the largest value)
   Self sort(int64_t dim) const requires NumericKind<K> { return Self(Ops::sort(prim(), dim_of("sort", dim), false)); }
-  Self sort_descending(int64_t dim) const requires NumericKind<K> { return Self(Ops::sort(prim(), dim_of("sort", dim), true)); }
-  std::pair<Self, Index> sort_with_indices(int64_t dim) const requires NumericKind<K> { return sorted_pair(dim, false); }
-  std::pair<Self, Index> sort_descending_with_indices(int64_t dim) const requires NumericKind<K> { return sorted_pair(dim, true); }
-  Index argsort(int64_t dim) const requires NumericKind<K> { return Index(Ops::argsort(prim(), dim_of("argsort", dim), false)); }
-  Index argsort_descending(int64_t dim) const requires NumericKind<K> { return Index(Ops::argsort(prim(), dim_of("argsort", dim), true)); }
+  Self sort_descending(int64_t dim) const requires NumericKind<K> {
+    return Self(Ops::sort(prim(), dim_of("sort", dim), true));
+  }
+  std::pair<Self, Index> sort_with_indices(int64_t dim) const requires NumericKind<K> {
+    return sorted_pair(dim, false);
+  }
+  std::pair<Self, Index> sort_descending_with_indices(int64_t dim) const requires NumericKind<K> {
+    return sorted_pair(dim, true);
+  }
+  Index argsort(int64_t dim) const requires NumericKind<K> {
+    return Index(Ops::argsort(prim(), dim_of("argsort", dim), false));
+  }
+  Index argsort_descending(int64_t dim) const requires NumericKind<K> {
+    return Index(Ops::argsort(prim(), dim_of("argsort", dim), true));
+  }
   /// The k largest values along dim, largest first.
   Self topk(size_t k, int64_t dim) const requires NumericKind<K> { return topk_with_indices(k, dim).first; }
   /// The k largest values along dim and their indices.
   std::pair<Self, Index> topk_with_indices(size_t k, int64_t dim) const requires NumericKind<K> {
     size_t d = dim_of("topk", dim);
-    if (k > self().shape()[d]) throw ShapeError("topk", "k = " + std::to_string(k) + " exceeds dim " + std::to_string(d) + " of " + self().shape().to_string());
+    if (k > self().shape()[d])
+      throw ShapeError("topk", "k = " + std::to_string(k) + " exceeds dim " + std::to_string(d) + " of " +
+                                   self().shape().to_string());
     auto [values, indices] = sorted_pair(dim, true);
     return {values.narrow(dim, 0, k), indices.narrow(dim, 0, k)};
   }
@@ -46,8 +68,14 @@ template <class B, size_t D, class K> class OrderedMethods {
   // ---- extremes
   Index argmax(int64_t dim) const requires NumericKind<K> { return Index(Ops::argmax(prim(), dim_of("argmax", dim))); }
   Index argmin(int64_t dim) const requires NumericKind<K> { return Index(Ops::argmin(prim(), dim_of("argmin", dim))); }
-  Tensor<B, 1, K> max() const requires NumericKind<K> { non_empty("max"); return Tensor<B, 1, K>(Ops::max(prim())); }
-  Tensor<B, 1, K> min() const requires NumericKind<K> { non_empty("min"); return Tensor<B, 1, K>(Ops::min(prim())); }
+  Tensor<B, 1, K> max() const requires NumericKind<K> {
+    non_empty("max");
+    return Tensor<B, 1, K>(Ops::max(prim()));
+  }
+  Tensor<B, 1, K> min() const requires NumericKind<K> {
+    non_empty("min");
+    return Tensor<B, 1, K>(Ops::min(prim()));
+  }
   Self max_dim(int64_t dim) const requires NumericKind<K> { return Self(Ops::max_dim(prim(), dim_of("max_dim", dim))); }
   Self min_dim(int64_t dim) const requires NumericKind<K> { return Self(Ops::min_dim(prim(), dim_of("min_dim", dim))); }
   std::pair<Self, Index> max_dim_with_indices(int64_t dim) const requires NumericKind<K> {
@@ -77,7 +105,8 @@ template <class B, size_t D, class K> class OrderedMethods {
   Self cummax(int64_t dim) const requires NumericKind<K> { return Self(Ops::cummax(prim(), dim_of("cummax", dim))); }
   /// Values clamped to [lo, hi] (NaN stays NaN).
   Self clamp(Scalar lo, Scalar hi) const requires NumericKind<K> {
-    if (lo.to_double() > hi.to_double()) throw ValueError("clamp", "min " + lo.to_string() + " exceeds max " + hi.to_string());
+    if (lo.to_double() > hi.to_double())
+      throw ValueError("clamp", "min " + lo.to_string() + " exceeds max " + hi.to_string());
     return Self(Ops::clamp(prim(), lo, hi));
   }
   Self clamp_min(Scalar lo) const requires NumericKind<K> { return Self(Ops::clamp_min(prim(), lo)); }
@@ -85,8 +114,11 @@ template <class B, size_t D, class K> class OrderedMethods {
   /// One-hot encoding of class indices along a new last dim of num_classes (values outside throw).
   Tensor<B, D + 1, K> one_hot(size_t num_classes) const requires NumericKind<K> {
     auto as_int = Tensor<B, D, Int>(to_int_prim());
-    auto bad = as_int.lower_elem(Scalar(0)).bool_or(as_int.greater_equal_elem(Scalar(static_cast<int64_t>(num_classes)))).any();
-    if (bad.into_scalar().to_bool()) throw ValueError("one_hot", "a class index is outside [0, " + std::to_string(num_classes) + ")");
+    auto bad = as_int.lower_elem(Scalar(0))
+                   .bool_or(as_int.greater_equal_elem(Scalar(static_cast<int64_t>(num_classes))))
+                   .any();
+    if (bad.into_scalar().to_bool())
+      throw ValueError("one_hot", "a class index is outside [0, " + std::to_string(num_classes) + ")");
     auto classes = Tensor<B, 1, Int>::arange(0, static_cast<int64_t>(num_classes), self().device())
                        .template reshape<D + 1>(class_shape(num_classes));
     auto hits = as_int.cast(DType::I64).template unsqueeze_dim<D + 1>(-1).equal(classes);

@@ -18,16 +18,18 @@ template <class B, size_t D, class K> class ShapeMethods {
   /// Same values in a new shape of rank N; -1 infers one dim, 0 keeps the source dim.
   template <size_t N> Ranked<N> reshape(const DimArg (&dims)[N]) const { return reshape_to<N>(dim_values(dims)); }
   /// The same from dims() of another tensor or a Shape (templates, so braced lists pick the form above).
-  template <size_t N, class A> requires std::same_as<A, std::array<size_t, N>> Ranked<N> reshape(const A& dims) const {
-    return reshape_to<N>(std::vector<int64_t>(dims.begin(), dims.end()));
-  }
+  template <size_t N, class A>
+  requires std::same_as<A, std::array<size_t, N>> Ranked<N> reshape(const A& dims)
+  const { return reshape_to<N>(std::vector<int64_t>(dims.begin(), dims.end())); }
   template <size_t N, std::same_as<Shape> S> Ranked<N> reshape(const S& shape) const {
     return reshape_to<N>(std::vector<int64_t>(shape.begin(), shape.end()));
   }
   /// Merges dims start..end (inclusive) into one; the result has rank N = D - (end - start).
   template <size_t N> Ranked<N> flatten(int64_t start, int64_t end) const {
     size_t s = check::dim("flatten", start, D), e = check::dim("flatten", end, D);
-    if (s > e || N != D - (e - s)) throw ShapeError("flatten", "dims " + std::to_string(s) + ".." + std::to_string(e) + " of rank " + std::to_string(D) + " cannot give rank " + std::to_string(N));
+    if (s > e || N != D - (e - s))
+      throw ShapeError("flatten", "dims " + std::to_string(s) + ".." + std::to_string(e) + " of rank " +
+                                      std::to_string(D) + " cannot give rank " + std::to_string(N));
     std::vector<int64_t> dims;
     Shape sh = self().shape();
     for (size_t i = 0; i < D; ++i) {
@@ -44,7 +46,10 @@ template <class B, size_t D, class K> class ShapeMethods {
     auto ds = check::dims("squeeze", std::vector<int64_t>(dims), D);
     std::sort(ds.begin(), ds.end());
     Shape sh = self().shape();
-    for (size_t i = ds.size(); i-- > 0;) { check::squeezable(sh, ds[i]); sh.remove(ds[i]); }
+    for (size_t i = ds.size(); i-- > 0;) {
+      check::squeezable(sh, ds[i]);
+      sh.remove(ds[i]);
+    }
     return reshape<N>(sh);
   }
   /// Adds leading dims of size 1 up to rank N.
@@ -79,12 +84,15 @@ template <class B, size_t D, class K> class ShapeMethods {
   Self movedim(int64_t src, int64_t dst) const {
     size_t s = check::dim("movedim", src, D), t = check::dim("movedim", dst, D);
     std::vector<size_t> order;
-    for (size_t i = 0; i < D; ++i) if (i != s) order.push_back(i);
+    for (size_t i = 0; i < D; ++i)
+      if (i != s) order.push_back(i);
     order.insert(order.begin() + static_cast<std::ptrdiff_t>(t), s);
     return Self(Ops::permute(prim(), order));
   }
   /// Reverses the listed dims.
-  Self flip(std::initializer_list<int64_t> axes) const { return Self(Ops::flip(prim(), check::dims("flip", std::vector<int64_t>(axes), D))); }
+  Self flip(std::initializer_list<int64_t> axes) const {
+    return Self(Ops::flip(prim(), check::dims("flip", std::vector<int64_t>(axes), D)));
+  }
   /// Broadcasts to rank N dims (size-1 dims grow; -1 keeps a dim; new leading dims allowed).
   template <size_t N> Ranked<N> expand(const DimArg (&dims)[N]) const {
     Shape target = check::expand(self().shape(), dim_values(dims));
@@ -120,7 +128,8 @@ template <class B, size_t D, class K> class ShapeMethods {
   /// Repeats the whole tensor sizes[i] times along each dim i.
   Self repeat(const std::array<size_t, D>& sizes) const {
     Self out = self();
-    for (size_t i = 0; i < D; ++i) if (sizes[i] != 1) out = out.repeat_dim(static_cast<int64_t>(i), sizes[i]);
+    for (size_t i = 0; i < D; ++i)
+      if (sizes[i] != 1) out = out.repeat_dim(static_cast<int64_t>(i), sizes[i]);
     return out;
   }
   /// Repeats the tensor times along dim.
@@ -146,7 +155,8 @@ template <class B, size_t D, class K> class ShapeMethods {
     Shape region = self().shape();
     for (size_t i = 0; i < D; ++i) region[i] = ranges[i].length();
     if (!(region == values.shape()))
-      throw ShapeError("slice_assign", "values " + values.shape().to_string() + " do not match the sliced region " + region.to_string());
+      throw ShapeError("slice_assign", "values " + values.shape().to_string() + " do not match the sliced region " +
+                                           region.to_string());
     check::same_dtype("slice_assign", self().dtype(), values.dtype());
     return Self(Ops::slice_assign(prim(), ranges, values.primitive()));
   }
@@ -161,17 +171,24 @@ template <class B, size_t D, class K> class ShapeMethods {
   Self narrow(int64_t dim, size_t start, size_t length) const {
     size_t d = check::dim("narrow", dim, D);
     if (start + length > self().shape()[d])
-      throw ShapeError("narrow", "start " + std::to_string(start) + " + length " + std::to_string(length) + " exceeds dim " + std::to_string(d) + " of " + self().shape().to_string());
+      throw ShapeError("narrow", "start " + std::to_string(start) + " + length " + std::to_string(length) +
+                                     " exceeds dim " + std::to_string(d) + " of " + self().shape().to_string());
     return slice_dim(static_cast<int64_t>(d), Slice(static_cast<int64_t>(start), static_cast<int64_t>(start + length)));
   }
   /// Splits dim into pieces of the given sizes.
   std::vector<Self> split_with_sizes(const std::vector<size_t>& sizes, int64_t dim) const {
     size_t d = check::dim("split_with_sizes", dim, D), total = 0;
     for (size_t s : sizes) total += s;
-    if (total != self().shape()[d]) throw ShapeError("split_with_sizes", "sizes sum to " + std::to_string(total) + ", dim " + std::to_string(d) + " of " + self().shape().to_string() + " has " + std::to_string(self().shape()[d]));
+    if (total != self().shape()[d])
+      throw ShapeError("split_with_sizes", "sizes sum to " + std::to_string(total) + ", dim " + std::to_string(d) +
+                                               " of " + self().shape().to_string() + " has " +
+                                               std::to_string(self().shape()[d]));
     std::vector<Self> out;
     size_t start = 0;
-    for (size_t s : sizes) { out.push_back(narrow(static_cast<int64_t>(d), start, s)); start += s; }
+    for (size_t s : sizes) {
+      out.push_back(narrow(static_cast<int64_t>(d), start, s));
+      start += s;
+    }
     return out;
   }
   /// Splits dim into pieces of split_size (the last may be smaller).
@@ -197,7 +214,11 @@ template <class B, size_t D, class K> class ShapeMethods {
     std::vector<Shape> shapes;
     std::vector<DType> dtypes;
     std::vector<typename Self::Primitive> prims;
-    for (const Self& t : tensors) { shapes.push_back(t.shape()); dtypes.push_back(t.dtype()); prims.push_back(t.primitive()); }
+    for (const Self& t : tensors) {
+      shapes.push_back(t.shape());
+      dtypes.push_back(t.dtype());
+      prims.push_back(t.primitive());
+    }
     check::cat("cat", shapes, dtypes, d);
     return Self(Ops::cat(prims, d));
   }
@@ -213,7 +234,8 @@ template <class B, size_t D, class K> class ShapeMethods {
 
  private:
   template <size_t N> Ranked<N> reshape_to(const std::vector<int64_t>& dims) const {
-    if (dims.size() != N) throw ShapeError("reshape", std::to_string(dims.size()) + " dims given for rank " + std::to_string(N));
+    if (dims.size() != N)
+      throw ShapeError("reshape", std::to_string(dims.size()) + " dims given for rank " + std::to_string(N));
     return Ranked<N>(Ops::reshape(prim(), check::reshape(self().shape(), dims)));
   }
 };

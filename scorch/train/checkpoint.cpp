@@ -10,7 +10,9 @@ namespace fs = std::filesystem;
 FileCheckpointer::FileCheckpointer(std::string directory, std::string name, AnyRecorder recorder)
     : dir_(std::move(directory)), name_(std::move(name)), recorder_(std::move(recorder)) {}
 
-std::string FileCheckpointer::base(size_t epoch) const { return (fs::path(dir_) / (name_ + "-" + std::to_string(epoch))).string(); }
+std::string FileCheckpointer::base(size_t epoch) const {
+  return (fs::path(dir_) / (name_ + "-" + std::to_string(epoch))).string();
+}
 std::string FileCheckpointer::file(size_t epoch) const { return recorder_.file_path(base(epoch)); }
 bool FileCheckpointer::exists(size_t epoch) const { return fs::exists(file(epoch)); }
 
@@ -20,7 +22,9 @@ std::string FileCheckpointer::save(size_t epoch, const Record& record) const {
 }
 
 Record FileCheckpointer::restore(size_t epoch) const {
-  if (!exists(epoch)) throw IoError("FileCheckpointer::restore", "no checkpoint '" + name_ + "' for epoch " + std::to_string(epoch) + ": " + file(epoch) + " does not exist");
+  if (!exists(epoch))
+    throw IoError("FileCheckpointer::restore", "no checkpoint '" + name_ + "' for epoch " + std::to_string(epoch) +
+                                                   ": " + file(epoch) + " does not exist");
   return recorder_.load(base(epoch));
 }
 
@@ -56,7 +60,8 @@ std::vector<CheckpointingAction> KeepLastNCheckpoints::checkpointing(size_t epoc
   return out;
 }
 
-MetricCheckpointingStrategy::MetricCheckpointingStrategy(std::string metric, Aggregate aggregate, Direction direction, Split split)
+MetricCheckpointingStrategy::MetricCheckpointingStrategy(std::string metric, Aggregate aggregate, Direction direction,
+                                                         Split split)
     : metric_(std::move(metric)), aggregate_(aggregate), direction_(direction), split_(split) {}
 
 std::vector<CheckpointingAction> MetricCheckpointingStrategy::checkpointing(size_t epoch, const MetricsStore& store) {
@@ -97,7 +102,8 @@ std::vector<CheckpointingAction> ComposedCheckpointingStrategy::checkpointing(si
 
 std::unique_ptr<CheckpointingStrategy> default_checkpointing_strategy() {
   auto composed = std::make_unique<ComposedCheckpointingStrategy>();
-  composed->add(KeepLastNCheckpoints(2)).add(MetricCheckpointingStrategy("Loss", Aggregate::Mean, Direction::Lowest, Split::Valid));
+  composed->add(KeepLastNCheckpoints(2))
+      .add(MetricCheckpointingStrategy("Loss", Aggregate::Mean, Direction::Lowest, Split::Valid));
   return composed;
 }
 

@@ -23,7 +23,8 @@ struct AnyRecorder {
   std::function<std::string(const std::string&)> file_path;              // path + ext
   template <class R> static AnyRecorder from(R recorder) {
     return {[recorder](const Record& r, const std::string& p) { return recorder.record(r, p); },
-            [recorder](const std::string& p) { return recorder.load(p); }, [recorder](const std::string& p) { return recorder.file_path(p); }};
+            [recorder](const std::string& p) { return recorder.load(p); },
+            [recorder](const std::string& p) { return recorder.file_path(p); }};
   }
 };
 

@@ -51,7 +51,8 @@ void SignalStopGuard::poll() {
   if (g_signal_seen) interrupter_.stop("interrupted by a signal");
 }
 
-MetricEarlyStoppingStrategy::MetricEarlyStoppingStrategy(std::string metric, Aggregate aggregate, Direction direction, Split split, NoImprovementSince condition)
+MetricEarlyStoppingStrategy::MetricEarlyStoppingStrategy(std::string metric, Aggregate aggregate, Direction direction,
+                                                         Split split, NoImprovementSince condition)
     : metric_(std::move(metric)), aggregate_(aggregate), direction_(direction), split_(split), condition_(condition) {
   if (condition.n_epochs == 0) throw ValueError("MetricEarlyStoppingStrategy", "n_epochs must be at least 1");
 }
@@ -59,7 +60,8 @@ MetricEarlyStoppingStrategy::MetricEarlyStoppingStrategy(std::string metric, Agg
 bool MetricEarlyStoppingStrategy::should_stop(size_t epoch, const MetricsStore& store) {
   auto value = store.epoch_value(split_, metric_, epoch, aggregate_);
   if (!value) return false;
-  if (!best_ || (direction_ == Direction::Lowest ? *value < best_->second : *value > best_->second)) best_ = {epoch, *value};
+  if (!best_ || (direction_ == Direction::Lowest ? *value < best_->second : *value > best_->second))
+    best_ = {epoch, *value};
   if (warmup_ && epoch <= *warmup_) return false;
   return epoch - best_->first >= condition_.n_epochs;
 }

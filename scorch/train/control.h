@@ -44,7 +44,8 @@ class SignalStopGuard {
 
  private:
   Interrupter interrupter_;
-  struct sigaction old_int_{}, old_term_{};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 class EarlyStoppingStrategy {
@@ -61,9 +62,13 @@ struct NoImprovementSince {
 
 class MetricEarlyStoppingStrategy final : public EarlyStoppingStrategy {
  public:
-  MetricEarlyStoppingStrategy(std::string metric, Aggregate aggregate, Direction direction, Split split, NoImprovementSince condition);
+  MetricEarlyStoppingStrategy(std::string metric, Aggregate aggregate, Direction direction, Split split,
+                              NoImprovementSince condition);
   /// No stop before epoch `epochs` is done.
-  MetricEarlyStoppingStrategy& with_warmup_epochs(std::optional<size_t> epochs) { warmup_ = epochs; return *this; }
+  MetricEarlyStoppingStrategy& with_warmup_epochs(std::optional<size_t> epochs) {
+    warmup_ = epochs;
+    return *this;
+  }
   bool should_stop(size_t epoch, const MetricsStore& store) override;
 
  private:

@@ -21,9 +21,15 @@
 namespace scorch::train {
 
 /// A model that can be trained on batches of type In.
-template <class M, class In> concept TrainStep = requires(const M& m, const In& batch) { m.train_step(batch); };
+template <class M, class In>
+concept TrainStep = requires(const M& m, const In& batch) {
+  m.train_step(batch);
+};
 /// A model that can be validated on batches of type In.
-template <class M, class In> concept ValidStep = requires(const M& m, const In& batch) { m.valid_step(batch); };
+template <class M, class In>
+concept ValidStep = requires(const M& m, const In& batch) {
+  m.valid_step(batch);
+};
 
 namespace detail {
 /// The metrics of one split bound to the adaptors of the step output O.
@@ -34,7 +40,8 @@ template <class O> class MetricSet {
   std::vector<MetricEntry> update(const O& item, const MetricMetadata& metadata);
 
  private:
-  template <class... I> static void add_adaptors(std::map<std::type_index, std::any (*)(const O&)>& map, std::tuple<I...>*) {
+  template <class... I>
+  static void add_adaptors(std::map<std::type_index, std::any (*)(const O&)>& map, std::tuple<I...>*) {
     (map.emplace(typeid(I), [](const O& o) { return std::any(Adaptor<O, I>::adapt(o)); }), ...);
   }
   struct Binding {
@@ -50,8 +57,10 @@ template <class O> MetricSet<O>::MetricSet(const std::vector<std::shared_ptr<Met
   for (const auto& m : metrics) {
     auto it = adaptors.find(m->input_type());
     if (m->input_type() != typeid(NoInput) && it == adaptors.end())
-      throw ValueError("Learner::fit", std::string(split) + " metric '" + m->name() + "' reads " + type_name(m->input_type()) + ", which the step output " +
-                                           type_name(typeid(O)) + " does not adapt to (specialize Adaptor and list the input in its Adapts)");
+      throw ValueError("Learner::fit", std::string(split) + " metric '" + m->name() + "' reads " +
+                                           type_name(m->input_type()) + ", which the step output " +
+                                           type_name(typeid(O)) +
+                                           " does not adapt to (specialize Adaptor and list the input in its Adapts)");
     bindings_.push_back({m, it == adaptors.end() ? nullptr : it->second});
   }
 }
@@ -87,13 +96,16 @@ template <class Item> struct TrainItemOf<TrainOutput<Item>> { using type = Item;
 template <Module M, class Optim> class Learner {
  public:
   Learner(M model, Optim optim, std::unique_ptr<optim::LrScheduler> scheduler, LearnerOptions options)
-      : model_(std::move(model)), optim_(std::move(optim)), scheduler_(std::move(scheduler)), options_(std::move(options)) {}
+      : model_(std::move(model)),
+        optim_(std::move(optim)),
+        scheduler_(std::move(scheduler)),
+        options_(std::move(options)) {}
 
   /// Trains for the configured epochs (validating after each) and returns the model; a stop
   /// (quit key, Ctrl-C, Interrupter::stop, early stopping) returns the model as it is then.
   template <class BT, class IT, class OT, class BV, class IV, class OV>
-    requires TrainStep<M, OT>
-  M fit(std::shared_ptr<data::DataLoader<BT, IT, OT>> train, std::shared_ptr<data::DataLoader<BV, IV, OV>> valid) {
+  requires TrainStep<M, OT> M fit(std::shared_ptr<data::DataLoader<BT, IT, OT>> train,
+                                  std::shared_ptr<data::DataLoader<BV, IV, OV>> valid) {
     if (!train) throw ValueError("Learner::fit", "no training data loader");
     using Item = typename detail::TrainItemOf<decltype(model_.train_step(std::declval<const OT&>()))>::type;
     using ValidModel = decltype(model_.valid());
@@ -110,7 +122,8 @@ template <Module M, class Optim> class Learner {
   Interrupter interrupter() const { return options_.interrupter; }
 
  private:
-  template <class BT, class IT, class OT, class BV, class IV, class OV, class Item, class ValidItem> struct Hooks final : TrainingHooks {
+  template <class BT, class IT, class OT, class BV, class IV, class OV, class Item, class ValidItem> struct Hooks final
+      : TrainingHooks {
     using ValidModel = decltype(std::declval<const M&>().valid());
     Learner& l;
     std::shared_ptr<data::DataLoader<BT, IT, OT>> train_loader;
@@ -124,8 +137,13 @@ template <Module M, class Optim> class Learner {
     size_t accumulated = 0;
     double lr = 0;
 
-    Hooks(Learner& learner, std::shared_ptr<data::DataLoader<BT, IT, OT>> t, std::shared_ptr<data::DataLoader<BV, IV, OV>> v)
-        : l(learner), train_loader(std::move(t)), valid_loader(std::move(v)), train_metrics(l.options_.metrics[0], "train"), valid_metrics(l.options_.metrics[1], "valid") {}
+    Hooks(Learner& learner, std::shared_ptr<data::DataLoader<BT, IT, OT>> t,
+          std::shared_ptr<data::DataLoader<BV, IV, OV>> v)
+        : l(learner),
+          train_loader(std::move(t)),
+          valid_loader(std::move(v)),
+          train_metrics(l.options_.metrics[0], "train"),
+          valid_metrics(l.options_.metrics[1], "valid") {}
 
     void start_epoch(Split split, size_t epoch) override {
       if (split == Split::Train) train_it.emplace(train_loader->iter_at(epoch - 1));
@@ -141,7 +159,8 @@ template <Module M, class Optim> class Learner {
         if (!batch) return std::nullopt;
         auto item = valid_model->valid_step(*batch);
         auto p = valid_it->progress();
-        return IterationResult{valid_metrics.update(item, metadata(p, epoch, iteration, std::nullopt)), p.items_processed, p.items_total};
+        return IterationResult{valid_metrics.update(item, metadata(p, epoch, iteration, std::nullopt)),
+                               p.items_processed, p.items_total};
       }
       auto batch = train_it->next();
       if (!batch) return std::nullopt;
@@ -149,7 +168,8 @@ template <Module M, class Optim> class Learner {
       accumulator.accumulate(l.model_, std::move(output.grads));
       if (++accumulated == l.options_.grads_accumulation) step();
       auto p = train_it->progress();
-      return IterationResult{train_metrics.update(output.item, metadata(p, epoch, iteration, lr)), p.items_processed, p.items_total};
+      return IterationResult{train_metrics.update(output.item, metadata(p, epoch, iteration, lr)), p.items_processed,
+                             p.items_total};
     }
     void step() {
       lr = l.scheduler_->step();
@@ -160,13 +180,17 @@ template <Module M, class Optim> class Learner {
       if (accumulated > 0) step();
       train_it.reset();
     }
-    CheckpointRecords records() const override { return {l.model_.into_record(), l.optim_.to_record(), l.scheduler_->to_record()}; }
+    CheckpointRecords records() const override {
+      return {l.model_.into_record(), l.optim_.to_record(), l.scheduler_->to_record()};
+    }
     void restore(const CheckpointRecords& r) override {
       l.model_ = l.model_.load_record(r.model);
       l.optim_.load_record(r.optim);
       l.scheduler_->load_record(r.scheduler);
     }
-    std::string describe() const override { return std::string(M::scorch_module_name) + " (" + std::to_string(l.model_.num_params()) + " parameters)"; }
+    std::string describe() const override {
+      return std::string(M::scorch_module_name) + " (" + std::to_string(l.model_.num_params()) + " parameters)";
+    }
   };
 
   M model_;
@@ -185,49 +209,96 @@ class LearnerBuilder {
   template <class Mt> LearnerBuilder& metric_train(Mt metric) { return add(0, std::move(metric)); }
   template <class Mt> LearnerBuilder& metric_valid(Mt metric) { return add(1, std::move(metric)); }
   /// A numeric training metric: also plotted (in the dashboard and as an SVG at the end).
-  template <class Mt> requires std::derived_from<Mt, Numeric> LearnerBuilder& metric_train_numeric(Mt metric) { return add(0, std::move(metric)); }
-  template <class Mt> requires std::derived_from<Mt, Numeric> LearnerBuilder& metric_valid_numeric(Mt metric) { return add(1, std::move(metric)); }
+  template <class Mt>
+  requires std::derived_from<Mt, Numeric> LearnerBuilder& metric_train_numeric(Mt metric) {
+    return add(0, std::move(metric));
+  }
+  template <class Mt>
+  requires std::derived_from<Mt, Numeric> LearnerBuilder& metric_valid_numeric(Mt metric) {
+    return add(1, std::move(metric));
+  }
   /// Adds a metric logger (the default FileMetricLogger is used only when none is added).
-  LearnerBuilder& with_metric_logger(std::shared_ptr<MetricLogger> logger) { options_.loggers.push_back(std::move(logger)); return *this; }
+  LearnerBuilder& with_metric_logger(std::shared_ptr<MetricLogger> logger) {
+    options_.loggers.push_back(std::move(logger));
+    return *this;
+  }
   /// The renderer (default: the TUI on a terminal, plain lines otherwise).
-  LearnerBuilder& renderer(std::shared_ptr<MetricsRenderer> renderer) { options_.renderer = std::move(renderer); return *this; }
+  LearnerBuilder& renderer(std::shared_ptr<MetricsRenderer> renderer) {
+    options_.renderer = std::move(renderer);
+    return *this;
+  }
   /// Sums the gradients of n batches before each optimizer step.
-  LearnerBuilder& grads_accumulation(size_t n) { options_.grads_accumulation = n; return *this; }
+  LearnerBuilder& grads_accumulation(size_t n) {
+    options_.grads_accumulation = n;
+    return *this;
+  }
   /// Saves model, optimizer and scheduler after each epoch to artifact_dir/checkpoint with recorder.
-  template <class R> LearnerBuilder& with_file_checkpointer(R recorder) { options_.checkpoint_recorder = AnyRecorder::from(std::move(recorder)); return *this; }
+  template <class R> LearnerBuilder& with_file_checkpointer(R recorder) {
+    options_.checkpoint_recorder = AnyRecorder::from(std::move(recorder));
+    return *this;
+  }
   /// Which checkpoints to keep (default: the last two and the best by validation loss).
-  template <class S> LearnerBuilder& with_checkpointing_strategy(S strategy) { options_.checkpointing = std::make_shared<S>(std::move(strategy)); return *this; }
-  LearnerBuilder& num_epochs(size_t n) { options_.num_epochs = n; return *this; }
+  template <class S> LearnerBuilder& with_checkpointing_strategy(S strategy) {
+    options_.checkpointing = std::make_shared<S>(std::move(strategy));
+    return *this;
+  }
+  LearnerBuilder& num_epochs(size_t n) {
+    options_.num_epochs = n;
+    return *this;
+  }
   /// The devices to train on (one: the model and batches go there).
   template <class Device> LearnerBuilder& devices(const std::vector<Device>& devices) {
-    if (devices.size() != 1) throw ValueError("LearnerBuilder::devices", "training runs on exactly one device, got " + std::to_string(devices.size()));
+    if (devices.size() != 1)
+      throw ValueError("LearnerBuilder::devices",
+                       "training runs on exactly one device, got " + std::to_string(devices.size()));
     device_ = devices.front();
     return *this;
   }
   /// Resumes after the checkpoint of epoch (model, optimizer, scheduler and metric history).
-  LearnerBuilder& checkpoint(size_t epoch) { options_.checkpoint = epoch; return *this; }
+  LearnerBuilder& checkpoint(size_t epoch) {
+    options_.checkpoint = epoch;
+    return *this;
+  }
   /// Stops when the strategy says so after an epoch.
-  template <class S> LearnerBuilder& early_stopping(S strategy) { options_.early_stopping = std::make_shared<S>(std::move(strategy)); return *this; }
+  template <class S> LearnerBuilder& early_stopping(S strategy) {
+    options_.early_stopping = std::make_shared<S>(std::move(strategy));
+    return *this;
+  }
   /// A shared interrupter user code can stop the run with.
-  LearnerBuilder& with_interrupter(Interrupter interrupter) { options_.interrupter = std::move(interrupter); return *this; }
+  LearnerBuilder& with_interrupter(Interrupter interrupter) {
+    options_.interrupter = std::move(interrupter);
+    return *this;
+  }
   Interrupter interrupter() const { return options_.interrupter; }
   /// Prints the summary table at the end.
-  LearnerBuilder& summary() { options_.summary = true; return *this; }
+  LearnerBuilder& summary() {
+    options_.summary = true;
+    return *this;
+  }
   /// Whether the SVG plots are written at the end (default on).
-  LearnerBuilder& plots(bool on) { options_.plots = on; return *this; }
+  LearnerBuilder& plots(bool on) {
+    options_.plots = on;
+    return *this;
+  }
   /// Whether Ctrl-C/SIGTERM stop the run cleanly while it is active (default on).
-  LearnerBuilder& stop_on_signals(bool on) { options_.stop_on_signals = on; return *this; }
+  LearnerBuilder& stop_on_signals(bool on) {
+    options_.stop_on_signals = on;
+    return *this;
+  }
 
   /// The learner for model and optimizer with a constant learning rate.
   template <Module M, class Optim> Learner<M, Optim> build(M model, Optim optim, double lr) const {
     return build(std::move(model), std::move(optim), std::make_unique<optim::ConstantLr>(lr));
   }
   /// The learner with a learning-rate scheduler.
-  template <Module M, class Optim> Learner<M, Optim> build(M model, Optim optim, std::unique_ptr<optim::LrScheduler> scheduler) const {
+  template <Module M, class Optim>
+  Learner<M, Optim> build(M model, Optim optim, std::unique_ptr<optim::LrScheduler> scheduler) const {
     if (!scheduler) throw ValueError("LearnerBuilder::build", "no learning-rate scheduler");
     if (device_.has_value()) {
       auto* device = std::any_cast<DeviceOf<M>>(&device_);
-      if (!device) throw DeviceError("LearnerBuilder::build", "the device given to devices() is not a " + std::string(BackendOf<M>::name()) + " device");
+      if (!device)
+        throw DeviceError("LearnerBuilder::build",
+                          "the device given to devices() is not a " + std::string(BackendOf<M>::name()) + " device");
       model = model.fork(*device);
     }
     return Learner<M, Optim>(std::move(model), std::move(optim), std::move(scheduler), options_);

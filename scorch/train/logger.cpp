@@ -41,7 +41,8 @@ void FileMetricLogger::end_epoch(Split split, size_t epoch) {
   }
 }
 
-std::optional<std::vector<double>> FileMetricLogger::read_numeric(Split split, const std::string& name, size_t epoch) const {
+std::optional<std::vector<double>> FileMetricLogger::read_numeric(Split split, const std::string& name,
+                                                                  size_t epoch) const {
   std::ifstream in(file(split, name, epoch));
   if (!in) return std::nullopt;
   std::vector<double> values;
@@ -56,9 +57,12 @@ std::optional<std::vector<double>> FileMetricLogger::read_numeric(Split split, c
   return values;
 }
 
-void InMemoryMetricLogger::log(Split split, size_t epoch, const MetricEntry& entry) { entries_[{split, epoch}].push_back(entry); }
+void InMemoryMetricLogger::log(Split split, size_t epoch, const MetricEntry& entry) {
+  entries_[{split, epoch}].push_back(entry);
+}
 
-std::optional<std::vector<double>> InMemoryMetricLogger::read_numeric(Split split, const std::string& name, size_t epoch) const {
+std::optional<std::vector<double>> InMemoryMetricLogger::read_numeric(Split split, const std::string& name,
+                                                                      size_t epoch) const {
   auto it = entries_.find({split, epoch});
   if (it == entries_.end()) return std::nullopt;
   std::vector<double> out;

@@ -22,15 +22,18 @@ TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)
   if (!options_.checkpointing) options_.checkpointing = default_checkpointing_strategy();
   if (options_.checkpoint_recorder)
     for (int k = 0; k < 3; ++k)
-      checkpointers_[k] = std::make_unique<FileCheckpointer>((fs::path(options_.artifact_dir) / "checkpoint").string(), kCheckpointNames[k], *options_.checkpoint_recorder);
+      checkpointers_[k] = std::make_unique<FileCheckpointer>((fs::path(options_.artifact_dir) / "checkpoint").string(),
+                                                             kCheckpointNames[k], *options_.checkpoint_recorder);
   if (options_.checkpoint && !checkpointers_[0])
-    throw ValueError("LearnerBuilder::checkpoint", "resuming from epoch " + std::to_string(*options_.checkpoint) + " needs with_file_checkpointer(recorder)");
+    throw ValueError("LearnerBuilder::checkpoint", "resuming from epoch " + std::to_string(*options_.checkpoint) +
+                                                       " needs with_file_checkpointer(recorder)");
 }
 
 TrainingLoop::~TrainingLoop() = default;
 
 void TrainingLoop::resume(TrainingHooks& hooks, size_t epoch) {
-  CheckpointRecords records{checkpointers_[0]->restore(epoch), checkpointers_[1]->restore(epoch), checkpointers_[2]->restore(epoch)};
+  CheckpointRecords records{checkpointers_[0]->restore(epoch), checkpointers_[1]->restore(epoch),
+                            checkpointers_[2]->restore(epoch)};
   hooks.restore(records);
   // The curves of the epochs already done come back from the loggers.
   for (int s = 0; s < 2; ++s) {
@@ -64,7 +67,8 @@ bool TrainingLoop::run_split(TrainingHooks& hooks, Split split, size_t epoch) {
       for (const auto& logger : options_.loggers) logger->log(split, epoch, entry);
       if (entry.value) store_.add(split, entry.name, epoch, *entry.value);
     }
-    options_.renderer->update(split, result->entries, {epoch, options_.num_epochs, iteration, result->items_processed, result->items_total});
+    options_.renderer->update(split, result->entries,
+                              {epoch, options_.num_epochs, iteration, result->items_processed, result->items_total});
   }
   if (split == Split::Train) hooks.end_train_epoch();
   for (const auto& logger : options_.loggers) logger->end_epoch(split, epoch);
@@ -81,7 +85,8 @@ void TrainingLoop::checkpoint(TrainingHooks& hooks, size_t epoch) {
     // The model goes last: an epoch is complete once its three files exist.
     checkpointers_[1]->save(epoch, records.optim);
     checkpointers_[2]->save(epoch, records.scheduler);
-    log_->info("checkpoint of epoch " + std::to_string(epoch) + " written to " + checkpointers_[0]->save(epoch, records.model));
+    log_->info("checkpoint of epoch " + std::to_string(epoch) + " written to " +
+               checkpointers_[0]->save(epoch, records.model));
   }
   for (const auto& action : actions) {
     if (action.kind != CheckpointingAction::Delete) continue;
@@ -99,7 +104,8 @@ FitReport TrainingLoop::run(TrainingHooks& hooks) {
   }
   report.epochs_completed = first - 1;
   if (options_.stop_on_signals) guard_ = std::make_unique<SignalStopGuard>(options_.interrupter);
-  log_->info("training " + hooks.describe() + " for epochs " + std::to_string(first) + " to " + std::to_string(options_.num_epochs));
+  log_->info("training " + hooks.describe() + " for epochs " + std::to_string(first) + " to " +
+             std::to_string(options_.num_epochs));
   options_.renderer->start({options_.num_epochs, first, options_.interrupter, &store_});
   try {
     for (size_t epoch = first; epoch <= options_.num_epochs; ++epoch) {
@@ -107,7 +113,8 @@ FitReport TrainingLoop::run(TrainingHooks& hooks) {
         report.interrupted = true;
         report.reason = options_.interrupter.reason();
         store_.drop_from(epoch);  // a partial epoch is neither plotted nor summarized
-        log_->info("stopped during epoch " + std::to_string(epoch) + " (" + report.reason + "); the last complete epoch is " + std::to_string(report.epochs_completed));
+        log_->info("stopped during epoch " + std::to_string(epoch) + " (" + report.reason +
+                   "); the last complete epoch is " + std::to_string(report.epochs_completed));
         break;
       }
       checkpoint(hooks, epoch);
@@ -128,7 +135,8 @@ FitReport TrainingLoop::run(TrainingHooks& hooks) {
   if (options_.plots) write_metric_plots(store_, (fs::path(options_.artifact_dir) / "plots").string());
   std::string summary = options_.summary ? learner_summary(store_, report.epochs_completed, hooks.describe()) : "";
   options_.renderer->finish(summary);
-  log_->info("training ended after epoch " + std::to_string(report.epochs_completed) + (report.reason.empty() ? "" : " (" + report.reason + ")"));
+  log_->info("training ended after epoch " + std::to_string(report.epochs_completed) +
+             (report.reason.empty() ? "" : " (" + report.reason + ")"));
   return report;
 }
 

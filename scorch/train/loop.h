@@ -20,12 +20,12 @@ namespace scorch::train {
 struct LearnerOptions {
   std::string artifact_dir;
   size_t num_epochs = 1;
-  std::optional<size_t> checkpoint;           // resume after this epoch
+  std::optional<size_t> checkpoint;  // resume after this epoch
   size_t grads_accumulation = 1;
-  std::vector<std::shared_ptr<MetricBase>> metrics[2];  // train, valid
-  std::vector<std::shared_ptr<MetricLogger>> loggers;   // empty: a FileMetricLogger on artifact_dir
-  std::shared_ptr<MetricsRenderer> renderer;            // null: default_renderer()
-  std::optional<AnyRecorder> checkpoint_recorder;       // set by with_file_checkpointer
+  std::vector<std::shared_ptr<MetricBase>> metrics[2];   // train, valid
+  std::vector<std::shared_ptr<MetricLogger>> loggers;    // empty: a FileMetricLogger on artifact_dir
+  std::shared_ptr<MetricsRenderer> renderer;             // null: default_renderer()
+  std::optional<AnyRecorder> checkpoint_recorder;        // set by with_file_checkpointer
   std::shared_ptr<CheckpointingStrategy> checkpointing;  // null: default_checkpointing_strategy()
   std::shared_ptr<EarlyStoppingStrategy> early_stopping;
   Interrupter interrupter;

@@ -19,8 +19,8 @@ std::string format_value(double value, const FormatOptions& format) {
 MetricEntry numeric_entry(double batch_value, double running_value, const FormatOptions& format) {
   char serialized[64];
   std::snprintf(serialized, sizeof serialized, "%.9g", batch_value);
-  return {format.name, "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format), serialized, batch_value,
-          running_value};
+  return {format.name, "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format),
+          serialized, batch_value, running_value};
 }
 
 MetricEntry NumericMetricState::update(double value, size_t batch_size, const FormatOptions& format) {

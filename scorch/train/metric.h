@@ -14,17 +14,17 @@ namespace scorch::train {
 struct MetricMetadata {
   size_t items_processed = 0, items_total = 0;  // progress of the epoch, in items
   size_t epoch = 1, epoch_total = 1;            // from 1
-  size_t iteration = 1;                          // iteration within the epoch, from 1
-  std::optional<double> lr;                      // the learning rate of the step (training only)
+  size_t iteration = 1;                         // iteration within the epoch, from 1
+  std::optional<double> lr;                     // the learning rate of the step (training only)
 };
 
 /// One update's result: a display string and a serialized value for the loggers.
 struct MetricEntry {
   std::string name;
-  std::string formatted;               // e.g. "epoch 85.20 % - batch 87.50 %"
-  std::string serialized;              // the batch value as written to the log files
-  std::optional<double> value;         // the batch value when numeric
-  std::optional<double> running;       // the epoch's running value when numeric
+  std::string formatted;          // e.g. "epoch 85.20 % - batch 87.50 %"
+  std::string serialized;         // the batch value as written to the log files
+  std::optional<double> value;    // the batch value when numeric
+  std::optional<double> running;  // the epoch's running value when numeric
 };
 
 /// How a numeric metric is shown: its name, unit and decimals.
@@ -33,8 +33,14 @@ struct FormatOptions {
   std::string unit;
   int precision = 2;
   FormatOptions(std::string n) : name(std::move(n)) {}
-  FormatOptions& with_unit(std::string u) { unit = std::move(u); return *this; }
-  FormatOptions& with_precision(int p) { precision = p; return *this; }
+  FormatOptions& with_unit(std::string u) {
+    unit = std::move(u);
+    return *this;
+  }
+  FormatOptions& with_precision(int p) {
+    precision = p;
+    return *this;
+  }
 };
 
 /// A running mean weighted by batch size, the state most numeric metrics share.
@@ -44,7 +50,10 @@ class NumericMetricState {
   MetricEntry update(double value, size_t batch_size, const FormatOptions& format);
   /// The mean over every item since the last reset (0 before any update).
   double value() const { return count_ ? sum_ / static_cast<double>(count_) : 0.0; }
-  void reset() { sum_ = 0; count_ = 0; }
+  void reset() {
+    sum_ = 0;
+    count_ = 0;
+  }
 
  private:
   double sum_ = 0;

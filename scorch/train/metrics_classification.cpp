@@ -13,11 +13,14 @@ namespace {
 /// Checks that a [rows, cols] score matrix matches its targets; returns rows.
 size_t checked_rows(const char* op, size_t values, size_t cols, size_t targets, bool targets_per_row) {
   if (cols == 0) throw ValueError(op, "the number of classes is 0");
-  if (values % cols != 0) throw ShapeError(op, std::to_string(values) + " scores do not split into rows of " + std::to_string(cols) + " classes");
+  if (values % cols != 0)
+    throw ShapeError(op,
+                     std::to_string(values) + " scores do not split into rows of " + std::to_string(cols) + " classes");
   size_t rows = values / cols;
   size_t expected = targets_per_row ? rows : values;
   if (targets != expected)
-    throw ShapeError(op, "scores [" + std::to_string(rows) + ", " + std::to_string(cols) + "] but " + std::to_string(targets) + " targets");
+    throw ShapeError(op, "scores [" + std::to_string(rows) + ", " + std::to_string(cols) + "] but " +
+                             std::to_string(targets) + " targets");
   return rows;
 }
 
@@ -31,8 +34,8 @@ bool in_top_k(const float* row, size_t cols, int64_t target, size_t k) {
   return better < k;
 }
 
-MetricEntry top_k_update(const char* op, const AccuracyInput& input, size_t k, std::optional<int64_t> pad, NumericMetricState& state,
-                         const std::string& name) {
+MetricEntry top_k_update(const char* op, const AccuracyInput& input, size_t k, std::optional<int64_t> pad,
+                         NumericMetricState& state, const std::string& name) {
   size_t rows = checked_rows(op, input.outputs.size(), input.num_classes, input.targets.size(), true);
   size_t counted = 0, correct = 0;
   for (size_t r = 0; r < rows; ++r) {
@@ -55,7 +58,9 @@ TopKAccuracyMetric::TopKAccuracyMetric(size_t k) : k_(k) {
 }
 
 MetricEntry TopKAccuracyMetric::update(const AccuracyInput& input, const MetricMetadata&) {
-  if (k_ > input.num_classes) throw ValueError("TopKAccuracyMetric::update", "k = " + std::to_string(k_) + " exceeds the " + std::to_string(input.num_classes) + " classes");
+  if (k_ > input.num_classes)
+    throw ValueError("TopKAccuracyMetric::update",
+                     "k = " + std::to_string(k_) + " exceeds the " + std::to_string(input.num_classes) + " classes");
   return top_k_update("TopKAccuracyMetric::update", input, k_, pad_, state_, name());
 }
 
@@ -66,8 +71,9 @@ void ConfusionCounts::add(const ConfusionStatsInput& input, const DecisionRule& 
   for (size_t r = 0; r < rows; ++r) {
     const float* row = input.predictions.data() + r * cols;
     for (size_t c = 0; c < cols; ++c) {
-      bool predicted = std::holds_alternative<Threshold>(rule) ? row[c] > std::get<Threshold>(rule).value
-                                                               : in_top_k(row, cols, static_cast<int64_t>(c), std::get<TopK>(rule).k);
+      bool predicted = std::holds_alternative<Threshold>(rule)
+                           ? row[c] > std::get<Threshold>(rule).value
+                           : in_top_k(row, cols, static_cast<int64_t>(c), std::get<TopK>(rule).k);
       bool actual = input.targets[r * cols + c] != 0;
       (predicted ? (actual ? tp : fp) : (actual ? fn : tn))[c] += 1;
     }
@@ -76,7 +82,8 @@ void ConfusionCounts::add(const ConfusionStatsInput& input, const DecisionRule& 
 
 ConfusionMetric::ConfusionMetric(Kind kind, ClassificationMetricConfig config, double beta, std::string name)
     : kind_(kind), config_(config), beta_(beta), name_(std::move(name)) {
-  if (auto* t = std::get_if<TopK>(&config.decision_rule); t && t->k == 0) throw ValueError(name_, "top_k must be at least 1");
+  if (auto* t = std::get_if<TopK>(&config.decision_rule); t && t->k == 0)
+    throw ValueError(name_, "top_k must be at least 1");
   if (!(beta > 0)) throw ValueError(name_, "beta must be positive, got " + std::to_string(beta));
 }
 
@@ -106,22 +113,29 @@ MetricEntry ConfusionMetric::update(const ConfusionStatsInput& input, const Metr
 }
 
 FBetaScoreMetric::FBetaScoreMetric(double beta, ClassificationMetricConfig config)
-    : ConfusionMetric(Kind::FBeta, config, beta, beta == 1.0 ? "F1 Score" : "F-beta Score (beta=" + format_value(beta, FormatOptions("").with_precision(2)) + ")") {}
+    : ConfusionMetric(Kind::FBeta, config, beta,
+                      beta == 1.0
+                          ? "F1 Score"
+                          : "F-beta Score (beta=" + format_value(beta, FormatOptions("").with_precision(2)) + ")") {}
 
 MetricEntry HammingScore::update(const HammingScoreInput& input, const MetricMetadata&) {
-  size_t rows = checked_rows("HammingScore::update", input.outputs.size(), input.num_labels, input.targets.size(), false);
+  size_t rows =
+      checked_rows("HammingScore::update", input.outputs.size(), input.num_labels, input.targets.size(), false);
   size_t right = 0;
   for (size_t i = 0; i < input.outputs.size(); ++i) {
     double v = input.outputs[i];
     if (sigmoid_) v = 1.0 / (1.0 + std::exp(-v));
     right += (v > threshold_) == (input.targets[i] != 0);
   }
-  double batch = input.outputs.empty() ? 0.0 : 100.0 * static_cast<double>(right) / static_cast<double>(input.outputs.size());
+  double batch =
+      input.outputs.empty() ? 0.0 : 100.0 * static_cast<double>(right) / static_cast<double>(input.outputs.size());
   return state_.update(batch, rows, FormatOptions(name()).with_unit("%"));
 }
 
 double AurocMetric::compute(const std::vector<float>& scores, const std::vector<int64_t>& targets) {
-  if (scores.size() != targets.size()) throw ShapeError("AurocMetric", std::to_string(scores.size()) + " scores but " + std::to_string(targets.size()) + " targets");
+  if (scores.size() != targets.size())
+    throw ShapeError("AurocMetric",
+                     std::to_string(scores.size()) + " scores but " + std::to_string(targets.size()) + " targets");
   std::vector<std::pair<float, bool>> rows(scores.size());
   for (size_t i = 0; i < rows.size(); ++i) rows[i] = {scores[i], targets[i] != 0};
   std::sort(rows.begin(), rows.end());

@@ -21,7 +21,10 @@ struct AccuracyInput {
 class AccuracyMetric final : public NumericMetric<AccuracyInput> {
  public:
   /// Rows whose target is pad_token are left out (sequence padding).
-  AccuracyMetric& with_pad_token(int64_t pad_token) { pad_ = pad_token; return *this; }
+  AccuracyMetric& with_pad_token(int64_t pad_token) {
+    pad_ = pad_token;
+    return *this;
+  }
   std::string name() const override { return "Accuracy"; }
   MetricEntry update(const AccuracyInput& input, const MetricMetadata& metadata) override;
   void clear() override { state_.reset(); }
@@ -36,7 +39,10 @@ class AccuracyMetric final : public NumericMetric<AccuracyInput> {
 class TopKAccuracyMetric final : public NumericMetric<AccuracyInput> {
  public:
   explicit TopKAccuracyMetric(size_t k);
-  TopKAccuracyMetric& with_pad_token(int64_t pad_token) { pad_ = pad_token; return *this; }
+  TopKAccuracyMetric& with_pad_token(int64_t pad_token) {
+    pad_ = pad_token;
+    return *this;
+  }
   std::string name() const override { return "Top-" + std::to_string(k_) + " Accuracy"; }
   MetricEntry update(const AccuracyInput& input, const MetricMetadata& metadata) override;
   void clear() override { state_.reset(); }
@@ -56,8 +62,12 @@ struct ConfusionStatsInput {
 };
 
 /// A score counts as a positive prediction above a threshold, or when among a row's top k.
-struct Threshold { double value = 0.5; };
-struct TopK { size_t k = 1; };
+struct Threshold {
+  double value = 0.5;
+};
+struct TopK {
+  size_t k = 1;
+};
 using DecisionRule = std::variant<Threshold, TopK>;
 /// Macro: the mean of per-class values; Micro: one value from counts pooled over classes.
 enum class ClassReduction { Macro, Micro };
@@ -72,7 +82,12 @@ struct ClassificationMetricConfig {
 struct ConfusionCounts {
   std::vector<double> tp, fp, fn, tn;
   void add(const ConfusionStatsInput& input, const DecisionRule& rule);
-  void reset() { tp.clear(); fp.clear(); fn.clear(); tn.clear(); }
+  void reset() {
+    tp.clear();
+    fp.clear();
+    fn.clear();
+    tn.clear();
+  }
 };
 
 /// Precision, recall and F-beta share their counting; Kind picks the formula.
@@ -102,28 +117,41 @@ template <class Self> struct ConfusionConstructors {
   /// One output column: positive when the score exceeds threshold.
   static Self binary(double threshold = 0.5) { return Self({Threshold{threshold}, ClassReduction::Micro}); }
   /// One class per row: the top_k highest scores are the predictions.
-  static Self multiclass(size_t top_k = 1, ClassReduction reduction = ClassReduction::Macro) { return Self({TopK{top_k}, reduction}); }
+  static Self multiclass(size_t top_k = 1, ClassReduction reduction = ClassReduction::Macro) {
+    return Self({TopK{top_k}, reduction});
+  }
   /// Any number of classes per row: every score above threshold is a prediction.
-  static Self multilabel(double threshold = 0.5, ClassReduction reduction = ClassReduction::Macro) { return Self({Threshold{threshold}, reduction}); }
+  static Self multilabel(double threshold = 0.5, ClassReduction reduction = ClassReduction::Macro) {
+    return Self({Threshold{threshold}, reduction});
+  }
 };
 
 /// tp / (tp + fp), in percent.
 class PrecisionMetric final : public ConfusionMetric, public ConfusionConstructors<PrecisionMetric> {
  public:
-  explicit PrecisionMetric(ClassificationMetricConfig config = {}) : ConfusionMetric(Kind::Precision, config, 1.0, "Precision") {}
+  explicit PrecisionMetric(ClassificationMetricConfig config = {})
+      : ConfusionMetric(Kind::Precision, config, 1.0, "Precision") {}
 };
 /// tp / (tp + fn), in percent.
 class RecallMetric final : public ConfusionMetric, public ConfusionConstructors<RecallMetric> {
  public:
-  explicit RecallMetric(ClassificationMetricConfig config = {}) : ConfusionMetric(Kind::Recall, config, 1.0, "Recall") {}
+  explicit RecallMetric(ClassificationMetricConfig config = {})
+      : ConfusionMetric(Kind::Recall, config, 1.0, "Recall") {}
 };
 /// (1 + β²)·P·R / (β²·P + R), in percent.
 class FBetaScoreMetric final : public ConfusionMetric {
  public:
   explicit FBetaScoreMetric(double beta = 1.0, ClassificationMetricConfig config = {});
-  static FBetaScoreMetric binary(double beta = 1.0, double threshold = 0.5) { return FBetaScoreMetric(beta, {Threshold{threshold}, ClassReduction::Micro}); }
-  static FBetaScoreMetric multiclass(double beta = 1.0, size_t top_k = 1, ClassReduction r = ClassReduction::Macro) { return FBetaScoreMetric(beta, {TopK{top_k}, r}); }
-  static FBetaScoreMetric multilabel(double beta = 1.0, double threshold = 0.5, ClassReduction r = ClassReduction::Macro) { return FBetaScoreMetric(beta, {Threshold{threshold}, r}); }
+  static FBetaScoreMetric binary(double beta = 1.0, double threshold = 0.5) {
+    return FBetaScoreMetric(beta, {Threshold{threshold}, ClassReduction::Micro});
+  }
+  static FBetaScoreMetric multiclass(double beta = 1.0, size_t top_k = 1, ClassReduction r = ClassReduction::Macro) {
+    return FBetaScoreMetric(beta, {TopK{top_k}, r});
+  }
+  static FBetaScoreMetric multilabel(double beta = 1.0, double threshold = 0.5,
+                                     ClassReduction r = ClassReduction::Macro) {
+    return FBetaScoreMetric(beta, {Threshold{threshold}, r});
+  }
 };
 
 /// Multilabel scores [rows, num_labels] and 0/1 targets of the same shape.
@@ -136,9 +164,15 @@ struct HammingScoreInput {
 /// The share of labels predicted right (1 − Hamming loss), in percent.
 class HammingScore final : public NumericMetric<HammingScoreInput> {
  public:
-  HammingScore& with_threshold(double t) { threshold_ = t; return *this; }
+  HammingScore& with_threshold(double t) {
+    threshold_ = t;
+    return *this;
+  }
   /// Applies a sigmoid to the outputs before thresholding (for logits).
-  HammingScore& with_sigmoid(bool on) { sigmoid_ = on; return *this; }
+  HammingScore& with_sigmoid(bool on) {
+    sigmoid_ = on;
+    return *this;
+  }
   std::string name() const override { return "Hamming Score"; }
   MetricEntry update(const HammingScoreInput& input, const MetricMetadata& metadata) override;
   void clear() override { state_.reset(); }
@@ -162,7 +196,10 @@ class AurocMetric final : public NumericMetric<AurocInput> {
  public:
   std::string name() const override { return "AUROC"; }
   MetricEntry update(const AurocInput& input, const MetricMetadata& metadata) override;
-  void clear() override { scores_.clear(); targets_.clear(); }
+  void clear() override {
+    scores_.clear();
+    targets_.clear();
+  }
   double value() const override;
   /// The AUROC of one set of scores and 0/1 targets, in percent.
   static double compute(const std::vector<float>& scores, const std::vector<int64_t>& targets);

@@ -42,7 +42,8 @@ MetricEntry CpuUse::update(const NoInput&, const MetricMetadata&) {
     uint64_t user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0;
     if (in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal && cpu == "cpu") {
       uint64_t busy = user + nice + system + irq + softirq + steal, total = busy + idle + iowait;
-      if (read_at_ && total > total_) last_ = 100.0 * static_cast<double>(busy - busy_) / static_cast<double>(total - total_);
+      if (read_at_ && total > total_)
+        last_ = 100.0 * static_cast<double>(busy - busy_) / static_cast<double>(total - total_);
       else if (!read_at_ && total > 0) last_ = 100.0 * static_cast<double>(busy) / static_cast<double>(total);
       busy_ = busy, total_ = total;
     }
@@ -60,11 +61,15 @@ MetricEntry CpuMemory::update(const NoInput&, const MetricMetadata&) {
     if (key == "MemTotal:") total = value;
     if (key == "MemAvailable:") available = value;
   }
-  if (total < 0 || available < 0) { used_.reset(); return unavailable(name()); }
+  if (total < 0 || available < 0) {
+    used_.reset();
+    return unavailable(name());
+  }
   const double gib = 1024.0 * 1024.0;  // the file counts kB
   used_ = (total - available) / gib;
   auto entry = numeric_entry(*used_, *used_, FormatOptions(name()).with_unit("GiB"));
-  entry.formatted = format_value(*used_, FormatOptions(name())) + " / " + format_value(total / gib, FormatOptions(name()).with_unit("GiB"));
+  entry.formatted = format_value(*used_, FormatOptions(name())) + " / " +
+                    format_value(total / gib, FormatOptions(name()).with_unit("GiB"));
   return entry;
 }
 
@@ -77,7 +82,9 @@ std::optional<double> CpuTemperature::read() const {
   std::error_code ec;
   for (const auto& zone : fs::directory_iterator(fs::path(root_) / "class/thermal", ec)) {
     std::string type = read_word(zone.path() / "type");
-    if (type.find("pkg") != std::string::npos || type.find("cpu") != std::string::npos || type.find("CPU") != std::string::npos) consider(zone.path() / "temp");
+    if (type.find("pkg") != std::string::npos || type.find("cpu") != std::string::npos ||
+        type.find("CPU") != std::string::npos)
+      consider(zone.path() / "temp");
   }
   for (const auto& mon : fs::directory_iterator(fs::path(root_) / "class/hwmon", ec)) {
     std::string chip = read_word(mon.path() / "name");

@@ -28,7 +28,10 @@ class LearningRateMetric final : public NumericMetric<NoInput> {
  public:
   std::string name() const override { return "Learning Rate"; }
   MetricEntry update(const NoInput&, const MetricMetadata& metadata) override;
-  void clear() override { state_.reset(); last_ = 0; }
+  void clear() override {
+    state_.reset();
+    last_ = 0;
+  }
   double value() const override { return last_; }
 
  private:
@@ -41,7 +44,10 @@ class IterationSpeedMetric final : public NumericMetric<NoInput> {
  public:
   std::string name() const override { return "Iteration Speed"; }
   MetricEntry update(const NoInput&, const MetricMetadata& metadata) override;
-  void clear() override { start_.reset(); last_ = 0; }
+  void clear() override {
+    start_.reset();
+    last_ = 0;
+  }
   double value() const override { return last_; }
 
  private:

@@ -25,9 +25,13 @@ template <class Item> struct TrainOutput {
 
 namespace detail {
 /// A float tensor's values as f32 on the host.
-template <class B, size_t D> std::vector<float> host_floats(const Tensor<B, D>& t) { return t.to_data().convert(DType::F32).template to_vector<float>(); }
+template <class B, size_t D> std::vector<float> host_floats(const Tensor<B, D>& t) {
+  return t.to_data().convert(DType::F32).template to_vector<float>();
+}
 /// An int tensor's values as i64 on the host.
-template <class B, size_t D> std::vector<int64_t> host_ints(const Tensor<B, D, Int>& t) { return t.to_data().convert(DType::I64).template to_vector<int64_t>(); }
+template <class B, size_t D> std::vector<int64_t> host_ints(const Tensor<B, D, Int>& t) {
+  return t.to_data().convert(DType::I64).template to_vector<int64_t>();
+}
 /// The mean of a loss tensor as a double.
 template <class B> double host_mean(const Tensor<B, 1>& loss) { return loss.mean().into_scalar().to_double(); }
 }  // namespace detail
@@ -57,7 +61,9 @@ template <class B> struct RegressionOutput {
 };
 
 template <class B> struct Adaptor<ClassificationOutput<B>, AccuracyInput> {
-  static AccuracyInput adapt(const ClassificationOutput<B>& o) { return {detail::host_floats(o.output), o.output.dims()[1], detail::host_ints(o.targets)}; }
+  static AccuracyInput adapt(const ClassificationOutput<B>& o) {
+    return {detail::host_floats(o.output), o.output.dims()[1], detail::host_ints(o.targets)};
+  }
 };
 template <class B> struct Adaptor<ClassificationOutput<B>, LossInput> {
   static LossInput adapt(const ClassificationOutput<B>& o) { return {detail::host_mean(o.loss)}; }
@@ -69,14 +75,16 @@ template <class B> struct Adaptor<ClassificationOutput<B>, ConfusionStatsInput> 
     auto targets = detail::host_ints(o.targets);
     std::vector<uint8_t> one_hot(targets.size() * classes, 0);
     for (size_t r = 0; r < targets.size(); ++r)
-      if (targets[r] >= 0 && static_cast<size_t>(targets[r]) < classes) one_hot[r * classes + static_cast<size_t>(targets[r])] = 1;
+      if (targets[r] >= 0 && static_cast<size_t>(targets[r]) < classes)
+        one_hot[r * classes + static_cast<size_t>(targets[r])] = 1;
     return {detail::host_floats(activation::softmax(o.output, 1)), std::move(one_hot), classes};
   }
 };
 /// Binary classification: the softmax probability of class 1 (two logits per row).
 template <class B> struct Adaptor<ClassificationOutput<B>, AurocInput> {
   static AurocInput adapt(const ClassificationOutput<B>& o) {
-    if (o.output.dims()[1] != 2) throw ShapeError("AurocMetric", "needs two classes, the output is " + o.output.shape().to_string());
+    if (o.output.dims()[1] != 2)
+      throw ShapeError("AurocMetric", "needs two classes, the output is " + o.output.shape().to_string());
     auto p = detail::host_floats(activation::softmax(o.output, 1));
     std::vector<float> scores(p.size() / 2);
     for (size_t r = 0; r < scores.size(); ++r) scores[r] = p[2 * r + 1];
@@ -87,7 +95,8 @@ template <class B> struct Adaptor<ClassificationOutput<B>, AurocInput> {
 template <class B> struct Adaptor<MultiLabelClassificationOutput<B>, HammingScoreInput> {
   static HammingScoreInput adapt(const MultiLabelClassificationOutput<B>& o) {
     auto t = detail::host_ints(o.targets);
-    return {detail::host_floats(activation::sigmoid(o.output)), std::vector<uint8_t>(t.begin(), t.end()), o.output.dims()[1]};
+    return {detail::host_floats(activation::sigmoid(o.output)), std::vector<uint8_t>(t.begin(), t.end()),
+            o.output.dims()[1]};
   }
 };
 template <class B> struct Adaptor<MultiLabelClassificationOutput<B>, LossInput> {
@@ -96,7 +105,8 @@ template <class B> struct Adaptor<MultiLabelClassificationOutput<B>, LossInput> 
 template <class B> struct Adaptor<MultiLabelClassificationOutput<B>, ConfusionStatsInput> {
   static ConfusionStatsInput adapt(const MultiLabelClassificationOutput<B>& o) {
     auto t = detail::host_ints(o.targets);
-    return {detail::host_floats(activation::sigmoid(o.output)), std::vector<uint8_t>(t.begin(), t.end()), o.output.dims()[1]};
+    return {detail::host_floats(activation::sigmoid(o.output)), std::vector<uint8_t>(t.begin(), t.end()),
+            o.output.dims()[1]};
   }
 };
 

@@ -29,8 +29,8 @@ void CliRenderer::update(Split split, const std::vector<MetricEntry>& entries, c
   auto now = std::chrono::steady_clock::now();
   if (now - last_ < interval_) return;
   last_ = now;
-  out_ << "[" << split_name(split) << "] epoch " << p.epoch << "/" << p.num_epochs << " iteration " << p.iteration << " (" << p.items_processed << "/"
-       << p.items_total << " items)";
+  out_ << "[" << split_name(split) << "] epoch " << p.epoch << "/" << p.num_epochs << " iteration " << p.iteration
+       << " (" << p.items_processed << "/" << p.items_total << " items)";
   for (const auto& e : entries) out_ << " | " << e.name << ": " << e.formatted;
   out_ << std::endl;
 }

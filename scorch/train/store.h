@@ -26,7 +26,8 @@ class MetricsStore {
   /// Forgets every value of epoch and later (a resumed run redoes them).
   void drop_from(size_t epoch);
   /// The aggregate of an epoch, nullopt when nothing was logged.
-  std::optional<double> epoch_value(Split split, const std::string& name, size_t epoch, Aggregate aggregate = Aggregate::Mean) const;
+  std::optional<double> epoch_value(Split split, const std::string& name, size_t epoch,
+                                    Aggregate aggregate = Aggregate::Mean) const;
   /// (epoch, value) for every epoch with values, in order.
   std::vector<std::pair<size_t, double>> epoch_values(Split split, const std::string& name) const;
   /// The iteration values of one epoch.

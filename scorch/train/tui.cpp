@@ -19,7 +19,7 @@ using Clock = std::chrono::steady_clock;
 /// One metric as the dashboard knows it.
 struct MetricView {
   std::string name;
-  std::string text[2];                  // latest formatted entry: train, valid
+  std::string text[2];                   // latest formatted entry: train, valid
   std::vector<double> run[2], epoch[2];  // iteration values: whole run, current epoch
   bool numeric = false;
 };
@@ -64,9 +64,12 @@ struct TuiRenderer::State {
   }
   double run_fraction() const {
     const auto& p = progress;
-    double epoch_part = p.items_total ? static_cast<double>(p.items_processed) / static_cast<double>(p.items_total) : 0.0;
+    double epoch_part =
+        p.items_total ? static_cast<double>(p.items_processed) / static_cast<double>(p.items_total) : 0.0;
     if (split == Split::Valid) epoch_part = 1.0;  // validation counts as the end of its epoch
-    return std::clamp((static_cast<double>(p.epoch - 1) + epoch_part) / static_cast<double>(std::max<size_t>(1, info.num_epochs)), 0.0, 1.0);
+    return std::clamp(
+        (static_cast<double>(p.epoch - 1) + epoch_part) / static_cast<double>(std::max<size_t>(1, info.num_epochs)),
+        0.0, 1.0);
   }
   void loop();
   void draw();
@@ -92,8 +95,8 @@ void TuiRenderer::State::draw_plot(int top, int height, int width) {
     return;
   }
   const MetricView& m = *numeric[selected % numeric.size()];
-  mvprintw(top, 1, "Metric: %s (%zu/%zu)  <-/-> metric   View: %s  up/down view", m.name.c_str(), selected % numeric.size() + 1, numeric.size(),
-           whole_run ? "whole run" : "recent (this epoch)");
+  mvprintw(top, 1, "Metric: %s (%zu/%zu)  <-/-> metric   View: %s  up/down view", m.name.c_str(),
+           selected % numeric.size() + 1, numeric.size(), whole_run ? "whole run" : "recent (this epoch)");
   int plot_w = std::max(10, width - 14), plot_h = std::max(3, height - 2);
   std::vector<double> series[2];
   double lo = INFINITY, hi = -INFINITY;
@@ -133,19 +136,22 @@ void TuiRenderer::State::draw() {
   double rate = (fraction - done_at_start) / std::max(elapsed, 1e-9);
   std::string eta = rate > 0 ? format_duration((1.0 - fraction) / rate) : "--";
   attron(A_BOLD);
-  mvprintw(0, 1, "Scorch training | %s | epoch %zu/%zu | iteration %zu | elapsed %s | ETA %s", split_name(split), p.epoch, p.num_epochs, p.iteration,
-           format_duration(elapsed).c_str(), eta.c_str());
+  mvprintw(0, 1, "Scorch training | %s | epoch %zu/%zu | iteration %zu | elapsed %s | ETA %s", split_name(split),
+           p.epoch, p.num_epochs, p.iteration, format_duration(elapsed).c_str(), eta.c_str());
   attroff(A_BOLD);
   int table_rows = static_cast<int>(metrics.size()) + 1;
   int plot_height = std::max(5, rows - table_rows - 8);
   draw_plot(2, plot_height, cols);
   int y = 2 + plot_height + 3;
   mvprintw(y++, 1, "%-22s %-40s %s", "Metric", "Train", "Valid");
-  for (const auto& m : metrics) mvprintw(y++, 1, "%-22.22s %-40.40s %.40s", m.name.c_str(), m.text[0].c_str(), m.text[1].c_str());
-  double epoch_fraction = p.items_total ? static_cast<double>(p.items_processed) / static_cast<double>(p.items_total) : 0.0;
-  mvprintw(y + 1, 1, "%s %s %3.0f%%   Run %s %3.0f%%", split == Split::Train ? "Train" : "Valid", bar(epoch_fraction, 30).c_str(), 100 * epoch_fraction,
-           bar(fraction, 30).c_str(), 100 * fraction);
-  if (info.interrupter.should_stop()) mvprintw(y + 2, 1, "Stopping (%s): finishing the current iteration...", info.interrupter.reason().c_str());
+  for (const auto& m : metrics)
+    mvprintw(y++, 1, "%-22.22s %-40.40s %.40s", m.name.c_str(), m.text[0].c_str(), m.text[1].c_str());
+  double epoch_fraction =
+      p.items_total ? static_cast<double>(p.items_processed) / static_cast<double>(p.items_total) : 0.0;
+  mvprintw(y + 1, 1, "%s %s %3.0f%%   Run %s %3.0f%%", split == Split::Train ? "Train" : "Valid",
+           bar(epoch_fraction, 30).c_str(), 100 * epoch_fraction, bar(fraction, 30).c_str(), 100 * fraction);
+  if (info.interrupter.should_stop())
+    mvprintw(y + 2, 1, "Stopping (%s): finishing the current iteration...", info.interrupter.reason().c_str());
   else mvprintw(y + 2, 1, "q: stop training (written checkpoints stay whole)");
   refresh();
 }
@@ -183,13 +189,15 @@ void TuiRenderer::start(const RunInfo& info) {
     state_->info = info;
     state_->progress.epoch = info.first_epoch;
     state_->progress.num_epochs = info.num_epochs;
-    state_->done_at_start = static_cast<double>(info.first_epoch - 1) / static_cast<double>(std::max<size_t>(1, info.num_epochs));
+    state_->done_at_start =
+        static_cast<double>(info.first_epoch - 1) / static_cast<double>(std::max<size_t>(1, info.num_epochs));
     state_->started = Clock::now();
     if (info.history)
       for (const auto& name : info.history->names()) {
         auto& m = state_->view(name);
         m.numeric = true;
-        for (int s = 0; s < 2; ++s) m.run[s] = info.history->all_iteration_values(s ? Split::Valid : Split::Train, name);
+        for (int s = 0; s < 2; ++s)
+          m.run[s] = info.history->all_iteration_values(s ? Split::Valid : Split::Train, name);
       }
   }
   state_->running = true;

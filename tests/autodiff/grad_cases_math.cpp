@@ -1,4 +1,5 @@
-// Gradient cases: arithmetic (broadcast), scalar ops, powers, matmul, clamps, masks, device/dtype copies, unary math, activations.
+// Gradient cases: arithmetic (broadcast), scalar ops, powers, matmul, clamps, masks, device/dtype copies, unary math,
+// activations.
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,9 +21,12 @@ void add_arith_cases(std::vector<GradCase>& cases) {
   cases.push_back({"sub_bcast", {"float_sub"}, [](const GradInputs& in) { return flat(in.f<2>(0) - in.f<2>(1)); }});
   cases.push_back({"mul_bcast", {"float_mul"}, [](const GradInputs& in) { return flat(in.f<2>(0) * in.f<2>(1)); }});
   cases.push_back({"div_bcast", {"float_div"}, [](const GradInputs& in) { return flat(in.f<2>(0) / in.f<2>(1)); }});
-  cases.push_back({"remainder_bcast", {"float_remainder"}, [](const GradInputs& in) { return flat(in.f<2>(0) % in.f<2>(1)); }});
-  cases.push_back({"powf_bcast", {"float_powf"}, [](const GradInputs& in) { return flat(in.f<2>(0).powf(in.f<2>(1))); }});
-  cases.push_back({"atan2_bcast", {"float_atan2"}, [](const GradInputs& in) { return flat(in.f<2>(0).atan2(in.f<2>(1))); }});
+  cases.push_back(
+      {"remainder_bcast", {"float_remainder"}, [](const GradInputs& in) { return flat(in.f<2>(0) % in.f<2>(1)); }});
+  cases.push_back(
+      {"powf_bcast", {"float_powf"}, [](const GradInputs& in) { return flat(in.f<2>(0).powf(in.f<2>(1))); }});
+  cases.push_back(
+      {"atan2_bcast", {"float_atan2"}, [](const GradInputs& in) { return flat(in.f<2>(0).atan2(in.f<2>(1))); }});
   cases.push_back({"neg", {"float_neg"}, [](const GradInputs& in) { return flat(-in.f<2>(0)); }});
   cases.push_back({"powi", {"float_powi"}, [](const GradInputs& in) { return flat(in.f<2>(0).powi(in.i<2>(1))); }});
 }
@@ -39,29 +43,41 @@ void add_scalar_cases(std::vector<GradCase>& cases) {
   // p > 0 takes fractional and negative exponents; x (either sign) integer ones.
   cases.push_back({"powf_scalar", {"float_powf_scalar"}, [](const GradInputs& in) {
                      auto p = in.f<2>(0), x = in.f<2>(1);
-                     return join({flat(p.powf_scalar(1.7)), flat(p.powf_scalar(-0.5)), flat(x.powf_scalar(2.0)), flat(x.powi_scalar(3))});
+                     return join({flat(p.powf_scalar(1.7)), flat(p.powf_scalar(-0.5)), flat(x.powf_scalar(2.0)),
+                                  flat(x.powi_scalar(3))});
                    }});
 }
 
 // Batched matmul: rhs batch 1 broadcast over lhs batch 2 (its gradient is summed), and both sides broadcast.
 void add_matmul_cases(std::vector<GradCase>& cases) {
-  cases.push_back({"matmul", {"float_matmul"}, [](const GradInputs& in) { return flat(in.f<2>(0).matmul(in.f<2>(1))); }});
-  cases.push_back({"matmul_bcast", {"float_matmul"}, [](const GradInputs& in) { return flat(in.f<3>(0).matmul(in.f<3>(1))); }});
-  cases.push_back({"matmul_bcast4", {"float_matmul"}, [](const GradInputs& in) { return flat(in.f<4>(0).matmul(in.f<4>(1))); }});
+  cases.push_back(
+      {"matmul", {"float_matmul"}, [](const GradInputs& in) { return flat(in.f<2>(0).matmul(in.f<2>(1))); }});
+  cases.push_back(
+      {"matmul_bcast", {"float_matmul"}, [](const GradInputs& in) { return flat(in.f<3>(0).matmul(in.f<3>(1))); }});
+  cases.push_back(
+      {"matmul_bcast4", {"float_matmul"}, [](const GradInputs& in) { return flat(in.f<4>(0).matmul(in.f<4>(1))); }});
 }
 
 void add_clamp_mask_cases(std::vector<GradCase>& cases) {
   cases.push_back({"clamp", {"float_clamp"}, [](const GradInputs& in) { return flat(in.f<2>(0).clamp(-0.5, 0.5)); }});
-  cases.push_back({"clamp_min", {"float_clamp_min"}, [](const GradInputs& in) { return flat(in.f<2>(0).clamp_min(0.1)); }});
-  cases.push_back({"clamp_max", {"float_clamp_max"}, [](const GradInputs& in) { return flat(in.f<2>(0).clamp_max(-0.2)); }});
+  cases.push_back(
+      {"clamp_min", {"float_clamp_min"}, [](const GradInputs& in) { return flat(in.f<2>(0).clamp_min(0.1)); }});
+  cases.push_back(
+      {"clamp_max", {"float_clamp_max"}, [](const GradInputs& in) { return flat(in.f<2>(0).clamp_max(-0.2)); }});
   // Inputs x [2, 3], values [1, 3], mask [2, 3]: values where the mask is true.
-  cases.push_back(
-      {"mask_where", {"float_mask_where"}, [](const GradInputs& in) { return flat(in.f<2>(0).mask_where(in.b<2>(2), in.f<2>(1))); }});
-  cases.push_back({"mask_fill", {"float_mask_fill"}, [](const GradInputs& in) { return flat(in.f<2>(0).mask_fill(in.b<2>(1), -1.5)); }});
-  cases.push_back({"to_device", {"float_to_device"}, [](const GradInputs& in) { return flat(in.f<2>(0).to_device(AD::Device{})); }});
+  cases.push_back({"mask_where", {"float_mask_where"}, [](const GradInputs& in) {
+                     return flat(in.f<2>(0).mask_where(in.b<2>(2), in.f<2>(1)));
+                   }});
+  cases.push_back({"mask_fill", {"float_mask_fill"}, [](const GradInputs& in) {
+                     return flat(in.f<2>(0).mask_fill(in.b<2>(1), -1.5));
+                   }});
+  cases.push_back({"to_device", {"float_to_device"}, [](const GradInputs& in) {
+                     return flat(in.f<2>(0).to_device(AD::Device{}));
+                   }});
   // Inputs of size ~1e-6, so that the f32 rounding stays below the finite-difference noise.
-  cases.push_back(
-      {"cast_roundtrip", {"float_cast"}, [](const GradInputs& in) { return flat(in.f<2>(0).cast(DType::F32).cast(DType::F64)); }});
+  cases.push_back({"cast_roundtrip", {"float_cast"}, [](const GradInputs& in) {
+                     return flat(in.f<2>(0).cast(DType::F32).cast(DType::F64));
+                   }});
 }
 
 // One case "unary_<op>" per unary op, each on a [2, 3] input inside the op's domain.
@@ -83,20 +99,24 @@ void add_unary_cases(std::vector<GradCase>& cases) {
   };
   for (const auto& entry : unary) {
     Fn f = entry.second;
-    cases.push_back({std::string("unary_") + entry.first, {std::string("float_") + entry.first}, [f](const GradInputs& in) {
-                       return flat(f(in.f<2>(0)));
-                     }});
+    cases.push_back({std::string("unary_") + entry.first,
+                     {std::string("float_") + entry.first},
+                     [f](const GradInputs& in) { return flat(f(in.f<2>(0))); }});
   }
 }
 
 void add_activation_cases(std::vector<GradCase>& cases) {
   cases.push_back({"relu", {"float_relu"}, [](const GradInputs& in) { return flat(act::relu(in.f<2>(0))); }});
-  cases.push_back({"leaky_relu", {"float_leaky_relu"}, [](const GradInputs& in) { return flat(act::leaky_relu(in.f<2>(0), 0.2)); }});
+  cases.push_back({"leaky_relu", {"float_leaky_relu"}, [](const GradInputs& in) {
+                     return flat(act::leaky_relu(in.f<2>(0), 0.2));
+                   }});
   cases.push_back({"gelu", {"float_gelu"}, [](const GradInputs& in) { return flat(act::gelu(in.f<2>(0))); }});
   cases.push_back({"sigmoid", {"float_sigmoid"}, [](const GradInputs& in) { return flat(act::sigmoid(in.f<2>(0))); }});
-  cases.push_back({"log_sigmoid", {"float_log_sigmoid"}, [](const GradInputs& in) { return flat(act::log_sigmoid(in.f<2>(0))); }});
   cases.push_back(
-      {"hard_sigmoid", {"float_hard_sigmoid"}, [](const GradInputs& in) { return flat(act::hard_sigmoid(in.f<2>(0), 0.2, 0.5)); }});
+      {"log_sigmoid", {"float_log_sigmoid"}, [](const GradInputs& in) { return flat(act::log_sigmoid(in.f<2>(0))); }});
+  cases.push_back({"hard_sigmoid", {"float_hard_sigmoid"}, [](const GradInputs& in) {
+                     return flat(act::hard_sigmoid(in.f<2>(0), 0.2, 0.5));
+                   }});
   cases.push_back({"softmax", {"float_softmax"}, [](const GradInputs& in) {
                      auto x = in.f<2>(0);
                      return join({flat(act::softmax(x, 1)), flat(act::softmax(x, 0))});

@@ -11,7 +11,8 @@ GradInputs::GradInputs(const std::vector<TensorData>& data) : data_(data), leave
 }
 
 const AD::FloatTensor& GradInputs::leaf(size_t i) const {
-  if (i >= leaves_.size() || !leaves_[i].node) throw ValueError("GradInputs", "input " + std::to_string(i) + " is not a float input");
+  if (i >= leaves_.size() || !leaves_[i].node)
+    throw ValueError("GradInputs", "input " + std::to_string(i) + " is not a float input");
   return leaves_[i];
 }
 
@@ -25,13 +26,41 @@ std::vector<GradCase> all_grad_cases() {
 }
 
 const std::vector<std::string>& non_differentiable_ops() {
-  static const std::vector<std::string> ops = {
-      "float_from_data", "float_into_data", "float_empty", "float_full", "float_zeros", "float_ones", "float_random", "float_into_int",
-      "float_equal", "float_not_equal", "float_greater", "float_greater_equal", "float_lower", "float_lower_equal", "float_equal_elem",
-      "float_not_equal_elem", "float_greater_elem", "float_greater_equal_elem", "float_lower_elem", "float_lower_equal_elem", "float_is_nan",
-      "float_is_inf", "float_argmax", "float_argmin", "float_any", "float_any_dim", "float_all", "float_all_dim", "float_argsort",
-      "module_conv_backward", "module_conv_transpose_backward", "module_avg_pool_backward", "module_max_pool_backward",
-      "module_adaptive_avg_pool_backward", "module_interpolate_backward"};
+  static const std::vector<std::string> ops = {"float_from_data",
+                                               "float_into_data",
+                                               "float_empty",
+                                               "float_full",
+                                               "float_zeros",
+                                               "float_ones",
+                                               "float_random",
+                                               "float_into_int",
+                                               "float_equal",
+                                               "float_not_equal",
+                                               "float_greater",
+                                               "float_greater_equal",
+                                               "float_lower",
+                                               "float_lower_equal",
+                                               "float_equal_elem",
+                                               "float_not_equal_elem",
+                                               "float_greater_elem",
+                                               "float_greater_equal_elem",
+                                               "float_lower_elem",
+                                               "float_lower_equal_elem",
+                                               "float_is_nan",
+                                               "float_is_inf",
+                                               "float_argmax",
+                                               "float_argmin",
+                                               "float_any",
+                                               "float_any_dim",
+                                               "float_all",
+                                               "float_all_dim",
+                                               "float_argsort",
+                                               "module_conv_backward",
+                                               "module_conv_transpose_backward",
+                                               "module_avg_pool_backward",
+                                               "module_max_pool_backward",
+                                               "module_adaptive_avg_pool_backward",
+                                               "module_interpolate_backward"};
   return ops;
 }
 

@@ -18,13 +18,18 @@ using T2 = Tensor<AD, 2>;
 using scorch::testing::expect_error;
 
 // backward() exists only on autodiff backends: on Cpu it does not compile.
-template <class T> concept HasBackward = requires(T t) { t.backward(); };
+template <class T>
+concept HasBackward = requires(T t) {
+  t.backward();
+};
 static_assert(!HasBackward<Tensor<Cpu, 2>>, "backward() must not exist on Cpu");
 static_assert(HasBackward<T2>, "backward() exists on Autodiff<Cpu>");
 static_assert(std::is_same_v<AD::InnerBackend, Cpu>);
 static_assert(std::is_same_v<decltype(T2().inner()), Tensor<Cpu, 2>>);
 
-template <size_t D> std::vector<double> values(const Tensor<Cpu, D>& t) { return t.to_data().template to_vector<double>(); }
+template <size_t D> std::vector<double> values(const Tensor<Cpu, D>& t) {
+  return t.to_data().template to_vector<double>();
+}
 
 TEST(Autodiff, ReadmeExample) {
   auto x = T2::random({32, 32}, Distribution::Default);
@@ -175,7 +180,8 @@ size_t chain_peak(size_t n, bool checkpointing) {
 
 TEST(Autodiff, BalancedCheckpointingLowersPeakMemoryOfDeepChains) {
   size_t plain = chain_peak(200, false), balanced = chain_peak(200, true);
-  std::printf("[ checkpoint ] 200-op chain of 256 KiB tensors: peak %.1f MiB plain, %.1f MiB balanced\n", plain / 1048576.0, balanced / 1048576.0);
+  std::printf("[ checkpoint ] 200-op chain of 256 KiB tensors: peak %.1f MiB plain, %.1f MiB balanced\n",
+              plain / 1048576.0, balanced / 1048576.0);
   EXPECT_LT(balanced * 2, plain);
 }
 

@@ -27,7 +27,8 @@ TEST(CustomOp, BackwardMatchesComposition) {
   auto fused = custom::fused_matmul_add_relu(x, w, b);
   auto g1 = (fused * weights).sum().backward();
   auto g2 = (activation::relu(x.matmul(w) + b) * weights).sum().backward();
-  for (const auto* t : {&x, &w, &b}) t->grad(g1)->to_data().assert_approx_eq(t->grad(g2)->to_data(), Tolerance::rel_abs(1e-5, 1e-6));
+  for (const auto* t : {&x, &w, &b})
+    t->grad(g1)->to_data().assert_approx_eq(t->grad(g2)->to_data(), Tolerance::rel_abs(1e-5, 1e-6));
 }
 
 TEST(CustomOp, UntrackedInputsRecordNothingAndBadBiasIsRejected) {

@@ -84,7 +84,9 @@ struct Param {
   std::string name;
   bool checkpointing;
 };
-void PrintTo(const Param& p, std::ostream* os) { *os << p.name << (p.checkpointing ? " (balanced checkpointing)" : " (no checkpointing)"); }
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.name << (p.checkpointing ? " (balanced checkpointing)" : " (no checkpointing)");
+}
 
 class Gradients : public ::testing::TestWithParam<Param> {
  protected:
@@ -105,18 +107,16 @@ TEST_P(Gradients, MatchPyTorchAndFiniteDifferences) {
   for (size_t n = 0; n < fx.grads.size(); ++n) {
     size_t k = in.float_inputs()[n];
     auto g = AD::grad(in.leaf(k), grads);
-    TensorData actual = g ? KindOps<Cpu, Float>::into_data(*g) : TensorData(std::vector<double>(fx.inputs[k].shape().num_elements(), 0.0), fx.inputs[k].shape());
+    TensorData actual =
+        g ? KindOps<Cpu, Float>::into_data(*g)
+          : TensorData(std::vector<double>(fx.inputs[k].shape().num_elements(), 0.0), fx.inputs[k].shape());
     try {
       conformance::expect_match(fx.grads[n], actual, Tolerance{1e-8, 1e-10});
-    } catch (const AssertionError& e) {
-      ADD_FAILURE() << "input " << k << " vs PyTorch: " << e.what();
-    }
+    } catch (const AssertionError& e) { ADD_FAILURE() << "input " << k << " vs PyTorch: " << e.what(); }
     TensorData numeric(finite_difference(c, fx.inputs, k), fx.inputs[k].shape());
     try {
       conformance::expect_match(numeric, actual.convert(DType::F64), Tolerance{1e-5, 1e-6});
-    } catch (const AssertionError& e) {
-      ADD_FAILURE() << "input " << k << " vs finite differences: " << e.what();
-    }
+    } catch (const AssertionError& e) { ADD_FAILURE() << "input " << k << " vs finite differences: " << e.what(); }
   }
 }
 
@@ -129,24 +129,25 @@ std::vector<Param> params() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Gradients, ::testing::ValuesIn(params()), [](const ::testing::TestParamInfo<Param>& info) {
-  return info.param.name + (info.param.checkpointing ? "_balanced" : "_plain");
-});
+INSTANTIATE_TEST_SUITE_P(Cases, Gradients, ::testing::ValuesIn(params()),
+                         [](const ::testing::TestParamInfo<Param>& info) {
+                           return info.param.name + (info.param.checkpointing ? "_balanced" : "_plain");
+                         });
 
 TEST(GradientCoverage, EveryDifferentiableOpHasACaseAndEveryCaseAFixture) {
   std::set<std::string> covered, skip(non_differentiable_ops().begin(), non_differentiable_ops().end());
   for (const auto& c : cases()) {
     covered.insert(c.covers.begin(), c.covers.end());
     EXPECT_TRUE(fixtures().count(c.name)) << "case " << c.name << " has no fixture";
-    for (const auto& op : c.covers) EXPECT_NE(std::find(kOpNames.begin(), kOpNames.end(), op), kOpNames.end()) << c.name << " covers unknown op " << op;
+    for (const auto& op : c.covers)
+      EXPECT_NE(std::find(kOpNames.begin(), kOpNames.end(), op), kOpNames.end())
+          << c.name << " covers unknown op " << op;
   }
   for (const auto& [name, f] : fixtures()) EXPECT_NO_THROW(find_case(name)) << "fixture " << name << " has no case";
   for (auto op : kOpNames) {
     std::string name(op);
     bool differentiable = (name.rfind("float_", 0) == 0 || name.rfind("module_", 0) == 0) && !skip.count(name);
-    if (differentiable) {
-      EXPECT_TRUE(covered.count(name)) << name << " has no gradient case";
-    }
+    if (differentiable) { EXPECT_TRUE(covered.count(name)) << name << " has no gradient case"; }
   }
 }
 

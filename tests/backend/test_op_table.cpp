@@ -32,7 +32,7 @@ struct TensorFieldCounter {
       outputs = std::tuple_size_v<Field>;
       EXPECT_EQ(name, "out");
     } else if constexpr (std::is_same_v<Field, ir::TensorIr> || std::is_same_v<Field, std::optional<ir::TensorIr>> ||
-                       std::is_same_v<Field, std::vector<ir::TensorIr>>)
+                         std::is_same_v<Field, std::vector<ir::TensorIr>>)
       ++inputs;
   }
 };
@@ -79,14 +79,17 @@ TEST(OpTable, EveryRecordHasTheRowsOperandsAndResults) {
       ir::OpRecord r;
       ((i == Is ? (r.emplace<Is>(), 0) : 0), ...);
       return r;
-    }(std::make_index_sequence<kOpCount>{});
+    }
+    (std::make_index_sequence<kOpCount>{});
     EXPECT_EQ(record.index(), i);
     std::visit(check, record);
   }
 }
 
 TEST(OpTable, RecordFieldsKeepTheSignaturesOrderAndValues) {
-  ir::records::FloatGather gather{.dim = 1, .x = {7, Shape{2, 3}, DType::F32}, .indices = {8, Shape{2, 1}, DType::I64},
+  ir::records::FloatGather gather{.dim = 1,
+                                  .x = {7, Shape{2, 3}, DType::F32},
+                                  .indices = {8, Shape{2, 1}, DType::I64},
                                   .out = {{{9, Shape{2, 1}, DType::F32}}}};
   std::string order;
   gather.visit([&](std::string_view name, const auto&) { order += std::string(name) + " "; });

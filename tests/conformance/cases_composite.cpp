@@ -16,7 +16,8 @@ template <class B> void add_composite_cases(CaseList<B>& list) {
   });
   list.add("pad_modes", {"float_cat"}, [](const Inputs<B>& in) {
     auto x = F<2>(in, 0);
-    return outs(x.pad({{1, 2}}, PadMode::constant(0.5)), x.pad({{1, 1}, {1, 0}}, PadMode::edge()), x.pad({{2, 1}}, PadMode::reflect()));
+    return outs(x.pad({{1, 2}}, PadMode::constant(0.5)), x.pad({{1, 1}, {1, 0}}, PadMode::edge()),
+                x.pad({{2, 1}}, PadMode::reflect()));
   });
   list.add("one_hot", {"int_equal"}, [](const Inputs<B>& in) { return outs(I<1>(in, 0).one_hot(4)); });
   list.add("cross_fmod_hypot", {"float_remainder"}, [](const Inputs<B>& in) {

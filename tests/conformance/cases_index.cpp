@@ -10,7 +10,8 @@ template <class B> void add_index_cases(CaseList<B>& list) {
     return outs(x.gather(0, i), x.scatter(0, i, F<2>(in, 2)));
   });
   list.add("gather_int", {"int_gather"}, [](const Inputs<B>& in) { return outs(I<2>(in, 0).gather(1, I<2>(in, 1))); });
-  list.add("scatter_int", {"int_scatter_add"}, [](const Inputs<B>& in) { return outs(I<2>(in, 0).scatter(1, I<2>(in, 1), I<2>(in, 2))); });
+  list.add("scatter_int", {"int_scatter_add"},
+           [](const Inputs<B>& in) { return outs(I<2>(in, 0).scatter(1, I<2>(in, 1), I<2>(in, 2))); });
   list.add("select_float", {"float_select", "float_select_add"}, [](const Inputs<B>& in) {
     auto x = F<2>(in, 0);
     auto i = I<1>(in, 1);
@@ -30,7 +31,8 @@ template <class B> void add_index_cases(CaseList<B>& list) {
     auto nz = m.nonzero();
     return outs(m.argwhere(), nz[0], nz[1]);
   });
-  list.add("mask_select", {"bool_argwhere", "float_select"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0).mask_select(Bo<2>(in, 1))); });
+  list.add("mask_select", {"bool_argwhere", "float_select"},
+           [](const Inputs<B>& in) { return outs(F<2>(in, 0).mask_select(Bo<2>(in, 1))); });
   list.add("sort_float", {"float_sort", "float_sort_with_indices", "float_argsort"}, [](const Inputs<B>& in) {
     auto x = F<2>(in, 0);
     auto [values, indices] = x.sort_with_indices(1);

@@ -17,7 +17,8 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   // ---- convolution; weights [out, in/groups, kernel...]
   list.add("mod_conv1d", {"module_conv"}, [](const Inputs<B>& in) {
     auto x = F<3>(in, 0);
-    return outs(mod::conv1d<B>(x, F<3>(in, 1), F<1>(in, 2), C1{{2}, {1}, {2}, 2}), mod::conv1d<B>(x, F<3>(in, 3), std::nullopt));
+    return outs(mod::conv1d<B>(x, F<3>(in, 1), F<1>(in, 2), C1{{2}, {1}, {2}, 2}),
+                mod::conv1d<B>(x, F<3>(in, 3), std::nullopt));
   });
   list.add("mod_conv2d", {"module_conv"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0), w = F<4>(in, 1);
@@ -26,8 +27,9 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   });
   list.add("mod_conv2d_groups", {"module_conv"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0);
-    return outs(mod::conv2d<B>(x, F<4>(in, 1), F<1>(in, 2), C2{{1, 2}, {1, 0}, {1, 1}, 2}),
-                mod::conv2d<B>(x, F<4>(in, 3), std::nullopt, C2{{1, 1}, {1, 1}, {1, 1}, 4}));  // depthwise, 2 per channel
+    return outs(
+        mod::conv2d<B>(x, F<4>(in, 1), F<1>(in, 2), C2{{1, 2}, {1, 0}, {1, 1}, 2}),
+        mod::conv2d<B>(x, F<4>(in, 3), std::nullopt, C2{{1, 1}, {1, 1}, {1, 1}, 4}));  // depthwise, 2 per channel
   });
   // Non-contiguous inputs: x and w stored [.., w, h] and swapped; xh stored channels-last.
   list.add("mod_conv2d_strided", {"module_conv"}, [](const Inputs<B>& in) {
@@ -38,22 +40,25 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   });
   list.add("mod_conv2d_f64", {"module_conv"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0), w = F<4>(in, 1);
-    return outs(mod::conv2d<B>(x, w, F<1>(in, 2), C2{{1, 1}, {1, 0}}), mod::conv2d<B>(x, w, std::nullopt, C2{{2, 2}, {0, 0}, {2, 1}}));
+    return outs(mod::conv2d<B>(x, w, F<1>(in, 2), C2{{1, 1}, {1, 0}}),
+                mod::conv2d<B>(x, w, std::nullopt, C2{{2, 2}, {0, 0}, {2, 1}}));
   });
   list.add("mod_conv3d", {"module_conv"}, [](const Inputs<B>& in) {
     auto x = F<5>(in, 0);
     return outs(mod::conv3d<B>(x, F<5>(in, 1), F<1>(in, 2)),
                 mod::conv3d<B>(x, F<5>(in, 3), std::nullopt, C3{{2, 1, 1}, {1, 0, 1}, {1, 2, 1}, 2}));
   });
-  // ---- transposed convolution; weights [in, out/groups, kernel...]; options {stride, padding, padding_out, dilation, groups}
+  // ---- transposed convolution; weights [in, out/groups, kernel...]; options {stride, padding, padding_out, dilation,
+  // groups}
   list.add("mod_conv_transpose1d", {"module_conv_transpose"}, [](const Inputs<B>& in) {
     auto x = F<3>(in, 0);
     return outs(mod::conv_transpose1d<B>(x, F<3>(in, 1), F<1>(in, 2), T1{{2}, {1}, {1}, {1}, 2}),
                 mod::conv_transpose1d<B>(x, F<3>(in, 3), std::nullopt, T1{{3}, {2}, {1}, {2}}));
   });
   list.add("mod_conv_transpose2d", {"module_conv_transpose"}, [](const Inputs<B>& in) {
-    return outs(mod::conv_transpose2d<B>(F<4>(in, 0), F<4>(in, 1), F<1>(in, 2), T2{{2, 1}, {1, 0}, {1, 0}, {1, 2}}),
-                mod::conv_transpose2d<B>(F<4>(in, 3), F<4>(in, 4), std::nullopt, T2{{2, 2}, {0, 0}, {0, 0}, {1, 1}, 2}));
+    return outs(
+        mod::conv_transpose2d<B>(F<4>(in, 0), F<4>(in, 1), F<1>(in, 2), T2{{2, 1}, {1, 0}, {1, 0}, {1, 2}}),
+        mod::conv_transpose2d<B>(F<4>(in, 3), F<4>(in, 4), std::nullopt, T2{{2, 2}, {0, 0}, {0, 0}, {1, 1}, 2}));
   });
   list.add("mod_conv_transpose3d", {"module_conv_transpose"}, [](const Inputs<B>& in) {
     return outs(mod::conv_transpose3d<B>(F<5>(in, 0), F<5>(in, 1), F<1>(in, 2), T3{{2, 1, 2}, {0, 1, 1}, {1, 0, 0}}));
@@ -62,18 +67,22 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   // ---- average pooling: (kernel, stride, padding, count_include_pad, ceil_mode)
   list.add("mod_avg_pool1d", {"module_avg_pool"}, [](const Inputs<B>& in) {
     auto x = F<3>(in, 0);
-    return outs(mod::avg_pool1d(x, 3, 2, 1, true, false), mod::avg_pool1d(x, 3, 2, 1, false, false), mod::avg_pool1d(x, 4, 3, 1, false, true),
-                mod::avg_pool1d(x, 2, 2, 0, true, true), mod::avg_pool1d(x, 4, 3, 2, true, true));
+    return outs(mod::avg_pool1d(x, 3, 2, 1, true, false), mod::avg_pool1d(x, 3, 2, 1, false, false),
+                mod::avg_pool1d(x, 4, 3, 1, false, true), mod::avg_pool1d(x, 2, 2, 0, true, true),
+                mod::avg_pool1d(x, 4, 3, 2, true, true));
   });
   list.add("mod_avg_pool2d", {"module_avg_pool"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0);
-    return outs(mod::avg_pool2d(x, {3, 2}, {2, 2}, {1, 1}, true, false), mod::avg_pool2d(x, {3, 2}, {2, 2}, {1, 1}, false, false),
-                mod::avg_pool2d(x, {2, 3}, {2, 2}, {0, 1}, false, true), mod::avg_pool2d(x, {2, 2}, {2, 2}, {0, 0}, true, true),
+    return outs(mod::avg_pool2d(x, {3, 2}, {2, 2}, {1, 1}, true, false),
+                mod::avg_pool2d(x, {3, 2}, {2, 2}, {1, 1}, false, false),
+                mod::avg_pool2d(x, {2, 3}, {2, 2}, {0, 1}, false, true),
+                mod::avg_pool2d(x, {2, 2}, {2, 2}, {0, 0}, true, true),
                 mod::avg_pool2d(x.swap_dims(2, 3), {3, 3}, {2, 2}, {1, 1}));
   });
   list.add("mod_avg_pool2d_f64", {"module_avg_pool"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0);
-    return outs(mod::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true), mod::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, true, true));
+    return outs(mod::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, true),
+                mod::avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, true, true));
   });
 
   // ---- max pooling: (kernel, stride, padding, dilation, ceil_mode); indices flat per channel
@@ -113,28 +122,30 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   // ---- interpolation
   list.add("mod_interpolate_nearest", {"module_interpolate"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0);
-    return outs(mod::interpolate(x, {8, 10}, kNearest), mod::interpolate(x, {3, 4}, kNearest), mod::interpolate(x, {10, 14}),
-                mod::interpolate(x.swap_dims(2, 3), {4, 9}, kNearest));
+    return outs(mod::interpolate(x, {8, 10}, kNearest), mod::interpolate(x, {3, 4}, kNearest),
+                mod::interpolate(x, {10, 14}), mod::interpolate(x.swap_dims(2, 3), {4, 9}, kNearest));
   });
   list.add("mod_interpolate_bilinear", {"module_interpolate"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0);
-    return outs(mod::interpolate(x, {8, 10}, kBilinear), mod::interpolate(x, {8, 10}, kBilinearAC), mod::interpolate(x, {3, 4}, kBilinear),
-                mod::interpolate(x, {3, 4}, kBilinearAC), mod::interpolate(x, {1, 3}, kBilinearAC),
-                mod::interpolate(x.swap_dims(2, 3), {9, 4}, kBilinear));
+    return outs(mod::interpolate(x, {8, 10}, kBilinear), mod::interpolate(x, {8, 10}, kBilinearAC),
+                mod::interpolate(x, {3, 4}, kBilinear), mod::interpolate(x, {3, 4}, kBilinearAC),
+                mod::interpolate(x, {1, 3}, kBilinearAC), mod::interpolate(x.swap_dims(2, 3), {9, 4}, kBilinear));
   });
   list.add("mod_interpolate_bicubic", {"module_interpolate"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0);
-    return outs(mod::interpolate(x, {9, 7}, kBicubic), mod::interpolate(x, {9, 7}, kBicubicAC), mod::interpolate(x, {4, 3}, kBicubic),
-                mod::interpolate(x, {4, 3}, kBicubicAC));
+    return outs(mod::interpolate(x, {9, 7}, kBicubic), mod::interpolate(x, {9, 7}, kBicubicAC),
+                mod::interpolate(x, {4, 3}, kBicubic), mod::interpolate(x, {4, 3}, kBicubicAC));
   });
 
   // ---- unfold / fold: options {stride, padding, dilation}
   list.add("mod_unfold", {"module_unfold"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0);
-    return outs(mod::unfold4d(x, {3, 2}), mod::unfold4d(x, {3, 3}, U2{{2, 1}, {1, 2}, {1, 2}}), mod::unfold4d(x.swap_dims(2, 3), {2, 2}, U2{{2, 2}}));
+    return outs(mod::unfold4d(x, {3, 2}), mod::unfold4d(x, {3, 3}, U2{{2, 1}, {1, 2}, {1, 2}}),
+                mod::unfold4d(x.swap_dims(2, 3), {2, 2}, U2{{2, 2}}));
   });
   list.add("mod_fold", {"module_fold"}, [](const Inputs<B>& in) {
-    return outs(mod::fold4d(F<3>(in, 0), {7, 5}, {3, 2}, U2{{2, 1}, {1, 0}, {1, 2}}), mod::fold4d(F<3>(in, 1), {4, 5}, {2, 2}, U2{{2, 2}}));
+    return outs(mod::fold4d(F<3>(in, 0), {7, 5}, {3, 2}, U2{{2, 1}, {1, 0}, {1, 2}}),
+                mod::fold4d(F<3>(in, 1), {4, 5}, {2, 2}, U2{{2, 2}}));
   });
 
   // ---- attention: mask true = ignore that key
@@ -145,8 +156,8 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   list.add("mod_attention_mask", {"module_attention"}, [](const Inputs<B>& in) {
     auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2);
     auto causal = Bo<4>(in, 3), m = Bo<4>(in, 4);
-    return outs(mod::attention<B>(q, k, v, causal), mod::attention<B>(q, k, v, m), mod::attention<B>(q, k, v, causal, 0.7),
-                mod::attention<B>(q, k, v, m.slice({Slice(), Slice(0, 1)})));
+    return outs(mod::attention<B>(q, k, v, causal), mod::attention<B>(q, k, v, m),
+                mod::attention<B>(q, k, v, causal, 0.7), mod::attention<B>(q, k, v, m.slice({Slice(), Slice(0, 1)})));
   });
 }
 

@@ -13,8 +13,9 @@ template <class B> std::vector<TensorData> interpolate_grads(const Inputs<B>& in
   auto grad = [&](InterpolateMode mode, bool align_corners) {
     return mod::interpolate_backward(x, g, size, mod::InterpolateOptions{mode, align_corners});
   };
-  return outs(grad(InterpolateMode::Nearest, false), grad(InterpolateMode::Bilinear, false), grad(InterpolateMode::Bilinear, true),
-              grad(InterpolateMode::Bicubic, false), grad(InterpolateMode::Bicubic, true));
+  return outs(grad(InterpolateMode::Nearest, false), grad(InterpolateMode::Bilinear, false),
+              grad(InterpolateMode::Bilinear, true), grad(InterpolateMode::Bicubic, false),
+              grad(InterpolateMode::Bicubic, true));
 }
 }  // namespace
 
@@ -33,7 +34,8 @@ template <class B> void add_module_grad_cases(CaseList<B>& list) {
     return outs(r.x, r.weight, *r.bias);
   });
   list.add("mod_conv_transpose2d_backward", {"module_conv_transpose_backward"}, [](const Inputs<B>& in) {
-    auto r = mod::conv_transpose_backward(F<4>(in, 0), F<4>(in, 1), true, F<4>(in, 2), T2{{2, 2}, {1, 0}, {1, 1}, {1, 1}, 2});
+    auto r = mod::conv_transpose_backward(F<4>(in, 0), F<4>(in, 1), true, F<4>(in, 2),
+                                          T2{{2, 2}, {1, 0}, {1, 1}, {1, 1}, 2});
     return outs(r.x, r.weight, *r.bias);
   });
   list.add("mod_conv_transpose1d_backward", {"module_conv_transpose_backward"}, [](const Inputs<B>& in) {
@@ -52,25 +54,30 @@ template <class B> void add_module_grad_cases(CaseList<B>& list) {
   list.add("mod_avg_pool1d_backward", {"module_avg_pool_backward"}, [](const Inputs<B>& in) {
     return outs(mod::avg_pool_backward(F<3>(in, 0), F<3>(in, 1), S1{4}, S1{3}, S1{1}, false, true));
   });
-  list.add("mod_max_pool_backward", {"module_max_pool_with_indices", "module_max_pool_backward"}, [](const Inputs<B>& in) {
-    auto x = F<4>(in, 0);
-    auto x1 = F<3>(in, 2);
-    auto idx = mod::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}).second;
-    auto idx1 = mod::max_pool1d_with_indices(x1, 3, 1, 0).second;
-    return outs(mod::max_pool_backward(x, F<4>(in, 1), idx), mod::max_pool_backward(x1, F<3>(in, 3), idx1));
-  });
+  list.add("mod_max_pool_backward", {"module_max_pool_with_indices", "module_max_pool_backward"},
+           [](const Inputs<B>& in) {
+             auto x = F<4>(in, 0);
+             auto x1 = F<3>(in, 2);
+             auto idx = mod::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}).second;
+             auto idx1 = mod::max_pool1d_with_indices(x1, 3, 1, 0).second;
+             return outs(mod::max_pool_backward(x, F<4>(in, 1), idx), mod::max_pool_backward(x1, F<3>(in, 3), idx1));
+           });
   list.add("mod_adaptive_avg_pool_backward", {"module_adaptive_avg_pool_backward"}, [](const Inputs<B>& in) {
-    return outs(mod::adaptive_avg_pool_backward(F<4>(in, 0), F<4>(in, 1)), mod::adaptive_avg_pool_backward(F<3>(in, 2), F<3>(in, 3)));
+    return outs(mod::adaptive_avg_pool_backward(F<4>(in, 0), F<4>(in, 1)),
+                mod::adaptive_avg_pool_backward(F<3>(in, 2), F<3>(in, 3)));
   });
-  list.add("mod_adaptive_max_pool_backward", {"module_adaptive_max_pool_with_indices", "module_max_pool_backward"}, [](const Inputs<B>& in) {
-    auto x = F<4>(in, 0);
-    auto idx = mod::adaptive_max_pool_with_indices(x, S2{3, 4}).second;
-    return outs(mod::max_pool_backward(x, F<4>(in, 1), idx));
-  });
+  list.add("mod_adaptive_max_pool_backward", {"module_adaptive_max_pool_with_indices", "module_max_pool_backward"},
+           [](const Inputs<B>& in) {
+             auto x = F<4>(in, 0);
+             auto idx = mod::adaptive_max_pool_with_indices(x, S2{3, 4}).second;
+             return outs(mod::max_pool_backward(x, F<4>(in, 1), idx));
+           });
 
   // ---- interpolation: nearest, bilinear, bilinear aligned, bicubic, bicubic aligned
-  list.add("mod_interpolate_backward_up", {"module_interpolate_backward"}, [](const Inputs<B>& in) { return interpolate_grads(in); });
-  list.add("mod_interpolate_backward_down", {"module_interpolate_backward"}, [](const Inputs<B>& in) { return interpolate_grads(in); });
+  list.add("mod_interpolate_backward_up", {"module_interpolate_backward"},
+           [](const Inputs<B>& in) { return interpolate_grads(in); });
+  list.add("mod_interpolate_backward_down", {"module_interpolate_backward"},
+           [](const Inputs<B>& in) { return interpolate_grads(in); });
 }
 
 SCORCH_CONFORMANCE_INSTANTIATE(add_module_grad_cases);

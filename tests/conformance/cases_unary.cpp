@@ -21,10 +21,12 @@ template <class B> void add_unary_cases(CaseList<B>& list) {
   };
   for (const auto& [name, fn] : unary) {
     Fn f = fn;
-    list.add(std::string("unary_") + name, {std::string("float_") + name}, [f](const Inputs<B>& in) { return outs(f(F<2>(in, 0))); });
+    list.add(std::string("unary_") + name, {std::string("float_") + name},
+             [f](const Inputs<B>& in) { return outs(f(F<2>(in, 0))); });
   }
   list.add("unary_round", {"float_round"}, [](const Inputs<B>& in) { return outs(F<1>(in, 0).round()); });
-  list.add("unary_strided", {"float_exp", "float_swap_dims"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0).transpose().exp()); });
+  list.add("unary_strided", {"float_exp", "float_swap_dims"},
+           [](const Inputs<B>& in) { return outs(F<2>(in, 0).transpose().exp()); });
   list.add("sign_float", {"float_sign"}, [](const Inputs<B>& in) { return outs(F<1>(in, 0).sign()); });
   list.add("nan_inf", {"float_is_nan", "float_is_inf"}, [](const Inputs<B>& in) {
     auto x = F<1>(in, 0);

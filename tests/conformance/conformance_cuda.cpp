@@ -8,10 +8,12 @@ namespace {
 class RequireCudaDevice : public ::testing::Environment {
  public:
   void SetUp() override {
-    if (!backends::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible: the Cuda conformance suite is skipped";
+    if (!backends::cuda::is_available())
+      GTEST_SKIP() << "no CUDA device visible: the Cuda conformance suite is skipped";
   }
 };
-[[maybe_unused]] ::testing::Environment* const kRequireCuda = ::testing::AddGlobalTestEnvironment(new RequireCudaDevice);
+[[maybe_unused]] ::testing::Environment* const kRequireCuda =
+    ::testing::AddGlobalTestEnvironment(new RequireCudaDevice);
 
 SCORCH_CONFORMANCE_SUITE(CudaConformance, Cuda)
 SCORCH_CONFORMANCE_SUITE(AutodiffCudaConformance, Autodiff<Cuda>)

@@ -22,7 +22,8 @@ Tolerance default_tolerance(DType dtype) {
   switch (dtype) {
     case DType::F64: return {1e-12, 1e-12};
     case DType::F32: return {1e-5, 1e-6};
-    case DType::F16: case DType::BF16: return {1e-2, 1e-3};
+    case DType::F16:
+    case DType::BF16: return {1e-2, 1e-3};
     default: return Tolerance::strict();
   }
 }
@@ -50,16 +51,15 @@ std::vector<Fixture> load_fixtures(const std::string& path) {
   nlohmann::json root;
   try {
     root = nlohmann::json::parse(file);
-  } catch (const nlohmann::json::exception& e) {
-    throw FormatError("load_fixtures", path + ": " + e.what());
-  }
+  } catch (const nlohmann::json::exception& e) { throw FormatError("load_fixtures", path + ": " + e.what()); }
   std::vector<Fixture> out;
   for (const auto& c : root.at("cases")) {
     Fixture f;
     f.name = c.at("name").get<std::string>();
     for (const auto& t : c.at("inputs")) f.inputs.push_back(decode_tensor(t));
     for (const auto& t : c.at("outputs")) f.outputs.push_back(decode_tensor(t));
-    if (c.contains("tolerance")) f.tolerance = Tolerance{c["tolerance"][0].get<double>(), c["tolerance"][1].get<double>()};
+    if (c.contains("tolerance"))
+      f.tolerance = Tolerance{c["tolerance"][0].get<double>(), c["tolerance"][1].get<double>()};
     out.push_back(std::move(f));
   }
   return out;
@@ -67,9 +67,10 @@ std::vector<Fixture> load_fixtures(const std::string& path) {
 
 void expect_match(const TensorData& expected, const TensorData& actual, std::optional<Tolerance> tolerance) {
   if (expected.dtype() != actual.dtype())
-    throw AssertionError("conformance", std::string("dtype ") + std::string(dtype_name(actual.dtype())) + ", expected " +
-                                            std::string(dtype_name(expected.dtype())));
-  if (is_float(expected.dtype())) expected.assert_approx_eq(actual, tolerance.value_or(default_tolerance(expected.dtype())));
+    throw AssertionError("conformance", std::string("dtype ") + std::string(dtype_name(actual.dtype())) +
+                                            ", expected " + std::string(dtype_name(expected.dtype())));
+  if (is_float(expected.dtype()))
+    expected.assert_approx_eq(actual, tolerance.value_or(default_tolerance(expected.dtype())));
   else expected.assert_eq(actual);
 }
 

@@ -32,14 +32,18 @@ std::vector<Fixture> load_fixtures(const std::string& path);
 void expect_match(const TensorData& expected, const TensorData& actual, std::optional<Tolerance> tolerance);
 
 /// The inputs a case receives.
-template <class B> struct Inputs {
-  const std::vector<TensorData>& data;
-};
+template <class B> struct Inputs { const std::vector<TensorData>& data; };
 /// Input i as a float / int / bool tensor of rank D; on autodiff backends float inputs require
 /// grad, so every op runs its recording path.
-template <size_t D, class B> Tensor<B, D> F(const Inputs<B>& in, size_t i) { return Tensor<B, D>::from_data(in.data.at(i)).require_grad(); }
-template <size_t D, class B> Tensor<B, D, Int> I(const Inputs<B>& in, size_t i) { return Tensor<B, D, Int>::from_data(in.data.at(i)); }
-template <size_t D, class B> Tensor<B, D, Bool> Bo(const Inputs<B>& in, size_t i) { return Tensor<B, D, Bool>::from_data(in.data.at(i)); }
+template <size_t D, class B> Tensor<B, D> F(const Inputs<B>& in, size_t i) {
+  return Tensor<B, D>::from_data(in.data.at(i)).require_grad();
+}
+template <size_t D, class B> Tensor<B, D, Int> I(const Inputs<B>& in, size_t i) {
+  return Tensor<B, D, Int>::from_data(in.data.at(i));
+}
+template <size_t D, class B> Tensor<B, D, Bool> Bo(const Inputs<B>& in, size_t i) {
+  return Tensor<B, D, Bool>::from_data(in.data.at(i));
+}
 
 /// The data of each output tensor, in order.
 template <class... Ts> std::vector<TensorData> outs(const Ts&... ts) { return {ts.to_data()...}; }
@@ -54,7 +58,8 @@ template <class B> struct Case {
 /// All cases for one backend.
 template <class B> struct CaseList {
   std::vector<Case<B>> cases;
-  void add(std::string name, std::vector<std::string> covers, std::function<std::vector<TensorData>(const Inputs<B>&)> run) {
+  void add(std::string name, std::vector<std::string> covers,
+           std::function<std::vector<TensorData>(const Inputs<B>&)> run) {
     cases.push_back({std::move(name), std::move(covers), std::move(run)});
   }
 };
@@ -95,6 +100,6 @@ template <class B> CaseList<B> all_cases() {
 #ifndef SCORCH_CASE_BACKEND
 #define SCORCH_CASE_BACKEND Cpu
 #endif
-#define SCORCH_CONFORMANCE_INSTANTIATE(fn)                                   \
-  template void fn<SCORCH_CASE_BACKEND>(CaseList<SCORCH_CASE_BACKEND>&);   \
+#define SCORCH_CONFORMANCE_INSTANTIATE(fn)                               \
+  template void fn<SCORCH_CASE_BACKEND>(CaseList<SCORCH_CASE_BACKEND>&); \
   template void fn<Autodiff<SCORCH_CASE_BACKEND>>(CaseList<Autodiff<SCORCH_CASE_BACKEND>>&)

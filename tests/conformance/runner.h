@@ -34,9 +34,7 @@ template <class B> void run_case(const std::string& name) {
   for (size_t i = 0; i < actual.size(); ++i) {
     try {
       expect_match(f->outputs[i], actual[i], f->tolerance);
-    } catch (const AssertionError& e) {
-      ADD_FAILURE() << name << " output " << i << ": " << e.what();
-    }
+    } catch (const AssertionError& e) { ADD_FAILURE() << name << " output " << i << ": " << e.what(); }
   }
 }
 
@@ -53,23 +51,24 @@ template <class B> std::pair<std::vector<std::string>, std::vector<std::string>>
     if (std::find(names.begin(), names.end(), c.name) == names.end()) missing_fixtures.push_back(c.name);
   for (const auto& c : list.cases)
     for (const auto& op : c.covers)
-      if (std::find(kOpNames.begin(), kOpNames.end(), op) == kOpNames.end()) missing_fixtures.push_back(c.name + " covers unknown op " + op);
+      if (std::find(kOpNames.begin(), kOpNames.end(), op) == kOpNames.end())
+        missing_fixtures.push_back(c.name + " covers unknown op " + op);
   return {missing_ops, missing_fixtures};
 }
 
 }  // namespace scorch::conformance
 
 /// The conformance suite on Backend: one test per fixture, plus the coverage check.
-#define SCORCH_CONFORMANCE_SUITE(Suite, Backend)                                                                          \
-  class Suite : public ::testing::TestWithParam<std::string> {};                                                        \
-  TEST_P(Suite, MatchesPyTorch) { ::scorch::conformance::run_case<Backend>(GetParam()); }                               \
-  INSTANTIATE_TEST_SUITE_P(Fixtures, Suite, ::testing::ValuesIn(::scorch::conformance::fixture_names()),               \
-                           [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });              \
-  TEST(Suite##Coverage, EveryOpHasACaseAndEveryCaseAFixture) {                                                          \
-    auto [missing_ops, missing_fixtures] = ::scorch::conformance::coverage_gaps<Backend>();                               \
-    std::string ops, cases;                                                                                             \
-    for (const auto& op : missing_ops) ops += " " + op;                                                                 \
-    for (const auto& c : missing_fixtures) cases += " " + c;                                                            \
-    EXPECT_TRUE(missing_ops.empty()) << missing_ops.size() << " ops without a case:" << ops;                           \
-    EXPECT_TRUE(missing_fixtures.empty()) << "cases without a fixture:" << cases;                                       \
+#define SCORCH_CONFORMANCE_SUITE(Suite, Backend)                                                          \
+  class Suite : public ::testing::TestWithParam<std::string> {};                                          \
+  TEST_P(Suite, MatchesPyTorch) { ::scorch::conformance::run_case<Backend>(GetParam()); }                 \
+  INSTANTIATE_TEST_SUITE_P(Fixtures, Suite, ::testing::ValuesIn(::scorch::conformance::fixture_names()),  \
+                           [](const ::testing::TestParamInfo<std::string>& info) { return info.param; }); \
+  TEST(Suite##Coverage, EveryOpHasACaseAndEveryCaseAFixture) {                                            \
+    auto [missing_ops, missing_fixtures] = ::scorch::conformance::coverage_gaps<Backend>();               \
+    std::string ops, cases;                                                                               \
+    for (const auto& op : missing_ops) ops += " " + op;                                                   \
+    for (const auto& c : missing_fixtures) cases += " " + c;                                              \
+    EXPECT_TRUE(missing_ops.empty()) << missing_ops.size() << " ops without a case:" << ops;              \
+    EXPECT_TRUE(missing_fixtures.empty()) << "cases without a fixture:" << cases;                         \
   }

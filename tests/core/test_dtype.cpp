@@ -23,7 +23,7 @@ TEST(DType, NamesSizesAndKinds) {
 TEST(Half, F16RoundsToNearestEven) {
   EXPECT_EQ(f32_to_f16_bits(1.0f), 0x3c00);
   EXPECT_EQ(f32_to_f16_bits(65504.0f), 0x7bff);
-  EXPECT_EQ(f32_to_f16_bits(65520.0f), 0x7c00);  // rounds up to inf
+  EXPECT_EQ(f32_to_f16_bits(65520.0f), 0x7c00);         // rounds up to inf
   EXPECT_EQ(f32_to_f16_bits(1.0f + 0x1p-11f), 0x3c00);  // tie goes to even
   EXPECT_EQ(f32_to_f16_bits(1.0f + 3 * 0x1p-11f), 0x3c02);
   EXPECT_EQ(f16_bits_to_f32(0x0001), 0x1p-24f);  // smallest subnormal

@@ -21,17 +21,21 @@ template <class T> std::vector<T> random_values(size_t n, unsigned seed) {
 }
 
 // C = A·B (+ C0) with A [m, k] and B [k, n] read through (row, col) strides; checks every entry.
-template <class T> void check(size_t m, size_t n, size_t k, bool transpose_a, bool transpose_b, bool accumulate, double tol) {
+template <class T>
+void check(size_t m, size_t n, size_t k, bool transpose_a, bool transpose_b, bool accumulate, double tol) {
   auto a = random_values<T>(m * k, 1), b = random_values<T>(k * n, 2), c = random_values<T>(m * n, 3);
   auto c0 = c;
-  Strided<T> sa = transpose_a ? Strided<T>{a.data(), 1, static_cast<ptrdiff_t>(m)} : Strided<T>{a.data(), static_cast<ptrdiff_t>(k), 1};
-  Strided<T> sb = transpose_b ? Strided<T>{b.data(), 1, static_cast<ptrdiff_t>(k)} : Strided<T>{b.data(), static_cast<ptrdiff_t>(n), 1};
+  Strided<T> sa = transpose_a ? Strided<T>{a.data(), 1, static_cast<ptrdiff_t>(m)}
+                              : Strided<T>{a.data(), static_cast<ptrdiff_t>(k), 1};
+  Strided<T> sb = transpose_b ? Strided<T>{b.data(), 1, static_cast<ptrdiff_t>(k)}
+                              : Strided<T>{b.data(), static_cast<ptrdiff_t>(n), 1};
   strided<T>(m, n, k, sa, sb, c.data(), n, accumulate);
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < n; ++j) {
       double ref = accumulate ? static_cast<double>(c0[i * n + j]) : 0.0;
       for (size_t p = 0; p < k; ++p) ref += static_cast<double>(sa.at(i, p)) * static_cast<double>(sb.at(p, j));
-      ASSERT_NEAR(c[i * n + j], ref, tol * (1 + std::abs(ref))) << "m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j;
+      ASSERT_NEAR(c[i * n + j], ref, tol * (1 + std::abs(ref)))
+          << "m=" << m << " n=" << n << " k=" << k << " at " << i << "," << j;
     }
 }
 

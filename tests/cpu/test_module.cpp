@@ -17,43 +17,113 @@ using testing::expect_error;
 
 TEST(ModuleErrors, ConvArgumentsAreChecked) {
   auto x = T4::zeros({2, 4, 5, 5});
-  expect_error<ShapeError>([&] { md::conv2d(x, T4::zeros({6, 3, 3, 3}), std::nullopt); }, "[conv] input [2, 4, 5, 5] and weight [6, 3, 3, 3] do not fit 1 group(s)");
-  expect_error<ShapeError>([&] { md::conv2d(x, T4::zeros({6, 2, 3, 3}), std::nullopt, {.groups = 3}); },
-                           "[conv] input [2, 4, 5, 5] and weight [6, 2, 3, 3] do not fit 3 group(s)");
-  expect_error<ShapeError>([&] { md::conv2d(x, T4::zeros({6, 4, 3, 3}), Tensor<B, 1>::zeros({5})); }, "[conv] bias [5] must be [6]");
-  expect_error<ShapeError>([&] { md::conv2d(x, T4::zeros({6, 4, 7, 3}), std::nullopt); }, "[conv] input [2, 4, 5, 5] gives an empty output");
-  expect_error<ValueError>([&] { md::conv2d(x, T4::zeros({6, 4, 3, 3}), std::nullopt, {.stride = {0, 1}}); }, "[conv] stride [0, 1] must be at least 1");
-  expect_error<DTypeError>([&] { md::conv2d(x, T4::zeros({6, 4, 3, 3}).cast(DType::F64), std::nullopt); }, "[conv] input f32 and weight f64 differ");
-  expect_error<ValueError>([&] { md::conv_transpose2d(x, T4::zeros({4, 2, 3, 3}), std::nullopt, {.stride = {2, 2}, .padding_out = {2, 0}}); },
-                           "[conv_transpose] padding_out [2, 0] must be smaller than stride or dilation");
+  expect_error<ShapeError>(
+      [&] {
+        md::conv2d(x, T4::zeros({6, 3, 3, 3}), std::nullopt);
+      },
+      "[conv] input [2, 4, 5, 5] and weight [6, 3, 3, 3] do not fit 1 group(s)");
+  expect_error<ShapeError>(
+      [&] {
+        md::conv2d(x, T4::zeros({6, 2, 3, 3}), std::nullopt, {.groups = 3});
+      },
+      "[conv] input [2, 4, 5, 5] and weight [6, 2, 3, 3] do not fit 3 group(s)");
+  expect_error<ShapeError>(
+      [&] {
+        md::conv2d(x, T4::zeros({6, 4, 3, 3}), Tensor<B, 1>::zeros({5}));
+      },
+      "[conv] bias [5] must be [6]");
+  expect_error<ShapeError>(
+      [&] {
+        md::conv2d(x, T4::zeros({6, 4, 7, 3}), std::nullopt);
+      },
+      "[conv] input [2, 4, 5, 5] gives an empty output");
+  expect_error<ValueError>(
+      [&] {
+        md::conv2d(x, T4::zeros({6, 4, 3, 3}), std::nullopt, {.stride = {0, 1}});
+      },
+      "[conv] stride [0, 1] must be at least 1");
+  expect_error<DTypeError>(
+      [&] {
+        md::conv2d(x, T4::zeros({6, 4, 3, 3}).cast(DType::F64), std::nullopt);
+      },
+      "[conv] input f32 and weight f64 differ");
+  expect_error<ValueError>(
+      [&] {
+        md::conv_transpose2d(x, T4::zeros({4, 2, 3, 3}), std::nullopt, {.stride = {2, 2}, .padding_out = {2, 0}});
+      },
+      "[conv_transpose] padding_out [2, 0] must be smaller than stride or dilation");
 }
 
 TEST(ModuleErrors, PoolAndResampleArgumentsAreChecked) {
   auto x = T4::zeros({1, 2, 4, 4});
-  expect_error<ValueError>([&] { md::avg_pool2d(x, {2, 2}, {2, 2}, {2, 0}); }, "[avg_pool] padding [2, 0] must be at most half the kernel [2, 2]");
-  expect_error<ShapeError>([&] { md::max_pool2d(x, {5, 5}, {1, 1}, {0, 0}); }, "[max_pool] input [1, 2, 4, 4] gives an empty output");
-  expect_error<ValueError>([&] { md::adaptive_avg_pool2d(x, {0, 2}); }, "[adaptive_avg_pool] output size [0, 2] must be at least 1");
+  expect_error<ValueError>(
+      [&] {
+        md::avg_pool2d(x, {2, 2}, {2, 2}, {2, 0});
+      },
+      "[avg_pool] padding [2, 0] must be at most half the kernel [2, 2]");
+  expect_error<ShapeError>(
+      [&] {
+        md::max_pool2d(x, {5, 5}, {1, 1}, {0, 0});
+      },
+      "[max_pool] input [1, 2, 4, 4] gives an empty output");
+  expect_error<ValueError>(
+      [&] {
+        md::adaptive_avg_pool2d(x, {0, 2});
+      },
+      "[adaptive_avg_pool] output size [0, 2] must be at least 1");
   expect_error<ValueError>([&] { md::interpolate(x, {0, 3}); }, "[interpolate] output size [0, 3] must be at least 1");
-  expect_error<ShapeError>([&] { md::fold4d(Tensor<B, 3>::zeros({1, 8, 5}), {4, 4}, {2, 2}); }, "[fold4d] input [1, 8, 5] must be [batch, channels·4, 9]");
+  expect_error<ShapeError>(
+      [&] {
+        md::fold4d(Tensor<B, 3>::zeros({1, 8, 5}), {4, 4}, {2, 2});
+      },
+      "[fold4d] input [1, 8, 5] must be [batch, channels·4, 9]");
   auto q = T4::zeros({1, 2, 3, 4});
-  expect_error<ShapeError>([&] { md::attention(q, T4::zeros({1, 2, 5, 3}), T4::zeros({1, 2, 5, 4})); }, "[attention] query [1, 2, 3, 4], key [1, 2, 5, 3]");
-  expect_error<ShapeError>([&] { md::attention(q, q, q, Tensor<B, 4, Bool>::full({1, 1, 2, 3}, false)); }, "[attention] mask [1, 1, 2, 3] does not broadcast");
+  expect_error<ShapeError>(
+      [&] {
+        md::attention(q, T4::zeros({1, 2, 5, 3}), T4::zeros({1, 2, 5, 4}));
+      },
+      "[attention] query [1, 2, 3, 4], key [1, 2, 5, 3]");
+  expect_error<ShapeError>(
+      [&] {
+        md::attention(q, q, q, Tensor<B, 4, Bool>::full({1, 1, 2, 3}, false));
+      },
+      "[attention] mask [1, 1, 2, 3] does not broadcast");
 }
 
 TEST(ModuleErrors, GradientHelpersCheckTheGradient) {
   auto x = T4::zeros({1, 2, 6, 6}), w = T4::zeros({3, 2, 3, 3});
-  expect_error<ShapeError>([&] { md::conv_backward(x, w, true, T4::zeros({1, 3, 6, 6})); },
-                           "[conv_backward] grad [1, 3, 6, 6] must have the forward output's shape [1, 3, 4, 4]");
-  expect_error<ShapeError>([&] { md::avg_pool_backward(x, T4::zeros({1, 2, 2, 2}), {2, 2}, {2, 2}, {0, 0}); }, "[avg_pool_backward] grad [1, 2, 2, 2]");
-  expect_error<ShapeError>([&] { md::adaptive_avg_pool_backward(x, T4::zeros({2, 2, 3, 3})); }, "[adaptive_avg_pool_backward] grad [2, 2, 3, 3]");
-  expect_error<ShapeError>([&] { md::interpolate_backward(x, T4::zeros({1, 2, 5, 5}), {4, 4}); }, "[interpolate_backward] grad [1, 2, 5, 5]");
+  expect_error<ShapeError>(
+      [&] {
+        md::conv_backward(x, w, true, T4::zeros({1, 3, 6, 6}));
+      },
+      "[conv_backward] grad [1, 3, 6, 6] must have the forward output's shape [1, 3, 4, 4]");
+  expect_error<ShapeError>(
+      [&] {
+        md::avg_pool_backward(x, T4::zeros({1, 2, 2, 2}), {2, 2}, {2, 2}, {0, 0});
+      },
+      "[avg_pool_backward] grad [1, 2, 2, 2]");
+  expect_error<ShapeError>(
+      [&] {
+        md::adaptive_avg_pool_backward(x, T4::zeros({2, 2, 3, 3}));
+      },
+      "[adaptive_avg_pool_backward] grad [2, 2, 3, 3]");
+  expect_error<ShapeError>(
+      [&] {
+        md::interpolate_backward(x, T4::zeros({1, 2, 5, 5}), {4, 4});
+      },
+      "[interpolate_backward] grad [1, 2, 5, 5]");
   auto bad = Tensor<B, 4, Int>::full({1, 2, 3, 3}, 36);
-  expect_error<ShapeError>([&] { md::max_pool_backward(x, T4::zeros({1, 2, 3, 3}), bad); }, "[max_pool_backward] index 36 is outside the 36 values");
+  expect_error<ShapeError>(
+      [&] {
+        md::max_pool_backward(x, T4::zeros({1, 2, 3, 3}), bad);
+      },
+      "[max_pool_backward] index 36 is outside the 36 values");
 }
 
 TEST(Module, ProvidedAttentionMatchesFusedKernel) {
   B::seed(3);
-  auto q = T4::random({2, 3, 7, 5}, Distribution::normal(0, 1)), k = T4::random({2, 3, 9, 5}, Distribution::normal(0, 1));
+  auto q = T4::random({2, 3, 7, 5}, Distribution::normal(0, 1)),
+       k = T4::random({2, 3, 9, 5}, Distribution::normal(0, 1));
   auto v = T4::random({2, 3, 9, 6}, Distribution::normal(0, 1));
   auto mask = Tensor<B, 4>::random({2, 1, 7, 9}, Distribution::uniform(0, 1)).greater_elem(0.7);
   mask = mask.slice_fill({Slice(0, 2), Slice(0, 1), Slice(0, 7), Slice(0, 1)}, false);  // every query keeps key 0
@@ -82,7 +152,10 @@ TEST(Module, BatchedMatmulBroadcastsAndReadsViews) {
   auto copied = a.matmul(b.swap_dims(1, 2).expand_to(Shape{4, 20, 25}) * 1.0);
   viewed.to_data().assert_approx_eq(copied.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
   auto a64 = a.cast(DType::F64);
-  a64.matmul(a64.swap_dims(1, 2)).cast(DType::F32).to_data().assert_approx_eq(a.matmul(a.swap_dims(1, 2)).to_data(), Tolerance::rel_abs(1e-4, 1e-5));
+  a64.matmul(a64.swap_dims(1, 2))
+      .cast(DType::F32)
+      .to_data()
+      .assert_approx_eq(a.matmul(a.swap_dims(1, 2)).to_data(), Tolerance::rel_abs(1e-4, 1e-5));
 }
 
 TEST(HostCache, LargeBlocksAreReusedWithinTheCap) {
@@ -90,7 +163,10 @@ TEST(HostCache, LargeBlocksAreReusedWithinTheCap) {
   hc::empty();
   { auto big = Tensor<B, 1>::zeros({1 << 20}); }  // 4 MiB freed into the cache
   EXPECT_GE(hc::cached_bytes(), size_t(4) << 20);
-  { auto again = Tensor<B, 1>::zeros({1 << 20}); EXPECT_EQ(hc::cached_bytes(), 0u); }
+  {
+    auto again = Tensor<B, 1>::zeros({1 << 20});
+    EXPECT_EQ(hc::cached_bytes(), 0u);
+  }
   hc::set_limit(0);
   { auto big = Tensor<B, 1>::zeros({1 << 20}); }
   EXPECT_EQ(hc::cached_bytes(), 0u);

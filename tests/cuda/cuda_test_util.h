@@ -6,5 +6,5 @@
 #include <scorch/scorch.hpp>
 
 /// Skips the current test unless a CUDA device can run kernels.
-#define SCORCH_REQUIRE_CUDA()                                                                     \
+#define SCORCH_REQUIRE_CUDA() \
   if (!::scorch::backends::cuda::is_available()) GTEST_SKIP() << "no CUDA device visible: Cuda backend test skipped"

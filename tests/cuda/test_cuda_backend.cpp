@@ -46,13 +46,15 @@ TEST(CudaBackend, UniqueOperandIsOverwrittenInPlace) {
 
 TEST(CudaBackend, EveryDTypeRoundTripsAndCasts) {
   SCORCH_REQUIRE_CUDA();
-  for (DType d : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16, DType::I8, DType::U8, DType::Bool}) {
+  for (DType d : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16, DType::I8,
+                  DType::U8, DType::Bool}) {
     TensorData data = TensorData(std::vector<float>{0, 1, 2, 3, 4, 5}, Shape{2, 3}).convert(d);
     CudaTensor t = Cuda::float_from_data(data, CudaDevice{0});
     EXPECT_EQ(t.dtype(), d) << dtype_name(d);
     EXPECT_EQ(Cuda::float_into_data(t), data) << dtype_name(d);
     for (DType to : {DType::F32, DType::BF16, DType::I64, DType::Bool})
-      EXPECT_EQ(Cuda::float_into_data(Cuda::float_cast(t, to)), data.convert(to)) << dtype_name(d) << " -> " << dtype_name(to);
+      EXPECT_EQ(Cuda::float_into_data(Cuda::float_cast(t, to)), data.convert(to))
+          << dtype_name(d) << " -> " << dtype_name(to);
   }
 }
 
@@ -81,7 +83,7 @@ TEST(CudaBackend, OpsQueueAndHostReadsWait) {
   auto x = Tensor<Cuda, 2>::random({2048, 2048}, Distribution::normal(0, 1));
   auto y = x;
   for (int i = 0; i < 20; ++i) y = (y * 0.5 + x).tanh();  // queued; nothing waits yet
-  auto host = y.to_data();                                  // waits for the whole chain
+  auto host = y.to_data();                                // waits for the whole chain
   auto ref = Tensor<Cpu, 2>::from_data(x.to_data());
   auto expect = ref;
   for (int i = 0; i < 20; ++i) expect = (expect * 0.5 + ref).tanh();
@@ -95,11 +97,10 @@ TEST(CudaBackend, ErrorsNameTheOp) {
   try {
     (void)(x / zero).to_data();
     FAIL() << "integer division by zero must throw";
-  } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("[div]"), std::string::npos) << e.what();
-  }
+  } catch (const ValueError& e) { EXPECT_NE(std::string(e.what()).find("[div]"), std::string::npos) << e.what(); }
   EXPECT_THROW((void)Cuda::float_add(ramp(6), ramp(4)), ShapeError);
-  EXPECT_THROW((void)Cuda::float_empty(Shape{size_t{1} << 50}, CudaDevice{0}, DType::F32), DeviceError) << "out of memory is an error";
+  EXPECT_THROW((void)Cuda::float_empty(Shape{size_t{1} << 50}, CudaDevice{0}, DType::F32), DeviceError)
+      << "out of memory is an error";
 }
 
 TEST(CudaBackend, AutotuneCachesChoicesOnDisk) {
@@ -137,7 +138,9 @@ TEST(CudaBackend, MatmulTf32IsOptIn) {
   SCORCH_REQUIRE_CUDA();
   auto a = Tensor<Cuda, 2>::random({256, 256}, Distribution::normal(0, 1));
   auto b = Tensor<Cuda, 2>::random({256, 256}, Distribution::normal(0, 1));
-  auto ref = Tensor<Cpu, 2>::from_data(a.to_data()).cast(DType::F64).matmul(Tensor<Cpu, 2>::from_data(b.to_data()).cast(DType::F64));
+  auto ref = Tensor<Cpu, 2>::from_data(a.to_data())
+                 .cast(DType::F64)
+                 .matmul(Tensor<Cpu, 2>::from_data(b.to_data()).cast(DType::F64));
   auto rel_err = [&](const Tensor<Cuda, 2>& c) {
     auto d = Tensor<Cpu, 2>::from_data(c.to_data()).cast(DType::F64) - ref;
     return std::sqrt((d * d).sum().into_scalar().to_double() / (ref * ref).sum().into_scalar().to_double());

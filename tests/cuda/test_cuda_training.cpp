@@ -39,10 +39,13 @@ TEST(CudaTraining, DeviceMemoryStaysFlatOverAThousandSteps) {
   }
   cuda::synchronize(0);
   cuda::PoolStats end = cuda::pool_stats(0);
-  std::printf("pool after 10 steps: in use %.2f MiB, reserved %.2f MiB; after 1000: in use %.2f MiB, reserved %.2f MiB, peak %.2f MiB, "
-              "cudaMalloc calls %llu\n",
-              warm.in_use / 1048576.0, (warm.in_use + warm.cached) / 1048576.0, end.in_use / 1048576.0, (end.in_use + end.cached) / 1048576.0,
-              end.peak_reserved / 1048576.0, static_cast<unsigned long long>(end.device_mallocs));
+  std::printf(
+      "pool after 10 steps: in use %.2f MiB, reserved %.2f MiB; after 1000: in use %.2f MiB, reserved %.2f MiB, peak "
+      "%.2f MiB, "
+      "cudaMalloc calls %llu\n",
+      warm.in_use / 1048576.0, (warm.in_use + warm.cached) / 1048576.0, end.in_use / 1048576.0,
+      (end.in_use + end.cached) / 1048576.0, end.peak_reserved / 1048576.0,
+      static_cast<unsigned long long>(end.device_mallocs));
   EXPECT_EQ(end.in_use, warm.in_use) << "tensors alive between steps must not accumulate";
   EXPECT_LE(end.in_use + end.cached, warm.peak_reserved) << "the pool must not reserve more after warm-up";
   EXPECT_EQ(end.device_mallocs, warm.device_mallocs) << "after warm-up every block comes from the cache";

@@ -45,7 +45,10 @@ TEST(Dataset, InMemory) {
 
 TEST(Dataset, MapperIsLazyAndComposedConcatenates) {
   auto calls = std::make_shared<int>(0);
-  auto squared = map(numbers(4), [calls](const int& x) { ++*calls; return std::to_string(x * x); });
+  auto squared = map(numbers(4), [calls](const int& x) {
+    ++*calls;
+    return std::to_string(x * x);
+  });
   EXPECT_EQ(*calls, 0);
   EXPECT_EQ(*squared.get(3), "9");
   EXPECT_EQ(*calls, 1);
@@ -87,7 +90,8 @@ TEST(Dataset, SamplerWithAndWithoutReplacement) {
   EXPECT_EQ(seen.size(), 10u);
   EXPECT_EQ(all_items(with), all_items(SamplerDataset<int>(source, 1000, true, 3)));
   EXPECT_EQ(SamplerDataset<int>(source, 4, false, 1).len(), 4u);
-  expect_error<ValueError>([] { SamplerDataset<int>(share(numbers(0)), 3, true, 1); }, "[SamplerDataset] cannot draw 3 items");
+  expect_error<ValueError>([] { SamplerDataset<int>(share(numbers(0)), 3, true, 1); },
+                           "[SamplerDataset] cannot draw 3 items");
 }
 
 TEST(Dataset, SelectionAndWindows) {
@@ -166,7 +170,9 @@ TEST(DataLoader, WorkerErrorsReachTheCaller) {
   EXPECT_TRUE(it.next().has_value());
   EXPECT_TRUE(it.next().has_value());
   expect_error<IoError>([&] { it.next(); }, "[Faulty] item 13 is unreadable");
-  expect_error<ValueError>([] { dataloader_builder(std::make_shared<TensorBatcher>()).batch_size(0).build(numbers(3)); }, "[DataLoaderBuilder] batch_size");
+  expect_error<ValueError>(
+      [] { dataloader_builder(std::make_shared<TensorBatcher>()).batch_size(0).build(numbers(3)); },
+      "[DataLoaderBuilder] batch_size");
 }
 
 size_t thread_count() {
@@ -176,7 +182,11 @@ size_t thread_count() {
 }
 
 TEST(DataLoader, ThreadsAndMemoryFlatOverFiftyEpochs) {
-  auto loader = dataloader_builder(std::make_shared<TensorBatcher>()).batch_size(16).shuffle(1).num_workers(4).build(numbers(500));
+  auto loader = dataloader_builder(std::make_shared<TensorBatcher>())
+                    .batch_size(16)
+                    .shuffle(1)
+                    .num_workers(4)
+                    .build(numbers(500));
   epoch(*loader);
   size_t threads = thread_count(), bytes = backends::cpu::host_cache::live_bytes();
   for (int e = 0; e < 50; ++e) {
@@ -185,8 +195,7 @@ TEST(DataLoader, ThreadsAndMemoryFlatOverFiftyEpochs) {
       it.next();
       continue;
     }
-    while (it.next()) {
-    }
+    while (it.next()) {}
   }
   EXPECT_EQ(thread_count(), threads);
   EXPECT_EQ(backends::cpu::host_cache::live_bytes(), bytes);

@@ -21,7 +21,8 @@ Image gradient(size_t height, size_t width, size_t channels = 3) {
   Image image{height, width, channels, std::vector<uint8_t>(height * width * channels)};
   for (size_t y = 0; y < height; ++y)
     for (size_t x = 0; x < width; ++x)
-      for (size_t c = 0; c < channels; ++c) image.pixels[(y * width + x) * channels + c] = static_cast<uint8_t>(c == 0 ? 10 * x : c == 1 ? 20 * y : 7);
+      for (size_t c = 0; c < channels; ++c)
+        image.pixels[(y * width + x) * channels + c] = static_cast<uint8_t>(c == 0 ? 10 * x : c == 1 ? 20 * y : 7);
   return image;
 }
 
@@ -100,8 +101,11 @@ TEST(Images, UnreadableImagesAreErrorsNamingTheFile) {
   expect_error_mentions<FormatError>([&] { (void)dataset.get(1); }, {"cut.png", "unreadable PNG"});
   expect_error_mentions<FormatError>([&] { (void)dataset.get(2); }, {"fake.png", "not a PNG or JPEG"});
   expect_error_mentions<IoError>([&] { (void)read_image(dir.file("none.png")); }, {"none.png", "cannot open"});
-  expect_error_mentions<IoError>([&] { (void)ImageFolderDataset::new_classification(dir.file("none")); }, {"not a folder"});
-  expect_error_mentions<IoError>([&] { (void)ImageFolderDataset::new_classification_with(dir.path().string(), {"bird"}); }, {"no folder for class 'bird'"});
+  expect_error_mentions<IoError>([&] { (void)ImageFolderDataset::new_classification(dir.file("none")); },
+                                 {"not a folder"});
+  expect_error_mentions<IoError>(
+      [&] { (void)ImageFolderDataset::new_classification_with(dir.path().string(), {"bird"}); },
+      {"no folder for class 'bird'"});
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims, const std::vec
 }
 
 void write_raw(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 void write_gzip(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -64,13 +65,17 @@ TEST(Idx, BadFilesGiveClearErrors) {
   auto bytes = idx_bytes({2, 3}, {1, 2, 3, 4, 5, 6});
   bytes.resize(bytes.size() - 2);
   write_raw(dir.file("short.idx"), bytes);
-  expect_error<FormatError>([&] { read_idx(dir.file("short.idx")); }, "[read_idx] " + dir.file("short.idx") + ": truncated at byte 16: dims need 6 values after byte 12");
+  expect_error<FormatError>(
+      [&] { read_idx(dir.file("short.idx")); },
+      "[read_idx] " + dir.file("short.idx") + ": truncated at byte 16: dims need 6 values after byte 12");
   write_raw(dir.file("magic.idx"), {1, 2, 3, 4, 5});
-  expect_error<FormatError>([&] { read_idx(dir.file("magic.idx")); }, "[read_idx] " + dir.file("magic.idx") + ": not an IDX file");
+  expect_error<FormatError>([&] { read_idx(dir.file("magic.idx")); },
+                            "[read_idx] " + dir.file("magic.idx") + ": not an IDX file");
   auto floats = idx_bytes({1}, {0, 0, 0, 0});
   floats[2] = 0x0d;
   write_raw(dir.file("float.idx"), floats);
-  expect_error<FormatError>([&] { read_idx(dir.file("float.idx")); }, "[read_idx] " + dir.file("float.idx") + ": element type");
+  expect_error<FormatError>([&] { read_idx(dir.file("float.idx")); },
+                            "[read_idx] " + dir.file("float.idx") + ": element type");
   std::vector<uint8_t> gz_bytes;
   write_gzip(dir.file("cut.gz"), idx_bytes({100}, std::vector<uint8_t>(100, 9)));
   {
@@ -80,7 +85,8 @@ TEST(Idx, BadFilesGiveClearErrors) {
   gz_bytes.resize(gz_bytes.size() / 2);
   write_raw(dir.file("cut.gz"), gz_bytes);
   expect_error<FormatError>([&] { read_idx(dir.file("cut.gz")); }, "[read_idx] " + dir.file("cut.gz"));
-  expect_error<IoError>([&] { read_idx(dir.file("missing.idx")); }, "[read_idx] cannot open " + dir.file("missing.idx"));
+  expect_error<IoError>([&] { read_idx(dir.file("missing.idx")); },
+                        "[read_idx] cannot open " + dir.file("missing.idx"));
 }
 
 TEST(Mnist, ImagesAndLabelsFromIdxFiles) {
@@ -94,7 +100,8 @@ TEST(Mnist, ImagesAndLabelsFromIdxFiles) {
   EXPECT_EQ(item.image[0], static_cast<float>(784 * 7 % 256));
   EXPECT_FALSE(d.get(3).has_value());
   write_raw(dir.file("lbl2"), idx_bytes({2}, {1, 2}));
-  expect_error<ValueError>([&] { MnistDataset(dir.file("img.gz"), dir.file("lbl2")); }, "[MnistDataset] " + dir.file("lbl2") + ": 2 labels for 3 images");
+  expect_error<ValueError>([&] { MnistDataset(dir.file("img.gz"), dir.file("lbl2")); },
+                           "[MnistDataset] " + dir.file("lbl2") + ": 2 labels for 3 images");
 }
 
 TEST(Mnist, FashionMnistFromTheDebianPackage) {
@@ -117,8 +124,11 @@ struct Flower {
 
 TEST(Csv, RowsToItemsWithQuotesAndCrlf) {
   TempDir dir;
-  std::ofstream(dir.file("f.csv")) << "length,petals,name\r\n1.5,5,\"rose, red\"\r\n\n2.25,4,\"say \"\"hi\"\"\nthere\"\n";
-  auto d = csv_dataset(dir.file("f.csv"), [](const CsvRow& r) { return Flower{r.get<double>("length"), r.get<int>("petals"), r.get<std::string>("name")}; });
+  std::ofstream(dir.file("f.csv"))
+      << "length,petals,name\r\n1.5,5,\"rose, red\"\r\n\n2.25,4,\"say \"\"hi\"\"\nthere\"\n";
+  auto d = csv_dataset(dir.file("f.csv"), [](const CsvRow& r) {
+    return Flower{r.get<double>("length"), r.get<int>("petals"), r.get<std::string>("name")};
+  });
   ASSERT_EQ(d.len(), 2u);
   EXPECT_EQ(d.get(0)->name, "rose, red");
   EXPECT_EQ(d.get(1)->length, 2.25);
@@ -128,13 +138,16 @@ TEST(Csv, RowsToItemsWithQuotesAndCrlf) {
 TEST(Csv, BadRowsNameFileLineAndColumn) {
   TempDir dir;
   std::ofstream(dir.file("missing.csv")) << "a,b,c\n1,2,3\n4,5\n";
-  expect_error<FormatError>([&] { read_csv(dir.file("missing.csv")); }, "[read_csv] " + dir.file("missing.csv") + ":3: 2 fields, the header has 3");
+  expect_error<FormatError>([&] { read_csv(dir.file("missing.csv")); },
+                            "[read_csv] " + dir.file("missing.csv") + ":3: 2 fields, the header has 3");
   std::ofstream(dir.file("nan.csv")) << "a,b\n1,x\n";
   auto rows = read_csv(dir.file("nan.csv"));
-  expect_error<FormatError>([&] { rows[0].get<double>("b"); }, "[read_csv] " + dir.file("nan.csv") + ":2, column 'b': cannot read 'x'");
+  expect_error<FormatError>([&] { rows[0].get<double>("b"); },
+                            "[read_csv] " + dir.file("nan.csv") + ":2, column 'b': cannot read 'x'");
   expect_error<FormatError>([&] { rows[0].at("z"); }, "[read_csv] " + dir.file("nan.csv") + ":2: no column 'z'");
   std::ofstream(dir.file("open.csv")) << "a\n\"never closed\n";
-  expect_error<FormatError>([&] { read_csv(dir.file("open.csv")); }, "[read_csv] " + dir.file("open.csv") + ":2: a quoted field is never closed");
+  expect_error<FormatError>([&] { read_csv(dir.file("open.csv")); },
+                            "[read_csv] " + dir.file("open.csv") + ":2: a quoted field is never closed");
   expect_error<IoError>([&] { read_csv(dir.file("none.csv")); }, "[read_csv] cannot open");
 }
 
@@ -145,7 +158,8 @@ TEST(JsonRows, LinesToItemsAndErrors) {
   EXPECT_EQ(d.len(), 2u);
   EXPECT_EQ(*d.get(1), 20);
   std::ofstream(dir.file("bad.jsonl")) << "{\"x\": 1}\n{\"x\": \n";
-  expect_error<FormatError>([&] { read_json_rows(dir.file("bad.jsonl")); }, "[read_json_rows] " + dir.file("bad.jsonl") + ":2: ");
+  expect_error<FormatError>([&] { read_json_rows(dir.file("bad.jsonl")); },
+                            "[read_json_rows] " + dir.file("bad.jsonl") + ":2: ");
 }
 
 }  // namespace

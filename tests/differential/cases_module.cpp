@@ -8,12 +8,14 @@
 namespace scorch::differential {
 namespace {
 
-ConvSpec conv_spec(SpatialDims stride, SpatialDims padding, SpatialDims dilation, size_t groups, SpatialDims padding_out = {}) {
+ConvSpec conv_spec(SpatialDims stride, SpatialDims padding, SpatialDims dilation, size_t groups,
+                   SpatialDims padding_out = {}) {
   if (padding_out.empty()) padding_out.assign(stride.size(), 0);
   return ConvSpec{std::move(stride), std::move(padding), std::move(dilation), std::move(padding_out), groups};
 }
 
-PoolSpec pool_spec(SpatialDims kernel, SpatialDims stride, SpatialDims padding, SpatialDims dilation, bool ceil, bool include_pad) {
+PoolSpec pool_spec(SpatialDims kernel, SpatialDims stride, SpatialDims padding, SpatialDims dilation, bool ceil,
+                   bool include_pad) {
   return PoolSpec{std::move(kernel), std::move(stride), std::move(padding), std::move(dilation), ceil, include_pad};
 }
 
@@ -23,15 +25,19 @@ struct ConvCase {
   ConvSpec spec;
 };
 std::vector<ConvCase> convs() {
-  return {{{in({2, 4, 7, 6}, DType::F32, Domain::Normal, kT), in({6, 2, 3, 3}), in({6})}, conv_spec({2, 1}, {1, 2}, {1, 2}, 2)},
+  return {{{in({2, 4, 7, 6}, DType::F32, Domain::Normal, kT), in({6, 2, 3, 3}), in({6})},
+           conv_spec({2, 1}, {1, 2}, {1, 2}, 2)},
           {{in({2, 3, 10}), in({4, 3, 3}, DType::F32, Domain::Normal, kS), in({4})}, conv_spec({2}, {1}, {1}, 1)},
-          {{in({1, 2, 5, 4, 4}, DType::F64), in({3, 2, 2, 2, 2}, DType::F64), in({3}, DType::F64)}, conv_spec({1, 2, 1}, {0, 1, 1}, {1, 1, 2}, 1)},
-          {{in({2, 2, 6, 6}, DType::F16), in({4, 2, 3, 3}, DType::F16), in({4}, DType::F16)}, conv_spec({1, 1}, {1, 1}, {1, 1}, 1)}};
+          {{in({1, 2, 5, 4, 4}, DType::F64), in({3, 2, 2, 2, 2}, DType::F64), in({3}, DType::F64)},
+           conv_spec({1, 2, 1}, {0, 1, 1}, {1, 1, 2}, 1)},
+          {{in({2, 2, 6, 6}, DType::F16), in({4, 2, 3, 3}, DType::F16), in({4}, DType::F16)},
+           conv_spec({1, 1}, {1, 1}, {1, 1}, 1)}};
 }
 std::vector<ConvCase> conv_transposes() {
   return {{{in({2, 4, 5, 5}), in({4, 3, 3, 3}), in({3})}, conv_spec({2, 2}, {1, 1}, {1, 1}, 1, {1, 0})},
           {{in({2, 2, 6}, DType::F32, Domain::Normal, kS), in({2, 2, 4}), in({4})}, conv_spec({3}, {1}, {1}, 2, {2})},
-          {{in({1, 2, 3, 4, 3}, DType::F64), in({2, 2, 2, 3, 2}, DType::F64), in({2}, DType::F64)}, conv_spec({2, 1, 2}, {0, 1, 0}, {1, 2, 1}, 1)}};
+          {{in({1, 2, 3, 4, 3}, DType::F64), in({2, 2, 2, 3, 2}, DType::F64), in({2}, DType::F64)},
+           conv_spec({2, 1, 2}, {0, 1, 0}, {1, 2, 1}, 1)}};
 }
 
 void convolutions(DiffList& list) {
@@ -39,33 +45,46 @@ void convolutions(DiffList& list) {
   acc.tol_scale = 10;  // sums of up to a hundred products
   for (const auto& c : convs()) {
     ConvSpec spec = c.spec;
-    list.add_grad("module_conv", {"module_conv"}, c.inputs, [spec](auto tag, auto& in) {
-      using B = typename decltype(tag)::type;
-      using M = ModuleOpsOf<B>;
-      return std::vector<Value<B>>{{M::conv(in.f(0), in.f(1), in.f(2), spec), {}, {}}, {M::conv(in.f(0), in.f(1), std::nullopt, spec), {}, {}}};
-    }, acc);
-    list.add("module_conv_backward", {"module_conv_backward"}, c.inputs, [spec](auto tag, auto& in) {
-      using B = typename decltype(tag)::type;
-      using M = ModuleOpsOf<B>;
-      auto g = KindOps<B, Float>::cos(M::conv(in.f(0), in.f(1), in.f(2), spec));
-      auto grads = M::conv_backward(in.f(0), in.f(1), true, g, spec);
-      return std::vector<Value<B>>{{grads.x, {}, {}}, {grads.weight, {}, {}}, {*grads.bias, {}, {}}};
-    }, acc);
+    list.add_grad(
+        "module_conv", {"module_conv"}, c.inputs,
+        [spec](auto tag, auto& in) {
+          using B = typename decltype(tag)::type;
+          using M = ModuleOpsOf<B>;
+          return std::vector<Value<B>>{{M::conv(in.f(0), in.f(1), in.f(2), spec), {}, {}},
+                                       {M::conv(in.f(0), in.f(1), std::nullopt, spec), {}, {}}};
+        },
+        acc);
+    list.add(
+        "module_conv_backward", {"module_conv_backward"}, c.inputs,
+        [spec](auto tag, auto& in) {
+          using B = typename decltype(tag)::type;
+          using M = ModuleOpsOf<B>;
+          auto g = KindOps<B, Float>::cos(M::conv(in.f(0), in.f(1), in.f(2), spec));
+          auto grads = M::conv_backward(in.f(0), in.f(1), true, g, spec);
+          return std::vector<Value<B>>{{grads.x, {}, {}}, {grads.weight, {}, {}}, {*grads.bias, {}, {}}};
+        },
+        acc);
   }
   for (const auto& c : conv_transposes()) {
     ConvSpec spec = c.spec;
-    list.add_grad("module_conv_transpose", {"module_conv_transpose"}, c.inputs, [spec](auto tag, auto& in) {
-      using B = typename decltype(tag)::type;
-      using M = ModuleOpsOf<B>;
-      return std::vector<Value<B>>{{M::conv_transpose(in.f(0), in.f(1), in.f(2), spec), {}, {}}};
-    }, acc);
-    list.add("module_conv_transpose_backward", {"module_conv_transpose_backward"}, c.inputs, [spec](auto tag, auto& in) {
-      using B = typename decltype(tag)::type;
-      using M = ModuleOpsOf<B>;
-      auto g = KindOps<B, Float>::cos(M::conv_transpose(in.f(0), in.f(1), in.f(2), spec));
-      auto grads = M::conv_transpose_backward(in.f(0), in.f(1), true, g, spec);
-      return std::vector<Value<B>>{{grads.x, {}, {}}, {grads.weight, {}, {}}, {*grads.bias, {}, {}}};
-    }, acc);
+    list.add_grad(
+        "module_conv_transpose", {"module_conv_transpose"}, c.inputs,
+        [spec](auto tag, auto& in) {
+          using B = typename decltype(tag)::type;
+          using M = ModuleOpsOf<B>;
+          return std::vector<Value<B>>{{M::conv_transpose(in.f(0), in.f(1), in.f(2), spec), {}, {}}};
+        },
+        acc);
+    list.add(
+        "module_conv_transpose_backward", {"module_conv_transpose_backward"}, c.inputs,
+        [spec](auto tag, auto& in) {
+          using B = typename decltype(tag)::type;
+          using M = ModuleOpsOf<B>;
+          auto g = KindOps<B, Float>::cos(M::conv_transpose(in.f(0), in.f(1), in.f(2), spec));
+          auto grads = M::conv_transpose_backward(in.f(0), in.f(1), true, g, spec);
+          return std::vector<Value<B>>{{grads.x, {}, {}}, {grads.weight, {}, {}}, {*grads.bias, {}, {}}};
+        },
+        acc);
   }
 }
 
@@ -75,9 +94,10 @@ struct PoolCase {
 };
 
 void pools(DiffList& list) {
-  const std::vector<PoolCase> avg = {{in({2, 3, 7, 8}, DType::F32, Domain::Normal, kT), pool_spec({3, 2}, {2, 2}, {1, 0}, {1, 1}, true, false)},
-                                     {in({2, 3, 9}), pool_spec({3}, {2}, {1}, {1}, false, true)},
-                                     {in({1, 2, 5, 6, 4}, DType::F64), pool_spec({2, 3, 2}, {2, 2, 1}, {1, 1, 0}, {1, 1, 1}, true, true)}};
+  const std::vector<PoolCase> avg = {
+      {in({2, 3, 7, 8}, DType::F32, Domain::Normal, kT), pool_spec({3, 2}, {2, 2}, {1, 0}, {1, 1}, true, false)},
+      {in({2, 3, 9}), pool_spec({3}, {2}, {1}, {1}, false, true)},
+      {in({1, 2, 5, 6, 4}, DType::F64), pool_spec({2, 3, 2}, {2, 2, 1}, {1, 1, 0}, {1, 1, 1}, true, true)}};
   for (const auto& c : avg) {
     PoolSpec spec = c.spec;
     list.add_grad("module_avg_pool", {"module_avg_pool"}, {c.input}, [spec](auto tag, auto& in) {
@@ -91,18 +111,20 @@ void pools(DiffList& list) {
       return std::vector<Value<B>>{{M::avg_pool_backward(in.f(0), g, spec), {}, {}}};
     });
   }
-  const std::vector<PoolCase> max = {{in({2, 3, 7, 8}, DType::F32, Domain::Normal, kS), pool_spec({3, 2}, {2, 2}, {1, 1}, {2, 1}, true, true)},
-                                     {in({2, 3, 11}), pool_spec({4}, {3}, {2}, {1}, false, true)},
-                                     {in({1, 2, 5, 6, 4}, DType::F64), pool_spec({2, 2, 2}, {1, 2, 2}, {0, 1, 0}, {1, 1, 1}, false, true)},
-                                     {with_edges(in({1, 2, 6, 6})), pool_spec({2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true)}};
+  const std::vector<PoolCase> max = {
+      {in({2, 3, 7, 8}, DType::F32, Domain::Normal, kS), pool_spec({3, 2}, {2, 2}, {1, 1}, {2, 1}, true, true)},
+      {in({2, 3, 11}), pool_spec({4}, {3}, {2}, {1}, false, true)},
+      {in({1, 2, 5, 6, 4}, DType::F64), pool_spec({2, 2, 2}, {1, 2, 2}, {0, 1, 0}, {1, 1, 1}, false, true)},
+      {with_edges(in({1, 2, 6, 6})), pool_spec({2, 2}, {2, 2}, {0, 0}, {1, 1}, false, true)}};
   for (const auto& c : max) {
     PoolSpec spec = c.spec;
-    list.add_grad("module_max_pool", {"module_max_pool", "module_max_pool_with_indices"}, {c.input}, [spec](auto tag, auto& in) {
-      using B = typename decltype(tag)::type;
-      using M = ModuleOpsOf<B>;
-      auto [y, idx] = M::max_pool_with_indices(in.f(0), spec);
-      return std::vector<Value<B>>{{M::max_pool(in.f(0), spec), {}, {}}, {y, {}, {}}, {{}, idx, {}}};
-    });
+    list.add_grad("module_max_pool", {"module_max_pool", "module_max_pool_with_indices"}, {c.input},
+                  [spec](auto tag, auto& in) {
+                    using B = typename decltype(tag)::type;
+                    using M = ModuleOpsOf<B>;
+                    auto [y, idx] = M::max_pool_with_indices(in.f(0), spec);
+                    return std::vector<Value<B>>{{M::max_pool(in.f(0), spec), {}, {}}, {y, {}, {}}, {{}, idx, {}}};
+                  });
     list.add("module_max_pool_backward", {"module_max_pool_backward"}, {c.input}, [spec](auto tag, auto& in) {
       using B = typename decltype(tag)::type;
       using M = ModuleOpsOf<B>;
@@ -113,24 +135,28 @@ void pools(DiffList& list) {
 }
 
 void adaptive_pools(DiffList& list) {
-  const std::vector<std::pair<InputSpec, SpatialDims>> cases = {{in({2, 3, 7, 9}, DType::F32, Domain::Normal, kT), {3, 4}},
-                                                                {in({2, 3, 10}), {4}},
-                                                                {in({1, 2, 5, 6, 7}, DType::F64), {2, 3, 4}},
-                                                                {in({1, 2, 4, 6}), {8, 5}}};
+  const std::vector<std::pair<InputSpec, SpatialDims>> cases = {
+      {in({2, 3, 7, 9}, DType::F32, Domain::Normal, kT), {3, 4}},
+      {in({2, 3, 10}), {4}},
+      {in({1, 2, 5, 6, 7}, DType::F64), {2, 3, 4}},
+      {in({1, 2, 4, 6}), {8, 5}}};
   for (const auto& [input, out] : cases) {
     SpatialDims size = out;
-    list.add_grad("module_adaptive_pool", {"module_adaptive_avg_pool", "module_adaptive_max_pool_with_indices"}, {input}, [size](auto tag, auto& in) {
-      using B = typename decltype(tag)::type;
-      using M = ModuleOpsOf<B>;
-      auto [y, idx] = M::adaptive_max_pool_with_indices(in.f(0), size);
-      return std::vector<Value<B>>{{M::adaptive_avg_pool(in.f(0), size), {}, {}}, {y, {}, {}}, {{}, idx, {}}};
-    });
-    list.add("module_adaptive_avg_pool_backward", {"module_adaptive_avg_pool_backward"}, {input}, [size](auto tag, auto& in) {
-      using B = typename decltype(tag)::type;
-      using M = ModuleOpsOf<B>;
-      auto g = KindOps<B, Float>::cos(M::adaptive_avg_pool(in.f(0), size));
-      return std::vector<Value<B>>{{M::adaptive_avg_pool_backward(in.f(0), g), {}, {}}};
-    });
+    list.add_grad(
+        "module_adaptive_pool", {"module_adaptive_avg_pool", "module_adaptive_max_pool_with_indices"}, {input},
+        [size](auto tag, auto& in) {
+          using B = typename decltype(tag)::type;
+          using M = ModuleOpsOf<B>;
+          auto [y, idx] = M::adaptive_max_pool_with_indices(in.f(0), size);
+          return std::vector<Value<B>>{{M::adaptive_avg_pool(in.f(0), size), {}, {}}, {y, {}, {}}, {{}, idx, {}}};
+        });
+    list.add("module_adaptive_avg_pool_backward", {"module_adaptive_avg_pool_backward"}, {input},
+             [size](auto tag, auto& in) {
+               using B = typename decltype(tag)::type;
+               using M = ModuleOpsOf<B>;
+               auto g = KindOps<B, Float>::cos(M::adaptive_avg_pool(in.f(0), size));
+               return std::vector<Value<B>>{{M::adaptive_avg_pool_backward(in.f(0), g), {}, {}}};
+             });
   }
 }
 
@@ -142,17 +168,24 @@ void interpolation(DiffList& list) {
       if (mode == InterpolateMode::Nearest && corners) continue;
       for (SpatialDims out : {SpatialDims{7, 4}, SpatialDims{11, 13}}) {
         InterpolateSpec spec{out, mode, corners};
-        InputSpec x = in({2, 3, 5, 6}, out[0] == 7 ? DType::F32 : DType::F64, Domain::Normal, out[0] == 7 ? kT : Layout::Contiguous);
-        list.add_grad("module_interpolate", {"module_interpolate"}, {x}, [spec](auto tag, auto& in) {
-          using B = typename decltype(tag)::type;
-          return std::vector<Value<B>>{{ModuleOpsOf<B>::interpolate(in.f(0), spec), {}, {}}};
-        }, acc);
-        list.add("module_interpolate_backward", {"module_interpolate_backward"}, {x}, [spec](auto tag, auto& in) {
-          using B = typename decltype(tag)::type;
-          using M = ModuleOpsOf<B>;
-          auto g = KindOps<B, Float>::cos(M::interpolate(in.f(0), spec));
-          return std::vector<Value<B>>{{M::interpolate_backward(in.f(0), g, spec), {}, {}}};
-        }, acc);
+        InputSpec x = in({2, 3, 5, 6}, out[0] == 7 ? DType::F32 : DType::F64, Domain::Normal,
+                         out[0] == 7 ? kT : Layout::Contiguous);
+        list.add_grad(
+            "module_interpolate", {"module_interpolate"}, {x},
+            [spec](auto tag, auto& in) {
+              using B = typename decltype(tag)::type;
+              return std::vector<Value<B>>{{ModuleOpsOf<B>::interpolate(in.f(0), spec), {}, {}}};
+            },
+            acc);
+        list.add(
+            "module_interpolate_backward", {"module_interpolate_backward"}, {x},
+            [spec](auto tag, auto& in) {
+              using B = typename decltype(tag)::type;
+              using M = ModuleOpsOf<B>;
+              auto g = KindOps<B, Float>::cos(M::interpolate(in.f(0), spec));
+              return std::vector<Value<B>>{{M::interpolate_backward(in.f(0), g, spec), {}, {}}};
+            },
+            acc);
       }
     }
 }
@@ -168,11 +201,14 @@ void unfold_fold_attention(DiffList& list) {
       return std::vector<Value<B>>{{cols, {}, {}}, {M::fold(KindOps<B, Float>::sin(cols), size, spec), {}, {}}};
     });
   }
-  Variants qkv = {{in({2, 3, 5, 4}), in({2, 3, 6, 4}), in({2, 3, 6, 4}, DType::F32, Domain::Normal, kT), mask({1, 1, 5, 6})},
-                  {in({1, 2, 4, 8}, DType::F64), in({1, 2, 4, 8}, DType::F64, Domain::Normal, kS), in({1, 2, 4, 8}, DType::F64), mask({1, 2, 4, 4})}};
+  Variants qkv = {
+      {in({2, 3, 5, 4}), in({2, 3, 6, 4}), in({2, 3, 6, 4}, DType::F32, Domain::Normal, kT), mask({1, 1, 5, 6})},
+      {in({1, 2, 4, 8}, DType::F64), in({1, 2, 4, 8}, DType::F64, Domain::Normal, kS), in({1, 2, 4, 8}, DType::F64),
+       mask({1, 2, 4, 4})}};
   each<true>(list, "module_attention", qkv,
-             SCORCH_DIFF_BODY(fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5)),
-                              fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35))));
+             SCORCH_DIFF_BODY(
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5)),
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35))));
 }
 
 }  // namespace

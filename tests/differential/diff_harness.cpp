@@ -56,8 +56,21 @@ int64_t int_value(const InputSpec& spec, std::mt19937_64& rng) {
 }
 
 const std::vector<double>& float_edges() {
-  static const std::vector<double> edges = {0.0, -0.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                                            std::numeric_limits<double>::quiet_NaN(), 0.5, -0.5, 2.5, -2.5, 1.0, -1.0, 1e-30, -1e-30, 1e30, -1e30};
+  static const std::vector<double> edges = {0.0,
+                                            -0.0,
+                                            std::numeric_limits<double>::infinity(),
+                                            -std::numeric_limits<double>::infinity(),
+                                            std::numeric_limits<double>::quiet_NaN(),
+                                            0.5,
+                                            -0.5,
+                                            2.5,
+                                            -2.5,
+                                            1.0,
+                                            -1.0,
+                                            1e-30,
+                                            -1e-30,
+                                            1e30,
+                                            -1e30};
   return edges;
 }
 
@@ -84,7 +97,8 @@ const char* layout_name(Layout l) {
 }
 
 const char* domain_name(Domain d) {
-  static const char* names[] = {"normal", "positive", "unit", "above-one", "nonzero", "index", "small", "shift", "mask"};
+  static const char* names[] = {"normal", "positive", "unit",  "above-one", "nonzero",
+                                "index",  "small",    "shift", "mask"};
   return names[static_cast<int>(d)];
 }
 
@@ -191,12 +205,15 @@ Tolerance tolerance_for(DType dtype, double scale) {
 
 std::optional<std::string> compare(const TensorData& expected, const TensorData& actual, const CaseOptions& options) {
   if (expected.dtype() != actual.dtype())
-    return "dtype " + std::string(dtype_name(actual.dtype())) + ", expected " + std::string(dtype_name(expected.dtype()));
-  if (expected.shape() != actual.shape()) return "shape " + actual.shape().to_string() + ", expected " + expected.shape().to_string();
+    return "dtype " + std::string(dtype_name(actual.dtype())) + ", expected " +
+           std::string(dtype_name(expected.dtype()));
+  if (expected.shape() != actual.shape())
+    return "shape " + actual.shape().to_string() + ", expected " + expected.shape().to_string();
   if (options.shape_only) return std::nullopt;
   if (options.statistical) {
     auto e = summary(expected), a = summary(actual);
-    const char* names[] = {"mean", "std", is_float(expected.dtype()) ? "q10" : "min", is_float(expected.dtype()) ? "q50" : "max", "q90"};
+    const char* names[] = {"mean", "std", is_float(expected.dtype()) ? "q10" : "min",
+                           is_float(expected.dtype()) ? "q50" : "max", "q90"};
     for (size_t k = 0; k < e.size(); ++k)
       if (std::abs(e[k] - a[k]) > 0.05 * std::max(1.0, e[1]))
         return std::string(names[k]) + " " + number(a[k]) + ", expected " + number(e[k]);
@@ -209,15 +226,17 @@ std::optional<std::string> compare(const TensorData& expected, const TensorData&
     for (size_t i = 0; i < n; ++i)
       if (e[i] != a[i] && bad++ == 0) worst = i;
     if (!bad) return std::nullopt;
-    return std::to_string(bad) + " of " + std::to_string(n) + " elements differ; first at " + index_string(expected.shape(), worst) + ": " +
-           std::to_string(a[worst]) + ", expected " + std::to_string(e[worst]);
+    return std::to_string(bad) + " of " + std::to_string(n) + " elements differ; first at " +
+           index_string(expected.shape(), worst) + ": " + std::to_string(a[worst]) + ", expected " +
+           std::to_string(e[worst]);
   }
   Tolerance tol = tolerance_for(expected.dtype(), options.tol_scale);
   auto e = expected.to_vector<double>(), a = actual.to_vector<double>();
   for (size_t i = 0; i < n; ++i) {
     if (std::isnan(e[i]) && std::isnan(a[i])) continue;
     if (e[i] == a[i]) continue;
-    double diff = std::abs(e[i] - a[i]), allowed = std::max(tol.absolute, tol.relative * std::max(std::abs(e[i]), std::abs(a[i])));
+    double diff = std::abs(e[i] - a[i]),
+           allowed = std::max(tol.absolute, tol.relative * std::max(std::abs(e[i]), std::abs(a[i])));
     if (!(diff <= allowed) || std::isinf(e[i]) || std::isinf(a[i])) {
       ++bad;
       double excess = std::isfinite(diff) ? diff / allowed : std::numeric_limits<double>::infinity();
@@ -225,16 +244,18 @@ std::optional<std::string> compare(const TensorData& expected, const TensorData&
     }
   }
   if (!bad) return std::nullopt;
-  return std::to_string(bad) + " of " + std::to_string(n) + " elements differ; worst at " + index_string(expected.shape(), worst) + " (flat " +
-         std::to_string(worst) + "): " + number(a[worst]) + ", expected " + number(e[worst]) + " (tolerance rel " + number(tol.relative) +
-         " abs " + number(tol.absolute) + ")";
+  return std::to_string(bad) + " of " + std::to_string(n) + " elements differ; worst at " +
+         index_string(expected.shape(), worst) + " (flat " + std::to_string(worst) + "): " + number(a[worst]) +
+         ", expected " + number(e[worst]) + " (tolerance rel " + number(tol.relative) + " abs " + number(tol.absolute) +
+         ")";
 }
 
 std::string describe_inputs(const std::vector<InputSpec>& specs) {
   std::string s;
   for (size_t i = 0; i < specs.size(); ++i) {
     const auto& p = specs[i];
-    s += (i ? "; " : "") + std::string(dtype_name(p.dtype)) + p.shape.to_string() + " " + layout_name(p.layout) + " " + domain_name(p.domain);
+    s += (i ? "; " : "") + std::string(dtype_name(p.dtype)) + p.shape.to_string() + " " + layout_name(p.layout) + " " +
+         domain_name(p.domain);
     if (p.edges) s += p.large ? " +edges" : " +edges(no extreme magnitudes)";
   }
   return s;

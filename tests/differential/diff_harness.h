@@ -1,8 +1,8 @@
 #pragma once
 // Differential testing: every op of op_table.def on random inputs (several shapes, broadcasting,
 // non-contiguous views, edge values), run on each backend under test and on the oracle
-// (LibTorch; Cpu where LibTorch is not built), compared within per-dtype tolerances; gradients through Autodiff<B> compared the
-// same way. A case body is written once as a generic lambda over the backend.
+// (LibTorch; Cpu where LibTorch is not built), compared within per-dtype tolerances; gradients through Autodiff<B>
+// compared the same way. A case body is written once as a generic lambda over the backend.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -105,7 +105,8 @@ template <class B, class K> typename K::template Primitive<B> place(const InputS
 /// run can ask for their gradients.
 template <class B> class Loaded {
  public:
-  Loaded(const std::vector<InputSpec>& specs, const std::vector<TensorData>& data, bool track) : specs_(specs), data_(data), track_(track) {
+  Loaded(const std::vector<InputSpec>& specs, const std::vector<TensorData>& data, bool track)
+      : specs_(specs), data_(data), track_(track) {
     floats_.resize(specs.size());
   }
   /// Float input i (tracked in gradient runs when its spec allows).
@@ -142,7 +143,8 @@ using Runner = std::function<RunResult(const std::vector<InputSpec>&, const std:
 template <class B> struct Tag { using type = B; };
 
 /// Runs body on B: forward values, or with Autodiff<B> the gradients of sum(output · weights).
-template <class B, class Body> RunResult run_on(const Body& body, const std::vector<InputSpec>& specs, const std::vector<TensorData>& data, uint64_t seed) {
+template <class B, class Body> RunResult run_on(const Body& body, const std::vector<InputSpec>& specs,
+                                                const std::vector<TensorData>& data, uint64_t seed) {
   Loaded<B> loaded(specs, data, AutodiffBackend<B>);
   std::vector<Value<B>> values = body(Tag<B>{}, loaded);
   RunResult result;
@@ -177,7 +179,7 @@ template <class B, class Body> RunResult run_on(const Body& body, const std::vec
 
 /// The backends the differential target compares: the oracle first.
 struct BackendRunners {
-  std::vector<std::string> names;        ///< "libtorch", "cpu", ...
+  std::vector<std::string> names;         ///< "libtorch", "cpu", ...
   std::vector<Runner> forward, gradient;  ///< per backend; gradient runs on Autodiff<B>
 };
 
@@ -194,17 +196,21 @@ struct DiffCase {
 /// add_grad() also for their Autodiff, comparing the float inputs' gradients.
 class DiffList {
  public:
-  template <class Body> void add(std::string op, std::vector<std::string> covers, std::vector<InputSpec> inputs, Body body, CaseOptions options = {}) {
+  template <class Body> void add(std::string op, std::vector<std::string> covers, std::vector<InputSpec> inputs,
+                                 Body body, CaseOptions options = {}) {
     add_impl<false>(std::move(op), std::move(covers), std::move(inputs), body, options);
   }
-  template <class Body> void add_grad(std::string op, std::vector<std::string> covers, std::vector<InputSpec> inputs, Body body, CaseOptions options = {}) {
+  template <class Body> void add_grad(std::string op, std::vector<std::string> covers, std::vector<InputSpec> inputs,
+                                      Body body, CaseOptions options = {}) {
     options.grad = true;
     add_impl<true>(std::move(op), std::move(covers), std::move(inputs), body, options);
   }
   std::vector<DiffCase> cases;
 
  private:
-  template <bool kGrad, class Body> void add_impl(std::string op, std::vector<std::string> covers, std::vector<InputSpec> inputs, const Body& body, CaseOptions options) {
+  template <bool kGrad, class Body> void add_impl(std::string op, std::vector<std::string> covers,
+                                                  std::vector<InputSpec> inputs, const Body& body,
+                                                  CaseOptions options) {
     DiffCase c{op + "_" + std::to_string(++count_[op]), std::move(covers), std::move(inputs), options, {}};
 #ifdef SCORCH_HAVE_LIBTORCH
     add_backend<kGrad, LibTorch>(c.runners, body);  // the oracle when present
@@ -217,9 +223,12 @@ class DiffList {
   }
   template <bool kGrad, class B, class Body> static void add_backend(BackendRunners& r, const Body& body) {
     r.names.push_back(B::name());
-    r.forward.push_back([body](const auto& specs, const auto& data, uint64_t seed) { return run_on<B>(body, specs, data, seed); });
+    r.forward.push_back(
+        [body](const auto& specs, const auto& data, uint64_t seed) { return run_on<B>(body, specs, data, seed); });
     if constexpr (kGrad)
-      r.gradient.push_back([body](const auto& specs, const auto& data, uint64_t seed) { return run_on<Autodiff<B>>(body, specs, data, seed); });
+      r.gradient.push_back([body](const auto& specs, const auto& data, uint64_t seed) {
+        return run_on<Autodiff<B>>(body, specs, data, seed);
+      });
   }
   std::map<std::string, int> count_;
 };
@@ -229,8 +238,8 @@ using Variants = std::vector<std::vector<InputSpec>>;
 inline constexpr Layout kT = Layout::Transposed, kS = Layout::Strided, kE = Layout::Expanded;
 
 /// Adds body once per variant as a case of op (covering op, or the ops in covers); kGrad also compares gradients.
-template <bool kGrad, class Body>
-void each(DiffList& list, const std::string& op, const Variants& variants, Body body, std::vector<std::string> covers = {}, CaseOptions options = {}) {
+template <bool kGrad, class Body> void each(DiffList& list, const std::string& op, const Variants& variants, Body body,
+                                            std::vector<std::string> covers = {}, CaseOptions options = {}) {
   if (covers.empty()) covers = {op};
   for (const auto& v : variants) {
     if constexpr (kGrad) list.add_grad(op, covers, v, body, options);
@@ -258,17 +267,17 @@ std::string describe_inputs(const std::vector<InputSpec>& specs);
 
 /// A case body: B is the backend; F, I, Bo and M its float, int, bool and module ops; fo, io and
 /// bo wrap a float, int or bool primitive as an output; `in` holds the inputs (Loaded<B>).
-#define SCORCH_DIFF_BODY(...)                                                                    \
-  [](auto tag, auto& in) {                                                                       \
-    using B = typename decltype(tag)::type;                                                      \
-    using F = ::scorch::KindOps<B, ::scorch::Float>;                                             \
-    using I = ::scorch::KindOps<B, ::scorch::Int>;                                               \
-    using Bo = ::scorch::KindOps<B, ::scorch::Bool>;                                             \
-    using M = ::scorch::ModuleOpsOf<B>;                                                          \
-    using V = ::scorch::differential::Value<B>;                                                  \
-    auto fo = [](typename B::FloatTensor t) { return V{std::move(t), std::nullopt, std::nullopt}; }; \
-    auto io = [](typename B::IntTensor t) { return V{std::nullopt, std::move(t), std::nullopt}; };   \
-    auto bo = [](typename B::BoolTensor t) { return V{std::nullopt, std::nullopt, std::move(t)}; };  \
+#define SCORCH_DIFF_BODY(...)                                                                              \
+  [](auto tag, auto& in) {                                                                                 \
+    using B = typename decltype(tag)::type;                                                                \
+    using F = ::scorch::KindOps<B, ::scorch::Float>;                                                       \
+    using I = ::scorch::KindOps<B, ::scorch::Int>;                                                         \
+    using Bo = ::scorch::KindOps<B, ::scorch::Bool>;                                                       \
+    using M = ::scorch::ModuleOpsOf<B>;                                                                    \
+    using V = ::scorch::differential::Value<B>;                                                            \
+    auto fo = [](typename B::FloatTensor t) { return V{std::move(t), std::nullopt, std::nullopt}; };       \
+    auto io = [](typename B::IntTensor t) { return V{std::nullopt, std::move(t), std::nullopt}; };         \
+    auto bo = [](typename B::BoolTensor t) { return V{std::nullopt, std::nullopt, std::move(t)}; };        \
     (void)sizeof(F*), (void)sizeof(I*), (void)sizeof(Bo*), (void)sizeof(M*), (void)fo, (void)io, (void)bo; \
-    return std::vector<V>{__VA_ARGS__};                                                          \
+    return std::vector<V>{__VA_ARGS__};                                                                    \
   }

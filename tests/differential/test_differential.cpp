@@ -32,7 +32,8 @@ std::vector<std::string> case_names() {
 }
 
 /// Runs runner, turning an exception into a failure message.
-std::optional<RunResult> attempt(const Runner& runner, const DiffCase& c, const std::vector<TensorData>& data, uint64_t seed, std::string& error) {
+std::optional<RunResult> attempt(const Runner& runner, const DiffCase& c, const std::vector<TensorData>& data,
+                                 uint64_t seed, std::string& error) {
   try {
     return runner(c.inputs, data, seed);
   } catch (const std::exception& e) {
@@ -41,8 +42,8 @@ std::optional<RunResult> attempt(const Runner& runner, const DiffCase& c, const 
   }
 }
 
-void compare_runs(const DiffCase& c, const std::string& what, const std::string& backend, const RunResult& oracle, const RunResult& actual,
-                  const std::string& context) {
+void compare_runs(const DiffCase& c, const std::string& what, const std::string& backend, const RunResult& oracle,
+                  const RunResult& actual, const std::string& context) {
   ASSERT_EQ(oracle.outputs.size(), actual.outputs.size()) << context;
   for (size_t k = 0; k < oracle.outputs.size(); ++k)
     if (auto diff = compare(oracle.outputs[k], actual.outputs[k], c.options))
@@ -51,13 +52,14 @@ void compare_runs(const DiffCase& c, const std::string& what, const std::string&
   for (size_t k = 0; k < oracle.grads.size(); ++k) {
     const auto &e = oracle.grads[k], &a = actual.grads[k];
     if (e.has_value() != a.has_value()) {
-      ADD_FAILURE() << context << "\n  gradient of input " << k << " on " << backend << ": " << (a ? "present" : "missing") << ", libtorch "
-                    << (e ? "has one" : "has none");
+      ADD_FAILURE() << context << "\n  gradient of input " << k << " on " << backend << ": "
+                    << (a ? "present" : "missing") << ", libtorch " << (e ? "has one" : "has none");
     } else if (e) {
       // Backward passes accumulate (sums, scatters): Cpu rounds f16/bf16 at each step, LibTorch once.
       CaseOptions options = c.options;
       if (e->dtype() == DType::F16 || e->dtype() == DType::BF16) options.tol_scale *= 4;
-      if (auto diff = compare(*e, *a, options)) ADD_FAILURE() << context << "\n  gradient of input " << k << " on " << backend << ": " << *diff;
+      if (auto diff = compare(*e, *a, options))
+        ADD_FAILURE() << context << "\n  gradient of input " << k << " on " << backend << ": " << *diff;
     }
   }
 }
@@ -65,12 +67,15 @@ void compare_runs(const DiffCase& c, const std::string& what, const std::string&
 void run_case(const DiffCase& c, uint64_t seed) {
   std::vector<TensorData> data;
   for (size_t i = 0; i < c.inputs.size(); ++i) data.push_back(generate(c.inputs[i], seed + 7919 * i));
-  std::string context = "case " + c.name + " (covers " + [&] {
-    std::string s;
-    for (const auto& op : c.covers) s += (s.empty() ? "" : ", ") + op;
-    return s;
-  }() + "), seed " + std::to_string(seed) + ", inputs: " + describe_inputs(c.inputs);
-  bool any_grad = c.options.grad && std::any_of(c.inputs.begin(), c.inputs.end(), [](const InputSpec& s) { return s.grad && is_float(s.dtype); });
+  std::string context = "case " + c.name + " (covers " +
+                        [&] {
+                          std::string s;
+                          for (const auto& op : c.covers) s += (s.empty() ? "" : ", ") + op;
+                          return s;
+                        }() +
+                        "), seed " + std::to_string(seed) + ", inputs: " + describe_inputs(c.inputs);
+  bool any_grad = c.options.grad && std::any_of(c.inputs.begin(), c.inputs.end(),
+                                                [](const InputSpec& s) { return s.grad && is_float(s.dtype); });
   for (int pass = 0; pass < (any_grad ? 2 : 1); ++pass) {
     const auto& runners = pass == 0 ? c.runners.forward : c.runners.gradient;
     const char* what = pass == 0 ? "forward" : "autodiff";
@@ -81,8 +86,8 @@ void run_case(const DiffCase& c, uint64_t seed) {
       auto actual = attempt(runners[b], c, data, seed, error);
       if (!oracle || !actual) {
         if (!oracle && !actual) continue;  // both reject the input
-        ADD_FAILURE() << context << "\n  " << what << ": " << (oracle ? c.runners.names[b] : c.runners.names[0]) << " threw: "
-                      << (oracle ? error : oracle_error);
+        ADD_FAILURE() << context << "\n  " << what << ": " << (oracle ? c.runners.names[b] : c.runners.names[0])
+                      << " threw: " << (oracle ? error : oracle_error);
         continue;
       }
       compare_runs(c, what, c.runners.names[b], *oracle, *actual, context);
@@ -111,7 +116,8 @@ TEST(DifferentialCoverage, EveryOpOfTheTableHasACase) {
     if (!covered.count(std::string(op))) missing += " " + std::string(op);
   EXPECT_TRUE(missing.empty()) << "ops without a differential case:" << missing;
   for (const auto& op : covered)
-    EXPECT_NE(std::find(kOpNames.begin(), kOpNames.end(), op), kOpNames.end()) << "a case covers " << op << ", which is not in op_table.def";
+    EXPECT_NE(std::find(kOpNames.begin(), kOpNames.end(), op), kOpNames.end())
+        << "a case covers " << op << ", which is not in op_table.def";
 }
 
 }  // namespace

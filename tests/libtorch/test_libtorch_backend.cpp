@@ -42,7 +42,8 @@ TEST(LibTorchBackend, SharedOperandIsNotOverwritten) {
 }
 
 TEST(LibTorchBackend, EveryDTypeRoundTrips) {
-  for (DType d : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16, DType::I8, DType::U8, DType::Bool}) {
+  for (DType d : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I32, DType::I16, DType::I8,
+                  DType::U8, DType::Bool}) {
     TensorData data = TensorData(std::vector<float>{0, 1, 2, 3, 4, 5}, Shape{2, 3}).convert(d);
     TorchTensor t = ops::from_data(data, TorchDevice::cpu());
     EXPECT_EQ(t.dtype(), d) << dtype_name(d);
@@ -57,13 +58,13 @@ TEST(LibTorchBackend, ErrorsNameTheOp) {
   try {
     (void)(x / zero).to_data();
     FAIL() << "integer division by zero must throw";
-  } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("[div]"), std::string::npos) << e.what();
-  }
+  } catch (const ValueError& e) { EXPECT_NE(std::string(e.what()).find("[div]"), std::string::npos) << e.what(); }
   // An error raised inside ATen comes back as a scorch::Error, not c10::Error.
   TorchTensor a = ramp(6), b = ramp(4);
   EXPECT_THROW((void)LibTorch::float_add(a, b), Error);
-  EXPECT_THROW((void)ops::gather(0, a, ops::from_data(TensorData(std::vector<int64_t>{9}, Shape{1}), TorchDevice::cpu())), ShapeError);
+  EXPECT_THROW(
+      (void)ops::gather(0, a, ops::from_data(TensorData(std::vector<int64_t>{9}, Shape{1}), TorchDevice::cpu())),
+      ShapeError);
 }
 
 TEST(LibTorchBackend, DevicesPrintAndCompare) {
@@ -87,7 +88,10 @@ TEST(LibTorchBackend, CudaMatchesHost) {
   auto grads_gpu = loss_gpu.backward();
   EXPECT_EQ(loss_gpu.device(), gpu);
   loss_gpu.to_data().assert_approx_eq(loss.to_data(), Tolerance::rel_abs(1e-4, 1e-5));
-  xg.grad(grads_gpu)->to_device(TorchDevice::cpu()).to_data().assert_approx_eq(x.grad(grads)->to_data(), Tolerance::rel_abs(1e-4, 1e-5));
+  xg.grad(grads_gpu)
+      ->to_device(TorchDevice::cpu())
+      .to_data()
+      .assert_approx_eq(x.grad(grads)->to_data(), Tolerance::rel_abs(1e-4, 1e-5));
   wg.grad(grads_gpu)->to_data().assert_approx_eq(w.grad(grads)->to_data(), Tolerance::rel_abs(1e-4, 1e-5));
 }
 

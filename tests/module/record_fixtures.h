@@ -35,19 +35,23 @@ inline Record optimizer_like_record() {
       .set("bytes", Record(TensorData(std::vector<uint8_t>{0, 128, 255}, Shape{3})))
       .set("special", Record(TensorData({NAN, INFINITY, -INFINITY, 0.0f}, Shape{4})))
       .set("empty", Record(TensorData(std::vector<float>{}, Shape{0, 3})))
-      .set("nested", Record::map().set("deep", Record::map().set("list", Record(Record::List{Record(1), Record(2.5), Record("x")}))));
+      .set("nested", Record::map().set(
+                         "deep", Record::map().set("list", Record(Record::List{Record(1), Record(2.5), Record("x")}))));
 }
 
 /// The dtype a tensor of dtype d is stored in under precision p (ints narrow only when every value fits).
 inline DType stored_dtype(DType d, formats::Precision p, bool ints_fit_i16) {
   using formats::Precision;
   if (is_float(d)) return p == Precision::Half ? DType::F16 : p == Precision::Full ? DType::F32 : DType::F64;
-  if (d == DType::I64 && ints_fit_i16) return p == Precision::Half ? DType::I16 : p == Precision::Full ? DType::I32 : DType::I64;
+  if (d == DType::I64 && ints_fit_i16)
+    return p == Precision::Half ? DType::I16 : p == Precision::Full ? DType::I32 : DType::I64;
   return d;
 }
 
-/// Checks loaded against original: non-tensors exactly, tensors in their stored dtype and within the precision's tolerance.
-inline void expect_same_record(const Record& original, const Record& loaded, formats::Precision p, const std::string& path = "") {
+/// Checks loaded against original: non-tensors exactly, tensors in their stored dtype and within the precision's
+/// tolerance.
+inline void expect_same_record(const Record& original, const Record& loaded, formats::Precision p,
+                               const std::string& path = "") {
   ASSERT_EQ(original.kind(), loaded.kind()) << path;
   switch (original.kind()) {
     case RecordKind::Tensor: {
@@ -68,7 +72,8 @@ inline void expect_same_record(const Record& original, const Record& loaded, for
     }
     case RecordKind::List:
       ASSERT_EQ(original.size(), loaded.size()) << path;
-      for (size_t i = 0; i < original.size(); ++i) expect_same_record(original.at(i), loaded.at(i), p, path + "." + std::to_string(i));
+      for (size_t i = 0; i < original.size(); ++i)
+        expect_same_record(original.at(i), loaded.at(i), p, path + "." + std::to_string(i));
       return;
     case RecordKind::Map: {
       ASSERT_EQ(original.size(), loaded.size()) << path;

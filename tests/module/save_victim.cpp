@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   size_t n = std::strtoull(argv[2], nullptr, 10);
-  scorch::Record big = scorch::Record::map().set("weights", scorch::Record(scorch::TensorData::full(scorch::Shape{n}, scorch::Scalar(7.0), scorch::DType::F32)));
+  scorch::Record big = scorch::Record::map().set(
+      "weights", scorch::Record(scorch::TensorData::full(scorch::Shape{n}, scorch::Scalar(7.0), scorch::DType::F32)));
   scorch::NamedMpkFileRecorder<>{}.record(big, argv[1]);
   return 0;
 }

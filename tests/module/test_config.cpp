@@ -39,7 +39,9 @@ struct TrainingSettings {
 namespace {
 
 TEST(Config, ConstructorTakesRequiredFieldsAndSettersChain) {
-  auto config = TrainingSettings(10, LayerSettings({3, 3})).with_dropout(0.2).with_optimizer(OptimizerSettings().with_weight_decay(1e-4));
+  auto config = TrainingSettings(10, LayerSettings({3, 3}))
+                    .with_dropout(0.2)
+                    .with_optimizer(OptimizerSettings().with_weight_decay(1e-4));
   EXPECT_EQ(config.num_classes, 10u);
   EXPECT_EQ(config.layer.kernel_size[1], 3u);
   EXPECT_EQ(config.layer.stride[0], 1u);
@@ -76,23 +78,31 @@ void expect_config_error(const std::string& json, std::vector<std::string> parts
     (void)TrainingSettings::from_json(json, "cfg.json");
     FAIL() << "no error for " << json;
   } catch (const FormatError& e) {
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
+    for (const auto& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
   }
 }
 
 TEST(Config, ErrorsNameTheFieldAndFile) {
-  expect_config_error(R"({"layer": {"kernel_size": [2, 2]}})", {"[config]", "TrainingSettings (cfg.json).num_classes", "missing field"});
+  expect_config_error(R"({"layer": {"kernel_size": [2, 2]}})",
+                      {"[config]", "TrainingSettings (cfg.json).num_classes", "missing field"});
   expect_config_error(R"({"num_classes": 3, "layer": {}})", {"layer.kernel_size", "missing field"});
-  expect_config_error(R"({"num_classes": "ten", "layer": {"kernel_size": [2, 2]}})", {"num_classes", "expected a non-negative integer", "\"ten\""});
+  expect_config_error(R"({"num_classes": "ten", "layer": {"kernel_size": [2, 2]}})",
+                      {"num_classes", "expected a non-negative integer", "\"ten\""});
   expect_config_error(R"({"num_classes": -1, "layer": {"kernel_size": [2, 2]}})", {"num_classes", "out of range"});
   expect_config_error(R"({"num_classes": 3, "layer": {"kernel_size": [2]}})", {"layer.kernel_size", "a list of 2"});
-  expect_config_error(R"({"num_classes": 3, "layer": {"kernel_size": [2, 2], "padding": "Full"}})", {"layer.padding", "one of Valid, Same, Explicit"});
-  expect_config_error(R"({"num_classes": 3, "layer": {"kernel_size": [2, 2]}, "dropuot": 0.1})", {"dropuot", "unknown field"});
-  expect_config_error(R"({"num_classes": 3, "layer": {"kernel_size": [2, 2]}, "milestones": [1, 2.5]})", {"milestones[1]", "integer"});
+  expect_config_error(R"({"num_classes": 3, "layer": {"kernel_size": [2, 2], "padding": "Full"}})",
+                      {"layer.padding", "one of Valid, Same, Explicit"});
+  expect_config_error(R"({"num_classes": 3, "layer": {"kernel_size": [2, 2]}, "dropuot": 0.1})",
+                      {"dropuot", "unknown field"});
+  expect_config_error(R"({"num_classes": 3, "layer": {"kernel_size": [2, 2]}, "milestones": [1, 2.5]})",
+                      {"milestones[1]", "integer"});
   expect_config_error(R"({"num_classes": 3, "layer": )", {"cfg.json", "invalid JSON"});
 }
 
-TEST(Config, MissingFileIsAnIoError) { EXPECT_THROW((void)TrainingSettings::load("/nonexistent/config.json"), IoError); }
+TEST(Config, MissingFileIsAnIoError) {
+  EXPECT_THROW((void)TrainingSettings::load("/nonexistent/config.json"), IoError);
+}
 
 }  // namespace
 }  // namespace scorch::testing

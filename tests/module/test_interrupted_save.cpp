@@ -16,7 +16,8 @@ namespace {
 bool temporary_larger_than(const std::filesystem::path& dir, uintmax_t bytes) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().filename().string().find(".tmp-") != std::string::npos && entry.file_size(ec) > bytes && !ec) return true;
+    if (entry.path().filename().string().find(".tmp-") != std::string::npos && entry.file_size(ec) > bytes && !ec)
+      return true;
   return false;
 }
 

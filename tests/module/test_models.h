@@ -33,7 +33,8 @@ template <class B> struct Conv {
   SCORCH_MODULE(Conv, weight, bias)
 
   static Conv make(size_t in, size_t out, size_t k, const typename B::Device& device = {}) {
-    return {Param(Tensor<B, 4>::random({out, in, k, k}, Distribution::normal(0, 0.3), device)), Param(Tensor<B, 1>::random({out}, Distribution::normal(0, 0.3), device))};
+    return {Param(Tensor<B, 4>::random({out, in, k, k}, Distribution::normal(0, 0.3), device)),
+            Param(Tensor<B, 1>::random({out}, Distribution::normal(0, 0.3), device))};
   }
   Tensor<B, 4> forward(const Tensor<B, 4>& x) const { return module::conv2d(x, weight.val(), bias.val(), {}); }
 };
@@ -71,7 +72,8 @@ template <class B> struct Net {
 /// Values from an integer formula (no RNG, no libm): the same bytes on every machine.
 template <class B, size_t D> Tensor<B, D> formula_tensor(const Shape& shape, size_t salt) {
   std::vector<float> values(shape.num_elements());
-  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(static_cast<int>((i * 37 + salt * 11) % 101) - 50) / 200.0f;
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(static_cast<int>((i * 37 + salt * 11) % 101) - 50) / 200.0f;
   return Tensor<B, D>::from_data(TensorData(values, shape));
 }
 

@@ -22,15 +22,19 @@ TEST(Module, FieldNamesAndParamCount) {
 
 struct PathRecorder : ModuleVisitor {
   std::vector<std::string> paths, entered;
-  template <class P> void visit(const std::string& path, const P& p) { paths.push_back(path + p.val().shape().to_string()); }
-  void enter_module(const std::string& path, std::string_view type) { entered.push_back(path + ":" + std::string(type)); }
+  template <class P> void visit(const std::string& path, const P& p) {
+    paths.push_back(path + p.val().shape().to_string());
+  }
+  void enter_module(const std::string& path, std::string_view type) {
+    entered.push_back(path + ":" + std::string(type));
+  }
 };
 
 TEST(Module, VisitGivesDottedPathsInFieldOrder) {
   auto net = Net<Cpu>::make();
   PathRecorder v;
   net.visit(v);
-  std::vector<std::string> expected = {"conv.weight[4, 2, 3, 3]", "conv.bias[4]",          "layers.0.weight[16, 64]",
+  std::vector<std::string> expected = {"conv.weight[4, 2, 3, 3]", "conv.bias[4]",           "layers.0.weight[16, 64]",
                                        "layers.0.bias[16]",       "layers.1.weight[3, 16]", "layers.1.bias[3]"};
   EXPECT_EQ(v.paths, expected);
   EXPECT_EQ(v.entered.front(), ":Net");
@@ -113,13 +117,15 @@ TEST(Module, LoadRecordRestoresValuesAndIds) {
 TEST(Module, LoadKeepsRequireGradAndConvertsDtype) {
   auto a = Net<AD>::make();
   Record r = a.into_record();
-  r.find_mut("conv")->find_mut("weight")->as_tensor_mut().data = r.at("conv").get_tensor("weight").data.convert(DType::F64);
+  r.find_mut("conv")->find_mut("weight")->as_tensor_mut().data =
+      r.at("conv").get_tensor("weight").data.convert(DType::F64);
   auto frozen = a.no_grad();
   EXPECT_EQ(frozen.into_record().tensor_count(), 6u);  // frozen parameters are still saved
   auto loaded = frozen.load_record(r);
   EXPECT_EQ(loaded.conv.weight.val().dtype(), DType::F32);
   EXPECT_FALSE(loaded.conv.weight.is_require_grad());
-  loaded.conv.weight.val().inner().to_data().assert_approx_eq(a.conv.weight.val().inner().to_data(), Tolerance::strict());
+  loaded.conv.weight.val().inner().to_data().assert_approx_eq(a.conv.weight.val().inner().to_data(),
+                                                              Tolerance::strict());
 }
 
 /// Expects load_record to throw E whose message contains each of parts, leaving the module as it was.
@@ -129,7 +135,8 @@ template <class E> void expect_load_error(const Net<Cpu>& net, const Record& r, 
     (void)net.load_record(r);
     FAIL() << "no error";
   } catch (const E& e) {
-    for (const auto& p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
+    for (const auto& p : parts)
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what() << " lacks " << p;
   }
   net.layers[0].weight.val().to_data().assert_eq(before);
 }
@@ -139,7 +146,8 @@ TEST(Module, LoadRecordErrorsNameTheKey) {
   Record good = net.into_record();
 
   Record missing = good;
-  missing.find_mut("layers")->as_list_mut()[1].as_map_mut().erase(missing.find_mut("layers")->as_list_mut()[1].as_map_mut().begin());
+  missing.find_mut("layers")->as_list_mut()[1].as_map_mut().erase(
+      missing.find_mut("layers")->as_list_mut()[1].as_map_mut().begin());
   expect_load_error<FormatError>(net, missing, {"[load_record]", "'layers.1.weight'", "missing key"});
 
   Record extra = good;

@@ -14,17 +14,25 @@ using AD = Autodiff<Cpu>;
 
 template <class R> class RecorderTest : public ::testing::Test {};
 using FileRecorders =
-    ::testing::Types<NamedMpkFileRecorder<HalfPrecisionSettings>, NamedMpkFileRecorder<FullPrecisionSettings>, NamedMpkFileRecorder<DoublePrecisionSettings>,
-                     NamedMpkGzFileRecorder<HalfPrecisionSettings>, NamedMpkGzFileRecorder<FullPrecisionSettings>, NamedMpkGzFileRecorder<DoublePrecisionSettings>,
-                     BinFileRecorder<HalfPrecisionSettings>, BinFileRecorder<FullPrecisionSettings>, BinFileRecorder<DoublePrecisionSettings>,
-                     BinGzFileRecorder<HalfPrecisionSettings>, BinGzFileRecorder<FullPrecisionSettings>, BinGzFileRecorder<DoublePrecisionSettings>,
-                     JsonGzFileRecorder<HalfPrecisionSettings>, JsonGzFileRecorder<FullPrecisionSettings>, JsonGzFileRecorder<DoublePrecisionSettings>,
-                     PrettyJsonFileRecorder<HalfPrecisionSettings>, PrettyJsonFileRecorder<FullPrecisionSettings>, PrettyJsonFileRecorder<DoublePrecisionSettings>>;
+    ::testing::Types<NamedMpkFileRecorder<HalfPrecisionSettings>, NamedMpkFileRecorder<FullPrecisionSettings>,
+                     NamedMpkFileRecorder<DoublePrecisionSettings>, NamedMpkGzFileRecorder<HalfPrecisionSettings>,
+                     NamedMpkGzFileRecorder<FullPrecisionSettings>, NamedMpkGzFileRecorder<DoublePrecisionSettings>,
+                     BinFileRecorder<HalfPrecisionSettings>, BinFileRecorder<FullPrecisionSettings>,
+                     BinFileRecorder<DoublePrecisionSettings>, BinGzFileRecorder<HalfPrecisionSettings>,
+                     BinGzFileRecorder<FullPrecisionSettings>, BinGzFileRecorder<DoublePrecisionSettings>,
+                     JsonGzFileRecorder<HalfPrecisionSettings>, JsonGzFileRecorder<FullPrecisionSettings>,
+                     JsonGzFileRecorder<DoublePrecisionSettings>, PrettyJsonFileRecorder<HalfPrecisionSettings>,
+                     PrettyJsonFileRecorder<FullPrecisionSettings>, PrettyJsonFileRecorder<DoublePrecisionSettings>>;
 TYPED_TEST_SUITE(RecorderTest, FileRecorders);
 
 template <class R> formats::Precision precision_of_recorder();
-template <formats::Format F, bool G, class S> formats::Precision precision_of_recorder_impl(const FileRecorder<F, G, S>*) { return S::precision; }
-template <class R> formats::Precision precision_of_recorder() { return precision_of_recorder_impl(static_cast<const R*>(nullptr)); }
+template <formats::Format F, bool G, class S>
+formats::Precision precision_of_recorder_impl(const FileRecorder<F, G, S>*) {
+  return S::precision;
+}
+template <class R> formats::Precision precision_of_recorder() {
+  return precision_of_recorder_impl(static_cast<const R*>(nullptr));
+}
 
 TYPED_TEST(RecorderTest, ArbitraryRecordsRoundTrip) {
   TempDir dir("rec");
@@ -48,7 +56,8 @@ TYPED_TEST(RecorderTest, ModuleSavedOnAutodiffLoadsOnCpu) {
   auto x = Tensor<Cpu, 4>::random({3, 2, 6, 6}, Distribution::Default);
   auto expected = trained.valid().forward(x).to_data();
   bool half = precision_of_recorder<TypeParam>() == formats::Precision::Half;
-  loaded.forward(x).to_data().assert_approx_eq(expected, half ? Tolerance::rel_abs(2e-2, 2e-2) : Tolerance::rel_abs(1e-6, 1e-6));
+  loaded.forward(x).to_data().assert_approx_eq(expected,
+                                               half ? Tolerance::rel_abs(2e-2, 2e-2) : Tolerance::rel_abs(1e-6, 1e-6));
   EXPECT_EQ(loaded.layers[1].weight.id(), trained.layers[1].weight.id());
   EXPECT_EQ(loaded.layers[1].weight.val().dtype(), DType::F32);  // converted back to the module's dtype
 }
@@ -63,7 +72,8 @@ void edit_file(const std::string& file, const std::function<void(std::string&)>&
 }
 
 /// Loading must throw a scorch::Error naming file, leaving model unchanged.
-template <class R> void expect_bad_file(const Net<Cpu>& model, const std::string& path, const R& recorder, const std::string& what) {
+template <class R>
+void expect_bad_file(const Net<Cpu>& model, const std::string& path, const R& recorder, const std::string& what) {
   auto before = model.layers[0].weight.val().to_data();
   try {
     (void)model.load_file(path, recorder, Cpu::Device{});
@@ -88,7 +98,7 @@ TYPED_TEST(RecorderTest, TruncatedAndFlippedFilesAreClearErrors) {
   bool text = TypeParam::extension() == "json";
   edit_file(file, [&](std::string& b) {
     if (text) b[b.find("\"item\"") + 1] = '#';  // JSON has no checksum: break its structure
-    else b[b.size() * 3 / 4] ^= 0x5a;         // in the middle of tensor bytes
+    else b[b.size() * 3 / 4] ^= 0x5a;           // in the middle of tensor bytes
   });
   EXPECT_EQ(std::filesystem::file_size(file), original);
   expect_bad_file(model, dir.file("model"), recorder, "flipped");
@@ -120,7 +130,8 @@ TEST(Recorder, BinBytesReadsWhatBinFileWrote) {
   std::string file = BinFileRecorder<DoublePrecisionSettings>{}.record(original, dir.file("embedded"));
   std::ifstream in(file, std::ios::binary);
   std::vector<unsigned char> embedded((std::istreambuf_iterator<char>(in)), {});
-  expect_same_record(original, BinBytesRecorder<>{}.load(std::span<const unsigned char>(embedded)), formats::Precision::Double);
+  expect_same_record(original, BinBytesRecorder<>{}.load(std::span<const unsigned char>(embedded)),
+                     formats::Precision::Double);
   embedded[embedded.size() / 2] ^= 1;
   EXPECT_THROW((void)BinBytesRecorder<>{}.load(std::span<const unsigned char>(embedded)), FormatError);
 }

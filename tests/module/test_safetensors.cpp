@@ -63,14 +63,16 @@ TEST(Safetensors, RoundTripAndHalfPrecision) {
   EXPECT_EQ(half.at("conv").get_tensor("weight").data.dtype(), DType::F16);
   auto from_half = Net<Cpu>::make().load_file(dir.file("half"), SafetensorsFileRecorder<>{}, Cpu::Device{});
   EXPECT_EQ(from_half.conv.weight.val().dtype(), DType::F32);
-  from_half.conv.weight.val().to_data().assert_approx_eq(net.conv.weight.val().to_data(), Tolerance::rel_abs(1e-3, 1e-3));
+  from_half.conv.weight.val().to_data().assert_approx_eq(net.conv.weight.val().to_data(),
+                                                         Tolerance::rel_abs(1e-3, 1e-3));
 }
 
 TEST(Safetensors, KeyRemapsRenameBeforeLoading) {
   TempDir dir("st-remap");
   Wrapped<Cpu> wrapped{Net<Cpu>::make()};
   wrapped.save_file(dir.file("wrapped"), SafetensorsFileRecorder<>{});
-  EXPECT_THROW((void)Net<Cpu>::make().load_file(dir.file("wrapped"), SafetensorsFileRecorder<>{}, Cpu::Device{}), FormatError);
+  EXPECT_THROW((void)Net<Cpu>::make().load_file(dir.file("wrapped"), SafetensorsFileRecorder<>{}, Cpu::Device{}),
+               FormatError);
   auto recorder = SafetensorsFileRecorder<>{}.with_key_remap("^inner\\.(.*)", "$1");
   auto net = Net<Cpu>::make().load_file(dir.file("wrapped"), recorder, Cpu::Device{});
   net.conv.bias.val().to_data().assert_eq(wrapped.inner.conv.bias.val().to_data());

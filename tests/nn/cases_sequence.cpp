@@ -6,7 +6,9 @@ namespace {
 
 using Outs = std::vector<Tensor<AD, 1>>;
 
-nn::TransformerEncoderConfig encoder_config(bool norm_first) { return nn::TransformerEncoderConfig(8, 16, 2, 2).with_dropout(0.0).with_norm_first(norm_first); }
+nn::TransformerEncoderConfig encoder_config(bool norm_first) {
+  return nn::TransformerEncoderConfig(8, 16, 2, 2).with_dropout(0.0).with_norm_first(norm_first);
+}
 
 void add_attention(CaseTable& t) {
   t["mha_self"] = [](const CaseInputs& in) {
@@ -27,7 +29,8 @@ void add_attention(CaseTable& t) {
                        [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0), in.f<3>(1), in.b<2>(2)))}; });
   };
   t["pwff"] = [](const CaseInputs& in) {
-    return module_case(in, nn::PositionWiseFeedForwardConfig(6, 10).with_dropout(0.0).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; });
+    return module_case(in, nn::PositionWiseFeedForwardConfig(6, 10).with_dropout(0.0).init<AD>(),
+                       [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; });
   };
   for (bool norm_first : {false, true})
     t[norm_first ? "transformer_encoder_norm_first" : "transformer_encoder"] = [norm_first](const CaseInputs& in) {
@@ -63,9 +66,13 @@ void add_recurrent(CaseTable& t) {
       return Outs{flat(out), flat(state.cell), flat(state.hidden)};
     });
   };
-  t["gru"] = [](const CaseInputs& in) { return module_case(in, nn::GruConfig(3, 4).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; }); };
+  t["gru"] = [](const CaseInputs& in) {
+    return module_case(in, nn::GruConfig(3, 4).init<AD>(),
+                       [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; });
+  };
   t["bigru"] = [](const CaseInputs& in) {
-    return module_case(in, nn::BiGruConfig(nn::GruConfig(3, 4)).init<AD>(), [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; });
+    return module_case(in, nn::BiGruConfig(nn::GruConfig(3, 4)).init<AD>(),
+                       [&](const auto& m) { return Outs{flat(m.forward(in.f<3>(0)))}; });
   };
   t["birnn"] = [](const CaseInputs& in) {
     return module_case(in, nn::BiRnnConfig(nn::RnnConfig(3, 4)).init<AD>(), [&](const auto& m) {

@@ -47,7 +47,8 @@ Record params_record(const DataMap& params) {
 
 CaseInputs::CaseInputs(const NnFixture& fx) : fx_(fx) {
   for (size_t i = 0; i < fx.inputs.size(); ++i)
-    if (is_float(fx.inputs[i].dtype())) leaves_[i] = AD::float_set_require_grad(AD::float_from_data(fx.inputs[i], CpuDevice{}), true);
+    if (is_float(fx.inputs[i].dtype()))
+      leaves_[i] = AD::float_set_require_grad(AD::float_from_data(fx.inputs[i], CpuDevice{}), true);
 }
 
 }  // namespace scorch::nntest

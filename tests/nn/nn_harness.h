@@ -79,7 +79,8 @@ template <class M> std::function<DataMap(const AD::Gradients&)> grads_of(const M
 }
 
 /// A case whose outputs come from module m (loaded from the fixture) applied by body.
-template <class M, class F> CaseRun module_case(const CaseInputs& in, const M& fresh, F&& body, bool allow_missing = false) {
+template <class M, class F>
+CaseRun module_case(const CaseInputs& in, const M& fresh, F&& body, bool allow_missing = false) {
   M m = in.load(fresh, allow_missing);
   CaseRun run;
   run.outputs = body(m);
@@ -88,7 +89,9 @@ template <class M, class F> CaseRun module_case(const CaseInputs& in, const M& f
 }
 
 /// t flattened.
-template <size_t D, class K = Float> Tensor<AD, 1, K> flat(const Tensor<AD, D, K>& t) { return t.template reshape<1>({-1}); }
+template <size_t D, class K = Float> Tensor<AD, 1, K> flat(const Tensor<AD, D, K>& t) {
+  return t.template reshape<1>({-1});
+}
 
 using CaseFn = std::function<CaseRun(const CaseInputs&)>;
 /// Case name → body.

@@ -51,8 +51,10 @@ constexpr Tolerance kTolerance{2e-3, 2e-4};
 void expect_close(const TensorData& expected, const TensorData& actual, const std::string& what) {
   SCOPED_TRACE(what);
   auto e = expected.convert(DType::F64), a = actual.convert(DType::F64);
-  ASSERT_EQ(e.shape().num_elements(), a.shape().num_elements()) << "expected " << e.shape().to_string() << ", got " << a.shape().to_string();
-  TensorData(e.to_vector<double>(), {e.shape().num_elements()}).assert_approx_eq(TensorData(a.to_vector<double>(), {a.shape().num_elements()}), kTolerance);
+  ASSERT_EQ(e.shape().num_elements(), a.shape().num_elements())
+      << "expected " << e.shape().to_string() << ", got " << a.shape().to_string();
+  TensorData(e.to_vector<double>(), {e.shape().num_elements()})
+      .assert_approx_eq(TensorData(a.to_vector<double>(), {a.shape().num_elements()}), kTolerance);
 }
 
 class NnFixtureTest : public ::testing::TestWithParam<std::string> {};
@@ -67,7 +69,8 @@ TEST_P(NnFixtureTest, MatchesPyTorch) {
   CaseInputs in(fx);
   CaseRun run = cases().at(fx.name)(in);
   ASSERT_EQ(run.outputs.size(), fx.outputs.size());
-  for (size_t k = 0; k < fx.outputs.size(); ++k) expect_close(fx.outputs[k], run.outputs[k].to_data(), "output " + std::to_string(k));
+  for (size_t k = 0; k < fx.outputs.size(); ++k)
+    expect_close(fx.outputs[k], run.outputs[k].to_data(), "output " + std::to_string(k));
   for (const auto& [name, data] : fx.extras) {
     ASSERT_TRUE(run.extras.count(name)) << "missing extra " << name;
     expect_close(data, run.extras.at(name), "extra " + name);
@@ -99,7 +102,8 @@ std::vector<std::string> case_names() {
   for (const auto& f : fixtures()) names.push_back(f.name);
   return names;
 }
-INSTANTIATE_TEST_SUITE_P(PyTorch, NnFixtureTest, ::testing::ValuesIn(case_names()), [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(PyTorch, NnFixtureTest, ::testing::ValuesIn(case_names()),
+                         [](const auto& info) { return info.param; });
 
 TEST(NnFixtures, EveryFixtureHasACaseAndEveryCaseAFixture) {
   std::set<std::string> fixture_names;

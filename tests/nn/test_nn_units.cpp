@@ -39,9 +39,19 @@ TEST(Initializers, XavierNormalOrthogonalAndErrors) {
   auto gram = values(q.matmul(q.transpose()).to_data());
   for (size_t i = 0; i < 6; ++i)
     for (size_t j = 0; j < 6; ++j) EXPECT_NEAR(gram[i * 6 + j], i == j ? 1.0 : 0.0, 1e-5);
-  testing::expect_error<ValueError>([] { (void)nn::Initializer::kaiming_normal().tensor<Cpu, 2>({3, 3}, std::nullopt, 3); }, "[Initializer::KaimingNormal]");
-  testing::expect_error<ValueError>([] { (void)nn::Initializer::xavier_uniform().tensor<Cpu, 2>({3, 3}, 3, std::nullopt); }, "[Initializer::XavierUniform]");
-  testing::expect_error<ValueError>([] { (void)nn::Initializer::orthogonal().tensor<Cpu, 1>({3}, std::nullopt, std::nullopt); }, "[Initializer::Orthogonal]");
+  testing::expect_error<ValueError>(
+      [] {
+        (void)nn::Initializer::kaiming_normal().tensor<Cpu, 2>({3, 3}, std::nullopt, 3);
+      },
+      "[Initializer::KaimingNormal]");
+  testing::expect_error<ValueError>(
+      [] {
+        (void)nn::Initializer::xavier_uniform().tensor<Cpu, 2>({3, 3}, 3, std::nullopt);
+      },
+      "[Initializer::XavierUniform]");
+  testing::expect_error<ValueError>(
+      [] { (void)nn::Initializer::orthogonal().tensor<Cpu, 1>({3}, std::nullopt, std::nullopt); },
+      "[Initializer::Orthogonal]");
 }
 
 TEST(Dropout, ActiveOnlyOnAutodiffBackends) {
@@ -76,7 +86,8 @@ TEST(Dropout, GaussianNoiseAndRReluFollowTheBackend) {
 
 TEST(BatchNorm, TrainsOnAutodiffAndInfersWithRunningStatistics) {
   auto bn = nn::BatchNormConfig(2).with_momentum(0.5).init<AD>();
-  auto x = Tensor<AD, 3>::from_data(TensorData(std::vector<float>{1, 2, 3, 10, 20, 30, 5, 6, 7, 40, 50, 60}, {2, 2, 3}));
+  auto x =
+      Tensor<AD, 3>::from_data(TensorData(std::vector<float>{1, 2, 3, 10, 20, 30, 5, 6, 7, 40, 50, 60}, {2, 2, 3}));
   (void)bn.forward(x);
   auto mean = values(bn.running_mean.value().to_data());
   EXPECT_NEAR(mean[0], 0.5 * 4.0, 1e-5);
@@ -87,7 +98,8 @@ TEST(BatchNorm, TrainsOnAutodiffAndInfersWithRunningStatistics) {
   auto fresh = nn::BatchNormConfig(2).init<Cpu>().load_record(inference.into_record());
   EXPECT_TRUE(fresh.running_var.value().to_data() == inference.running_var.value().to_data());
   auto y = inference.forward(x.inner());
-  auto expected = (x.inner() - bn.running_mean.value().inner().reshape<3>({1, 2, 1})) / (bn.running_var.value().inner().reshape<3>({1, 2, 1}) + 1e-5).sqrt();
+  auto expected = (x.inner() - bn.running_mean.value().inner().reshape<3>({1, 2, 1})) /
+                  (bn.running_var.value().inner().reshape<3>({1, 2, 1}) + 1e-5).sqrt();
   y.to_data().assert_approx_eq(expected.to_data());
 }
 
@@ -106,7 +118,8 @@ TEST(Attention, AutoregressiveCacheEqualsCausalForward) {
   auto decoder = nn::TransformerDecoderConfig(16, 32, 4, 2).with_dropout(0.0).init<Cpu>();
   auto target = Tensor<Cpu, 3>::random({2, 5, 16}, Distribution::Default);
   auto memory = Tensor<Cpu, 3>::random({2, 3, 16}, Distribution::Default);
-  auto full = decoder.forward(nn::TransformerDecoderInput<Cpu>(target, memory).with_target_mask_attn(nn::generate_autoregressive_mask<Cpu>(2, 5)));
+  auto full = decoder.forward(nn::TransformerDecoderInput<Cpu>(target, memory)
+                                  .with_target_mask_attn(nn::generate_autoregressive_mask<Cpu>(2, 5)));
   auto cache = decoder.new_autoregressive_cache();
   for (int64_t t = 0; t < 5; ++t) {
     auto step = target.slice_dim(1, Slice(t));
@@ -114,10 +127,13 @@ TEST(Attention, AutoregressiveCacheEqualsCausalForward) {
     out.to_data().assert_approx_eq(full.slice_dim(1, Slice(t)).to_data(), Tolerance{1e-4, 1e-5});
   }
   auto encoder = nn::TransformerEncoderConfig(16, 32, 4, 1).with_dropout(0.0).with_norm_first(true).init<Cpu>();
-  auto causal = encoder.forward(nn::TransformerEncoderInput<Cpu>(target).with_mask_attn(nn::generate_autoregressive_mask<Cpu>(2, 5)));
+  auto causal = encoder.forward(
+      nn::TransformerEncoderInput<Cpu>(target).with_mask_attn(nn::generate_autoregressive_mask<Cpu>(2, 5)));
   auto enc_cache = encoder.new_autoregressive_cache();
-  auto first = encoder.forward_autoregressive_inference(nn::TransformerEncoderInput<Cpu>(target.slice_dim(1, Slice(0, 3))), enc_cache);
-  auto rest = encoder.forward_autoregressive_inference(nn::TransformerEncoderInput<Cpu>(target.slice_dim(1, Slice(3, 5))), enc_cache);
+  auto first = encoder.forward_autoregressive_inference(
+      nn::TransformerEncoderInput<Cpu>(target.slice_dim(1, Slice(0, 3))), enc_cache);
+  auto rest = encoder.forward_autoregressive_inference(
+      nn::TransformerEncoderInput<Cpu>(target.slice_dim(1, Slice(3, 5))), enc_cache);
   Tensor<Cpu, 3>::cat({first, rest}, 1).to_data().assert_approx_eq(causal.to_data(), Tolerance{1e-4, 1e-5});
 }
 
@@ -131,7 +147,8 @@ TEST(Attention, WeightsAndFusedContextAgree) {
   out.context.to_data().assert_approx_eq(mha.forward_context(in).to_data(), Tolerance{1e-4, 1e-6});
   auto padded_weights = values(out.weights.slice_dim(0, Slice(1)).slice_dim(3, Slice(2, 4)).to_data());
   for (double w : padded_weights) EXPECT_LT(w, 1e-6);
-  testing::expect_error<ValueError>([] { (void)nn::MultiHeadAttentionConfig(10, 3).init<Cpu>(); }, "[MultiHeadAttentionConfig::init]");
+  testing::expect_error<ValueError>([] { (void)nn::MultiHeadAttentionConfig(10, 3).init<Cpu>(); },
+                                    "[MultiHeadAttentionConfig::init]");
 }
 
 TEST(Attention, CrossAttentionCacheReusesTheContext) {
@@ -140,14 +157,24 @@ TEST(Attention, CrossAttentionCacheReusesTheContext) {
   auto q = Tensor<Cpu, 3>::random({2, 3, 8}, Distribution::Default);
   nn::CrossAttentionCache<Cpu> cache;
   auto first = ca.forward_cache(q.slice_dim(1, Slice(0, 2)), context, cache);
-  auto second = ca.forward_cache(q.slice_dim(1, Slice(2, 3)), Tensor<Cpu, 3>::zeros({2, 5, 6}), cache);  // context ignored: cached
-  Tensor<Cpu, 3>::cat({first, second}, 1).to_data().assert_approx_eq(ca.forward(q, context).to_data(), Tolerance{1e-5, 1e-6});
-  testing::expect_error<ValueError>([] { (void)nn::CrossAttentionConfig(8, 6, 4, 3, 2).init<Cpu>(); }, "[CrossAttentionConfig::init]");
-  testing::expect_error<ShapeError>([&] { (void)ca.forward(Tensor<Cpu, 3>::ones({2, 3, 7}), context); }, "[CrossAttention::forward]");
+  auto second = ca.forward_cache(q.slice_dim(1, Slice(2, 3)), Tensor<Cpu, 3>::zeros({2, 5, 6}),
+                                 cache);  // context ignored: cached
+  Tensor<Cpu, 3>::cat({first, second}, 1)
+      .to_data()
+      .assert_approx_eq(ca.forward(q, context).to_data(), Tolerance{1e-5, 1e-6});
+  testing::expect_error<ValueError>([] { (void)nn::CrossAttentionConfig(8, 6, 4, 3, 2).init<Cpu>(); },
+                                    "[CrossAttentionConfig::init]");
+  testing::expect_error<ShapeError>(
+      [&] {
+        (void)ca.forward(Tensor<Cpu, 3>::ones({2, 3, 7}), context);
+      },
+      "[CrossAttention::forward]");
 }
 
 TEST(Configs, SaveAndLoadAsJson) {
-  auto enc = nn::TransformerEncoderConfig(64, 128, 4, 3).with_norm_first(true).with_activation(nn::ActivationConfig::of(nn::ActivationKind::Silu));
+  auto enc = nn::TransformerEncoderConfig(64, 128, 4, 3)
+                 .with_norm_first(true)
+                 .with_activation(nn::ActivationConfig::of(nn::ActivationKind::Silu));
   EXPECT_EQ(nn::TransformerEncoderConfig::from_json(enc.to_json()), enc);
   auto lstm = nn::LstmConfig(3, 4).with_clip(2.5).with_initializer(nn::Initializer::orthogonal(0.5));
   EXPECT_EQ(nn::LstmConfig::from_json(lstm.to_json()), lstm);
@@ -157,31 +184,68 @@ TEST(Configs, SaveAndLoadAsJson) {
 }
 
 TEST(Errors, NameTheLayerAndTheShapes) {
-  testing::expect_error<ValueError>([] { (void)nn::Conv2dConfig({3, 8}, {3, 3}).with_groups(2).init<Cpu>(); }, "[ConvConfig::init]");
-  testing::expect_error<ValueError>([] { (void)nn::Conv2dConfig({2, 2}, {3, 3}).with_stride({2, 2}).with_padding(nn::PaddingConfig::same()).init<Cpu>().forward(Tensor<Cpu, 4>::ones({1, 2, 5, 5})); },
-                                    "[Conv::forward]");
+  testing::expect_error<ValueError>(
+      [] {
+        (void)nn::Conv2dConfig({3, 8}, {3, 3}).with_groups(2).init<Cpu>();
+      },
+      "[ConvConfig::init]");
+  testing::expect_error<ValueError>(
+      [] {
+        (void)nn::Conv2dConfig({2, 2}, {3, 3})
+            .with_stride({2, 2})
+            .with_padding(nn::PaddingConfig::same())
+            .init<Cpu>()
+            .forward(Tensor<Cpu, 4>::ones({1, 2, 5, 5}));
+      },
+      "[Conv::forward]");
   auto emb = nn::EmbeddingConfig(4, 2).init<Cpu>();
-  testing::expect_error<ValueError>([&] { (void)emb.forward(Tensor<Cpu, 2, Int>::from_data(TensorData(std::vector<int64_t>{1, 4}, {1, 2}))); }, "[Embedding::forward]");
+  testing::expect_error<ValueError>(
+      [&] {
+        (void)emb.forward(Tensor<Cpu, 2, Int>::from_data(TensorData(std::vector<int64_t>{1, 4}, {1, 2})));
+      },
+      "[Embedding::forward]");
   auto ce = nn::CrossEntropyLossConfig().init<Cpu>();
-  testing::expect_error<ShapeError>([&] { (void)ce.forward(Tensor<Cpu, 2>::ones({3, 4}), Tensor<Cpu, 1, Int>::ones({2})); }, "[CrossEntropyLoss::forward]");
+  testing::expect_error<ShapeError>(
+      [&] {
+        (void)ce.forward(Tensor<Cpu, 2>::ones({3, 4}), Tensor<Cpu, 1, Int>::ones({2}));
+      },
+      "[CrossEntropyLoss::forward]");
   auto lstm = nn::LstmConfig(3, 4).init<Cpu>();
   testing::expect_error<ShapeError>([&] { (void)lstm.forward(Tensor<Cpu, 3>::ones({2, 5, 2})); }, "[Lstm::forward]");
-  testing::expect_error<ShapeError>([] { (void)nn::MseLoss{}.forward(Tensor<Cpu, 2>::ones({2, 2}), Tensor<Cpu, 2>::ones({2, 3})); }, "[MseLoss::forward]");
+  testing::expect_error<ShapeError>(
+      [] {
+        (void)nn::MseLoss{}.forward(Tensor<Cpu, 2>::ones({2, 2}), Tensor<Cpu, 2>::ones({2, 3}));
+      },
+      "[MseLoss::forward]");
   testing::expect_error<ValueError>([] { (void)nn::Interpolate2dConfig().init(); }, "[InterpolateConfig::init]");
   auto deform = nn::DeformConv2dConfig({2, 2}, {3, 3}).init<Cpu>();
   auto x = Tensor<Cpu, 4>::ones({1, 2, 5, 5});
-  testing::expect_error<ShapeError>([&] { (void)deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 2, 3})); }, "[DeformConv2d::forward] offset [1, 18, 2, 3] must be [1, 18, 3, 3]");
-  testing::expect_error<ShapeError>([&] { (void)deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 3, 3}), Tensor<Cpu, 4>::ones({1, 8, 3, 3})); }, "[DeformConv2d::forward] mask");
+  testing::expect_error<ShapeError>(
+      [&] {
+        (void)deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 2, 3}));
+      },
+      "[DeformConv2d::forward] offset [1, 18, 2, 3] must be [1, 18, 3, 3]");
+  testing::expect_error<ShapeError>(
+      [&] {
+        (void)deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 3, 3}), Tensor<Cpu, 4>::ones({1, 8, 3, 3}));
+      },
+      "[DeformConv2d::forward] mask");
   auto plain_conv = nn::Conv2dConfig({2, 2}, {3, 3}).init<Cpu>();
   deform.weight = plain_conv.weight, deform.bias = plain_conv.bias;
-  deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 3, 3})).to_data().assert_approx_eq(plain_conv.forward(x).to_data(), Tolerance{1e-5, 1e-6});
+  deform.forward(x, Tensor<Cpu, 4>::zeros({1, 18, 3, 3}))
+      .to_data()
+      .assert_approx_eq(plain_conv.forward(x).to_data(), Tolerance{1e-5, 1e-6});
 }
 
 TEST(Normalization, ChoiceFromConfigMatchesTheLayer) {
   auto x = Tensor<Cpu, 3>::random({2, 4, 6}, Distribution::Default);
   auto layer = nn::NormalizationConfig().with_kind(nn::NormalizationKind::Layer).with_num_features(6).init<Cpu>();
   layer.forward(x).to_data().assert_approx_eq(nn::LayerNormConfig(6).init<Cpu>().forward(x).to_data());
-  auto group = nn::NormalizationConfig().with_kind(nn::NormalizationKind::Group).with_num_features(4).with_num_groups(2).init<Cpu>();
+  auto group = nn::NormalizationConfig()
+                   .with_kind(nn::NormalizationKind::Group)
+                   .with_num_features(4)
+                   .with_num_groups(2)
+                   .init<Cpu>();
   group.forward(x).to_data().assert_approx_eq(nn::GroupNormConfig(2, 4).init<Cpu>().forward(x).to_data());
   auto identity = nn::NormalizationConfig().with_kind(nn::NormalizationKind::Identity).init<Cpu>();
   EXPECT_TRUE(identity.forward(x).to_data() == x.to_data());
@@ -194,7 +258,8 @@ TEST(Configs, InitWithRecordLoadsTheWeights) {
   auto copy = config.init_with<Cpu>(trained.into_record());
   auto x = Tensor<Cpu, 3>::random({2, 3, 3}, Distribution::Default);
   EXPECT_TRUE(copy.forward(x).first.to_data() == trained.forward(x).first.to_data());
-  testing::expect_error<ShapeError>([&] { (void)nn::LstmConfig(3, 5).init_with<Cpu>(trained.into_record()); }, "[load_record]");
+  testing::expect_error<ShapeError>([&] { (void)nn::LstmConfig(3, 5).init_with<Cpu>(trained.into_record()); },
+                                    "[load_record]");
 }
 
 TEST(Recurrent, ReverseAndSequenceFirstLayouts) {
@@ -206,7 +271,10 @@ TEST(Recurrent, ReverseAndSequenceFirstLayouts) {
   rev.forward(x).to_data().assert_approx_eq(fwd.forward(flipped).flip({1}).to_data(), Tolerance{1e-5, 1e-6});
   auto seq_first = fwd;
   seq_first.batch_first = false;
-  seq_first.forward(x.swap_dims(0, 1)).swap_dims(0, 1).to_data().assert_approx_eq(fwd.forward(x).to_data(), Tolerance{1e-5, 1e-6});
+  seq_first.forward(x.swap_dims(0, 1))
+      .swap_dims(0, 1)
+      .to_data()
+      .assert_approx_eq(fwd.forward(x).to_data(), Tolerance{1e-5, 1e-6});
 }
 
 }  // namespace

@@ -21,11 +21,13 @@ std::pair<Tensor<AD, 3>, Tensor<AD, 1, Int>> image_batch(size_t batch, size_t st
     size_t c = (b * 7 + step * 3) % 10;
     labels[b] = static_cast<int64_t>(c);
     size_t row = (c / 5) * 14 + 3, col = (c % 5) * 5 + 1;
-    for (size_t i = 0; i < 28 * 28; ++i) pixels[b * 784 + i] = static_cast<float>(((i * 31 + b * 17 + step * 5) % 23) / 23.0 * 0.3);
+    for (size_t i = 0; i < 28 * 28; ++i)
+      pixels[b * 784 + i] = static_cast<float>(((i * 31 + b * 17 + step * 5) % 23) / 23.0 * 0.3);
     for (size_t r = row; r < row + 7; ++r)
       for (size_t k = col; k < col + 5; ++k) pixels[b * 784 + r * 28 + k] += 1.0f;
   }
-  return {Tensor<AD, 3>::from_data(TensorData(pixels, {batch, 28, 28})), Tensor<AD, 1, Int>::from_data(TensorData(labels, {batch}))};
+  return {Tensor<AD, 3>::from_data(TensorData(pixels, {batch, 28, 28})),
+          Tensor<AD, 1, Int>::from_data(TensorData(labels, {batch}))};
 }
 
 double mean(const std::vector<double>& v, size_t from, size_t to) {
@@ -76,7 +78,8 @@ std::tuple<Tensor<AD, 2, Int>, Tensor<AD, 2, Bool>, Tensor<AD, 1, Int>> token_ba
   std::vector<int64_t> labels(batch);
   for (size_t b = 0; b < batch; ++b) {
     size_t len = 3 + (b + step) % 4;
-    for (size_t i = 0; i < len; ++i) seqs[b].push_back(static_cast<int64_t>(1 + (b * 5 + i * 3 + step * 7 + i * b) % 7));
+    for (size_t i = 0; i < len; ++i)
+      seqs[b].push_back(static_cast<int64_t>(1 + (b * 5 + i * 3 + step * 7 + i * b) % 7));
     labels[b] = seqs[b][0] < 4 ? 1 : 0;
   }
   auto padded = nn::generate_padding_mask<AD>(0, seqs, std::nullopt);
@@ -86,7 +89,8 @@ std::tuple<Tensor<AD, 2, Int>, Tensor<AD, 2, Bool>, Tensor<AD, 1, Int>> token_ba
 TEST(Training, TransformerClassifierLossFalls) {
   AD::seed(2);
   auto settings = nn::TransformerEncoderConfig(32, 64, 4, 2).with_dropout(0.0).with_norm_first(true);
-  TextClassifier<AD> model{nn::EmbeddingConfig(8, 32).init<AD>(), nn::PositionalEncodingConfig(32).with_max_sequence_size(16).init<AD>(), settings.init<AD>(),
+  TextClassifier<AD> model{nn::EmbeddingConfig(8, 32).init<AD>(),
+                           nn::PositionalEncodingConfig(32).with_max_sequence_size(16).init<AD>(), settings.init<AD>(),
                            nn::LinearConfig(32, 2).init<AD>()};
   auto optim = optim::AdamWConfig().with_weight_decay(0.01).init();
   auto scheduler = optim::LinearLrSchedulerConfig(0.005, 0.001, 60).init();

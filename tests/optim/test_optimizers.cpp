@@ -34,21 +34,30 @@ constexpr Tolerance kTolerance{1e-4, 1e-6};
 template <class Optim> void run_fixture(const std::string& name, Optim optim) {
   SCOPED_TRACE(name);
   const auto& c = find_case(name);
-  TwoParams<Cpu> model{Param(Tensor<Cpu, 2>::from_data(conformance::decode_tensor(c["params"][0]))), Param(Tensor<Cpu, 1>::from_data(conformance::decode_tensor(c["params"][1])))};
+  TwoParams<Cpu> model{Param(Tensor<Cpu, 2>::from_data(conformance::decode_tensor(c["params"][0]))),
+                       Param(Tensor<Cpu, 1>::from_data(conformance::decode_tensor(c["params"][1])))};
   for (size_t t = 0; t < c["lrs"].size(); ++t) {
     GradientsParams grads;
     grads.register_grad(model.a.id(), Tensor<Cpu, 2>::from_data(conformance::decode_tensor(c["grads"][t][0])));
     grads.register_grad(model.b.id(), Tensor<Cpu, 1>::from_data(conformance::decode_tensor(c["grads"][t][1])));
     model = optim.step(c["lrs"][t].get<double>(), model, std::move(grads));
-    conformance::decode_tensor(c["expected"][t][0]).convert(DType::F32).assert_approx_eq(model.a.val().to_data(), kTolerance);
-    conformance::decode_tensor(c["expected"][t][1]).convert(DType::F32).assert_approx_eq(model.b.val().to_data(), kTolerance);
+    conformance::decode_tensor(c["expected"][t][0])
+        .convert(DType::F32)
+        .assert_approx_eq(model.a.val().to_data(), kTolerance);
+    conformance::decode_tensor(c["expected"][t][1])
+        .convert(DType::F32)
+        .assert_approx_eq(model.b.val().to_data(), kTolerance);
   }
 }
 
 TEST(Optimizers, SgdMatchesPyTorch) {
   run_fixture("sgd", SgdConfig().init());
-  run_fixture("sgd_momentum", SgdConfig().with_momentum(MomentumConfig().with_momentum(0.9).with_dampening(0.1)).with_weight_decay(WeightDecayConfig(0.01)).init());
-  run_fixture("sgd_nesterov", SgdConfig().with_momentum(MomentumConfig().with_dampening(0.0).with_nesterov(true)).init());
+  run_fixture("sgd_momentum", SgdConfig()
+                                  .with_momentum(MomentumConfig().with_momentum(0.9).with_dampening(0.1))
+                                  .with_weight_decay(WeightDecayConfig(0.01))
+                                  .init());
+  run_fixture("sgd_nesterov",
+              SgdConfig().with_momentum(MomentumConfig().with_dampening(0.0).with_nesterov(true)).init());
   run_fixture("sgd_clip_value", SgdConfig().with_gradient_clipping(GradientClippingConfig::value(0.05)).init());
   run_fixture("sgd_clip_norm", SgdConfig().with_gradient_clipping(GradientClippingConfig::norm(0.5)).init());
 }
@@ -63,7 +72,8 @@ TEST(Optimizers, AdamAndAdamWMatchPyTorch) {
 TEST(Optimizers, AdaGradRmsPropAdanMatchReference) {
   run_fixture("adagrad", AdaGradConfig().with_lr_decay(0.01).with_weight_decay(WeightDecayConfig(0.01)).init());
   run_fixture("rmsprop", RmsPropConfig().init());
-  run_fixture("rmsprop_centered", RmsPropConfig().with_momentum(0.0).with_centered(true).with_weight_decay(WeightDecayConfig(0.01)).init());
+  run_fixture("rmsprop_centered",
+              RmsPropConfig().with_momentum(0.0).with_centered(true).with_weight_decay(WeightDecayConfig(0.01)).init());
   run_fixture("adan", AdanConfig().with_weight_decay(0.02).init());
   run_fixture("adan_no_prox", AdanConfig().with_weight_decay(0.02).with_no_prox(true).init());
 }
@@ -93,7 +103,9 @@ LbfgsConfig lbfgs_config(const nlohmann::json& o) {
       .with_line_search_fn(o["line_search_fn"].is_null() ? LineSearch::None : LineSearch::StrongWolfe);
 }
 
-std::vector<double> values(const nlohmann::json& t) { return conformance::decode_tensor(t).convert(DType::F64).to_vector<double>(); }
+std::vector<double> values(const nlohmann::json& t) {
+  return conformance::decode_tensor(t).convert(DType::F64).to_vector<double>();
+}
 
 TEST(Optimizers, LbfgsMatchesPyTorchInDouble) {
   for (const char* name : {"lbfgs", "lbfgs_wolfe"}) {
@@ -127,7 +139,9 @@ TEST(Optimizers, LbfgsStepsAModuleThroughAutodiff) {
   };
   for (const auto& expected : c["expected"]) {
     model = optim.step(model, loss);
-    conformance::decode_tensor(expected).convert(DType::F32).assert_approx_eq(model.x.val().to_data(), Tolerance{1e-3, 1e-4});
+    conformance::decode_tensor(expected)
+        .convert(DType::F32)
+        .assert_approx_eq(model.x.val().to_data(), Tolerance{1e-3, 1e-4});
   }
 }
 
@@ -157,7 +171,8 @@ TEST(Optimizers, GradientsParamsFromAutodiffGradients) {
   EXPECT_THROW(wrong_backend(), DTypeError);
   GradientsAccumulator<TwoParams<AD>> acc;
   acc.accumulate(model, std::move(grads));
-  acc.accumulate(model, GradientsParams::from_grads(((model.a.val() * 3.0).sum() + model.b.val().sum()).backward(), model));
+  acc.accumulate(model,
+                 GradientsParams::from_grads(((model.a.val() * 3.0).sum() + model.b.val().sum()).backward(), model));
   auto summed = acc.grads();
   auto six = Tensor<Cpu, 2>::full({3, 4}, Scalar(6.0));
   auto sum_a = summed.get<Cpu, 2>(model.a.id());

@@ -17,7 +17,9 @@ template <class B> struct Mlp {
   nn::LayerNorm<B> norm;
   nn::Linear<B> output;
   SCORCH_MODULE(Mlp, input, norm, output)
-  Tensor<B, 2> forward(const Tensor<B, 2>& x) const { return output.forward(activation::gelu(norm.forward(input.forward(x)))); }
+  Tensor<B, 2> forward(const Tensor<B, 2>& x) const {
+    return output.forward(activation::gelu(norm.forward(input.forward(x))));
+  }
 };
 
 Mlp<AD> fresh_model() {
@@ -32,7 +34,13 @@ std::pair<Tensor<AD, 2>, Tensor<AD, 1, Int>> batch(size_t t) {
   for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<int64_t>((i + t) % 3);
   return {Tensor<AD, 2>::from_data(TensorData(x, {8, 6})), Tensor<AD, 1, Int>::from_data(TensorData(y, {8}))};
 }
-auto make_optim() { return AdamWConfig().with_weight_decay(0.01).with_amsgrad(true).with_grad_clipping(GradientClippingConfig::norm(1.0)).init(); }
+auto make_optim() {
+  return AdamWConfig()
+      .with_weight_decay(0.01)
+      .with_amsgrad(true)
+      .with_grad_clipping(GradientClippingConfig::norm(1.0))
+      .init();
+}
 auto make_scheduler() { return CosineAnnealingLrSchedulerConfig(0.05, 12).with_min_lr(0.001).init(); }
 
 template <class Optim> Mlp<AD> train(Mlp<AD> model, Optim& optim, LrScheduler& scheduler, size_t from, size_t to) {
@@ -64,8 +72,10 @@ TEST(Resume, SavedTrainingContinuesBitIdentically) {
   auto loaded_sched = make_scheduler();
   loaded_sched->load_record(DefaultFileRecorder<>{}.load(dir.file("scheduler")));
   AD::seed(99);  // a different initialisation, overwritten by the load
-  auto blank = Mlp<AD>{nn::LinearConfig(6, 16).init<AD>(), nn::LayerNormConfig(16).init<AD>(), nn::LinearConfig(16, 3).init<AD>()};
-  auto resumed = train(blank.load_file(dir.file("model"), DefaultFileRecorder<>{}, CpuDevice{}), loaded_optim, *loaded_sched, n, n + m);
+  auto blank = Mlp<AD>{nn::LinearConfig(6, 16).init<AD>(), nn::LayerNormConfig(16).init<AD>(),
+                       nn::LinearConfig(16, 3).init<AD>()};
+  auto resumed = train(blank.load_file(dir.file("model"), DefaultFileRecorder<>{}, CpuDevice{}), loaded_optim,
+                       *loaded_sched, n, n + m);
 
   auto a = straight.into_record(), b = resumed.into_record();
   EXPECT_TRUE(a.find("input")->at("weight").as_tensor().data == b.find("input")->at("weight").as_tensor().data);

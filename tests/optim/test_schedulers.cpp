@@ -13,7 +13,9 @@ using namespace scorch::optim;
 std::unique_ptr<LrScheduler> make(const std::string& name) {
   auto linear = LinearLrSchedulerConfig(0.1, 0.01, 8);
   auto cosine = CosineAnnealingLrSchedulerConfig(0.1, 8).with_min_lr(0.001);
-  auto composed = [&](SchedulerReduction r) { return ComposedLrSchedulerConfig().linear(linear).cosine(cosine).with_reduction(r).init(); };
+  auto composed = [&](SchedulerReduction r) {
+    return ComposedLrSchedulerConfig().linear(linear).cosine(cosine).with_reduction(r).init();
+  };
   if (name == "constant") return std::make_unique<ConstantLr>(0.1);
   if (name == "linear") return linear.init();
   if (name == "cosine") return cosine.init();

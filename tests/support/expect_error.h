@@ -12,9 +12,7 @@ template <class E, class F> void expect_error(F f, const std::string& prefix) {
   try {
     f();
     ADD_FAILURE() << "no error; expected " << prefix;
-  } catch (const E& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what();
-  }
+  } catch (const E& e) { EXPECT_EQ(std::string(e.what()).rfind(prefix, 0), 0u) << e.what(); }
 }
 
 /// f throws E and its message contains every one of parts.
@@ -23,7 +21,8 @@ template <class E, class F> void expect_error_mentions(F f, const std::vector<st
     f();
     ADD_FAILURE() << "no error; expected one mentioning " << parts.front();
   } catch (const E& e) {
-    for (const auto& part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what() << "\n  lacks: " << part;
+    for (const auto& part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what() << "\n  lacks: " << part;
   }
 }
 

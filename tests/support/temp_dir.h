@@ -10,7 +10,8 @@ namespace scorch::testing {
 class TempDir {
  public:
   explicit TempDir(const std::string& name = "test")
-      : path_(std::filesystem::temp_directory_path() / ("scorch-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++))) {
+      : path_(std::filesystem::temp_directory_path() /
+              ("scorch-" + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++))) {
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -17,9 +17,10 @@ TEST(ThreadPool, CoversEveryIndexOnceAndRethrows) {
     for (size_t i = b; i < e; ++i) hits[i]++;
   });
   for (auto& h : hits) ASSERT_EQ(h.load(), 1);
-  EXPECT_THROW(cpu::parallel_for(1 << 20, 1, [](size_t b, size_t) {
-                 if (b > 0) throw ValueError("test", "boom");
-               }),
+  EXPECT_THROW(cpu::parallel_for(1 << 20, 1,
+                                 [](size_t b, size_t) {
+                                   if (b > 0) throw ValueError("test", "boom");
+                                 }),
                ValueError);
   cpu::parallel_for(10, 1, [](size_t, size_t) {});  // still usable afterwards
 }

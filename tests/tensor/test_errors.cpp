@@ -23,7 +23,8 @@ TEST(Errors, ShapesAreNamed) {
   expect_error<ShapeError>([&] { T2::cat({a, b}, 0); }, "[cat] tensor 1 has shape [4, 5]");
   expect_error<ShapeError>([&] { a.slice_assign({Slice(0, 1)}, T2::zeros({2, 2})); }, "[slice_assign] values [2, 2]");
   expect_error<ShapeError>([&] { T2::from_data({{1., 2.}, {3.}}); }, "[from_data] ragged literal");
-  expect_error<ShapeError>([&] { T2::from_data(TensorData(std::vector<float>{1.f}, Shape{1})); }, "[from_data] shape [1] has rank 1");
+  expect_error<ShapeError>([&] { T2::from_data(TensorData(std::vector<float>{1.f}, Shape{1})); },
+                           "[from_data] shape [1] has rank 1");
   expect_error<ShapeError>([&] { a.narrow(1, 2, 2); }, "[narrow] start 2 + length 2 exceeds");
   expect_error<ShapeError>([&] { a.expand<2>({4, 3}); }, "[expand] cannot expand [2, 3]");
   expect_error<ShapeError>([&] { T2::zeros({2, 2, 2}); }, "[full] shape [2, 2, 2] has rank 3");
@@ -38,22 +39,51 @@ TEST(Errors, DTypesAndValues) {
   expect_error<ValueError>([&] { i % 0; }, "[remainder_scalar] integer division by zero");
   expect_error<ValueError>([&] { a.slice({Slice(0, 2, 0)}); }, "[slice] slice step is 0");
   expect_error<ValueError>([&] { a.clamp(1.0, 0.0); }, "[clamp] min");
-  expect_error<ValueError>([&] { Tensor<B, 1, Int>::from_data({0, 5}).one_hot(3); }, "[one_hot] a class index is outside [0, 3)");
+  expect_error<ValueError>(
+      [&] {
+        Tensor<B, 1, Int>::from_data({0, 5}).one_hot(3);
+      },
+      "[one_hot] a class index is outside [0, 3)");
   expect_error<ShapeError>([&] { a.into_scalar(); }, "[into_scalar]");
 }
 
 TEST(Errors, IndicesOutOfRange) {
   auto a = T2::zeros({2, 3});
-  expect_error<ShapeError>([&] { a.select(1, Tensor<B, 1, Int>::from_data({0, 3})); }, "[select] index 3 is out of range for a dim of size 3");
-  expect_error<ShapeError>([&] { a.gather(0, Tensor<B, 2, Int>::from_data({{2, 0, 0}})); }, "[gather] index 2 is out of range");
-  expect_error<ShapeError>([&] { a.gather(0, Tensor<B, 2, Int>::zeros({1, 4})); }, "[gather] indices [1, 4] exceed data [2, 3] at dim 1");
-  expect_error<ShapeError>([&] { a.scatter(1, Tensor<B, 2, Int>::zeros({2, 2}), T2::zeros({2, 3})); }, "[scatter] values [2, 3]");
+  expect_error<ShapeError>(
+      [&] {
+        a.select(1, Tensor<B, 1, Int>::from_data({0, 3}));
+      },
+      "[select] index 3 is out of range for a dim of size 3");
+  expect_error<ShapeError>(
+      [&] {
+        a.gather(0, Tensor<B, 2, Int>::from_data({{2, 0, 0}}));
+      },
+      "[gather] index 2 is out of range");
+  expect_error<ShapeError>(
+      [&] {
+        a.gather(0, Tensor<B, 2, Int>::zeros({1, 4}));
+      },
+      "[gather] indices [1, 4] exceed data [2, 3] at dim 1");
+  expect_error<ShapeError>(
+      [&] {
+        a.scatter(1, Tensor<B, 2, Int>::zeros({2, 2}), T2::zeros({2, 3}));
+      },
+      "[scatter] values [2, 3]");
 }
 
 // Kinds restrict methods at compile time.
-template <class T> concept HasExp = requires(T t) { t.exp(); };
-template <class T> concept HasAdd = requires(T t) { t + t; };
-template <class T> concept HasBackward = requires(T t) { t.backward(); };
+template <class T>
+concept HasExp = requires(T t) {
+  t.exp();
+};
+template <class T>
+concept HasAdd = requires(T t) {
+  t + t;
+};
+template <class T>
+concept HasBackward = requires(T t) {
+  t.backward();
+};
 static_assert(HasExp<Tensor<B, 2>>);
 static_assert(!HasExp<Tensor<B, 2, Bool>>);
 static_assert(!HasExp<Tensor<B, 2, Int>>);

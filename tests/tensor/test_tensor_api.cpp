@@ -85,7 +85,8 @@ TEST(TensorApi, StackSplitAndIterDim) {
   auto s = T2::stack<3>({x, x}, 0);
   EXPECT_EQ(s.shape(), (Shape{2, 3, 2}));
   auto mask = Tensor<B, 2, Bool>::tril_mask({3, 3}, 0);
-  EXPECT_EQ(mask.to_data().to_vector<bool>(), (std::vector<bool>{false, true, true, false, false, true, false, false, false}));
+  EXPECT_EQ(mask.to_data().to_vector<bool>(),
+            (std::vector<bool>{false, true, true, false, false, true, false, false, false}));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST(Checkpointing, ComposedDeletesOnlyWhenEveryStrategyAgrees) {
   auto strategy = default_checkpointing_strategy();
   auto store = losses({0.9, 0.5, 0.7, 0.8, 0.6});
   EXPECT_EQ(strategy->checkpointing(1, store), (std::vector<Action>{{Action::Save, 1}}));
-  EXPECT_EQ(strategy->checkpointing(2, store), (std::vector<Action>{{Action::Save, 2}}));  // metric drops 1, keep-last still holds it
+  EXPECT_EQ(strategy->checkpointing(2, store),
+            (std::vector<Action>{{Action::Save, 2}}));  // metric drops 1, keep-last still holds it
   EXPECT_EQ(strategy->checkpointing(3, store), (std::vector<Action>{{Action::Save, 3}, {Action::Delete, 1}}));
   EXPECT_EQ(strategy->checkpointing(4, store), (std::vector<Action>{{Action::Save, 4}}));  // 2 is the best: kept
   EXPECT_EQ(strategy->checkpointing(5, store), (std::vector<Action>{{Action::Save, 5}, {Action::Delete, 3}}));
@@ -87,8 +88,8 @@ TEST(Checkpointing, LatestCheckpointNeedsAllThreeFiles) {
   auto dir = temp_dir("latest");
   EXPECT_FALSE(latest_checkpoint(dir.string()));
   fs::create_directories(dir / "checkpoint");
-  for (const char* f : {"model-1.mpk", "optim-1.mpk", "scheduler-1.mpk", "model-2.mpk", "optim-2.mpk", "scheduler-2.mpk", "optim-3.mpk", "scheduler-3.mpk",
-                        "model-4.mpk.tmp"})
+  for (const char* f : {"model-1.mpk", "optim-1.mpk", "scheduler-1.mpk", "model-2.mpk", "optim-2.mpk",
+                        "scheduler-2.mpk", "optim-3.mpk", "scheduler-3.mpk", "model-4.mpk.tmp"})
     std::ofstream(dir / "checkpoint" / f) << "x";
   EXPECT_EQ(latest_checkpoint(dir.string()), 2u);  // 3 has no model file, 4 is a temporary
 }
@@ -100,7 +101,9 @@ TEST(EarlyStopping, StopsAfterNEpochsWithoutImprovement) {
   EXPECT_FALSE(stop.should_stop(2, store));
   EXPECT_FALSE(stop.should_stop(3, store));
   EXPECT_TRUE(stop.should_stop(4, store));  // best is still epoch 2, two epochs ago
-  auto warm = MetricEarlyStoppingStrategy("Loss", Aggregate::Mean, Direction::Lowest, Split::Valid, NoImprovementSince{1}).with_warmup_epochs(3);
+  auto warm =
+      MetricEarlyStoppingStrategy("Loss", Aggregate::Mean, Direction::Lowest, Split::Valid, NoImprovementSince{1})
+          .with_warmup_epochs(3);
   auto rising = losses({0.1, 0.2, 0.3, 0.4});
   EXPECT_FALSE(warm.should_stop(1, rising));
   EXPECT_FALSE(warm.should_stop(2, rising));
@@ -157,6 +160,10 @@ TEST(Reports, PlotsAndSummary) {
   EXPECT_NE(svg.find(">valid</text>"), std::string::npos);
   EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 10, true);
   auto summary = learner_summary(store, 3, "Model (10 parameters)");
-  EXPECT_NE(summary.find("| Train | Accuracy               | 70         | 1     | 90         | 3     |"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("| Valid | Accuracy               | 70         | 1     | 80         | 3     |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("| Train | Accuracy               | 70         | 1     | 90         | 3     |"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("| Valid | Accuracy               | 70         | 1     | 80         | 3     |"),
+            std::string::npos)
+      << summary;
 }

@@ -31,7 +31,8 @@ template <Backend B> struct ItemBatcher final : data::Batcher<B, Item, Batch<B>>
     std::vector<float> x;
     std::vector<int64_t> y;
     for (const auto& it : items) x.insert(x.end(), it.x.begin(), it.x.end()), y.push_back(it.label);
-    return {Tensor<B, 2>::from_data(TensorData(x, {items.size(), size_t{4}}), device), Tensor<B, 1, Int>::from_data(TensorData(y, {items.size()}), device)};
+    return {Tensor<B, 2>::from_data(TensorData(x, {items.size(), size_t{4}}), device),
+            Tensor<B, 1, Int>::from_data(TensorData(y, {items.size()}), device)};
   }
 };
 
@@ -39,7 +40,10 @@ template <Backend B> struct ItemBatcher final : data::Batcher<B, Item, Batch<B>>
 data::InMemDataset<Item> dataset(size_t n, uint64_t seed) {
   std::vector<Item> items;
   uint64_t s = seed;
-  auto next = [&] { s = s * 6364136223846793005ULL + 1442695040888963407ULL; return static_cast<float>((s >> 33) % 1000) / 1000.0f; };
+  auto next = [&] {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<float>((s >> 33) % 1000) / 1000.0f;
+  };
   for (size_t i = 0; i < n; ++i) {
     Item it{{next(), next(), next(), next()}, 0};
     it.label = std::max_element(it.x.begin(), it.x.begin() + 3) - it.x.begin();
@@ -65,7 +69,8 @@ template <Backend B> struct Classifier {
 /// The Burn Book's custom metric shape: a metric with no input that runs a hook at one iteration.
 class HookAt final : public Metric<NoInput> {
  public:
-  HookAt(size_t epoch, size_t iteration, std::function<void()> hook) : epoch_(epoch), iteration_(iteration), hook_(std::move(hook)) {}
+  HookAt(size_t epoch, size_t iteration, std::function<void()> hook)
+      : epoch_(epoch), iteration_(iteration), hook_(std::move(hook)) {}
   std::string name() const override { return "Hook"; }
   MetricEntry update(const NoInput&, const MetricMetadata& m) override {
     if (m.epoch == epoch_ && m.iteration == iteration_) hook_();
@@ -85,14 +90,18 @@ fs::path temp_dir(const std::string& name) {
 }
 
 auto loaders() {
-  auto train = data::dataloader_builder(std::make_shared<ItemBatcher<AD>>()).batch_size(16).shuffle(7).build(dataset(160, 1));
+  auto train =
+      data::dataloader_builder(std::make_shared<ItemBatcher<AD>>()).batch_size(16).shuffle(7).build(dataset(160, 1));
   auto valid = data::dataloader_builder(std::make_shared<ItemBatcher<Cpu>>()).batch_size(32).build(dataset(64, 2));
   return std::pair{train, valid};
 }
 
 LearnerBuilder builder(const fs::path& dir, size_t epochs, std::shared_ptr<InMemoryMetricLogger> memory) {
   LearnerBuilder b(dir.string());
-  b.metric_train_numeric(AccuracyMetric{}).metric_valid_numeric(AccuracyMetric{}).metric_train_numeric(LossMetric{}).metric_valid_numeric(LossMetric{})
+  b.metric_train_numeric(AccuracyMetric{})
+      .metric_valid_numeric(AccuracyMetric{})
+      .metric_train_numeric(LossMetric{})
+      .metric_valid_numeric(LossMetric{})
       .metric_train_numeric(LearningRateMetric{})
       .with_metric_logger(std::make_shared<FileMetricLogger>(dir.string()))
       .with_metric_logger(memory)
@@ -117,8 +126,9 @@ TEST(Learner, FitsLogsChecksAndLeavesTheArtifacts) {
   auto model = learner.fit(train, valid);
   EXPECT_EQ(learner.report().epochs_completed, 3u);
   EXPECT_FALSE(learner.report().interrupted);
-  for (const char* f : {"experiment.log", "train/epoch-1/Accuracy.log", "train/epoch-3/Loss.log", "valid/epoch-3/Accuracy.log", "train/epoch-1/Learning Rate.log",
-                        "checkpoint/model-3.mpk", "checkpoint/optim-3.mpk", "checkpoint/scheduler-3.mpk", "plots/Accuracy.svg", "plots/Loss.svg"})
+  for (const char* f : {"experiment.log", "train/epoch-1/Accuracy.log", "train/epoch-3/Loss.log",
+                        "valid/epoch-3/Accuracy.log", "train/epoch-1/Learning Rate.log", "checkpoint/model-3.mpk",
+                        "checkpoint/optim-3.mpk", "checkpoint/scheduler-3.mpk", "plots/Accuracy.svg", "plots/Loss.svg"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
   EXPECT_FALSE(fs::exists(dir / "checkpoint/model-1.mpk"));  // the default keeps the last two and the best
   // 160 items in batches of 16: 10 iterations per epoch, each logged.
@@ -129,14 +139,17 @@ TEST(Learner, FitsLogsChecksAndLeavesTheArtifacts) {
   EXPECT_GT(*store.epoch_value(Split::Valid, "Accuracy", 3), 60.0);
   EXPECT_DOUBLE_EQ(*store.epoch_value(Split::Train, "Learning Rate", 2), 0.05);
   // The checkpoint holds the trained model.
-  auto restored = fresh_model().load_file((dir / "checkpoint/model-3").string(), DefaultFileRecorder<>{}, Cpu::Device{});
+  auto restored =
+      fresh_model().load_file((dir / "checkpoint/model-3").string(), DefaultFileRecorder<>{}, Cpu::Device{});
   EXPECT_TRUE(restored.linear.weight.val().to_data() == model.linear.weight.val().to_data());
 }
 
 TEST(Learner, GradientAccumulationStepsOncePerNBatches) {
   auto dir = temp_dir("accumulate");
   auto [train, valid] = loaders();
-  auto learner = builder(dir, 1, std::make_shared<InMemoryMetricLogger>()).grads_accumulation(5).build(fresh_model(), optim::SgdConfig().init(), 0.1);
+  auto learner = builder(dir, 1, std::make_shared<InMemoryMetricLogger>())
+                     .grads_accumulation(5)
+                     .build(fresh_model(), optim::SgdConfig().init(), 0.1);
   learner.fit(train, valid);
   // 10 batches, 5 per step: the scheduler advanced twice.
   auto scheduler = DefaultFileRecorder<>{}.load((dir / "checkpoint/scheduler-1").string());
@@ -161,7 +174,9 @@ TEST(Learner, CtrlCDuringAnEpochKeepsTheLastCheckpointAndResumeContinuesTheCurve
   EXPECT_FALSE(fs::exists(dir / "plots/Accuracy.svg.tmp"));
 
   auto [train, valid] = loaders();
-  auto resumed = builder(dir, 4, std::make_shared<InMemoryMetricLogger>()).checkpoint(*latest_checkpoint(dir.string())).build(fresh_model(), optim::AdamConfig().init(), 0.05);
+  auto resumed = builder(dir, 4, std::make_shared<InMemoryMetricLogger>())
+                     .checkpoint(*latest_checkpoint(dir.string()))
+                     .build(fresh_model(), optim::AdamConfig().init(), 0.05);
   resumed.fit(train, valid);
   EXPECT_EQ(resumed.report().epochs_completed, 4u);
   const auto& store = resumed.store();
@@ -185,7 +200,8 @@ TEST(Learner, EarlyStoppingAndInterrupterAndErrors) {
   auto [train, valid] = loaders();
   // Accuracy "Highest" with no improvement for 1 epoch after a warm-up of 1: stops once it plateaus or drops.
   auto learner = builder(dir, 30, std::make_shared<InMemoryMetricLogger>())
-                     .early_stopping(MetricEarlyStoppingStrategy("Loss", Aggregate::Mean, Direction::Lowest, Split::Valid, NoImprovementSince{1}))
+                     .early_stopping(MetricEarlyStoppingStrategy("Loss", Aggregate::Mean, Direction::Lowest,
+                                                                 Split::Valid, NoImprovementSince{1}))
                      .build(fresh_model(), optim::SgdConfig().init(), 5.0);  // a rate too high to keep improving
   learner.fit(train, valid);
   EXPECT_TRUE(learner.report().stopped_early);
@@ -193,19 +209,31 @@ TEST(Learner, EarlyStoppingAndInterrupterAndErrors) {
 
   Interrupter stop;
   stop.stop("asked by the test");
-  auto stopped = builder(temp_dir("stopped"), 2, std::make_shared<InMemoryMetricLogger>()).with_interrupter(stop).build(fresh_model(), optim::SgdConfig().init(), 0.1);
+  auto stopped = builder(temp_dir("stopped"), 2, std::make_shared<InMemoryMetricLogger>())
+                     .with_interrupter(stop)
+                     .build(fresh_model(), optim::SgdConfig().init(), 0.1);
   stopped.fit(train, valid);
   EXPECT_TRUE(stopped.report().interrupted);
   EXPECT_EQ(stopped.report().reason, "asked by the test");
   EXPECT_EQ(stopped.report().epochs_completed, 0u);
 
   EXPECT_THROW(LearnerBuilder("").build(fresh_model(), optim::SgdConfig().init(), 0.1).fit(train, valid), ValueError);
-  EXPECT_THROW(LearnerBuilder(temp_dir("zero").string()).num_epochs(0).build(fresh_model(), optim::SgdConfig().init(), 0.1).fit(train, valid), ValueError);
+  EXPECT_THROW(LearnerBuilder(temp_dir("zero").string())
+                   .num_epochs(0)
+                   .build(fresh_model(), optim::SgdConfig().init(), 0.1)
+                   .fit(train, valid),
+               ValueError);
   EXPECT_THROW(LearnerBuilder(temp_dir("devices").string()).devices(std::vector<Cpu::Device>{{}, {}}), ValueError);
   try {
-    LearnerBuilder(temp_dir("hamming").string()).metric_train_numeric(HammingScore{}).renderer(std::make_shared<CliRenderer>()).build(fresh_model(), optim::SgdConfig().init(), 0.1).fit(train, valid);
+    LearnerBuilder(temp_dir("hamming").string())
+        .metric_train_numeric(HammingScore{})
+        .renderer(std::make_shared<CliRenderer>())
+        .build(fresh_model(), optim::SgdConfig().init(), 0.1)
+        .fit(train, valid);
     FAIL();
   } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("train metric 'Hamming Score' reads scorch::train::HammingScoreInput"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("train metric 'Hamming Score' reads scorch::train::HammingScoreInput"),
+              std::string::npos)
+        << e.what();
   }
 }

@@ -21,7 +21,8 @@ MetricMetadata meta(size_t iteration = 1, std::optional<double> lr = std::nullop
 
 // Rows: argmax 1, 0, 2, 2; second-best 2, 2, 1, 0.
 AccuracyInput four_rows(std::vector<int64_t> targets) {
-  return {{0.1f, 0.7f, 0.2f, /**/ 0.6f, 0.1f, 0.3f, /**/ 0.2f, 0.3f, 0.5f, /**/ 0.3f, 0.1f, 0.6f}, 3, std::move(targets)};
+  return {
+      {0.1f, 0.7f, 0.2f, /**/ 0.6f, 0.1f, 0.3f, /**/ 0.2f, 0.3f, 0.5f, /**/ 0.3f, 0.1f, 0.6f}, 3, std::move(targets)};
 }
 
 std::filesystem::path temp_dir(const std::string& name) {
@@ -127,7 +128,7 @@ TEST(Metrics, BinaryAndMultilabelUseAThreshold) {
 
 TEST(Metrics, ConfusionEpochValueUsesPooledCounts) {
   auto p = PrecisionMetric::binary();
-  p.update({{0.9f}, {1}, 1}, meta());        // tp 1
+  p.update({{0.9f}, {1}, 1}, meta());           // tp 1
   p.update({{0.9f, 0.8f}, {0, 0}, 1}, meta());  // fp 2 -> epoch 1/3 (mean of batches would be 50)
   EXPECT_NEAR(p.value(), 100.0 / 3, 1e-9);
 }

@@ -12,17 +12,17 @@
 namespace scorch::autodiff {
 
 /// Brings OpsBase's names into an op group (dependent base names are not found otherwise).
-#define SCORCH_AUTODIFF_OPS_NAMES(Base)                                                   \
-  using T = AutodiffTensor<B>;                                                             \
-  using P = typename B::FloatTensor;                                                       \
-  using IntP = typename B::IntTensor;                                                      \
-  using BoolP = typename B::BoolTensor;                                                    \
-  using I = KindOps<B, Float>;                                                             \
-  using R = Graph<B>;                                                                     \
-  using Base::zeros;                                                                       \
-  using Base::square;                                                                      \
-  using Base::rsub;                                                                        \
-  using Base::expand_to;                                                                   \
+#define SCORCH_AUTODIFF_OPS_NAMES(Base) \
+  using T = AutodiffTensor<B>;          \
+  using P = typename B::FloatTensor;    \
+  using IntP = typename B::IntTensor;   \
+  using BoolP = typename B::BoolTensor; \
+  using I = KindOps<B, Float>;          \
+  using R = Graph<B>;                   \
+  using Base::zeros;                    \
+  using Base::square;                   \
+  using Base::rsub;                     \
+  using Base::expand_to;                \
   using Base::scatter_to
 
 /// The aliases every op group uses: T (autodiff tensor), P (inner primitive), I (inner float

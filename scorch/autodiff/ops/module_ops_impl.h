@@ -6,8 +6,7 @@
 
 namespace scorch::autodiff {
 
-template <class B>
-template <bool Transposed>
+template <class B> template <bool Transposed>
 AutodiffTensor<B> ModuleOps<B>::convolution(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   bool has_bias = bias.has_value();
   auto fwd = [spec, has_bias](auto in) {
@@ -29,7 +28,8 @@ AutodiffTensor<B> ModuleOps<B>::convolution(T x, T w, std::optional<T> bias, con
 template <class B> AutodiffTensor<B> ModuleOps<B>::conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   return convolution<false>(std::move(x), std::move(w), std::move(bias), spec);
 }
-template <class B> AutodiffTensor<B> ModuleOps<B>::conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+template <class B>
+AutodiffTensor<B> ModuleOps<B>::conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   return convolution<true>(std::move(x), std::move(w), std::move(bias), spec);
 }
 template <class B> ConvGradients<AutodiffTensor<B>> ModuleOps<B>::wrap_grads(ConvGradients<P> g) {
@@ -37,28 +37,37 @@ template <class B> ConvGradients<AutodiffTensor<B>> ModuleOps<B>::wrap_grads(Con
   if (g.bias) bias = T(std::move(*g.bias));
   return {T(std::move(g.x)), T(std::move(g.weight)), std::move(bias)};
 }
-template <class B> ConvGradients<AutodiffTensor<B>> ModuleOps<B>::conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
-  return wrap_grads(M::conv_backward(std::move(x.primitive), std::move(w.primitive), has_bias, std::move(grad.primitive), spec));
+template <class B>
+ConvGradients<AutodiffTensor<B>> ModuleOps<B>::conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
+  return wrap_grads(
+      M::conv_backward(std::move(x.primitive), std::move(w.primitive), has_bias, std::move(grad.primitive), spec));
 }
-template <class B> ConvGradients<AutodiffTensor<B>> ModuleOps<B>::conv_transpose_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
-  return wrap_grads(M::conv_transpose_backward(std::move(x.primitive), std::move(w.primitive), has_bias, std::move(grad.primitive), spec));
+template <class B> ConvGradients<AutodiffTensor<B>> ModuleOps<B>::conv_transpose_backward(T x, T w, bool has_bias,
+                                                                                          T grad,
+                                                                                          const ConvSpec& spec) {
+  return wrap_grads(M::conv_transpose_backward(std::move(x.primitive), std::move(w.primitive), has_bias,
+                                               std::move(grad.primitive), spec));
 }
 
 template <class B> AutodiffTensor<B> ModuleOps<B>::avg_pool(T x, const PoolSpec& spec) {
-  return R::unary("avg_pool", Bound::Compute, std::move(x), in(0), [spec](auto in) { return M::avg_pool(std::move(in[0]), spec); },
-                  [spec](auto& c) { c.to(0, [&] { return M::avg_pool_backward(c.input(0), c.grad(), spec); }); });
+  return R::unary(
+      "avg_pool", Bound::Compute, std::move(x), in(0), [spec](auto in) { return M::avg_pool(std::move(in[0]), spec); },
+      [spec](auto& c) { c.to(0, [&] { return M::avg_pool_backward(c.input(0), c.grad(), spec); }); });
 }
 template <class B> AutodiffTensor<B> ModuleOps<B>::avg_pool_backward(T x, T grad, const PoolSpec& spec) {
   return T(M::avg_pool_backward(std::move(x.primitive), std::move(grad.primitive), spec));
 }
-template <class B> std::pair<AutodiffTensor<B>, typename B::IntTensor> ModuleOps<B>::indexed_pool(const char* name, T x, std::pair<P, IntP> result) {
+template <class B>
+std::pair<AutodiffTensor<B>, typename B::IntTensor> ModuleOps<B>::indexed_pool(const char* name, T x,
+                                                                               std::pair<P, IntP> result) {
   auto& [values, indices] = result;
   T out = R::computed(name, std::array<T, 1>{std::move(x)}, {in(0)}, std::move(values), [indices](auto& c) {
     c.to(0, [&] { return M::max_pool_backward(c.input(0), c.grad(), indices); });
   });
   return {std::move(out), std::move(indices)};
 }
-template <class B> std::pair<AutodiffTensor<B>, typename B::IntTensor> ModuleOps<B>::max_pool_with_indices(T x, const PoolSpec& spec) {
+template <class B>
+std::pair<AutodiffTensor<B>, typename B::IntTensor> ModuleOps<B>::max_pool_with_indices(T x, const PoolSpec& spec) {
   auto result = M::max_pool_with_indices(x.primitive, spec);
   return indexed_pool("max_pool", std::move(x), std::move(result));
 }
@@ -66,43 +75,51 @@ template <class B> AutodiffTensor<B> ModuleOps<B>::max_pool_backward(T x, T grad
   return T(M::max_pool_backward(std::move(x.primitive), std::move(grad.primitive), std::move(indices)));
 }
 template <class B> AutodiffTensor<B> ModuleOps<B>::adaptive_avg_pool(T x, const SpatialDims& output_size) {
-  return R::unary("adaptive_avg_pool", Bound::Compute, std::move(x), in(0), [output_size](auto in) { return M::adaptive_avg_pool(std::move(in[0]), output_size); },
-                  [](auto& c) { c.to(0, [&] { return M::adaptive_avg_pool_backward(c.input(0), c.grad()); }); });
+  return R::unary(
+      "adaptive_avg_pool", Bound::Compute, std::move(x), in(0),
+      [output_size](auto in) { return M::adaptive_avg_pool(std::move(in[0]), output_size); },
+      [](auto& c) { c.to(0, [&] { return M::adaptive_avg_pool_backward(c.input(0), c.grad()); }); });
 }
 template <class B> AutodiffTensor<B> ModuleOps<B>::adaptive_avg_pool_backward(T x, T grad) {
   return T(M::adaptive_avg_pool_backward(std::move(x.primitive), std::move(grad.primitive)));
 }
-template <class B>
-std::pair<AutodiffTensor<B>, typename B::IntTensor> ModuleOps<B>::adaptive_max_pool_with_indices(T x, const SpatialDims& output_size) {
+template <class B> std::pair<AutodiffTensor<B>, typename B::IntTensor> ModuleOps<B>::adaptive_max_pool_with_indices(
+    T x, const SpatialDims& output_size) {
   auto result = M::adaptive_max_pool_with_indices(x.primitive, output_size);
   return indexed_pool("adaptive_max_pool", std::move(x), std::move(result));
 }
 template <class B> AutodiffTensor<B> ModuleOps<B>::interpolate(T x, const InterpolateSpec& spec) {
-  return R::unary("interpolate", Bound::Compute, std::move(x), in(0), [spec](auto in) { return M::interpolate(std::move(in[0]), spec); },
-                  [spec](auto& c) { c.to(0, [&] { return M::interpolate_backward(c.input(0), c.grad(), spec); }); });
+  return R::unary(
+      "interpolate", Bound::Compute, std::move(x), in(0),
+      [spec](auto in) { return M::interpolate(std::move(in[0]), spec); },
+      [spec](auto& c) { c.to(0, [&] { return M::interpolate_backward(c.input(0), c.grad(), spec); }); });
 }
 template <class B> AutodiffTensor<B> ModuleOps<B>::interpolate_backward(T x, T grad, const InterpolateSpec& spec) {
   return T(M::interpolate_backward(std::move(x.primitive), std::move(grad.primitive), spec));
 }
 // unfold and fold are adjoint: each one's gradient is the other.
 template <class B> AutodiffTensor<B> ModuleOps<B>::unfold(T x, const PoolSpec& spec) {
-  return R::unary("unfold4d", Bound::Memory, std::move(x), 0, [spec](auto in) { return M::unfold(std::move(in[0]), spec); },
-                  [spec](auto& c) {
-                    c.to(0, [&] {
-                      const Shape& s = c.shape(0);
-                      return M::fold(c.grad(), SpatialDims(s.begin() + 2, s.end()), spec);
-                    });
-                  });
+  return R::unary(
+      "unfold4d", Bound::Memory, std::move(x), 0, [spec](auto in) { return M::unfold(std::move(in[0]), spec); },
+      [spec](auto& c) {
+        c.to(0, [&] {
+          const Shape& s = c.shape(0);
+          return M::fold(c.grad(), SpatialDims(s.begin() + 2, s.end()), spec);
+        });
+      });
 }
 template <class B> AutodiffTensor<B> ModuleOps<B>::fold(T x, const SpatialDims& output_size, const PoolSpec& spec) {
-  return R::unary("fold4d", Bound::Memory, std::move(x), 0, [output_size, spec](auto in) { return M::fold(std::move(in[0]), output_size, spec); },
-                  [spec](auto& c) { c.to(0, [&] { return M::unfold(c.grad(), spec); }); });
+  return R::unary(
+      "fold4d", Bound::Memory, std::move(x), 0,
+      [output_size, spec](auto in) { return M::fold(std::move(in[0]), output_size, spec); },
+      [spec](auto& c) { c.to(0, [&] { return M::unfold(c.grad(), spec); }); });
 }
 // Untracked inputs use the inner backend's fused kernel; tracked ones the composition of
 // differentiable ops (matmul, softmax, matmul).
 template <class B>
 AutodiffTensor<B> ModuleOps<B>::attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale) {
-  if (!q.tracked() && !k.tracked() && !v.tracked()) return T(M::attention(q.primitive, k.primitive, v.primitive, mask, scale));
+  if (!q.tracked() && !k.tracked() && !v.tracked())
+    return T(M::attention(q.primitive, k.primitive, v.primitive, mask, scale));
   return provided::module_attention<Autodiff<B>>(q, k, v, mask, scale);
 }
 

@@ -6,26 +6,30 @@
 namespace scorch::autodiff {
 
 template <class B> AutodiffTensor<B> ReduceOps<B>::sum(T x) {
-  return R::unary("sum", Bound::Memory, std::move(x), 0, [](auto in) { return I::sum(std::move(in[0])); },
-                  [](auto& c) { c.to(0, [&] { return expand_to(c.grad(), c.shape(0)); }); });
+  return R::unary(
+      "sum", Bound::Memory, std::move(x), 0, [](auto in) { return I::sum(std::move(in[0])); },
+      [](auto& c) { c.to(0, [&] { return expand_to(c.grad(), c.shape(0)); }); });
 }
 template <class B> AutodiffTensor<B> ReduceOps<B>::sum_dim(T x, size_t dim) {
-  return R::unary("sum_dim", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::sum_dim(std::move(in[0]), dim); },
-                  [](auto& c) { c.to(0, [&] { return expand_to(c.grad(), c.shape(0)); }); });
+  return R::unary(
+      "sum_dim", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::sum_dim(std::move(in[0]), dim); },
+      [](auto& c) { c.to(0, [&] { return expand_to(c.grad(), c.shape(0)); }); });
 }
 template <class B> AutodiffTensor<B> ReduceOps<B>::mean(T x) {
-  return R::unary("mean", Bound::Memory, std::move(x), 0, [](auto in) { return I::mean(std::move(in[0])); },
-                  [](auto& c) {
-                    auto n = static_cast<double>(c.shape(0).num_elements());
-                    c.to(0, [&] { return expand_to(I::div_scalar(c.grad(), Scalar(n)), c.shape(0)); });
-                  });
+  return R::unary(
+      "mean", Bound::Memory, std::move(x), 0, [](auto in) { return I::mean(std::move(in[0])); },
+      [](auto& c) {
+        auto n = static_cast<double>(c.shape(0).num_elements());
+        c.to(0, [&] { return expand_to(I::div_scalar(c.grad(), Scalar(n)), c.shape(0)); });
+      });
 }
 template <class B> AutodiffTensor<B> ReduceOps<B>::mean_dim(T x, size_t dim) {
-  return R::unary("mean_dim", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::mean_dim(std::move(in[0]), dim); },
-                  [dim](auto& c) {
-                    auto n = static_cast<double>(c.shape(0)[dim]);
-                    c.to(0, [&] { return expand_to(I::div_scalar(c.grad(), Scalar(n)), c.shape(0)); });
-                  });
+  return R::unary(
+      "mean_dim", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::mean_dim(std::move(in[0]), dim); },
+      [dim](auto& c) {
+        auto n = static_cast<double>(c.shape(0)[dim]);
+        c.to(0, [&] { return expand_to(I::div_scalar(c.grad(), Scalar(n)), c.shape(0)); });
+      });
 }
 
 // left[i] = Π_{k<i} x_k and right[i] = Π_{k>i} x_k from cumulative products of x and flipped x.
@@ -45,33 +49,41 @@ template <class B> typename B::FloatTensor ReduceOps<B>::others_product(const P&
   return I::mul(std::move(left), std::move(right));
 }
 template <class B> AutodiffTensor<B> ReduceOps<B>::prod_dim(T x, size_t dim) {
-  return R::unary("prod_dim", Bound::Memory, std::move(x), in(0), [dim](auto in) { return I::prod_dim(std::move(in[0]), dim); },
-                  [dim](auto& c) { c.to(0, [&] { return I::mul(expand_to(c.grad(), c.shape(0)), others_product(c.input(0), dim)); }); });
+  return R::unary(
+      "prod_dim", Bound::Memory, std::move(x), in(0), [dim](auto in) { return I::prod_dim(std::move(in[0]), dim); },
+      [dim](auto& c) {
+        c.to(0, [&] { return I::mul(expand_to(c.grad(), c.shape(0)), others_product(c.input(0), dim)); });
+      });
 }
 template <class B> AutodiffTensor<B> ReduceOps<B>::prod(T x) {
-  return R::unary("prod", Bound::Memory, std::move(x), in(0), [](auto in) { return I::prod(std::move(in[0])); },
-                  [](auto& c) {
-                    c.to(0, [&] {
-                      const Shape& shape = c.shape(0);
-                      P flat = I::reshape(c.input(0), Shape{shape.num_elements()});
-                      P others = I::reshape(others_product(flat, 0), shape);
-                      return I::mul(expand_to(c.grad(), shape), std::move(others));
-                    });
-                  });
+  return R::unary(
+      "prod", Bound::Memory, std::move(x), in(0), [](auto in) { return I::prod(std::move(in[0])); },
+      [](auto& c) {
+        c.to(0, [&] {
+          const Shape& shape = c.shape(0);
+          P flat = I::reshape(c.input(0), Shape{shape.num_elements()});
+          P others = I::reshape(others_product(flat, 0), shape);
+          return I::mul(expand_to(c.grad(), shape), std::move(others));
+        });
+      });
 }
 
 template <class B>
-std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::extreme_with_indices(const char* name, T x, size_t dim, bool largest) {
-  auto [values, indices] = largest ? I::max_dim_with_indices(x.primitive, dim) : I::min_dim_with_indices(x.primitive, dim);
+std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::extreme_with_indices(const char* name, T x,
+                                                                                       size_t dim, bool largest) {
+  auto [values, indices] =
+      largest ? I::max_dim_with_indices(x.primitive, dim) : I::min_dim_with_indices(x.primitive, dim);
   T out = R::computed(name, std::array<T, 1>{std::move(x)}, {0}, std::move(values), [dim, indices](auto& c) {
     c.to(0, [&] { return scatter_to(dim, c.shape(0), indices, c.grad()); });
   });
   return {std::move(out), std::move(indices)};
 }
-template <class B> std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::max_dim_with_indices(T x, size_t dim) {
+template <class B>
+std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::max_dim_with_indices(T x, size_t dim) {
   return extreme_with_indices("max_dim", std::move(x), dim, true);
 }
-template <class B> std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::min_dim_with_indices(T x, size_t dim) {
+template <class B>
+std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::min_dim_with_indices(T x, size_t dim) {
   return extreme_with_indices("min_dim", std::move(x), dim, false);
 }
 template <class B> AutodiffTensor<B> ReduceOps<B>::max_dim(T x, size_t dim) {
@@ -93,22 +105,33 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::min(T x) { return flat_extrem
 
 // y_j = Σ_{i<=j} x_i: dx_i = Σ_{j>=i} g_j, a reversed cumulative sum.
 template <class B> AutodiffTensor<B> ReduceOps<B>::cumsum(T x, size_t dim) {
-  return R::unary("cumsum", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::cumsum(std::move(in[0]), dim); },
-                  [dim](auto& c) { c.to(0, [&] { return I::flip(I::cumsum(I::flip(c.grad(), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim}); }); });
+  return R::unary(
+      "cumsum", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::cumsum(std::move(in[0]), dim); },
+      [dim](auto& c) {
+        c.to(0, [&] {
+          return I::flip(I::cumsum(I::flip(c.grad(), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim});
+        });
+      });
 }
 // y_j = Π_{i<=j} x_i: dx_i = Σ_{j>=i} g_j y_j / x_i (inputs must be nonzero, as the division shows).
 template <class B> AutodiffTensor<B> ReduceOps<B>::cumprod(T x, size_t dim) {
-  return R::unary("cumprod", Bound::Memory, std::move(x), in(0) | kOut, [dim](auto in) { return I::cumprod(std::move(in[0]), dim); },
-                  [dim](auto& c) {
-                    c.to(0, [&] {
-                      P weighted = I::mul(c.grad(), c.output());
-                      return I::div(I::flip(I::cumsum(I::flip(std::move(weighted), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim}), c.input(0));
-                    });
-                  });
+  return R::unary(
+      "cumprod", Bound::Memory, std::move(x), in(0) | kOut,
+      [dim](auto in) { return I::cumprod(std::move(in[0]), dim); },
+      [dim](auto& c) {
+        c.to(0, [&] {
+          P weighted = I::mul(c.grad(), c.output());
+          return I::div(
+              I::flip(I::cumsum(I::flip(std::move(weighted), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim}),
+              c.input(0));
+        });
+      });
 }
 // The source of y_j is the last i <= j with x_i == y_j: a running max of those positions.
 template <class B> AutodiffTensor<B> ReduceOps<B>::running_extreme(const char* name, T x, size_t dim, bool largest) {
-  auto fwd = [dim, largest](auto in) { return largest ? I::cummax(std::move(in[0]), dim) : I::cummin(std::move(in[0]), dim); };
+  auto fwd = [dim, largest](auto in) {
+    return largest ? I::cummax(std::move(in[0]), dim) : I::cummin(std::move(in[0]), dim);
+  };
   return R::unary(name, Bound::Memory, std::move(x), in(0) | kOut, fwd, [dim](auto& c) {
     c.to(0, [&] {
       P v = c.input(0);
@@ -117,13 +140,18 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::running_extreme(const char* n
       for (size_t d = 0; d < line.rank(); ++d) line[d] = d == dim ? shape[d] : 1;
       auto steps = KindOps<B, Int>::arange(0, static_cast<int64_t>(shape[dim]), 1, v.device(), DType::I64);
       P positions = I::expand(I::reshape(KindOps<B, Int>::into_float(std::move(steps), v.dtype()), line), shape);
-      P sources = I::mask_where(I::full(shape, Scalar(-1), v.device(), v.dtype()), I::equal(v, c.output()), std::move(positions));
+      P sources = I::mask_where(I::full(shape, Scalar(-1), v.device(), v.dtype()), I::equal(v, c.output()),
+                                std::move(positions));
       auto indices = I::into_int(I::cummax(std::move(sources), dim), DType::I64);
       return scatter_to(dim, shape, indices, c.grad());
     });
   });
 }
-template <class B> AutodiffTensor<B> ReduceOps<B>::cummax(T x, size_t dim) { return running_extreme("cummax", std::move(x), dim, true); }
-template <class B> AutodiffTensor<B> ReduceOps<B>::cummin(T x, size_t dim) { return running_extreme("cummin", std::move(x), dim, false); }
+template <class B> AutodiffTensor<B> ReduceOps<B>::cummax(T x, size_t dim) {
+  return running_extreme("cummax", std::move(x), dim, true);
+}
+template <class B> AutodiffTensor<B> ReduceOps<B>::cummin(T x, size_t dim) {
+  return running_extreme("cummin", std::move(x), dim, false);
+}
 
 }  // namespace scorch::autodiff

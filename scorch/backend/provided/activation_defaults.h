@@ -7,7 +7,9 @@
 
 namespace scorch {
 template <class B, class K> struct KindOps;
-struct Float; struct Int; struct Bool;
+struct Float;
+struct Int;
+struct Bool;
 
 namespace provided {
 
@@ -27,7 +29,8 @@ template <class B> auto float_leaky_relu(typename B::FloatTensor x, Scalar slope
 /// x * Φ(x), the exact (erf) form.
 template <class B> auto float_gelu(typename B::FloatTensor x) {
   using F = KindOps<B, Float>;
-  auto cdf = F::mul_scalar(F::add_scalar(F::erf(F::div_scalar(x, Scalar(std::numbers::sqrt2))), Scalar(1)), Scalar(0.5));
+  auto cdf =
+      F::mul_scalar(F::add_scalar(F::erf(F::div_scalar(x, Scalar(std::numbers::sqrt2))), Scalar(1)), Scalar(0.5));
   return F::mul(std::move(x), std::move(cdf));
 }
 /// 1 / (1 + exp(-x)).

@@ -9,7 +9,9 @@
 
 namespace scorch {
 template <class B, class K> struct KindOps;
-struct Float; struct Int; struct Bool;
+struct Float;
+struct Int;
+struct Bool;
 
 namespace provided {
 
@@ -21,16 +23,29 @@ template <class B, class K> auto ones_of(const Shape& shape, const typename B::D
 }
 
 /// A tensor of zeros.
-template <class B> auto float_zeros(const Shape& s, const typename B::Device& d, DType t) { return zeros_of<B, Float>(s, d, t); }
-template <class B> auto int_zeros(const Shape& s, const typename B::Device& d, DType t) { return zeros_of<B, Int>(s, d, t); }
-template <class B> auto bool_zeros(const Shape& s, const typename B::Device& d, DType t) { return zeros_of<B, Bool>(s, d, t); }
+template <class B> auto float_zeros(const Shape& s, const typename B::Device& d, DType t) {
+  return zeros_of<B, Float>(s, d, t);
+}
+template <class B> auto int_zeros(const Shape& s, const typename B::Device& d, DType t) {
+  return zeros_of<B, Int>(s, d, t);
+}
+template <class B> auto bool_zeros(const Shape& s, const typename B::Device& d, DType t) {
+  return zeros_of<B, Bool>(s, d, t);
+}
 /// A tensor of ones.
-template <class B> auto float_ones(const Shape& s, const typename B::Device& d, DType t) { return ones_of<B, Float>(s, d, t); }
-template <class B> auto int_ones(const Shape& s, const typename B::Device& d, DType t) { return ones_of<B, Int>(s, d, t); }
-template <class B> auto bool_ones(const Shape& s, const typename B::Device& d, DType t) { return ones_of<B, Bool>(s, d, t); }
+template <class B> auto float_ones(const Shape& s, const typename B::Device& d, DType t) {
+  return ones_of<B, Float>(s, d, t);
+}
+template <class B> auto int_ones(const Shape& s, const typename B::Device& d, DType t) {
+  return ones_of<B, Int>(s, d, t);
+}
+template <class B> auto bool_ones(const Shape& s, const typename B::Device& d, DType t) {
+  return ones_of<B, Bool>(s, d, t);
+}
 
 /// start, start+step, ... strictly before end (step may be negative, never 0: checked by callers).
-template <class B> auto int_arange(int64_t start, int64_t end, int64_t step, const typename B::Device& device, DType dtype) {
+template <class B>
+auto int_arange(int64_t start, int64_t end, int64_t step, const typename B::Device& device, DType dtype) {
   std::vector<int64_t> values;
   for (int64_t v = start; step > 0 ? v < end : v > end; v += step) values.push_back(v);
   Shape shape{values.size()};

@@ -6,7 +6,9 @@
 
 namespace scorch {
 template <class B, class K> struct KindOps;
-struct Float; struct Int; struct Bool;
+struct Float;
+struct Int;
+struct Bool;
 
 namespace provided {
 
@@ -37,7 +39,8 @@ template <class B> auto int_powi(typename B::IntTensor x, typename B::IntTensor 
   DType dtype = x.dtype();
   auto fx = KindOps<B, Int>::into_float(std::move(x), DType::F64);
   auto fy = KindOps<B, Int>::into_float(std::move(y), DType::F64);
-  return KindOps<B, Float>::into_int(KindOps<B, Float>::round(KindOps<B, Float>::powf(std::move(fx), std::move(fy))), dtype);
+  return KindOps<B, Float>::into_int(KindOps<B, Float>::round(KindOps<B, Float>::powf(std::move(fx), std::move(fy))),
+                                     dtype);
 }
 template <class B> auto int_powi_scalar(typename B::IntTensor x, Scalar y) {
   DType dtype = x.dtype();
@@ -49,7 +52,8 @@ template <class B> auto int_powi_scalar(typename B::IntTensor x, Scalar y) {
 template <class B> auto float_is_nan(typename B::FloatTensor x) { return KindOps<B, Float>::not_equal(x, x); }
 /// True where a value is +inf or -inf.
 template <class B> auto float_is_inf(typename B::FloatTensor x) {
-  return KindOps<B, Float>::equal_elem(KindOps<B, Float>::abs(std::move(x)), Scalar(std::numeric_limits<double>::infinity()));
+  return KindOps<B, Float>::equal_elem(KindOps<B, Float>::abs(std::move(x)),
+                                       Scalar(std::numeric_limits<double>::infinity()));
 }
 
 template <class B> auto float_not_equal(typename B::FloatTensor a, typename B::FloatTensor b) {
@@ -80,11 +84,19 @@ template <class B, class K, class T> T clamp_max_of(T x, Scalar hi) {
   return KindOps<B, K>::mask_fill(std::move(x), std::move(mask), hi);
 }
 /// Values below lo become lo; NaN stays NaN.
-template <class B> auto float_clamp_min(typename B::FloatTensor x, Scalar lo) { return clamp_min_of<B, Float>(std::move(x), lo); }
-template <class B> auto int_clamp_min(typename B::IntTensor x, Scalar lo) { return clamp_min_of<B, Int>(std::move(x), lo); }
+template <class B> auto float_clamp_min(typename B::FloatTensor x, Scalar lo) {
+  return clamp_min_of<B, Float>(std::move(x), lo);
+}
+template <class B> auto int_clamp_min(typename B::IntTensor x, Scalar lo) {
+  return clamp_min_of<B, Int>(std::move(x), lo);
+}
 /// Values above hi become hi; NaN stays NaN.
-template <class B> auto float_clamp_max(typename B::FloatTensor x, Scalar hi) { return clamp_max_of<B, Float>(std::move(x), hi); }
-template <class B> auto int_clamp_max(typename B::IntTensor x, Scalar hi) { return clamp_max_of<B, Int>(std::move(x), hi); }
+template <class B> auto float_clamp_max(typename B::FloatTensor x, Scalar hi) {
+  return clamp_max_of<B, Float>(std::move(x), hi);
+}
+template <class B> auto int_clamp_max(typename B::IntTensor x, Scalar hi) {
+  return clamp_max_of<B, Int>(std::move(x), hi);
+}
 /// Values clamped to [lo, hi].
 template <class B> auto float_clamp(typename B::FloatTensor x, Scalar lo, Scalar hi) {
   return KindOps<B, Float>::clamp_max(KindOps<B, Float>::clamp_min(std::move(x), lo), hi);

@@ -21,9 +21,9 @@ template <class B> auto module_max_pool(const typename B::FloatTensor& x, const 
 
 /// softmax(q·kᵀ·scale, masked positions set to -inf)·v over [batch, heads, seq, dim] tensors;
 /// mask (broadcast to [batch, heads, seq_q, seq_k]) is true where a key must be ignored.
-template <class B>
-auto module_attention(const typename B::FloatTensor& q, const typename B::FloatTensor& k, const typename B::FloatTensor& v,
-                      const std::optional<typename B::BoolTensor>& mask, double scale) {
+template <class B> auto module_attention(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
+                                         const typename B::FloatTensor& v,
+                                         const std::optional<typename B::BoolTensor>& mask, double scale) {
   using F = KindOps<B, Float>;
   size_t r = q.shape().rank();
   auto scores = F::mul_scalar(F::matmul(q, F::swap_dims(k, r - 2, r - 1)), Scalar(scale));

@@ -7,7 +7,9 @@
 
 namespace scorch {
 template <class B, class K> struct KindOps;
-struct Float; struct Int; struct Bool;
+struct Float;
+struct Int;
+struct Bool;
 
 namespace provided {
 
@@ -24,11 +26,19 @@ template <class B, class K, class T> T flat(T x) {
   return KindOps<B, K>::reshape(std::move(x), s);
 }
 /// Largest value, shape [1].
-template <class B> auto float_max(typename B::FloatTensor x) { return KindOps<B, Float>::max_dim(flat<B, Float>(std::move(x)), 0); }
-template <class B> auto int_max(typename B::IntTensor x) { return KindOps<B, Int>::max_dim(flat<B, Int>(std::move(x)), 0); }
+template <class B> auto float_max(typename B::FloatTensor x) {
+  return KindOps<B, Float>::max_dim(flat<B, Float>(std::move(x)), 0);
+}
+template <class B> auto int_max(typename B::IntTensor x) {
+  return KindOps<B, Int>::max_dim(flat<B, Int>(std::move(x)), 0);
+}
 /// Smallest value, shape [1].
-template <class B> auto float_min(typename B::FloatTensor x) { return KindOps<B, Float>::min_dim(flat<B, Float>(std::move(x)), 0); }
-template <class B> auto int_min(typename B::IntTensor x) { return KindOps<B, Int>::min_dim(flat<B, Int>(std::move(x)), 0); }
+template <class B> auto float_min(typename B::FloatTensor x) {
+  return KindOps<B, Float>::min_dim(flat<B, Float>(std::move(x)), 0);
+}
+template <class B> auto int_min(typename B::IntTensor x) {
+  return KindOps<B, Int>::min_dim(flat<B, Int>(std::move(x)), 0);
+}
 
 /// (max along dim, its index), both keeping dim with size 1.
 template <class B> auto float_max_dim_with_indices(typename B::FloatTensor x, size_t dim) {
@@ -53,8 +63,8 @@ template <class B> auto int_min_dim_with_indices(typename B::IntTensor x, size_t
 template <class B, class K, class T> auto nonzero_count(T x) {
   if constexpr (std::is_same_v<K, Bool>) return KindOps<B, Bool>::into_int(std::move(x), DType::I64);
   else {
-  auto mask = KindOps<B, K>::not_equal_elem(std::move(x), Scalar(0));
-  return KindOps<B, Bool>::into_int(std::move(mask), DType::I64);
+    auto mask = KindOps<B, K>::not_equal_elem(std::move(x), Scalar(0));
+    return KindOps<B, Bool>::into_int(std::move(mask), DType::I64);
   }
 }
 template <class B, class K, class T> auto any_of(T x) {
@@ -76,17 +86,25 @@ template <class B> auto float_any(typename B::FloatTensor x) { return any_of<B, 
 template <class B> auto int_any(typename B::IntTensor x) { return any_of<B, Int>(std::move(x)); }
 template <class B> auto bool_any(typename B::BoolTensor x) { return any_of<B, Bool>(std::move(x)); }
 /// True along dim (kept, size 1) if any value there is nonzero.
-template <class B> auto float_any_dim(typename B::FloatTensor x, size_t d) { return any_dim_of<B, Float>(std::move(x), d); }
+template <class B> auto float_any_dim(typename B::FloatTensor x, size_t d) {
+  return any_dim_of<B, Float>(std::move(x), d);
+}
 template <class B> auto int_any_dim(typename B::IntTensor x, size_t d) { return any_dim_of<B, Int>(std::move(x), d); }
-template <class B> auto bool_any_dim(typename B::BoolTensor x, size_t d) { return any_dim_of<B, Bool>(std::move(x), d); }
+template <class B> auto bool_any_dim(typename B::BoolTensor x, size_t d) {
+  return any_dim_of<B, Bool>(std::move(x), d);
+}
 /// True (shape [1]) if every value is nonzero.
 template <class B> auto float_all(typename B::FloatTensor x) { return all_of<B, Float>(std::move(x)); }
 template <class B> auto int_all(typename B::IntTensor x) { return all_of<B, Int>(std::move(x)); }
 template <class B> auto bool_all(typename B::BoolTensor x) { return all_of<B, Bool>(std::move(x)); }
 /// True along dim (kept, size 1) if every value there is nonzero.
-template <class B> auto float_all_dim(typename B::FloatTensor x, size_t d) { return all_dim_of<B, Float>(std::move(x), d); }
+template <class B> auto float_all_dim(typename B::FloatTensor x, size_t d) {
+  return all_dim_of<B, Float>(std::move(x), d);
+}
 template <class B> auto int_all_dim(typename B::IntTensor x, size_t d) { return all_dim_of<B, Int>(std::move(x), d); }
-template <class B> auto bool_all_dim(typename B::BoolTensor x, size_t d) { return all_dim_of<B, Bool>(std::move(x), d); }
+template <class B> auto bool_all_dim(typename B::BoolTensor x, size_t d) {
+  return all_dim_of<B, Bool>(std::move(x), d);
+}
 
 }  // namespace provided
 }  // namespace scorch

@@ -11,7 +11,9 @@
 
 namespace scorch::backends::cpu {
 
-CpuStorage::CpuStorage(size_t bytes) : bytes_(bytes) { data_ = static_cast<std::byte*>(host_cache::allocate(bytes, capacity_)); }
+CpuStorage::CpuStorage(size_t bytes) : bytes_(bytes) {
+  data_ = static_cast<std::byte*>(host_cache::allocate(bytes, capacity_));
+}
 
 CpuStorage::~CpuStorage() { host_cache::release(data_, capacity_); }
 
@@ -23,7 +25,9 @@ CpuTensor::CpuTensor(Shape shape, DType dtype)
 
 bool CpuTensor::is_contiguous() const { return strides::row_major(shape_, strides_); }
 
-Strides broadcast_strides(const CpuTensor& x, const Shape& shape) { return strides::broadcast(x.shape(), x.strides(), shape); }
+Strides broadcast_strides(const CpuTensor& x, const Shape& shape) {
+  return strides::broadcast(x.shape(), x.strides(), shape);
+}
 
 namespace {
 // Copies x's values into out (contiguous, same shape), converting dtype when they differ.

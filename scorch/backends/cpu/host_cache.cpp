@@ -17,7 +17,8 @@ namespace {
 constexpr size_t kClass = size_t(2) << 20;
 
 size_t default_limit() {
-  if (const char* mb = std::getenv("SCORCH_CPU_CACHE_MB")) return static_cast<size_t>(std::strtoull(mb, nullptr, 10)) << 20;
+  if (const char* mb = std::getenv("SCORCH_CPU_CACHE_MB"))
+    return static_cast<size_t>(std::strtoull(mb, nullptr, 10)) << 20;
   return size_t(1) << 30;
 }
 
@@ -42,8 +43,7 @@ std::atomic<size_t> live{0}, peak{0};
 void count_allocation(size_t bytes) {
   size_t now = live.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   size_t seen = peak.load(std::memory_order_relaxed);
-  while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {
-  }
+  while (now > seen && !peak.compare_exchange_weak(seen, now, std::memory_order_relaxed)) {}
 }
 
 Cache& cache() {

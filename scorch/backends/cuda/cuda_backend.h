@@ -1,8 +1,8 @@
 #pragma once
 // Cuda: Scorch's first-party NVIDIA GPU backend. Every kind uses CudaTensor; CudaKernelOps
-// (generated from op_table.txt) binds the table's op names to backends/cuda/kernels. Ops are queued on one stream per device and return at once;
-// reading values (into_data) waits for them. Device memory comes from a caching pool (runtime.h).
-// Only backends/cuda sources include CUDA headers: using this backend needs no CUDA compiler.
+// (generated from op_table.txt) binds the table's op names to backends/cuda/kernels. Ops are queued on one stream per
+// device and return at once; reading values (into_data) waits for them. Device memory comes from a caching pool
+// (runtime.h). Only backends/cuda sources include CUDA headers: using this backend needs no CUDA compiler.
 #include <cstdint>
 #include <string>
 

@@ -64,7 +64,8 @@ cudaStream_t stream(int device) {
     if (cudaStream_t st = s.streams[device].load(std::memory_order_acquire)) return st;
   }
   check_device(device, "cuda.stream");
-  if (device >= kMaxDevices) throw DeviceError("cuda.stream", "at most " + std::to_string(kMaxDevices) + " devices are supported");
+  if (device >= kMaxDevices)
+    throw DeviceError("cuda.stream", "at most " + std::to_string(kMaxDevices) + " devices are supported");
   check(cudaSetDevice(device), "cuda.stream");
   t_current_device = device;
   if (cudaStream_t st = s.streams[device].load(std::memory_order_acquire)) return st;
@@ -91,7 +92,8 @@ Profile& profile() {
   static Profile* p = new Profile();
   return *p;
 }
-std::atomic<bool> g_profiling{std::getenv("SCORCH_CUDA_PROFILE") && std::string(std::getenv("SCORCH_CUDA_PROFILE")) == "1"};
+std::atomic<bool> g_profiling{std::getenv("SCORCH_CUDA_PROFILE") &&
+                              std::string(std::getenv("SCORCH_CUDA_PROFILE")) == "1"};
 }  // namespace
 
 void set_profiling(bool enabled) { g_profiling = enabled; }
@@ -127,7 +129,8 @@ std::string profile_report(int device) {
   std::vector<std::pair<std::string, std::pair<double, int>>> rows(totals.begin(), totals.end());
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
   std::string out;
-  for (const auto& [op, t] : rows) out += op + "  " + std::to_string(t.first) + " ms  " + std::to_string(t.second) + "\n";
+  for (const auto& [op, t] : rows)
+    out += op + "  " + std::to_string(t.first) + " ms  " + std::to_string(t.second) + "\n";
   return out;
 }
 

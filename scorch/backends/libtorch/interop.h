@@ -51,13 +51,9 @@ template <class F> auto guarded(const char* op, F&& body) {
   try {
     c10::InferenceMode no_autograd;
     return body();
-  } catch (const scorch::Error&) {
-    throw;
-  } catch (const c10::IndexError& e) {
+  } catch (const scorch::Error&) { throw; } catch (const c10::IndexError& e) {
     throw ShapeError(op, first_line(e.what_without_backtrace()));
-  } catch (const c10::Error& e) {
-    throw ValueError(op, "LibTorch: " + first_line(e.what_without_backtrace()));
-  }
+  } catch (const c10::Error& e) { throw ValueError(op, "LibTorch: " + first_line(e.what_without_backtrace())); }
 }
 
 }  // namespace scorch::backends::libtorch::detail

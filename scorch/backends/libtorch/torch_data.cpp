@@ -11,7 +11,8 @@ using ImplPtr = c10::intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>;
 c10::TensorImpl* as_impl(void* p) { return static_cast<c10::TensorImpl*>(p); }
 }  // namespace
 
-TorchTensor::TorchTensor(const TorchTensor& other) : impl_(other.impl_), shape_(other.shape_), dtype_(other.dtype_), device_(other.device_) {
+TorchTensor::TorchTensor(const TorchTensor& other)
+    : impl_(other.impl_), shape_(other.shape_), dtype_(other.dtype_), device_(other.device_) {
   if (impl_) c10::raw::intrusive_ptr::incref(as_impl(impl_));
 }
 TorchTensor::TorchTensor(TorchTensor&& other) noexcept
@@ -66,13 +67,15 @@ DType from_torch(at::ScalarType type) {
     case at::kChar: return DType::I8;
     case at::kByte: return DType::U8;
     case at::kBool: return DType::Bool;
-    default: throw DTypeError("libtorch", std::string("LibTorch dtype ") + c10::toString(type) + " has no Scorch dtype");
+    default:
+      throw DTypeError("libtorch", std::string("LibTorch dtype ") + c10::toString(type) + " has no Scorch dtype");
   }
 }
 
 at::Device to_torch(TorchDevice device) {
   if (device.kind == TorchDevice::Kind::Cpu) return at::Device(at::kCPU);
-  if (!at::hasCUDA()) throw DeviceError("libtorch", "device " + device.to_string() + ": the linked LibTorch has no CUDA");
+  if (!at::hasCUDA())
+    throw DeviceError("libtorch", "device " + device.to_string() + ": the linked LibTorch has no CUDA");
   return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device.index));
 }
 
@@ -80,7 +83,9 @@ TorchDevice from_torch(const at::Device& device) {
   return device.is_cuda() ? TorchDevice::cuda(device.index() < 0 ? 0 : device.index()) : TorchDevice::cpu();
 }
 
-at::TensorOptions options(DType dtype, TorchDevice device) { return at::TensorOptions().dtype(to_torch(dtype)).device(to_torch(device)); }
+at::TensorOptions options(DType dtype, TorchDevice device) {
+  return at::TensorOptions().dtype(to_torch(dtype)).device(to_torch(device));
+}
 
 std::vector<int64_t> sizes(const Shape& shape) { return {shape.begin(), shape.end()}; }
 std::vector<int64_t> sizes(const std::vector<size_t>& dims) { return {dims.begin(), dims.end()}; }
@@ -96,7 +101,8 @@ at::Tensor take(TorchTensor& t) {
 }
 
 TorchTensor wrap(at::Tensor x) {
-  if (x.dim() > static_cast<int64_t>(kMaxRank)) throw ShapeError("libtorch", "rank " + std::to_string(x.dim()) + " exceeds Scorch's maximum rank");
+  if (x.dim() > static_cast<int64_t>(kMaxRank))
+    throw ShapeError("libtorch", "rank " + std::to_string(x.dim()) + " exceeds Scorch's maximum rank");
   Shape shape;
   if (x.dim() == 0) {
     shape = Shape{1};
@@ -141,7 +147,8 @@ void check_indices(const char* op, const at::Tensor& indices, int64_t size) {
   auto [lo, hi] = at::aminmax(indices);
   int64_t min = lo.item<int64_t>(), max = hi.item<int64_t>();
   if (min < 0 || max >= size)
-    throw ShapeError(op, "index " + std::to_string(min < 0 ? min : max) + " is out of range for a dim of size " + std::to_string(size));
+    throw ShapeError(op, "index " + std::to_string(min < 0 ? min : max) + " is out of range for a dim of size " +
+                             std::to_string(size));
 }
 
 void check_divisor(const char* op, const at::Tensor& divisor) {
@@ -189,7 +196,8 @@ T empty(Shape shape, TorchDevice device, DType dtype) {
 T full(Shape shape, Scalar value, TorchDevice device, DType dtype) {
   return guarded("full", [&] {
     // Integers are filled in i64 and narrowed, so out-of-range values wrap as a cast does.
-    if (is_int(dtype)) return wrap(at::full(sizes(shape), scalar_for(dtype, value), options(DType::I64, device)).to(to_torch(dtype)));
+    if (is_int(dtype))
+      return wrap(at::full(sizes(shape), scalar_for(dtype, value), options(DType::I64, device)).to(to_torch(dtype)));
     return wrap(at::full(sizes(shape), scalar_for(dtype, value), options(dtype, device)));
   });
 }

@@ -25,7 +25,9 @@ at::Tensor prepare(T& t, bool one_d) {
 }
 
 /// y narrowed back to type, with the inserted height removed.
-TorchTensor finish(const at::Tensor& y, at::ScalarType type, bool one_d) { return wrap((one_d ? y.squeeze(2) : y).to(type)); }
+TorchTensor finish(const at::Tensor& y, at::ScalarType type, bool one_d) {
+  return wrap((one_d ? y.squeeze(2) : y).to(type));
+}
 
 void require_unit_dilation(const char* op, const PoolSpec& spec) {
   for (size_t v : spec.dilation)
@@ -42,22 +44,24 @@ T convolution(const char* op, T a, T w, std::optional<T> bias, const ConvSpec& s
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = widened(take(a)), weight = widened(take(w));
     Dims out_pad = transposed ? sizes(spec.padding_out) : Dims(spec.stride.size(), 0);
-    at::Tensor y = at::convolution(x, weight, optional_tensor(bias), sizes(spec.stride), sizes(spec.padding), sizes(spec.dilation), transposed,
-                                   out_pad, static_cast<int64_t>(spec.groups));
+    at::Tensor y = at::convolution(x, weight, optional_tensor(bias), sizes(spec.stride), sizes(spec.padding),
+                                   sizes(spec.dilation), transposed, out_pad, static_cast<int64_t>(spec.groups));
     return wrap(y.to(type));
   });
 }
 
-ConvGradients<T> convolution_backward(const char* op, T a, T w, bool has_bias, T g, const ConvSpec& spec, bool transposed) {
+ConvGradients<T> convolution_backward(const char* op, T a, T w, bool has_bias, T g, const ConvSpec& spec,
+                                      bool transposed) {
   return guarded(op, [&] {
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = widened(take(a)), weight = widened(take(w)), grad = widened(take(g));
     int64_t bias_size = transposed ? weight.size(1) * static_cast<int64_t>(spec.groups) : weight.size(0);
     Dims bias_sizes{bias_size};
     Dims out_pad = transposed ? sizes(spec.padding_out) : Dims(spec.stride.size(), 0);
-    auto [gx, gw, gb] = at::convolution_backward(grad, x, weight, has_bias ? at::OptionalIntArrayRef(bias_sizes) : c10::nullopt, sizes(spec.stride),
-                                                 sizes(spec.padding), sizes(spec.dilation), transposed, out_pad, static_cast<int64_t>(spec.groups),
-                                                 {true, true, has_bias});
+    auto [gx, gw, gb] =
+        at::convolution_backward(grad, x, weight, has_bias ? at::OptionalIntArrayRef(bias_sizes) : c10::nullopt,
+                                 sizes(spec.stride), sizes(spec.padding), sizes(spec.dilation), transposed, out_pad,
+                                 static_cast<int64_t>(spec.groups), {true, true, has_bias});
     ConvGradients<T> out{wrap(gx.to(type)), wrap(gw.to(type)), std::nullopt};
     if (has_bias) out.bias = wrap(gb.to(type));
     return out;
@@ -66,7 +70,9 @@ ConvGradients<T> convolution_backward(const char* op, T a, T w, bool has_bias, T
 
 }  // namespace
 
-T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) { return convolution("conv", std::move(x), std::move(w), std::move(bias), spec, false); }
+T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+  return convolution("conv", std::move(x), std::move(w), std::move(bias), spec, false);
+}
 T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   return convolution("conv_transpose", std::move(x), std::move(w), std::move(bias), spec, true);
 }
@@ -74,7 +80,8 @@ ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& 
   return convolution_backward("conv_backward", std::move(x), std::move(w), has_bias, std::move(grad), spec, false);
 }
 ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
-  return convolution_backward("conv_transpose_backward", std::move(x), std::move(w), has_bias, std::move(grad), spec, true);
+  return convolution_backward("conv_transpose_backward", std::move(x), std::move(w), has_bias, std::move(grad), spec,
+                              true);
 }
 
 T avg_pool(T a, const PoolSpec& spec) {
@@ -97,8 +104,10 @@ T avg_pool_backward(T a, T g, const PoolSpec& spec) {
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = prepare(a, one_d), grad = prepare(g, one_d);
     Dims k = lift(spec.kernel, one_d), s = lift(spec.stride, one_d), p = lift(spec.padding, one_d, 0);
-    at::Tensor gx = spec.kernel.size() == 3 ? at::avg_pool3d_backward(grad, x, k, s, p, spec.ceil_mode, spec.count_include_pad, c10::nullopt)
-                                            : at::avg_pool2d_backward(grad, x, k, s, p, spec.ceil_mode, spec.count_include_pad, c10::nullopt);
+    at::Tensor gx =
+        spec.kernel.size() == 3
+            ? at::avg_pool3d_backward(grad, x, k, s, p, spec.ceil_mode, spec.count_include_pad, c10::nullopt)
+            : at::avg_pool2d_backward(grad, x, k, s, p, spec.ceil_mode, spec.count_include_pad, c10::nullopt);
     return finish(gx, type, one_d);
   });
 }
@@ -108,7 +117,8 @@ std::pair<T, T> max_pool_with_indices(T a, const PoolSpec& spec) {
     bool one_d = spec.kernel.size() == 1;
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = prepare(a, one_d);
-    Dims k = lift(spec.kernel, one_d), s = lift(spec.stride, one_d), p = lift(spec.padding, one_d, 0), dl = lift(spec.dilation, one_d);
+    Dims k = lift(spec.kernel, one_d), s = lift(spec.stride, one_d), p = lift(spec.padding, one_d, 0),
+         dl = lift(spec.dilation, one_d);
     auto [y, idx] = spec.kernel.size() == 3 ? at::max_pool3d_with_indices(x, k, s, p, dl, spec.ceil_mode)
                                             : at::max_pool2d_with_indices(x, k, s, p, dl, spec.ceil_mode);
     return std::pair<T, T>{finish(y, type, one_d), finish(idx, at::kLong, one_d)};
@@ -120,7 +130,8 @@ T max_pool_backward(T a, T g, T indices) {
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = take(a), grad = widened(take(g)), idx = take(indices).to(at::kLong);
     // Each output's gradient goes to the input element its index names (flat per channel).
-    at::Tensor gx = at::zeros({x.size(0), x.size(1), x.numel() / std::max<int64_t>(1, x.size(0) * x.size(1))}, grad.options());
+    at::Tensor gx =
+        at::zeros({x.size(0), x.size(1), x.numel() / std::max<int64_t>(1, x.size(0) * x.size(1))}, grad.options());
     gx.scatter_add_(2, idx.flatten(2), grad.flatten(2));
     return wrap(gx.reshape(x.sizes()).to(type));
   });
@@ -131,7 +142,9 @@ T adaptive_avg_pool(T a, const SpatialDims& output_size) {
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = widened(take(a));
     Dims out = sizes(output_size);
-    at::Tensor y = out.size() == 1 ? at::adaptive_avg_pool1d(x, out) : out.size() == 2 ? at::adaptive_avg_pool2d(x, out) : at::adaptive_avg_pool3d(x, out);
+    at::Tensor y = out.size() == 1   ? at::adaptive_avg_pool1d(x, out)
+                   : out.size() == 2 ? at::adaptive_avg_pool2d(x, out)
+                                     : at::adaptive_avg_pool3d(x, out);
     return wrap(y.to(type));
   });
 }
@@ -141,7 +154,8 @@ T adaptive_avg_pool_backward(T a, T g) {
     bool one_d = a.shape().rank() == 3;
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = prepare(a, one_d), grad = prepare(g, one_d);
-    at::Tensor gx = x.dim() == 5 ? at::_adaptive_avg_pool3d_backward(grad, x) : at::_adaptive_avg_pool2d_backward(grad, x);
+    at::Tensor gx =
+        x.dim() == 5 ? at::_adaptive_avg_pool3d_backward(grad, x) : at::_adaptive_avg_pool2d_backward(grad, x);
     return finish(gx, type, one_d);
   });
 }
@@ -151,7 +165,9 @@ std::pair<T, T> adaptive_max_pool_with_indices(T a, const SpatialDims& output_si
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = widened(take(a));
     Dims out = sizes(output_size);
-    auto [y, idx] = out.size() == 1 ? at::adaptive_max_pool1d(x, out) : out.size() == 2 ? at::adaptive_max_pool2d(x, out) : at::adaptive_max_pool3d(x, out);
+    auto [y, idx] = out.size() == 1   ? at::adaptive_max_pool1d(x, out)
+                    : out.size() == 2 ? at::adaptive_max_pool2d(x, out)
+                                      : at::adaptive_max_pool3d(x, out);
     return std::pair<T, T>{wrap(y.to(type)), wrap(idx)};
   });
 }
@@ -189,7 +205,8 @@ T interpolate_backward(T a, T g, const InterpolateSpec& spec) {
 T unfold4d(T a, const PoolSpec& spec) {
   return guarded("unfold", [&] {
     at::ScalarType type = to_torch(a.dtype());
-    at::Tensor y = at::im2col(widened(take(a)), sizes(spec.kernel), sizes(spec.dilation), sizes(spec.padding), sizes(spec.stride));
+    at::Tensor y =
+        at::im2col(widened(take(a)), sizes(spec.kernel), sizes(spec.dilation), sizes(spec.padding), sizes(spec.stride));
     return wrap(y.to(type));
   });
 }
@@ -197,7 +214,8 @@ T unfold4d(T a, const PoolSpec& spec) {
 T fold4d(T a, const SpatialDims& output_size, const PoolSpec& spec) {
   return guarded("fold", [&] {
     at::ScalarType type = to_torch(a.dtype());
-    at::Tensor y = at::col2im(widened(take(a)), sizes(output_size), sizes(spec.kernel), sizes(spec.dilation), sizes(spec.padding), sizes(spec.stride));
+    at::Tensor y = at::col2im(widened(take(a)), sizes(output_size), sizes(spec.kernel), sizes(spec.dilation),
+                              sizes(spec.padding), sizes(spec.stride));
     return wrap(y.to(type));
   });
 }

@@ -22,8 +22,12 @@ at::Tensor int_mean(const at::Tensor& sum, int64_t count) { return at::div(sum, 
 
 }  // namespace
 
-T sum(T a) { return reduce("sum", std::move(a), [](const at::Tensor& x) { return at::sum(x).reshape({1}); }); }
-T sum_dim(T a, size_t dim) { return reduce("sum_dim", std::move(a), [&](const at::Tensor& x) { return at::sum(x, {d(dim)}, true); }); }
+T sum(T a) {
+  return reduce("sum", std::move(a), [](const at::Tensor& x) { return at::sum(x).reshape({1}); });
+}
+T sum_dim(T a, size_t dim) {
+  return reduce("sum_dim", std::move(a), [&](const at::Tensor& x) { return at::sum(x, {d(dim)}, true); });
+}
 T mean(T a) {
   return reduce("mean", std::move(a), [](const at::Tensor& x) {
     return (x.is_floating_point() ? at::mean(x) : int_mean(at::sum(x), x.numel())).reshape({1});
@@ -34,14 +38,30 @@ T mean_dim(T a, size_t dim) {
     return x.is_floating_point() ? at::mean(x, {d(dim)}, true) : int_mean(at::sum(x, {d(dim)}, true), x.size(d(dim)));
   });
 }
-T prod(T a) { return reduce("prod", std::move(a), [](const at::Tensor& x) { return at::prod(x).reshape({1}); }); }
-T prod_dim(T a, size_t dim) { return reduce("prod_dim", std::move(a), [&](const at::Tensor& x) { return at::prod(x, d(dim), true); }); }
-T max(T a) { return reduce("max", std::move(a), [](const at::Tensor& x) { return at::max(x).reshape({1}); }); }
-T min(T a) { return reduce("min", std::move(a), [](const at::Tensor& x) { return at::min(x).reshape({1}); }); }
-T max_dim(T a, size_t dim) { return reduce("max_dim", std::move(a), [&](const at::Tensor& x) { return at::amax(x, {d(dim)}, true); }); }
-T min_dim(T a, size_t dim) { return reduce("min_dim", std::move(a), [&](const at::Tensor& x) { return at::amin(x, {d(dim)}, true); }); }
-T argmax(T a, size_t dim) { return guarded("argmax", [&] { return wrap(at::argmax(widened(take(a)), d(dim), true)); }); }
-T argmin(T a, size_t dim) { return guarded("argmin", [&] { return wrap(at::argmin(widened(take(a)), d(dim), true)); }); }
+T prod(T a) {
+  return reduce("prod", std::move(a), [](const at::Tensor& x) { return at::prod(x).reshape({1}); });
+}
+T prod_dim(T a, size_t dim) {
+  return reduce("prod_dim", std::move(a), [&](const at::Tensor& x) { return at::prod(x, d(dim), true); });
+}
+T max(T a) {
+  return reduce("max", std::move(a), [](const at::Tensor& x) { return at::max(x).reshape({1}); });
+}
+T min(T a) {
+  return reduce("min", std::move(a), [](const at::Tensor& x) { return at::min(x).reshape({1}); });
+}
+T max_dim(T a, size_t dim) {
+  return reduce("max_dim", std::move(a), [&](const at::Tensor& x) { return at::amax(x, {d(dim)}, true); });
+}
+T min_dim(T a, size_t dim) {
+  return reduce("min_dim", std::move(a), [&](const at::Tensor& x) { return at::amin(x, {d(dim)}, true); });
+}
+T argmax(T a, size_t dim) {
+  return guarded("argmax", [&] { return wrap(at::argmax(widened(take(a)), d(dim), true)); });
+}
+T argmin(T a, size_t dim) {
+  return guarded("argmin", [&] { return wrap(at::argmin(widened(take(a)), d(dim), true)); });
+}
 IndexPair max_dim_with_indices(T a, size_t dim) {
   return guarded("max_dim_with_indices", [&] {
     at::Tensor x = take(a);
@@ -56,17 +76,35 @@ IndexPair min_dim_with_indices(T a, size_t dim) {
     return IndexPair{wrap(values.to(x.scalar_type())), wrap(indices)};
   });
 }
-T cumsum(T a, size_t dim) { return reduce("cumsum", std::move(a), [&](const at::Tensor& x) { return at::cumsum(x, d(dim)); }); }
-T cumprod(T a, size_t dim) { return reduce("cumprod", std::move(a), [&](const at::Tensor& x) { return at::cumprod(x, d(dim)); }); }
-T cummin(T a, size_t dim) { return reduce("cummin", std::move(a), [&](const at::Tensor& x) { return std::get<0>(at::cummin(x, d(dim))); }); }
-T cummax(T a, size_t dim) { return reduce("cummax", std::move(a), [&](const at::Tensor& x) { return std::get<0>(at::cummax(x, d(dim))); }); }
+T cumsum(T a, size_t dim) {
+  return reduce("cumsum", std::move(a), [&](const at::Tensor& x) { return at::cumsum(x, d(dim)); });
+}
+T cumprod(T a, size_t dim) {
+  return reduce("cumprod", std::move(a), [&](const at::Tensor& x) { return at::cumprod(x, d(dim)); });
+}
+T cummin(T a, size_t dim) {
+  return reduce("cummin", std::move(a), [&](const at::Tensor& x) { return std::get<0>(at::cummin(x, d(dim))); });
+}
+T cummax(T a, size_t dim) {
+  return reduce("cummax", std::move(a), [&](const at::Tensor& x) { return std::get<0>(at::cummax(x, d(dim))); });
+}
 
 // ---- layout
-T reshape(T a, Shape shape) { return guarded("reshape", [&] { return wrap(take(a).reshape(sizes(shape))); }); }
-T permute(T a, std::vector<size_t> axes) { return guarded("permute", [&] { return wrap(take(a).permute(sizes(axes))); }); }
-T swap_dims(T a, size_t x, size_t y) { return guarded("swap_dims", [&] { return wrap(take(a).transpose(d(x), d(y))); }); }
-T flip(T a, std::vector<size_t> axes) { return guarded("flip", [&] { return wrap(at::flip(take(a), sizes(axes))); }); }
-T expand(T a, Shape shape) { return guarded("expand", [&] { return wrap(take(a).expand(sizes(shape))); }); }
+T reshape(T a, Shape shape) {
+  return guarded("reshape", [&] { return wrap(take(a).reshape(sizes(shape))); });
+}
+T permute(T a, std::vector<size_t> axes) {
+  return guarded("permute", [&] { return wrap(take(a).permute(sizes(axes))); });
+}
+T swap_dims(T a, size_t x, size_t y) {
+  return guarded("swap_dims", [&] { return wrap(take(a).transpose(d(x), d(y))); });
+}
+T flip(T a, std::vector<size_t> axes) {
+  return guarded("flip", [&] { return wrap(at::flip(take(a), sizes(axes))); });
+}
+T expand(T a, Shape shape) {
+  return guarded("expand", [&] { return wrap(take(a).expand(sizes(shape))); });
+}
 
 namespace {
 /// The view of x that ranges select with every step made positive, and the dims whose order it reverses.
@@ -121,7 +159,8 @@ T repeat_dim(T a, size_t dim, size_t times) {
 }
 
 T unfold(T a, size_t dim, size_t size, size_t step) {
-  return guarded("unfold", [&] { return wrap(take(a).unfold(d(dim), static_cast<int64_t>(size), static_cast<int64_t>(step))); });
+  return guarded("unfold",
+                 [&] { return wrap(take(a).unfold(d(dim), static_cast<int64_t>(size), static_cast<int64_t>(step))); });
 }
 
 // ---- indexing
@@ -141,7 +180,8 @@ T scatter_add(size_t dim, T a, T indices, T values) {
   return guarded("scatter_add", [&] {
     at::Tensor x = take(a), idx = long_indices(indices), v = take(values);
     check_indices("scatter_add", idx, x.size(d(dim)));
-    if (low_precision_host(x)) return wrap(at::scatter_add(x.to(at::kFloat), d(dim), idx, v.to(at::kFloat)).to(x.scalar_type()));
+    if (low_precision_host(x))
+      return wrap(at::scatter_add(x.to(at::kFloat), d(dim), idx, v.to(at::kFloat)).to(x.scalar_type()));
     if (unique(x)) return wrap(x.scatter_add_(d(dim), idx, v));
     return wrap(at::scatter_add(x, d(dim), idx, v));
   });
@@ -159,7 +199,8 @@ T select_add(T a, size_t dim, T indices, T values) {
   return guarded("select_add", [&] {
     at::Tensor x = take(a), idx = long_indices(indices), v = take(values);
     check_indices("select_add", idx, x.size(d(dim)));
-    if (low_precision_host(x)) return wrap(at::index_add(x.to(at::kFloat), d(dim), idx, v.to(at::kFloat)).to(x.scalar_type()));
+    if (low_precision_host(x))
+      return wrap(at::index_add(x.to(at::kFloat), d(dim), idx, v.to(at::kFloat)).to(x.scalar_type()));
     if (unique(x)) return wrap(x.index_add_(d(dim), idx, v));
     return wrap(at::index_add(x, d(dim), idx, v));
   });
@@ -181,7 +222,9 @@ T mask_fill(T a, T mask, Scalar value) {
   });
 }
 
-T argwhere(T mask) { return guarded("argwhere", [&] { return wrap(at::nonzero(take(mask))); }); }
+T argwhere(T mask) {
+  return guarded("argwhere", [&] { return wrap(at::nonzero(take(mask))); });
+}
 
 // ---- sorting: stable; ATen also sorts NaN as the largest value
 IndexPair sort_with_indices(T a, size_t dim, bool descending) {

@@ -7,7 +7,8 @@ namespace scorch::data {
 namespace {
 
 /// Splits one record starting at pos (which may span lines inside quotes); advances pos and line.
-std::vector<std::string> next_record(const std::string& text, size_t& pos, size_t& line, char delimiter, const std::string& path) {
+std::vector<std::string> next_record(const std::string& text, size_t& pos, size_t& line, char delimiter,
+                                     const std::string& path) {
   std::vector<std::string> fields(1);
   bool quoted = false;
   size_t start_line = line;
@@ -33,7 +34,8 @@ std::vector<std::string> next_record(const std::string& text, size_t& pos, size_
       fields.back() += c;
     }
   }
-  if (quoted) throw FormatError("read_csv", path + ":" + std::to_string(start_line) + ": a quoted field is never closed");
+  if (quoted)
+    throw FormatError("read_csv", path + ":" + std::to_string(start_line) + ": a quoted field is never closed");
   ++line;
   return fields;
 }
@@ -68,7 +70,8 @@ std::vector<CsvRow> read_csv(const std::string& path, char delimiter) {
     if (fields.size() == 1 && fields[0].empty()) continue;  // blank line
     std::string where = path + ":" + std::to_string(row_line);
     if (fields.size() != header.size())
-      throw FormatError("read_csv", where + ": " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(header.size()));
+      throw FormatError("read_csv", where + ": " + std::to_string(fields.size()) + " fields, the header has " +
+                                        std::to_string(header.size()));
     rows.emplace_back(columns, std::move(fields), std::move(where));
   }
   return rows;

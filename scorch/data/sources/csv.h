@@ -17,7 +17,8 @@ namespace scorch::data {
 /// One CSV row, its fields addressed by column name.
 class CsvRow {
  public:
-  CsvRow(std::shared_ptr<const std::map<std::string, size_t>> columns, std::vector<std::string> fields, std::string where)
+  CsvRow(std::shared_ptr<const std::map<std::string, size_t>> columns, std::vector<std::string> fields,
+         std::string where)
       : columns_(std::move(columns)), fields_(std::move(fields)), where_(std::move(where)) {}
   /// The field of column; FormatError naming the file and line if there is no such column.
   const std::string& at(const std::string& column) const;

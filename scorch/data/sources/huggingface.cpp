@@ -72,7 +72,9 @@ std::string HuggingfaceDatasetLoader::db_file() const {
   if (ec) throw IoError("HuggingfaceDatasetLoader", "cannot create " + dir + ": " + ec.message());
   std::string what = "cannot import '" + name_ + "' into " + db + ": ";
   std::string script = import_script();
-  if (!std::filesystem::exists(script)) throw IoError("HuggingfaceDatasetLoader", what + "the import script " + script + " is missing (set SCORCH_HF_IMPORT_SCRIPT)");
+  if (!std::filesystem::exists(script))
+    throw IoError("HuggingfaceDatasetLoader",
+                  what + "the import script " + script + " is missing (set SCORCH_HF_IMPORT_SCRIPT)");
   std::vector<std::string> argv = {python_, script, name_, "--db", db};
   if (!subset_.empty()) argv.insert(argv.end(), {"--subset", subset_});
   if (!local_.empty()) argv.insert(argv.end(), {"--local", local_});

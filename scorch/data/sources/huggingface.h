@@ -32,7 +32,9 @@ class HuggingfaceDatasetLoader {
   /// The SQLite file, importing it first if needed; IoError saying why when the import fails.
   std::string db_file() const;
   /// One split as a dataset of I.
-  template <class I> SqliteDataset<I> dataset(const std::string& split, typename SqliteDataset<I>::FromRow from_row = &SqliteItem<I>::from_row) const {
+  template <class I>
+  SqliteDataset<I> dataset(const std::string& split,
+                           typename SqliteDataset<I>::FromRow from_row = &SqliteItem<I>::from_row) const {
     return SqliteDataset<I>(db_file(), split, std::move(from_row));
   }
 

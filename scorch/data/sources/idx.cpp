@@ -24,22 +24,29 @@ std::vector<uint8_t> read_maybe_gzip(const std::string& path) {
       int code = 0;
       std::string message = gzerror(gz, &code);
       gzclose(gz);
-      throw FormatError("read_idx", path + ": gzip data is corrupt after " + std::to_string(out.size()) + " bytes (" + message + ")");
+      throw FormatError(
+          "read_idx", path + ": gzip data is corrupt after " + std::to_string(out.size()) + " bytes (" + message + ")");
     }
     if (n == 0) break;
     out.insert(out.end(), buffer, buffer + n);
   }
   bool clean_end = gzclose(gz) == Z_OK;
-  if (!clean_end) throw FormatError("read_idx", path + ": gzip stream is truncated after " + std::to_string(out.size()) + " bytes");
+  if (!clean_end)
+    throw FormatError("read_idx", path + ": gzip stream is truncated after " + std::to_string(out.size()) + " bytes");
   return out;
 }
 
 IdxArray read_idx(const std::string& path) {
   std::vector<uint8_t> bytes = read_maybe_gzip(path);
-  if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0) throw FormatError("read_idx", path + ": not an IDX file (bad magic number at byte 0)");
-  if (bytes[2] != 0x08) throw FormatError("read_idx", path + ": element type 0x" + std::to_string(bytes[2]) + " at byte 2 is not unsigned byte (0x08)");
+  if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0)
+    throw FormatError("read_idx", path + ": not an IDX file (bad magic number at byte 0)");
+  if (bytes[2] != 0x08)
+    throw FormatError("read_idx",
+                      path + ": element type 0x" + std::to_string(bytes[2]) + " at byte 2 is not unsigned byte (0x08)");
   size_t rank = bytes[3], header = 4 + 4 * rank;
-  if (bytes.size() < header) throw FormatError("read_idx", path + ": truncated in the dims (file has " + std::to_string(bytes.size()) + " bytes, header needs " + std::to_string(header) + ")");
+  if (bytes.size() < header)
+    throw FormatError("read_idx", path + ": truncated in the dims (file has " + std::to_string(bytes.size()) +
+                                      " bytes, header needs " + std::to_string(header) + ")");
   IdxArray out;
   size_t count = 1;
   for (size_t d = 0; d < rank; ++d) {
@@ -49,8 +56,10 @@ IdxArray read_idx(const std::string& path) {
     count *= dim;
   }
   if (bytes.size() - header < count)
-    throw FormatError("read_idx", path + ": truncated at byte " + std::to_string(bytes.size()) + ": dims need " + std::to_string(count) + " values after byte " + std::to_string(header));
-  out.values.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.begin() + static_cast<std::ptrdiff_t>(header + count));
+    throw FormatError("read_idx", path + ": truncated at byte " + std::to_string(bytes.size()) + ": dims need " +
+                                      std::to_string(count) + " values after byte " + std::to_string(header));
+  out.values.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header),
+                    bytes.begin() + static_cast<std::ptrdiff_t>(header + count));
   return out;
 }
 

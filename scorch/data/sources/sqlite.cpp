@@ -24,7 +24,8 @@ std::string value_kind(const SqliteValue& v) {
 }
 
 /// Runs sql (no results); throws E naming path with SQLite's message.
-template <class E = IoError> void exec(sqlite3* db, const std::string& sql, const std::string& op, const std::string& path) {
+template <class E = IoError>
+void exec(sqlite3* db, const std::string& sql, const std::string& op, const std::string& path) {
   char* message = nullptr;
   if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     std::string why = message ? message : "unknown error";
@@ -35,7 +36,8 @@ template <class E = IoError> void exec(sqlite3* db, const std::string& sql, cons
 
 sqlite3_stmt* prepare(sqlite3* db, const std::string& sql, const std::string& op, const std::string& path) {
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) throw FormatError(op, path + ": " + sqlite3_errmsg(db));
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK)
+    throw FormatError(op, path + ": " + sqlite3_errmsg(db));
   return stmt;
 }
 
@@ -43,7 +45,8 @@ std::vector<std::string> table_names(sqlite3* db) {
   std::vector<std::string> names;
   sqlite3_stmt* stmt = nullptr;
   sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &stmt, nullptr);
-  while (stmt && sqlite3_step(stmt) == SQLITE_ROW) names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+  while (stmt && sqlite3_step(stmt) == SQLITE_ROW)
+    names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
   sqlite3_finalize(stmt);
   return names;
 }
@@ -56,7 +59,8 @@ const SqliteValue& SqliteRow::at(std::string_view column) const {
 }
 
 void SqliteRow::type_error(std::string_view column, std::string_view expected) const {
-  throw FormatError("SqliteDataset", where_ + ", column '" + std::string(column) + "': expected " + std::string(expected) + ", found " + value_kind(at(column)));
+  throw FormatError("SqliteDataset", where_ + ", column '" + std::string(column) + "': expected " +
+                                         std::string(expected) + ", found " + value_kind(at(column)));
 }
 
 namespace detail {
@@ -75,7 +79,8 @@ SqliteReader::SqliteReader(const std::string& path, const std::string& split) : 
     if (std::find(tables.begin(), tables.end(), split) == tables.end()) {
       std::string list;
       for (const auto& t : tables) list += (list.empty() ? "" : ", ") + t;
-      throw FormatError("SqliteDataset", path + ": no split '" + split + "' (tables: " + (list.empty() ? "none" : list) + ")");
+      throw FormatError("SqliteDataset",
+                        path + ": no split '" + split + "' (tables: " + (list.empty() ? "none" : list) + ")");
     }
     sqlite3_stmt* count = prepare(db, "SELECT COUNT(*) FROM " + quoted(split), "SqliteDataset", path);
     sqlite3_step(count);
@@ -83,7 +88,8 @@ SqliteReader::SqliteReader(const std::string& path, const std::string& split) : 
     sqlite3_finalize(count);
     select_ = prepare(db, "SELECT * FROM " + quoted(split) + " WHERE row_id = ?", "SqliteDataset", path);
     auto names = std::make_shared<std::vector<std::string>>();
-    for (int i = 0; i < sqlite3_column_count(as_stmt(select_)); ++i) names->emplace_back(sqlite3_column_name(as_stmt(select_), i));
+    for (int i = 0; i < sqlite3_column_count(as_stmt(select_)); ++i)
+      names->emplace_back(sqlite3_column_name(as_stmt(select_), i));
     columns_ = std::move(names);
   } catch (...) {
     sqlite3_close(db);
@@ -103,13 +109,17 @@ SqliteRow SqliteReader::row(size_t index) const {
   sqlite3_reset(stmt);
   sqlite3_bind_int64(stmt, 1, static_cast<int64_t>(index));
   int status = sqlite3_step(stmt);
-  if (status != SQLITE_ROW) throw FormatError("SqliteDataset", where + ": " + (status == SQLITE_DONE ? "missing" : sqlite3_errmsg(as_db(db_))));
+  if (status != SQLITE_ROW)
+    throw FormatError("SqliteDataset", where + ": " + (status == SQLITE_DONE ? "missing" : sqlite3_errmsg(as_db(db_))));
   std::vector<SqliteValue> values;
   for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
     switch (sqlite3_column_type(stmt, i)) {
       case SQLITE_INTEGER: values.emplace_back(static_cast<int64_t>(sqlite3_column_int64(stmt, i))); break;
       case SQLITE_FLOAT: values.emplace_back(sqlite3_column_double(stmt, i)); break;
-      case SQLITE_TEXT: values.emplace_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, i)), sqlite3_column_bytes(stmt, i))); break;
+      case SQLITE_TEXT:
+        values.emplace_back(
+            std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, i)), sqlite3_column_bytes(stmt, i)));
+        break;
       case SQLITE_BLOB: {
         auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt, i));
         values.emplace_back(std::vector<uint8_t>(p, p + sqlite3_column_bytes(stmt, i)));
@@ -128,8 +138,10 @@ struct SqliteWriter::Split {
   int64_t next_row = 0;
 };
 
-SqliteWriter::SqliteWriter(const std::string& path, bool overwrite) : path_(path), tmp_(path + ".tmp-" + std::to_string(::getpid())) {
-  if (!overwrite && std::filesystem::exists(path)) throw IoError("SqliteDatasetWriter", path + ": exists (pass overwrite = true to replace it)");
+SqliteWriter::SqliteWriter(const std::string& path, bool overwrite)
+    : path_(path), tmp_(path + ".tmp-" + std::to_string(::getpid())) {
+  if (!overwrite && std::filesystem::exists(path))
+    throw IoError("SqliteDatasetWriter", path + ": exists (pass overwrite = true to replace it)");
   std::filesystem::remove(tmp_);
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(tmp_.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
@@ -154,7 +166,8 @@ void SqliteWriter::write(const std::string& split, const SqliteColumns& row) {
   if (!target) {
     auto s = std::make_unique<Split>();
     s->name = split;
-    std::string create = "CREATE TABLE " + quoted(split) + " (row_id INTEGER PRIMARY KEY", insert = "INSERT INTO " + quoted(split) + " VALUES (?";
+    std::string create = "CREATE TABLE " + quoted(split) + " (row_id INTEGER PRIMARY KEY",
+                insert = "INSERT INTO " + quoted(split) + " VALUES (?";
     for (const auto& [column, value] : row) {
       s->columns.push_back(column);
       create += ", " + quoted(column);
@@ -166,7 +179,8 @@ void SqliteWriter::write(const std::string& split, const SqliteColumns& row) {
     target = splits_.back().get();
   }
   if (row.size() != target->columns.size())
-    throw ValueError("SqliteDatasetWriter", path_ + ", split '" + split + "': row has " + std::to_string(row.size()) + " columns, the table " + std::to_string(target->columns.size()));
+    throw ValueError("SqliteDatasetWriter", path_ + ", split '" + split + "': row has " + std::to_string(row.size()) +
+                                                " columns, the table " + std::to_string(target->columns.size()));
   sqlite3_stmt* stmt = target->insert;
   sqlite3_reset(stmt);
   sqlite3_bind_int64(stmt, 1, target->next_row);
@@ -175,11 +189,14 @@ void SqliteWriter::write(const std::string& split, const SqliteColumns& row) {
     const SqliteValue& v = row[i].second;
     if (auto* n = std::get_if<int64_t>(&v)) sqlite3_bind_int64(stmt, at, *n);
     else if (auto* d = std::get_if<double>(&v)) sqlite3_bind_double(stmt, at, *d);
-    else if (auto* t = std::get_if<std::string>(&v)) sqlite3_bind_text(stmt, at, t->data(), static_cast<int>(t->size()), SQLITE_TRANSIENT);
-    else if (auto* b = std::get_if<std::vector<uint8_t>>(&v)) sqlite3_bind_blob(stmt, at, b->data(), static_cast<int>(b->size()), SQLITE_TRANSIENT);
+    else if (auto* t = std::get_if<std::string>(&v))
+      sqlite3_bind_text(stmt, at, t->data(), static_cast<int>(t->size()), SQLITE_TRANSIENT);
+    else if (auto* b = std::get_if<std::vector<uint8_t>>(&v))
+      sqlite3_bind_blob(stmt, at, b->data(), static_cast<int>(b->size()), SQLITE_TRANSIENT);
     else sqlite3_bind_null(stmt, at);
   }
-  if (sqlite3_step(stmt) != SQLITE_DONE) throw IoError("SqliteDatasetWriter", path_ + ": " + sqlite3_errmsg(as_db(db_)));
+  if (sqlite3_step(stmt) != SQLITE_DONE)
+    throw IoError("SqliteDatasetWriter", path_ + ": " + sqlite3_errmsg(as_db(db_)));
   ++target->next_row;
 }
 

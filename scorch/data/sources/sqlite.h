@@ -64,7 +64,8 @@ template <class T> T SqliteRow::get(std::string_view column) const {
   }
 }
 
-/// How an item maps to a row: specialize with static to_row(const I&) → SqliteColumns and from_row(const SqliteRow&) → I.
+/// How an item maps to a row: specialize with static to_row(const I&) → SqliteColumns and from_row(const SqliteRow&) →
+/// I.
 template <class I> struct SqliteItem;
 
 namespace detail {

@@ -74,7 +74,9 @@ void VectorSink::write(const void* data, size_t size) {
   out_.insert(out_.end(), p, p + size);
 }
 
-HashingSink::HashingSink(ByteSink& next) : next_(next), state_(XXH3_createState()) { XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_)); }
+HashingSink::HashingSink(ByteSink& next) : next_(next), state_(XXH3_createState()) {
+  XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_));
+}
 HashingSink::~HashingSink() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
 void HashingSink::write(const void* data, size_t size) {
   XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), data, size);
@@ -90,7 +92,8 @@ struct GzipSink::State {
   std::vector<unsigned char> out = std::vector<unsigned char>(1 << 18);
 };
 
-GzipSink::GzipSink(ByteSink& next, int level, std::string path) : next_(next), path_(std::move(path)), state_(std::make_unique<State>()) {
+GzipSink::GzipSink(ByteSink& next, int level, std::string path)
+    : next_(next), path_(std::move(path)), state_(std::make_unique<State>()) {
   // Level 0 means Huffman coding alone: float weights have no repeats for LZ matching to find,
   // and it compresses them as well as level 6 at three times the speed.
   int strategy = level == 0 ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY;
@@ -142,7 +145,8 @@ void atomic_write(const std::string& path, const std::function<void(ByteSink&)>&
       throw IoError("save", path + ": close failed: " + errno_text());
     }
     fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0) throw IoError("save", path + ": rename from " + tmp + " failed: " + errno_text());
+    if (::rename(tmp.c_str(), path.c_str()) != 0)
+      throw IoError("save", path + ": rename from " + tmp + " failed: " + errno_text());
   } catch (...) {
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
@@ -154,7 +158,7 @@ void atomic_write(const std::string& path, const std::function<void(ByteSink&)>&
 MappedFile::MappedFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw IoError("load", path + ": cannot open: " + errno_text());
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     throw IoError("load", path + ": not a regular file");
@@ -175,7 +179,9 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
-bool is_gzip(std::span<const std::byte> b) { return b.size() >= 2 && b[0] == std::byte{0x1f} && b[1] == std::byte{0x8b}; }
+bool is_gzip(std::span<const std::byte> b) {
+  return b.size() >= 2 && b[0] == std::byte{0x1f} && b[1] == std::byte{0x8b};
+}
 
 std::vector<std::byte> gunzip(std::span<const std::byte> bytes, const std::string& source) {
   if (!is_gzip(bytes)) throw FormatError("load", source + ": not a gzip file");
@@ -213,7 +219,8 @@ std::vector<std::byte> gunzip(std::span<const std::byte> bytes, const std::strin
       continue;
     }
     if (status == Z_BUF_ERROR && z.avail_in == 0 && fed == bytes.size()) fail("truncated");
-    if (status != Z_OK && status != Z_BUF_ERROR) fail(std::string("corrupt (") + (z.msg ? z.msg : "inflate error") + ")");
+    if (status != Z_OK && status != Z_BUF_ERROR)
+      fail(std::string("corrupt (") + (z.msg ? z.msg : "inflate error") + ")");
     if (z.avail_in == 0 && fed < bytes.size()) feed();
   }
   inflateEnd(&z);

@@ -8,8 +8,12 @@
 namespace scorch::formats {
 
 namespace {
-DType float_dtype(Precision p) { return p == Precision::Half ? DType::F16 : p == Precision::Full ? DType::F32 : DType::F64; }
-DType int_dtype(Precision p) { return p == Precision::Half ? DType::I16 : p == Precision::Full ? DType::I32 : DType::I64; }
+DType float_dtype(Precision p) {
+  return p == Precision::Half ? DType::F16 : p == Precision::Full ? DType::F32 : DType::F64;
+}
+DType int_dtype(Precision p) {
+  return p == Precision::Half ? DType::I16 : p == Precision::Full ? DType::I32 : DType::I64;
+}
 
 bool is_signed_int(DType d) { return d == DType::I64 || d == DType::I32 || d == DType::I16 || d == DType::I8; }
 
@@ -26,7 +30,9 @@ bool ints_fit(const TensorData& data, DType target) {
 }
 }  // namespace
 
-std::string_view precision_name(Precision p) { return p == Precision::Half ? "half" : p == Precision::Full ? "full" : "double"; }
+std::string_view precision_name(Precision p) {
+  return p == Precision::Half ? "half" : p == Precision::Full ? "full" : "double";
+}
 
 const TensorData& stored_form(const TensorData& data, Precision precision, TensorData& scratch) {
   DType target = data.dtype();
@@ -51,10 +57,12 @@ Record take_item(Record envelope, const std::string& source) {
   if (!metadata) throw FormatError("load", source + ": not a Scorch record (no metadata)");
   const Record* format = metadata->find("format");
   if (!format || format->kind() != RecordKind::String || format->as_string() != "scorch-record")
-    throw FormatError("load", source + ": not a Scorch record (metadata.format is " + (format ? describe(*format) : "missing") + ")");
+    throw FormatError(
+        "load", source + ": not a Scorch record (metadata.format is " + (format ? describe(*format) : "missing") + ")");
   const Record* version = metadata->find("version");
   if (!version || version->kind() != RecordKind::Int || version->as_int() < 1 || version->as_int() > 1)
-    throw FormatError("load", source + ": unsupported record version " + (version ? describe(*version) : "(missing)") + "; this build reads version 1");
+    throw FormatError("load", source + ": unsupported record version " + (version ? describe(*version) : "(missing)") +
+                                  "; this build reads version 1");
   Record* item = envelope.find_mut("item");
   if (!item) throw FormatError("load", source + ": the record has no item");
   return std::move(*item);

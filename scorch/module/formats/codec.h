@@ -29,7 +29,8 @@ Record decode(std::span<const std::byte> bytes, Format format, const std::string
 // The envelope's metadata and its check, shared by the codecs.
 /// {format: "scorch-record", version: 1, precision, float, int}.
 Record envelope_metadata(Precision precision);
-/// The item of a decoded envelope; throws FormatError unless its metadata names a Scorch record of a version this build reads.
+/// The item of a decoded envelope; throws FormatError unless its metadata names a Scorch record of a version this build
+/// reads.
 Record take_item(Record envelope, const std::string& source);
 /// The reserved key that marks a map as a tensor in the self-describing formats.
 inline constexpr std::string_view kTensorKey = "__tensor__";

@@ -116,7 +116,8 @@ Record BinReader::tensor(const std::string& path) {
   auto dtype = static_cast<DType>(dtype_code);
   Shape shape(dims);
   if (nbytes != shape.num_elements() * dtype_size(dtype))
-    fail(path, "tensor " + std::string(dtype_name(dtype)) + shape.to_string() + " cannot hold " + std::to_string(nbytes) + " bytes");
+    fail(path, "tensor " + std::string(dtype_name(dtype)) + shape.to_string() + " cannot hold " +
+                   std::to_string(nbytes) + " bytes");
   size_t pad = (kAlign - pos_ % kAlign) % kAlign;
   need(pad + nbytes, path);
   pos_ += pad;
@@ -184,7 +185,8 @@ Record decode_bin(std::span<const std::byte> bytes, const std::string& source) {
   auto body = bytes.first(bytes.size() - 8);
   uint64_t sum;
   std::memcpy(&sum, bytes.data() + body.size(), 8);
-  if (checksum(body) != sum) throw FormatError("load", source + ": checksum mismatch: the file is corrupt or truncated");
+  if (checksum(body) != sum)
+    throw FormatError("load", source + ": checksum mismatch: the file is corrupt or truncated");
   BinReader reader(body, source);
   Record envelope = reader.value(0, "");
   if (!reader.at_end()) throw FormatError("load", source + ": unexpected bytes after the record");

@@ -30,7 +30,9 @@ json tensor_json(const RecordTensor& t, Precision precision) {
     else if (dt == DType::Bool) values.push_back(s.to_bool());
     else values.push_back(s.to_int());
   }
-  json out = {{std::string(kTensorKey), std::string(dtype_name(dt))}, {"shape", data.shape().to_vector()}, {"values", std::move(values)}};
+  json out = {{std::string(kTensorKey), std::string(dtype_name(dt))},
+              {"shape", data.shape().to_vector()},
+              {"values", std::move(values)}};
   if (t.param_id) out["param_id"] = ParamId(t.param_id).to_string();
   return out;
 }
@@ -81,14 +83,14 @@ class JsonReader {
 
 Record JsonReader::tensor(const json& j, const std::string& path) const {
   for (const auto& [k, v] : j.items())
-    if (k != kTensorKey && k != "shape" && k != "values" && k != "param_id") fail(path, "unexpected tensor field '" + k + "'");
-  if (!j.contains("shape") || !j.contains("values") || !j[std::string(kTensorKey)].is_string()) fail(path, "a tensor needs dtype, shape and values");
+    if (k != kTensorKey && k != "shape" && k != "values" && k != "param_id")
+      fail(path, "unexpected tensor field '" + k + "'");
+  if (!j.contains("shape") || !j.contains("values") || !j[std::string(kTensorKey)].is_string())
+    fail(path, "a tensor needs dtype, shape and values");
   DType dt;
   try {
     dt = dtype_from_name(j[std::string(kTensorKey)].get<std::string>());
-  } catch (const DTypeError&) {
-    fail(path, "unknown dtype " + j[std::string(kTensorKey)].dump());
-  }
+  } catch (const DTypeError&) { fail(path, "unknown dtype " + j[std::string(kTensorKey)].dump()); }
   std::vector<size_t> dims;
   for (const auto& d : j["shape"]) {
     if (!d.is_number_unsigned()) fail(path, "tensor shape must hold non-negative integers");
@@ -97,7 +99,8 @@ Record JsonReader::tensor(const json& j, const std::string& path) const {
   Shape shape(dims);
   const json& values = j["values"];
   if (!values.is_array() || values.size() != shape.num_elements())
-    fail(path, "tensor " + shape.to_string() + " needs " + std::to_string(shape.num_elements()) + " values, found " + std::to_string(values.size()));
+    fail(path, "tensor " + shape.to_string() + " needs " + std::to_string(shape.num_elements()) + " values, found " +
+                   std::to_string(values.size()));
   uint64_t id = 0;
   if (j.contains("param_id")) {
     if (!j["param_id"].is_string()) fail(path, "param_id must be a hex string");
@@ -140,7 +143,8 @@ Record JsonReader::value(const json& j, const std::string& path) const {
     case json::value_t::object: {
       if (j.contains(std::string(kTensorKey))) return tensor(j, path);
       Record out = Record::map();
-      for (const auto& [k, v] : j.items()) out.as_map_mut().emplace_back(k, value(v, path.empty() ? k : path + "." + k));
+      for (const auto& [k, v] : j.items())
+        out.as_map_mut().emplace_back(k, value(v, path.empty() ? k : path + "." + k));
       return out;
     }
     default: fail(path, "unsupported JSON value");
@@ -171,6 +175,8 @@ void encode_json(const Record& metadata, const Record& item, Precision precision
   sink.write(text.data(), text.size());
 }
 
-Record decode_json(std::span<const std::byte> bytes, const std::string& source) { return take_item(from_json_text(bytes, source), source); }
+Record decode_json(std::span<const std::byte> bytes, const std::string& source) {
+  return take_item(from_json_text(bytes, source), source);
+}
 
 }  // namespace scorch::formats

@@ -14,7 +14,9 @@ constexpr int kMaxDepth = 24;  // msgpack-c parses at most 32 nested containers;
 
 class MpkWriter {
  public:
-  MpkWriter(ByteSink& sink, Precision precision) : precision_(precision) { msgpack_packer_init(&pk_, &sink, &MpkWriter::emit); }
+  MpkWriter(ByteSink& sink, Precision precision) : precision_(precision) {
+    msgpack_packer_init(&pk_, &sink, &MpkWriter::emit);
+  }
   void map_header(size_t n) { msgpack_pack_map(&pk_, n); }
   void str(std::string_view s) { msgpack_pack_str_with_body(&pk_, s.data(), s.size()); }
   void value(const Record& r, int depth, const std::string& path);
@@ -33,7 +35,8 @@ void MpkWriter::tensor(const RecordTensor& t, const std::string& path) {
   TensorData scratch;
   const TensorData& data = stored_form(t.data, precision_, scratch);
   if (data.bytes().size() > std::numeric_limits<uint32_t>::max())
-    throw FormatError("save", "'" + path + "': a tensor over 4 GiB does not fit MessagePack; use BinFileRecorder or safetensors");
+    throw FormatError(
+        "save", "'" + path + "': a tensor over 4 GiB does not fit MessagePack; use BinFileRecorder or safetensors");
   map_header(t.param_id ? 4 : 3);
   str(kTensorKey);
   str(dtype_name(data.dtype()));
@@ -49,7 +52,8 @@ void MpkWriter::tensor(const RecordTensor& t, const std::string& path) {
 }
 
 void MpkWriter::value(const Record& r, int depth, const std::string& path) {
-  if (depth > kMaxDepth) throw FormatError("save", "'" + path + "': records nest deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (depth > kMaxDepth)
+    throw FormatError("save", "'" + path + "': records nest deeper than " + std::to_string(kMaxDepth) + " levels");
   switch (r.kind()) {
     case RecordKind::Null: msgpack_pack_nil(&pk_); return;
     case RecordKind::Bool: r.as_bool() ? msgpack_pack_true(&pk_) : msgpack_pack_false(&pk_); return;
@@ -102,7 +106,8 @@ Record MpkReader::tensor(const msgpack_object_map& m, const std::string& path) c
     else if (key == "shape" && v.type == MSGPACK_OBJECT_ARRAY) {
       std::vector<size_t> dims;
       for (uint32_t j = 0; j < v.via.array.size; ++j) {
-        if (v.via.array.ptr[j].type != MSGPACK_OBJECT_POSITIVE_INTEGER) fail(path, "tensor shape must hold non-negative integers");
+        if (v.via.array.ptr[j].type != MSGPACK_OBJECT_POSITIVE_INTEGER)
+          fail(path, "tensor shape must hold non-negative integers");
         dims.push_back(v.via.array.ptr[j].via.u64);
       }
       shape = Shape(dims);
@@ -115,13 +120,12 @@ Record MpkReader::tensor(const msgpack_object_map& m, const std::string& path) c
   DType dt;
   try {
     dt = dtype_from_name(dtype);
-  } catch (const DTypeError&) {
-    fail(path, "unknown dtype '" + dtype + "'");
-  }
+  } catch (const DTypeError&) { fail(path, "unknown dtype '" + dtype + "'"); }
   auto* p = reinterpret_cast<const std::byte*>(data->via.bin.ptr);
   if (data->via.bin.size != shape.num_elements() * dtype_size(dt))
-    fail(path, "tensor " + std::string(dtype_name(dt)) + shape.to_string() + " needs " + std::to_string(shape.num_elements() * dtype_size(dt)) +
-                   " bytes, found " + std::to_string(data->via.bin.size));
+    fail(path, "tensor " + std::string(dtype_name(dt)) + shape.to_string() + " needs " +
+                   std::to_string(shape.num_elements() * dtype_size(dt)) + " bytes, found " +
+                   std::to_string(data->via.bin.size));
   return Record(TensorData::from_bytes(std::vector<std::byte>(p, p + data->via.bin.size), shape, dt), param_id);
 }
 
@@ -139,12 +143,14 @@ Record MpkReader::value(const msgpack_object& o, const std::string& path) const 
     case MSGPACK_OBJECT_ARRAY: {
       Record::List items;
       items.reserve(o.via.array.size);
-      for (uint32_t i = 0; i < o.via.array.size; ++i) items.push_back(value(o.via.array.ptr[i], path + "." + std::to_string(i)));
+      for (uint32_t i = 0; i < o.via.array.size; ++i)
+        items.push_back(value(o.via.array.ptr[i], path + "." + std::to_string(i)));
       return Record(std::move(items));
     }
     case MSGPACK_OBJECT_MAP: {
       const msgpack_object_map& m = o.via.map;
-      if (m.size > 0 && m.ptr[0].key.type == MSGPACK_OBJECT_STR && text(m.ptr[0].key) == kTensorKey) return tensor(m, path);
+      if (m.size > 0 && m.ptr[0].key.type == MSGPACK_OBJECT_STR && text(m.ptr[0].key) == kTensorKey)
+        return tensor(m, path);
       Record out = Record::map();
       for (uint32_t i = 0; i < m.size; ++i) {
         if (m.ptr[i].key.type != MSGPACK_OBJECT_STR) fail(path, "map keys must be strings");
@@ -161,7 +167,9 @@ Record MpkReader::value(const msgpack_object& o, const std::string& path) const 
 /// One MessagePack object from bytes at *offset; throws on truncated or malformed input.
 void unpack_one(msgpack_unpacked& out, std::span<const std::byte> bytes, size_t* offset, const std::string& source) {
   auto status = msgpack_unpack_next(&out, reinterpret_cast<const char*>(bytes.data()), bytes.size(), offset);
-  if (status == MSGPACK_UNPACK_CONTINUE) throw FormatError("load", source + ": truncated MessagePack (file ends at byte " + std::to_string(bytes.size()) + ")");
+  if (status == MSGPACK_UNPACK_CONTINUE)
+    throw FormatError("load",
+                      source + ": truncated MessagePack (file ends at byte " + std::to_string(bytes.size()) + ")");
   if (status != MSGPACK_UNPACK_SUCCESS && status != MSGPACK_UNPACK_EXTRA_BYTES)
     throw FormatError("load", source + ": malformed MessagePack near byte " + std::to_string(*offset));
 }
@@ -190,13 +198,15 @@ Record decode_mpk(std::span<const std::byte> bytes, const std::string& source) {
   size_t offset = 0;
   unpack_one(root, bytes, &offset, source);
   size_t body = offset;
-  if (offset == bytes.size()) throw FormatError("load", source + ": truncated (the checksum after byte " + std::to_string(body) + " is missing)");
+  if (offset == bytes.size())
+    throw FormatError("load", source + ": truncated (the checksum after byte " + std::to_string(body) + " is missing)");
   unpack_one(sum, bytes, &offset, source);
   uint64_t expected = checksum(bytes.first(body)) >> 1;
   if (sum.data.type != MSGPACK_OBJECT_POSITIVE_INTEGER || sum.data.via.u64 != expected || offset != bytes.size())
     throw FormatError("load", source + ": checksum mismatch: the file is corrupt or truncated");
   MpkReader reader(source);
-  if (root.data.type != MSGPACK_OBJECT_MAP) throw FormatError("load", source + ": not a Scorch record (top level is not a map)");
+  if (root.data.type != MSGPACK_OBJECT_MAP)
+    throw FormatError("load", source + ": not a Scorch record (top level is not a map)");
   return take_item(reader.value(root.data, ""), source);
 }
 

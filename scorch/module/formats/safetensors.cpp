@@ -15,9 +15,9 @@ namespace {
 using json = nlohmann::ordered_json;
 constexpr uint64_t kMaxHeader = 100u << 20;
 
-constexpr std::pair<DType, std::string_view> kDTypeNames[] = {{DType::F64, "F64"}, {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"},
-                                                              {DType::I64, "I64"}, {DType::I32, "I32"}, {DType::I16, "I16"}, {DType::I8, "I8"},
-                                                              {DType::U8, "U8"},   {DType::Bool, "BOOL"}};
+constexpr std::pair<DType, std::string_view> kDTypeNames[] = {
+    {DType::F64, "F64"}, {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"}, {DType::I64, "I64"},
+    {DType::I32, "I32"}, {DType::I16, "I16"}, {DType::I8, "I8"},   {DType::U8, "U8"},     {DType::Bool, "BOOL"}};
 
 std::string_view safetensors_name(DType d) {
   for (auto [dt, name] : kDTypeNames)
@@ -36,13 +36,15 @@ void flatten(const Record& r, const std::string& path, std::vector<FlatTensor>& 
     case RecordKind::Null: return;
     case RecordKind::Tensor: out.push_back({path, &r.as_tensor().data}); return;
     case RecordKind::List:
-      for (size_t i = 0; i < r.size(); ++i) flatten(r.at(i), path.empty() ? std::to_string(i) : path + "." + std::to_string(i), out, file);
+      for (size_t i = 0; i < r.size(); ++i)
+        flatten(r.at(i), path.empty() ? std::to_string(i) : path + "." + std::to_string(i), out, file);
       return;
     case RecordKind::Map:
       for (const auto& [k, v] : r.as_map()) flatten(v, path.empty() ? k : path + "." + k, out, file);
       return;
     default:
-      throw FormatError("save", file + ": '" + path + "' is a " + std::string(record_kind_name(r.kind())) + "; safetensors holds only tensors");
+      throw FormatError("save", file + ": '" + path + "' is a " + std::string(record_kind_name(r.kind())) +
+                                    "; safetensors holds only tensors");
   }
 }
 
@@ -88,7 +90,9 @@ std::string save_safetensors(const Record& record, const std::string& file, form
   for (size_t i = 0; i < flat.size(); ++i) {
     flat[i].data = &formats::stored_form(*flat[i].data, precision, scratch[i]);
     uint64_t size = flat[i].data->bytes().size();
-    header[flat[i].key] = {{"dtype", safetensors_name(flat[i].data->dtype())}, {"shape", flat[i].data->shape().to_vector()}, {"data_offsets", {offset, offset + size}}};
+    header[flat[i].key] = {{"dtype", safetensors_name(flat[i].data->dtype())},
+                           {"shape", flat[i].data->shape().to_vector()},
+                           {"data_offsets", {offset, offset + size}}};
     offset += size;
   }
   std::string text = header.dump();
@@ -106,16 +110,16 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
   formats::MappedFile mapped(file);
   auto bytes = mapped.bytes();
   uint64_t n = 0;
-  if (bytes.size() < 8) throw FormatError("load", file + ": truncated (" + std::to_string(bytes.size()) + " bytes, no header)");
+  if (bytes.size() < 8)
+    throw FormatError("load", file + ": truncated (" + std::to_string(bytes.size()) + " bytes, no header)");
   std::memcpy(&n, bytes.data(), 8);
-  if (n > kMaxHeader || n > bytes.size() - 8) throw FormatError("load", file + ": header length " + std::to_string(n) + " exceeds the file or the 100 MB limit");
+  if (n > kMaxHeader || n > bytes.size() - 8)
+    throw FormatError("load", file + ": header length " + std::to_string(n) + " exceeds the file or the 100 MB limit");
   json header;
   try {
     auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
     header = json::parse(text, text + n);
-  } catch (const json::exception& e) {
-    throw FormatError("load", file + ": invalid JSON header: " + e.what());
-  }
+  } catch (const json::exception& e) { throw FormatError("load", file + ": invalid JSON header: " + e.what()); }
   if (!header.is_object()) throw FormatError("load", file + ": the header is not a JSON object");
   auto data = bytes.subspan(8 + n);
   struct Entry {
@@ -128,7 +132,8 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
   for (const auto& [key, info] : header.items()) {
     if (key == "__metadata__") continue;
     auto fail = [&](const std::string& why) { throw FormatError("load", file + ": '" + key + "': " + why); };
-    if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets")) fail("needs dtype, shape and data_offsets");
+    if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets"))
+      fail("needs dtype, shape and data_offsets");
     DType dt = parse_dtype(info["dtype"], file, key);
     std::vector<size_t> dims;
     for (const auto& d : info["shape"]) {
@@ -136,20 +141,29 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
       dims.push_back(d.get<size_t>());
     }
     const json& offsets = info["data_offsets"];
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned()) fail("data_offsets must be [begin, end]");
+    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+        !offsets[1].is_number_unsigned())
+      fail("data_offsets must be [begin, end]");
     Entry e{key, dt, Shape(dims), offsets[0].get<uint64_t>(), offsets[1].get<uint64_t>()};
-    if (e.begin > e.end || e.end > data.size()) fail("data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] fall outside the " + std::to_string(data.size()) + " data bytes");
-    if (e.end - e.begin != e.shape.num_elements() * dtype_size(dt)) fail("shape " + e.shape.to_string() + " does not match " + std::to_string(e.end - e.begin) + " bytes");
+    if (e.begin > e.end || e.end > data.size())
+      fail("data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] fall outside the " +
+           std::to_string(data.size()) + " data bytes");
+    if (e.end - e.begin != e.shape.num_elements() * dtype_size(dt))
+      fail("shape " + e.shape.to_string() + " does not match " + std::to_string(e.end - e.begin) + " bytes");
     entries.push_back(std::move(e));
   }
   auto by_offset = entries;
   std::sort(by_offset.begin(), by_offset.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
   uint64_t expected = 0;
   for (const auto& e : by_offset) {
-    if (e.begin != expected) throw FormatError("load", file + ": '" + e.key + "' starts at byte " + std::to_string(e.begin) + ", expected " + std::to_string(expected) + " (overlapping or gapped data)");
+    if (e.begin != expected)
+      throw FormatError("load", file + ": '" + e.key + "' starts at byte " + std::to_string(e.begin) + ", expected " +
+                                    std::to_string(expected) + " (overlapping or gapped data)");
     expected = e.end;
   }
-  if (expected != data.size()) throw FormatError("load", file + ": " + std::to_string(data.size() - expected) + " data bytes belong to no tensor (truncated or corrupt)");
+  if (expected != data.size())
+    throw FormatError("load", file + ": " + std::to_string(data.size() - expected) +
+                                  " data bytes belong to no tensor (truncated or corrupt)");
   std::vector<std::pair<std::regex, std::string>> remaps;
   for (const auto& [pattern, replacement] : key_remaps) remaps.emplace_back(std::regex(pattern), replacement);
   Record root = Record::map();
@@ -157,7 +171,9 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
     std::string key = e.key;
     for (const auto& [pattern, replacement] : remaps) key = std::regex_replace(key, pattern, replacement);
     const std::byte* p = data.data() + e.begin;
-    insert_dotted(root, key, Record(TensorData::from_bytes(std::vector<std::byte>(p, p + (e.end - e.begin)), e.shape, e.dtype)), file);
+    insert_dotted(root, key,
+                  Record(TensorData::from_bytes(std::vector<std::byte>(p, p + (e.end - e.begin)), e.shape, e.dtype)),
+                  file);
   }
   return root;
 }

@@ -47,7 +47,8 @@ template <class C> void attention_as(const T& q, const T& k, const T& v, const T
       const C* qp = q.data<C>() + bh * lq * d;
       const C* kp = k.data<C>() + bh * lk * d;
       const C* vp = v.data<C>() + bh * lk * dv;
-      gemm::strided<C>(lq, lk, d, {qp, static_cast<ptrdiff_t>(d), 1}, {kp, 1, static_cast<ptrdiff_t>(d)}, scores.data(), lk, false);
+      gemm::strided<C>(lq, lk, d, {qp, static_cast<ptrdiff_t>(d), 1}, {kp, 1, static_cast<ptrdiff_t>(d)}, scores.data(),
+                       lk, false);
       for (size_t i = 0; i < lq; ++i) {
         C* row = scores.data() + i * lk;
         for (size_t j = 0; j < lk; ++j) {

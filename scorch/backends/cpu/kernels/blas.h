@@ -9,8 +9,8 @@ namespace scorch::backends::cpu::blas {
 inline constexpr double kParallelWork = 1 << 21;
 
 /// C[m, n] (+)= A·B, split over threads along the larger of m and n in whole register tiles.
-template <class C>
-void gemm_parallel(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C> b, C* c, size_t ldc, bool accumulate = false) {
+template <class C> void gemm_parallel(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C> b, C* c,
+                                      size_t ldc, bool accumulate = false) {
   using Blk = gemm::Blocking<C>;
   if (num_threads() <= 1 || static_cast<double>(m) * n * k < kParallelWork) {
     gemm::strided<C>(m, n, k, a, b, c, ldc, accumulate);
@@ -41,12 +41,15 @@ namespace scorch::backends::cpu::blas {
 template <class P> struct ColumnSlice {
   const P& pack;
   size_t offset;
-  template <class T> void operator()(size_t r0, size_t kc, size_t c0, size_t nr, T* dst) const { pack(r0, kc, c0 + offset, nr, dst); }
+  template <class T> void operator()(size_t r0, size_t kc, size_t c0, size_t nr, T* dst) const {
+    pack(r0, kc, c0 + offset, nr, dst);
+  }
 };
 
 /// C[m, n] (+)= A·B with any packers, split over threads along n in whole register tiles.
-template <class C, class PackA, class PackB>
-void run_parallel_cols(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b, C* c, size_t ldc, bool accumulate) {
+template <class C, class PackA, class PackB> void run_parallel_cols(size_t m, size_t n, size_t k, const PackA& pack_a,
+                                                                    const PackB& pack_b, C* c, size_t ldc,
+                                                                    bool accumulate) {
   using Blk = gemm::Blocking<C>;
   if (num_threads() <= 1 || static_cast<double>(m) * n * k < kParallelWork) {
     gemm::run<C>(m, n, k, pack_a, pack_b, c, ldc, accumulate);

@@ -27,7 +27,8 @@ template <class F> T int_scalar(const char* op, T a, Scalar s, F f) {
 T logical_not(T x) { return map_unary<bool, bool>(std::move(x), DType::Bool, so::LogicalNot{}); }
 
 T bitwise_not(T x) {
-  return visit_int("bitwise_not", x.dtype(), [&]<class E>() { return map_unary<E, E>(std::move(x), x.dtype(), so::BitNot{}); });
+  return visit_int("bitwise_not", x.dtype(),
+                   [&]<class E>() { return map_unary<E, E>(std::move(x), x.dtype(), so::BitNot{}); });
 }
 
 }  // namespace scorch::backends::cpu::kernels

@@ -65,8 +65,8 @@ template <class C> void add_bias(C* out, const C* bias, size_t channels, size_t 
 }
 
 // out [batch, cout, g.out] = conv(x [batch, cin, g.in], w [cout, cin/groups, kernel]) + bias.
-template <class C>
-void conv_fwd(const C* x, const C* w, const C* bias, C* out, size_t batch, size_t cin, size_t cout, size_t groups, const Geometry& g) {
+template <class C> void conv_fwd(const C* x, const C* w, const C* bias, C* out, size_t batch, size_t cin, size_t cout,
+                                 size_t groups, const Geometry& g) {
   size_t cin_g = cin / groups, cout_g = cout / groups, k = cin_g * g.kernel_size(), n = g.out_size();
   for_items(batch * groups, [&](size_t item, bool inner) {
     size_t b = item / groups, gr = item % groups;
@@ -81,8 +81,8 @@ void conv_fwd(const C* x, const C* w, const C* bias, C* out, size_t batch, size_
 }
 
 // out [batch, cout, g.in] = conv_transpose(x [batch, cin, g.out], w [cin, cout/groups, kernel]) + bias.
-template <class C> void conv_transpose_fwd(const C* x, const C* w, const C* bias, C* out, size_t batch, size_t cin, size_t cout,
-                                           size_t groups, const Geometry& g) {
+template <class C> void conv_transpose_fwd(const C* x, const C* w, const C* bias, C* out, size_t batch, size_t cin,
+                                           size_t cout, size_t groups, const Geometry& g) {
   size_t cin_g = cin / groups, cout_g = cout / groups, rows = cout_g * g.kernel_size(), n = g.out_size();
   std::fill(out, out + batch * cout * g.in_size(), C(0));
   for_items(batch * groups, [&](size_t item, bool inner) {
@@ -101,7 +101,8 @@ template <class C> void conv_transpose_fwd(const C* x, const C* w, const C* bias
 
 // dw [groups·ca_g, cb_g·kernel] = Σ_batch a_g [ca_g, g.out pixels] · im2col(src_g)ᵀ, where a is
 // [batch, ca, g.out] and src [batch, cb, g.in].
-template <class C> void weight_grad(const C* a, size_t ca, const C* src, size_t cb, size_t batch, size_t groups, const Geometry& g, C* dw) {
+template <class C> void weight_grad(const C* a, size_t ca, const C* src, size_t cb, size_t batch, size_t groups,
+                                    const Geometry& g, C* dw) {
   size_t ca_g = ca / groups, cb_g = cb / groups, cols = cb_g * g.kernel_size(), n = g.out_size(), total = ca * cols;
   std::fill(dw, dw + total, C(0));
   std::mutex merge;
@@ -138,7 +139,8 @@ window::Dims3 conv_out_dims(const Shape& x, const Shape& w, const ConvSpec& spec
   size_t s = x.rank() - 2;
   SpatialDims out(s);
   for (size_t d = 0; d < s; ++d)
-    out[d] = static_cast<size_t>(module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
+    out[d] = static_cast<size_t>(
+        module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
   return window::pad3(out, 1);
 }
 
@@ -146,8 +148,8 @@ window::Dims3 conv_transpose_out_dims(const Shape& x, const Shape& w, const Conv
   size_t s = x.rank() - 2;
   SpatialDims out(s);
   for (size_t d = 0; d < s; ++d)
-    out[d] = static_cast<size_t>(
-        module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d], spec.padding_out[d]));
+    out[d] = static_cast<size_t>(module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d],
+                                                                   spec.dilation[d], spec.padding_out[d]));
   return window::pad3(out, 1);
 }
 
@@ -162,24 +164,25 @@ template <class C> T conv_as(const T& x, const T& w, const std::optional<T>& bia
   auto out_dims = conv_out_dims(x.shape(), w.shape(), spec);
   Geometry g = conv_geometry(x.shape(), w.shape(), spec, out_dims);
   T out(with_spatial(x.shape(), w.shape()[0], out_dims), x.dtype());
-  conv_fwd<C>(x.data<C>(), w.data<C>(), bias ? bias->data<C>() : nullptr, out.data<C>(), x.shape()[0], x.shape()[1], w.shape()[0],
-              spec.groups, g);
+  conv_fwd<C>(x.data<C>(), w.data<C>(), bias ? bias->data<C>() : nullptr, out.data<C>(), x.shape()[0], x.shape()[1],
+              w.shape()[0], spec.groups, g);
   return out;
 }
 
 template <class C> T conv_transpose_as(const T& x, const T& w, const std::optional<T>& bias, const ConvSpec& spec) {
   auto out_dims = conv_transpose_out_dims(x.shape(), w.shape(), spec);
   size_t s = x.shape().rank() - 2;
-  Geometry g =
-      window::make(out_dims, window::spatial(w.shape(), s), spec.stride, spec.padding, spec.dilation, window::spatial(x.shape(), s));
+  Geometry g = window::make(out_dims, window::spatial(w.shape(), s), spec.stride, spec.padding, spec.dilation,
+                            window::spatial(x.shape(), s));
   size_t cout = w.shape()[1] * spec.groups;
   T out(with_spatial(x.shape(), cout, out_dims), x.dtype());
-  conv_transpose_fwd<C>(x.data<C>(), w.data<C>(), bias ? bias->data<C>() : nullptr, out.data<C>(), x.shape()[0], x.shape()[1], cout,
-                        spec.groups, g);
+  conv_transpose_fwd<C>(x.data<C>(), w.data<C>(), bias ? bias->data<C>() : nullptr, out.data<C>(), x.shape()[0],
+                        x.shape()[1], cout, spec.groups, g);
   return out;
 }
 
-template <class C> ConvGradients<T> conv_backward_as(const T& x, const T& w, bool has_bias, const T& grad, const ConvSpec& spec) {
+template <class C>
+ConvGradients<T> conv_backward_as(const T& x, const T& w, bool has_bias, const T& grad, const ConvSpec& spec) {
   size_t s = x.shape().rank() - 2, batch = x.shape()[0], cin = x.shape()[1], cout = w.shape()[0];
   Geometry g = conv_geometry(x.shape(), w.shape(), spec, window::spatial(grad.shape(), s));
   ConvGradients<T> out{T(x.shape(), x.dtype()), T(w.shape(), w.dtype()), std::nullopt};
@@ -192,10 +195,11 @@ template <class C> ConvGradients<T> conv_backward_as(const T& x, const T& w, boo
   return out;
 }
 
-template <class C> ConvGradients<T> conv_transpose_backward_as(const T& x, const T& w, bool has_bias, const T& grad, const ConvSpec& spec) {
+template <class C> ConvGradients<T> conv_transpose_backward_as(const T& x, const T& w, bool has_bias, const T& grad,
+                                                               const ConvSpec& spec) {
   size_t s = x.shape().rank() - 2, batch = x.shape()[0], cin = x.shape()[1], cout = w.shape()[1] * spec.groups;
-  Geometry g = window::make(window::spatial(grad.shape(), s), window::spatial(w.shape(), s), spec.stride, spec.padding, spec.dilation,
-                            window::spatial(x.shape(), s));
+  Geometry g = window::make(window::spatial(grad.shape(), s), window::spatial(w.shape(), s), spec.stride, spec.padding,
+                            spec.dilation, window::spatial(x.shape(), s));
   ConvGradients<T> out{T(x.shape(), x.dtype()), T(w.shape(), w.dtype()), std::nullopt};
   conv_fwd<C>(grad.data<C>(), w.data<C>(), nullptr, out.x.data<C>(), batch, cout, cin, spec.groups, g);
   weight_grad<C>(x.data<C>(), cin, grad.data<C>(), cout, batch, spec.groups, g, out.weight.data<C>());
@@ -223,30 +227,37 @@ ConvGradients<T> back_to(ConvGradients<T> g, DType d) {
 
 T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
-  return to_dtype(window::in_compute_type(cd, [&](auto c) { return conv_as<decltype(c)>(prep(x, cd), prep(w, cd), prep(bias, cd), spec); }),
+  return to_dtype(window::in_compute_type(
+                      cd, [&](auto c) { return conv_as<decltype(c)>(prep(x, cd), prep(w, cd), prep(bias, cd), spec); }),
                   d);
 }
 
 T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   return to_dtype(
-      window::in_compute_type(cd, [&](auto c) { return conv_transpose_as<decltype(c)>(prep(x, cd), prep(w, cd), prep(bias, cd), spec); }),
+      window::in_compute_type(
+          cd, [&](auto c) { return conv_transpose_as<decltype(c)>(prep(x, cd), prep(w, cd), prep(bias, cd), spec); }),
       d);
 }
 
 ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
-  return back_to(window::in_compute_type(
-                     cd, [&](auto c) { return conv_backward_as<decltype(c)>(prep(x, cd), prep(w, cd), has_bias, prep(grad, cd), spec); }),
+  return back_to(window::in_compute_type(cd,
+                                         [&](auto c) {
+                                           return conv_backward_as<decltype(c)>(prep(x, cd), prep(w, cd), has_bias,
+                                                                                prep(grad, cd), spec);
+                                         }),
                  d);
 }
 
 ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
-  return back_to(
-      window::in_compute_type(
-          cd, [&](auto c) { return conv_transpose_backward_as<decltype(c)>(prep(x, cd), prep(w, cd), has_bias, prep(grad, cd), spec); }),
-      d);
+  return back_to(window::in_compute_type(cd,
+                                         [&](auto c) {
+                                           return conv_transpose_backward_as<decltype(c)>(
+                                               prep(x, cd), prep(w, cd), has_bias, prep(grad, cd), spec);
+                                         }),
+                 d);
 }
 
 }  // namespace scorch::backends::cpu::kernels

@@ -34,7 +34,8 @@ template <class In, class Out, class F> CpuTensor map_unary(CpuTensor x, DType o
 }
 
 /// out[i] = f(a[i], b[i]) with broadcasting; storage types T, T → Out.
-template <class T, class Out, class F> CpuTensor map_binary(const char* op, CpuTensor a, CpuTensor b, DType out_dtype, F f) {
+template <class T, class Out, class F>
+CpuTensor map_binary(const char* op, CpuTensor a, CpuTensor b, DType out_dtype, F f) {
   Shape shape = broadcast_shapes(op, a.shape(), b.shape());
   CpuTensor out = reusable(a, shape, out_dtype) ? a : reusable(b, shape, out_dtype) ? b : CpuTensor(shape, out_dtype);
   const T* pa = a.data<T>();
@@ -85,7 +86,8 @@ template <class F> CpuTensor scalar_numeric(const char* op, CpuTensor a, Scalar 
 }
 /// Comparison f(a, b) → bool, broadcast, for any dtype.
 template <class F> CpuTensor compare(const char* op, CpuTensor a, CpuTensor b, F f) {
-  return visit_any(op, a.dtype(), [&]<class T>() { return map_binary<T, bool>(op, std::move(a), std::move(b), DType::Bool, f); });
+  return visit_any(op, a.dtype(),
+                   [&]<class T>() { return map_binary<T, bool>(op, std::move(a), std::move(b), DType::Bool, f); });
 }
 /// Comparison f(a, s) → bool against a scalar.
 template <class F> CpuTensor compare_scalar(const char* op, CpuTensor a, Scalar s, F f) {

@@ -1,9 +1,9 @@
 #pragma once
 // The packed GEMM of the Cpu backend: C[m, n] (+)= A[m, k] · B[k, n], cache-blocked as in
-// BLIS (A micro-panels in L1, the B block in L2, deep KC so C is revisited rarely), with a register-tiled micro-kernel written with GCC
-// vector extensions so it compiles to AVX-512, AVX2, SSE, NEON or WebAssembly SIMD. Operands
-// are reached through packers, so convolution packs its im2col matrix on the fly instead of
-// materialising it. The driver is single-threaded; callers split work across threads.
+// BLIS (A micro-panels in L1, the B block in L2, deep KC so C is revisited rarely), with a register-tiled micro-kernel
+// written with GCC vector extensions so it compiles to AVX-512, AVX2, SSE, NEON or WebAssembly SIMD. Operands are
+// reached through packers, so convolution packs its im2col matrix on the fly instead of materialising it. The driver is
+// single-threaded; callers split work across threads.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +34,9 @@ template <class T> struct Blocking {
 template <class T> struct Strided {
   const T* data;
   ptrdiff_t row_stride, col_stride;
-  T at(size_t r, size_t c) const { return data[static_cast<ptrdiff_t>(r) * row_stride + static_cast<ptrdiff_t>(c) * col_stride]; }
+  T at(size_t r, size_t c) const {
+    return data[static_cast<ptrdiff_t>(r) * row_stride + static_cast<ptrdiff_t>(c) * col_stride];
+  }
 };
 
 /// Packs rows [r0, r0+mr) × cols [c0, c0+kc) of an A operand into panels of kMR rows: dst[p·kMR + i].
@@ -121,8 +123,8 @@ template <class Vec, class T> inline Vec broadcast(const T* p) {
 }
 
 /// The register tile: C[MR × NR] (+)= Apanel · Bpanel over kc steps; c has row stride ldc.
-template <class T>
-void micro_kernel(size_t kc, const T* __restrict a, const T* __restrict b, T* __restrict c, size_t ldc, bool accumulate) {
+template <class T> void micro_kernel(size_t kc, const T* __restrict a, const T* __restrict b, T* __restrict c,
+                                     size_t ldc, bool accumulate) {
   using B = Blocking<T>;
   typedef T Vec __attribute__((vector_size(kVecBytes)));
   constexpr size_t MR = B::kMR, NV = kVecs, L = B::kLanes;
@@ -210,7 +212,8 @@ void run(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b,
             } else {
               micro_kernel<T>(kc, abuf + ir * kc, bbuf + jr * kc, ws.tile, NR, false);
               for (size_t i = 0; i < mr; ++i)
-                for (size_t j = 0; j < nr; ++j) cp[i * ldc + j] = acc ? cp[i * ldc + j] + ws.tile[i * NR + j] : ws.tile[i * NR + j];
+                for (size_t j = 0; j < nr; ++j)
+                  cp[i * ldc + j] = acc ? cp[i * ldc + j] + ws.tile[i * NR + j] : ws.tile[i * NR + j];
             }
           }
         }

@@ -17,7 +17,8 @@ std::vector<int64_t> read_indices(const char* op, const T& indices, size_t dim_s
   auto n = static_cast<int64_t>(dim_size);
   for (int64_t& v : out) {
     if (v < -n || v >= n)
-      throw ShapeError(op, "index " + std::to_string(v) + " is out of range for a dim of size " + std::to_string(dim_size));
+      throw ShapeError(op,
+                       "index " + std::to_string(v) + " is out of range for a dim of size " + std::to_string(dim_size));
     if (v < 0) v += n;
   }
   return out;
@@ -87,7 +88,8 @@ T select(T x, size_t dim, T indices) {
   parallel_for(g.outer, 1, [&](size_t ob, size_t oe) {
     for (size_t o = ob; o < oe; ++o)
       for (size_t j = 0; j < index.size(); ++j)
-        std::memcpy(out.raw() + (o * index.size() + j) * block, x.raw() + (o * g.n + static_cast<size_t>(index[j])) * block, block);
+        std::memcpy(out.raw() + (o * index.size() + j) * block,
+                    x.raw() + (o * g.n + static_cast<size_t>(index[j])) * block, block);
   });
   return out;
 }
@@ -121,7 +123,8 @@ T mask_where(T x, T mask, T values) {
       auto k = static_cast<int64_t>(i);
       const T& src = pm[off[2] + k * st[2]] ? values : x;
       int64_t src_off = pm[off[2] + k * st[2]] ? off[3] + k * st[3] : off[1] + k * st[1];
-      std::memcpy(out.raw() + (off[0] + k) * static_cast<int64_t>(size), src.raw() + src_off * static_cast<int64_t>(size), size);
+      std::memcpy(out.raw() + (off[0] + k) * static_cast<int64_t>(size),
+                  src.raw() + src_off * static_cast<int64_t>(size), size);
     }
   });
   return out;

@@ -34,7 +34,8 @@ template <class R> std::vector<Taps> axis_taps(size_t in, size_t out, Interpolat
     return taps;
   }
   bool cubic = mode == InterpolateMode::Bicubic;
-  R scale = align_corners ? (out > 1 ? static_cast<R>(in - 1) / static_cast<R>(out - 1) : R(0)) : static_cast<R>(in) / static_cast<R>(out);
+  R scale = align_corners ? (out > 1 ? static_cast<R>(in - 1) / static_cast<R>(out - 1) : R(0))
+                          : static_cast<R>(in) / static_cast<R>(out);
   for (size_t o = 0; o < out; ++o) {
     R src = align_corners ? scale * static_cast<R>(o) : scale * (static_cast<R>(o) + R(0.5)) - R(0.5);
     if (!align_corners && !cubic && src < 0) src = 0;
@@ -59,8 +60,8 @@ template <class R> std::vector<Taps> axis_taps(size_t in, size_t out, Interpolat
 }
 
 // forward: out[oy, ox] = Σ wy·wx·x[iy, ix]; backward: dx[iy, ix] += wy·wx·grad[oy, ox].
-template <class C> void resample(const C* src, C* dst, size_t planes, size_t h, size_t w, size_t oh, size_t ow, const std::vector<Taps>& ty,
-                                 const std::vector<Taps>& tx, bool backward) {
+template <class C> void resample(const C* src, C* dst, size_t planes, size_t h, size_t w, size_t oh, size_t ow,
+                                 const std::vector<Taps>& ty, const std::vector<Taps>& tx, bool backward) {
   parallel_for(planes, 1, [&](size_t pb, size_t pe) {
     for (size_t p = pb; p < pe; ++p) {
       const C* s = src + p * (backward ? oh * ow : h * w);
@@ -72,7 +73,8 @@ template <class C> void resample(const C* src, C* dst, size_t planes, size_t h, 
           if (backward) {
             C g = s[oy * ow + ox];
             for (size_t i = 0; i < a.count; ++i)
-              for (size_t j = 0; j < b.count; ++j) d[a.index[i] * w + b.index[j]] += static_cast<C>(a.weight[i] * b.weight[j]) * g;
+              for (size_t j = 0; j < b.count; ++j)
+                d[a.index[i] * w + b.index[j]] += static_cast<C>(a.weight[i] * b.weight[j]) * g;
           } else {
             C acc = 0;
             for (size_t i = 0; i < a.count; ++i) {
@@ -94,10 +96,12 @@ T run(const T& x, const T* grad, const InterpolateSpec& spec) {
   T src = to_dtype(grad ? *grad : x, cd);
   T out(grad ? s : Shape{s[0], s[1], oh, ow}, cd);
   if (cd == DType::F64) {
-    auto ty = axis_taps<double>(h, oh, spec.mode, spec.align_corners), tx = axis_taps<double>(w, ow, spec.mode, spec.align_corners);
+    auto ty = axis_taps<double>(h, oh, spec.mode, spec.align_corners),
+         tx = axis_taps<double>(w, ow, spec.mode, spec.align_corners);
     resample(src.data<double>(), out.data<double>(), planes, h, w, oh, ow, ty, tx, grad != nullptr);
   } else {
-    auto ty = axis_taps<float>(h, oh, spec.mode, spec.align_corners), tx = axis_taps<float>(w, ow, spec.mode, spec.align_corners);
+    auto ty = axis_taps<float>(h, oh, spec.mode, spec.align_corners),
+         tx = axis_taps<float>(w, ow, spec.mode, spec.align_corners);
     resample(src.data<float>(), out.data<float>(), planes, h, w, oh, ow, ty, tx, grad != nullptr);
   }
   return to_dtype(out, d);

@@ -106,8 +106,8 @@ T matmul(T a, T b) {
   switch (d) {
     case DType::F64: return float_matmul<double>(a, b);
     case DType::F32: return float_matmul<float>(a, b);
-    case DType::F16: case DType::BF16:
-      return to_dtype(float_matmul<float>(to_dtype(a, DType::F32), to_dtype(b, DType::F32)), d);
+    case DType::F16:
+    case DType::BF16: return to_dtype(float_matmul<float>(to_dtype(a, DType::F32), to_dtype(b, DType::F32)), d);
     default: return int_matmul<int64_t>(std::move(a), std::move(b), d);
   }
 }

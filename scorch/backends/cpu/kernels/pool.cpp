@@ -44,12 +44,13 @@ Plan pool_plan(const Shape& x, const PoolSpec& spec) {
   size_t s = x.rank() - 2;
   SpatialDims out(s);
   for (size_t d = 0; d < s; ++d)
-    out[d] = static_cast<size_t>(
-        module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode));
+    out[d] = static_cast<size_t>(module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d],
+                                                         spec.dilation[d], spec.ceil_mode));
   Shape o = x;
   for (size_t d = 0; d < s; ++d) o[d + 2] = out[d];
   return {x[0] * x[1],
-          window::make(window::spatial(x, s), window::pad3(spec.kernel, 1), spec.stride, spec.padding, spec.dilation, window::pad3(out, 1)),
+          window::make(window::spatial(x, s), window::pad3(spec.kernel, 1), spec.stride, spec.padding, spec.dilation,
+                       window::pad3(out, 1)),
           o};
 }
 
@@ -78,12 +79,14 @@ template <class SpanOf, class F> void each_window(const Plan& p, SpanOf span_of,
 template <class C, class F> void each_cell(const Span& z, const Span& y, const Span& x, size_t h, size_t w, F f) {
   for (int64_t iz = z.begin; iz < z.end; ++iz)
     for (int64_t iy = y.begin; iy < y.end; ++iy)
-      for (int64_t ix = x.begin; ix < x.end; ++ix) f((static_cast<size_t>(iz) * h + static_cast<size_t>(iy)) * w + static_cast<size_t>(ix));
+      for (int64_t ix = x.begin; ix < x.end; ++ix)
+        f((static_cast<size_t>(iz) * h + static_cast<size_t>(iy)) * w + static_cast<size_t>(ix));
 }
 
 // Average pooling (or, with grad, its gradient) over the windows span(dim, output index)
 // gives; the divisor counts the padded window when include_pad, else the cells inside.
-template <class C, class SpanOf> T average_windows(const T& x, const Plan& p, const T* grad, SpanOf span, bool include_pad) {
+template <class C, class SpanOf>
+T average_windows(const T& x, const Plan& p, const T* grad, SpanOf span, bool include_pad) {
   const auto& g = p.g;
   size_t in = g.in_size(), out = g.out_size();
   T result = grad ? T(x.shape(), x.dtype()) : T(p.out_shape, x.dtype());
@@ -91,7 +94,8 @@ template <class C, class SpanOf> T average_windows(const T& x, const Plan& p, co
   C* r = result.data<C>();
   if (grad) std::fill(r, r + p.planes * in, C(0));
   each_window(p, span, [&](size_t plane, size_t o, Span z, Span y, Span w) {
-    int64_t count = include_pad ? z.padded * y.padded * w.padded : (z.end - z.begin) * (y.end - y.begin) * (w.end - w.begin);
+    int64_t count =
+        include_pad ? z.padded * y.padded * w.padded : (z.end - z.begin) * (y.end - y.begin) * (w.end - w.begin);
     C div = static_cast<C>(count);
     if (grad) {
       C share = grad->data<C>()[plane * out + o] / div;
@@ -121,7 +125,8 @@ template <class C> std::pair<T, T> max_pool_as(const T& x, const Plan& p, bool a
   auto span = [&](size_t d, size_t o) {
     if (adaptive) return adaptive_span(o, g.out[d], g.in[d]);
     int64_t b = static_cast<int64_t>(o * g.stride[d]) - static_cast<int64_t>(g.padding[d]);
-    int64_t e = std::min<int64_t>(b + static_cast<int64_t>((g.kernel[d] - 1) * g.dilation[d] + 1), static_cast<int64_t>(g.in[d]));
+    int64_t e = std::min<int64_t>(b + static_cast<int64_t>((g.kernel[d] - 1) * g.dilation[d] + 1),
+                                  static_cast<int64_t>(g.in[d]));
     while (b < 0) b += static_cast<int64_t>(g.dilation[d]);
     return Span{b, e, 0};
   };
@@ -168,22 +173,24 @@ T avg_pool_backward(T x, T grad, const PoolSpec& spec) {
 std::pair<T, T> max_pool_with_indices(T x, const PoolSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
-  auto [v, i] = window::in_compute_type(d, [&](auto c) { return max_pool_as<decltype(c)>(xc, pool_plan(xc.shape(), spec), false); });
+  auto [v, i] = window::in_compute_type(
+      d, [&](auto c) { return max_pool_as<decltype(c)>(xc, pool_plan(xc.shape(), spec), false); });
   return {to_dtype(v, d), std::move(i)};
 }
 
 std::pair<T, T> adaptive_max_pool_with_indices(T x, const SpatialDims& output_size) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
-  auto [v, i] =
-      window::in_compute_type(d, [&](auto c) { return max_pool_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), true); });
+  auto [v, i] = window::in_compute_type(
+      d, [&](auto c) { return max_pool_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), true); });
   return {to_dtype(v, d), std::move(i)};
 }
 
 T max_pool_backward(T x, T grad, T indices) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T gc = to_dtype(grad, cd), ic = to_dtype(indices, DType::I64);
-  size_t planes = x.shape()[0] * x.shape()[1], in = x.numel() / std::max<size_t>(planes, 1), out = gc.numel() / std::max<size_t>(planes, 1);
+  size_t planes = x.shape()[0] * x.shape()[1], in = x.numel() / std::max<size_t>(planes, 1),
+         out = gc.numel() / std::max<size_t>(planes, 1);
   T result(x.shape(), cd);
   window::in_compute_type(d, [&](auto c) {
     using C = decltype(c);
@@ -196,8 +203,8 @@ T max_pool_backward(T x, T grad, T indices) {
         for (size_t o = 0; o < out; ++o) {
           int64_t i = is[p * out + o];
           if (i < 0 || static_cast<size_t>(i) >= in)
-            throw ShapeError("max_pool_backward",
-                             "index " + std::to_string(i) + " is outside the " + std::to_string(in) + " values of a channel");
+            throw ShapeError("max_pool_backward", "index " + std::to_string(i) + " is outside the " +
+                                                      std::to_string(in) + " values of a channel");
           r[p * in + static_cast<size_t>(i)] += gs[p * out + o];
         }
       }
@@ -211,7 +218,8 @@ T adaptive_avg_pool(T x, const SpatialDims& output_size) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
   return to_dtype(
-      window::in_compute_type(d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), nullptr); }),
+      window::in_compute_type(
+          d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), nullptr); }),
       d);
 }
 
@@ -221,7 +229,8 @@ T adaptive_avg_pool_backward(T x, T grad) {
   size_t s = x.shape().rank() - 2;
   SpatialDims out(s);
   for (size_t i = 0; i < s; ++i) out[i] = grad.shape()[i + 2];
-  return to_dtype(window::in_compute_type(d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), out), &gc); }),
+  return to_dtype(window::in_compute_type(
+                      d, [&](auto c) { return adaptive_avg_as<decltype(c)>(xc, adaptive_plan(xc.shape(), out), &gc); }),
                   d);
 }
 

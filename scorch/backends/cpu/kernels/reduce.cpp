@@ -12,8 +12,7 @@ namespace so = scalar_ops;
 namespace {
 
 // out[o, i] = fold of x[o, 0..n, i] with op, starting from x[o, 0, i]; then finish(acc).
-template <class E, class Op, class Finish>
-T fold_dim(const char* name, T x, size_t dim, Op op, Finish finish) {
+template <class E, class Op, class Finish> T fold_dim(const char* name, T x, size_t dim, Op op, Finish finish) {
   x = contiguous(std::move(x));
   Lanes g(x.shape(), dim);
   T out(keep_dim(x.shape(), dim), x.dtype());
@@ -37,12 +36,15 @@ T fold_dim(const char* name, T x, size_t dim, Op op, Finish finish) {
   return out;
 }
 
-struct Identity { template <class A> A operator()(A a, size_t) const { return a; } };
+struct Identity {
+  template <class A> A operator()(A a, size_t) const { return a; }
+};
 struct DivideByCount {
   template <class A> A operator()(A a, size_t n) const { return so::Div{}(a, static_cast<A>(n)); }
 };
 
-template <class Op, class Finish = Identity> T fold_numeric(const char* name, T x, size_t dim, Op op, Finish finish = {}) {
+template <class Op, class Finish = Identity>
+T fold_numeric(const char* name, T x, size_t dim, Op op, Finish finish = {}) {
   return visit_numeric(name, x.dtype(), [&]<class E>() { return fold_dim<E>(name, std::move(x), dim, op, finish); });
 }
 
@@ -64,7 +66,10 @@ template <class Better> T arg_extreme(const char* name, T x, size_t dim, Better 
         int64_t best_k = 0;
         for (size_t k = 1; k < g.n && best == best; ++k) {
           auto v = load(p + k * g.inner);
-          if (v != v || better(v, best)) { best = v; best_k = static_cast<int64_t>(k); }
+          if (v != v || better(v, best)) {
+            best = v;
+            best_k = static_cast<int64_t>(k);
+          }
         }
         dst[lane] = best_k;
       }
@@ -118,8 +123,12 @@ T prod(T x) {
 T max(T x) { return max_dim(flatten(std::move(x)), 0); }
 T min(T x) { return min_dim(flatten(std::move(x)), 0); }
 
-T argmax(T x, size_t dim) { return arg_extreme("argmax", std::move(x), dim, [](auto v, auto b) { return v > b; }); }
-T argmin(T x, size_t dim) { return arg_extreme("argmin", std::move(x), dim, [](auto v, auto b) { return v < b; }); }
+T argmax(T x, size_t dim) {
+  return arg_extreme("argmax", std::move(x), dim, [](auto v, auto b) { return v > b; });
+}
+T argmin(T x, size_t dim) {
+  return arg_extreme("argmin", std::move(x), dim, [](auto v, auto b) { return v < b; });
+}
 IndexPair max_dim_with_indices(T x, size_t dim) {
   T idx = argmax(x, dim);
   return {max_dim(std::move(x), dim), std::move(idx)};

@@ -49,7 +49,8 @@ template <class E, bool kLog> void softmax_lane(const E* in, E* out, size_t n, s
   double total = 0;
   for (size_t k = 0; k < n; ++k) {
     C e = std::exp(static_cast<C>(load(in + k * stride)) - max);
-    if constexpr (!kLog) if (stride == 1 && !std::is_same_v<C, double>) buf[k] = static_cast<float>(e);
+    if constexpr (!kLog)
+      if (stride == 1 && !std::is_same_v<C, double>) buf[k] = static_cast<float>(e);
     total += e;
   }
   if constexpr (kLog) {
@@ -58,7 +59,8 @@ template <class E, bool kLog> void softmax_lane(const E* in, E* out, size_t n, s
   } else {
     C inv = static_cast<C>(1.0 / total);
     for (size_t k = 0; k < n; ++k) {
-      C e = (stride == 1 && !std::is_same_v<C, double>) ? static_cast<C>(buf[k]) : std::exp(static_cast<C>(load(in + k * stride)) - max);
+      C e = (stride == 1 && !std::is_same_v<C, double>) ? static_cast<C>(buf[k])
+                                                        : std::exp(static_cast<C>(load(in + k * stride)) - max);
       store(out + k * stride, e * inv);
     }
   }

@@ -28,10 +28,12 @@ struct FastSigmoid {
 T exp(T x) { return unary_float("exp", std::move(x), FastExp{}); }
 T erf(T x) { return unary_float("erf", std::move(x), FastErf{}); }
 T is_nan(T x) {
-  return visit_float("is_nan", x.dtype(), [&]<class E>() { return map_unary<E, bool>(std::move(x), DType::Bool, so::IsNan{}); });
+  return visit_float("is_nan", x.dtype(),
+                     [&]<class E>() { return map_unary<E, bool>(std::move(x), DType::Bool, so::IsNan{}); });
 }
 T is_inf(T x) {
-  return visit_float("is_inf", x.dtype(), [&]<class E>() { return map_unary<E, bool>(std::move(x), DType::Bool, so::IsInf{}); });
+  return visit_float("is_inf", x.dtype(),
+                     [&]<class E>() { return map_unary<E, bool>(std::move(x), DType::Bool, so::IsInf{}); });
 }
 
 T clamp(T x, Scalar lo, Scalar hi) {
@@ -46,8 +48,12 @@ T clamp(T x, Scalar lo, Scalar hi) {
     });
   });
 }
-T clamp_min(T x, Scalar lo) { return scalar_numeric("clamp_min", std::move(x), lo, [](auto v, auto l) { return v < l ? l : v; }); }
-T clamp_max(T x, Scalar hi) { return scalar_numeric("clamp_max", std::move(x), hi, [](auto v, auto h) { return v > h ? h : v; }); }
+T clamp_min(T x, Scalar lo) {
+  return scalar_numeric("clamp_min", std::move(x), lo, [](auto v, auto l) { return v < l ? l : v; });
+}
+T clamp_max(T x, Scalar hi) {
+  return scalar_numeric("clamp_max", std::move(x), hi, [](auto v, auto h) { return v > h ? h : v; });
+}
 
 T leaky_relu(T x, Scalar slope) {
   return scalar_numeric("leaky_relu", std::move(x), slope, [](auto v, auto s) { return v < 0 ? v * s : v; });

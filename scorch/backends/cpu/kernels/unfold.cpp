@@ -11,14 +11,17 @@ namespace {
 window::Geometry windows(const SpatialDims& in, const PoolSpec& spec) {
   SpatialDims out(in.size());
   for (size_t d = 0; d < in.size(); ++d)
-    out[d] = static_cast<size_t>(module_shapes::conv_out(in[d], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d]));
-  return window::make(window::pad3(in, 1), window::pad3(spec.kernel, 1), spec.stride, spec.padding, spec.dilation, window::pad3(out, 1));
+    out[d] = static_cast<size_t>(
+        module_shapes::conv_out(in[d], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d]));
+  return window::make(window::pad3(in, 1), window::pad3(spec.kernel, 1), spec.stride, spec.padding, spec.dilation,
+                      window::pad3(out, 1));
 }
 
 template <class C> void unfold_as(const T& x, T& out, const window::Geometry& g) {
   size_t batch = x.shape()[0], channels = x.shape()[1], rows = channels * g.kernel_size(), n = g.out_size();
   parallel_for(batch, 1, [&](size_t b0, size_t b1) {
-    for (size_t b = b0; b < b1; ++b) window::im2col(x.data<C>() + b * channels * g.in_size(), channels, g, out.data<C>() + b * rows * n);
+    for (size_t b = b0; b < b1; ++b)
+      window::im2col(x.data<C>() + b * channels * g.in_size(), channels, g, out.data<C>() + b * rows * n);
   });
 }
 

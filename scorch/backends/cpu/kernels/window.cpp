@@ -17,8 +17,8 @@ Dims3 pad3(const SpatialDims& v, size_t fill) {
   return d;
 }
 
-Geometry make(const Dims3& in, const Dims3& kernel, const SpatialDims& stride, const SpatialDims& padding, const SpatialDims& dilation,
-              const Dims3& out) {
+Geometry make(const Dims3& in, const Dims3& kernel, const SpatialDims& stride, const SpatialDims& padding,
+              const SpatialDims& dilation, const Dims3& out) {
   return Geometry{in, out, kernel, pad3(stride, 1), pad3(padding, 0), pad3(dilation, 1)};
 }
 

@@ -40,6 +40,8 @@ template <class T> void col2im_add(const T* cols, size_t channels, const Geometr
 /// Compute dtype of a float module op: f64 stays f64, every other float dtype runs in f32.
 inline DType compute_dtype(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
 /// f(C{}) with C the C++ type of compute_dtype(d): double or float.
-template <class F> auto in_compute_type(DType d, F f) { return compute_dtype(d) == DType::F64 ? f(double{}) : f(float{}); }
+template <class F> auto in_compute_type(DType d, F f) {
+  return compute_dtype(d) == DType::F64 ? f(double{}) : f(float{});
+}
 
 }  // namespace scorch::backends::cpu::window

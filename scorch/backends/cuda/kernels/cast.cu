@@ -46,7 +46,9 @@ CudaTensor::CudaTensor(Shape shape, DType dtype, CudaDevice device)
 
 bool CudaTensor::is_contiguous() const { return strides::row_major(shape_, strides_); }
 
-Strides broadcast_strides(const CudaTensor& x, const Shape& shape) { return strides::broadcast(x.shape(), x.strides(), shape); }
+Strides broadcast_strides(const CudaTensor& x, const Shape& shape) {
+  return strides::broadcast(x.shape(), x.strides(), shape);
+}
 
 CudaTensor contiguous(CudaTensor x) {
   if (x.is_contiguous()) return x;
@@ -56,7 +58,8 @@ CudaTensor contiguous(CudaTensor x) {
   const Strides* operands[1] = {&x.strides()};
   Geometry<1> g(x.shape(), operands);
   visit_word(x.dtype(), [&]<class W>() {
-    gather_strided_kernel<W><<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<W>(), out.data<W>(), n, g);
+    gather_strided_kernel<W>
+        <<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<W>(), out.data<W>(), n, g);
   });
   check_launch("contiguous");
   return out;
@@ -69,7 +72,8 @@ void assign_view(const CudaTensor& dst, const CudaTensor& src) {
   const Strides* operands[2] = {&dst.strides(), &src.strides()};
   Geometry<2> g(dst.shape(), operands);
   visit_word(dst.dtype(), [&]<class W>() {
-    scatter_strided_kernel<W><<<blocks_for(n), kThreads, 0, stream(dst.device().index)>>>(src.data<W>(), dst.data<W>(), n, g);
+    scatter_strided_kernel<W>
+        <<<blocks_for(n), kThreads, 0, stream(dst.device().index)>>>(src.data<W>(), dst.data<W>(), n, g);
   });
   check_launch("assign_view");
 }

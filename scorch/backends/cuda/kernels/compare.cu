@@ -7,7 +7,8 @@ namespace so = scalar_ops;
 namespace {
 
 template <class F> T compare(const char* op, T a, T b, F f) {
-  return visit_any(op, a.dtype(), [&]<class E>() { return map_binary<E, bool>(op, std::move(a), std::move(b), DType::Bool, f); });
+  return visit_any(op, a.dtype(),
+                   [&]<class E>() { return map_binary<E, bool>(op, std::move(a), std::move(b), DType::Bool, f); });
 }
 // Float tensors, and int tensors against a fractional scalar, compare in double (as the Cpu backend).
 template <class F> T compare_scalar(const char* op, T a, Scalar s, F f) {
@@ -39,7 +40,8 @@ T logical_not(T x) { return map_unary<bool, bool>("logical_not", std::move(x), D
 
 T bitwise_not(T x) {
   DType d = x.dtype();
-  return visit_int("bitwise_not", d, [&]<class E>() { return map_unary<E, E>("bitwise_not", std::move(x), d, so::BitNot{}); });
+  return visit_int("bitwise_not", d,
+                   [&]<class E>() { return map_unary<E, E>("bitwise_not", std::move(x), d, so::BitNot{}); });
 }
 
 }  // namespace scorch::backends::cuda::kernels

@@ -93,10 +93,15 @@ struct Problem {
     check_dnn(cudnnSetConvolutionGroupCount(conv, static_cast<int>(spec.groups)), "conv");
     cudnnMathType_t math = dtype == DType::F32 && !allow_tf32() ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH;
     check_dnn(cudnnSetConvolutionMathType(conv, math), "conv");
-    key = xs.to_string() + ws.to_string() + ys.to_string() + "|" + std::string(dtype_name(dtype)) + "|g" + std::to_string(spec.groups) +
-          "|" + std::to_string(static_cast<int>(math));
+    key = xs.to_string() + ws.to_string() + ys.to_string() + "|" + std::string(dtype_name(dtype)) + "|g" +
+          std::to_string(spec.groups) + "|" + std::to_string(static_cast<int>(math));
     for (size_t i = 0; i < pad.size(); ++i)
-      key.append(",").append(std::to_string(pad[i])).append("/").append(std::to_string(stride[i])).append("/").append(std::to_string(dil[i]));
+      key.append(",")
+          .append(std::to_string(pad[i]))
+          .append("/")
+          .append(std::to_string(stride[i]))
+          .append("/")
+          .append(std::to_string(dil[i]));
     key += "|" + autotune::device_name(device);
   }
   ~Problem() {
@@ -127,7 +132,9 @@ template <class Perf, class Find, class Get> int choose(const std::string& key, 
   return algo;
 }
 
-CudaTensor workspace(size_t bytes, CudaDevice device) { return CudaTensor(Shape{std::max<size_t>(bytes, 1)}, DType::U8, device); }
+CudaTensor workspace(size_t bytes, CudaDevice device) {
+  return CudaTensor(Shape{std::max<size_t>(bytes, 1)}, DType::U8, device);
+}
 
 struct Scale {
   double one64 = 1, zero64 = 0;
@@ -143,13 +150,18 @@ void forward(const Problem& p, const T& x, const T& w, T& y) {
   int dev = x.device().index;
   cudnnHandle_t h = dnn(dev);
   auto algo = static_cast<cudnnConvolutionFwdAlgo_t>(choose<cudnnConvolutionFwdAlgoPerf_t>(
-      "conv_fwd|" + p.key, [&](auto* perf, int* n) { return cudnnFindConvolutionForwardAlgorithm(h, p.x, p.w, p.conv, p.y, 16, n, perf); },
-      [&](auto* perf, int* n) { return cudnnGetConvolutionForwardAlgorithm_v7(h, p.x, p.w, p.conv, p.y, 16, n, perf); }));
+      "conv_fwd|" + p.key,
+      [&](auto* perf, int* n) { return cudnnFindConvolutionForwardAlgorithm(h, p.x, p.w, p.conv, p.y, 16, n, perf); },
+      [&](auto* perf, int* n) {
+        return cudnnGetConvolutionForwardAlgorithm_v7(h, p.x, p.w, p.conv, p.y, 16, n, perf);
+      }));
   size_t bytes = 0;
   check_dnn(cudnnGetConvolutionForwardWorkspaceSize(h, p.x, p.w, p.conv, p.y, algo, &bytes), "conv");
   T ws = workspace(bytes, x.device());
   Scale s(x.dtype());
-  check_dnn(cudnnConvolutionForward(h, s.one(), p.x, x.raw(), p.w, w.raw(), p.conv, algo, ws.raw(), bytes, s.zero(), p.y, y.raw()), "conv");
+  check_dnn(cudnnConvolutionForward(h, s.one(), p.x, x.raw(), p.w, w.raw(), p.conv, algo, ws.raw(), bytes, s.zero(),
+                                    p.y, y.raw()),
+            "conv");
   profile_mark("conv_forward");
 }
 
@@ -159,13 +171,18 @@ void backward_data(const Problem& p, const T& w, const T& dy, T& dx) {
   cudnnHandle_t h = dnn(dev);
   auto algo = static_cast<cudnnConvolutionBwdDataAlgo_t>(choose<cudnnConvolutionBwdDataAlgoPerf_t>(
       "conv_bwd_data|" + p.key,
-      [&](auto* perf, int* n) { return cudnnFindConvolutionBackwardDataAlgorithm(h, p.w, p.y, p.conv, p.x, 16, n, perf); },
-      [&](auto* perf, int* n) { return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p.w, p.y, p.conv, p.x, 16, n, perf); }));
+      [&](auto* perf, int* n) {
+        return cudnnFindConvolutionBackwardDataAlgorithm(h, p.w, p.y, p.conv, p.x, 16, n, perf);
+      },
+      [&](auto* perf, int* n) {
+        return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p.w, p.y, p.conv, p.x, 16, n, perf);
+      }));
   size_t bytes = 0;
   check_dnn(cudnnGetConvolutionBackwardDataWorkspaceSize(h, p.w, p.y, p.conv, p.x, algo, &bytes), "conv");
   T ws = workspace(bytes, dy.device());
   Scale s(dy.dtype());
-  check_dnn(cudnnConvolutionBackwardData(h, s.one(), p.w, w.raw(), p.y, dy.raw(), p.conv, algo, ws.raw(), bytes, s.zero(), p.x, dx.raw()),
+  check_dnn(cudnnConvolutionBackwardData(h, s.one(), p.w, w.raw(), p.y, dy.raw(), p.conv, algo, ws.raw(), bytes,
+                                         s.zero(), p.x, dx.raw()),
             "conv");
   profile_mark("conv_backward_data");
 }
@@ -176,13 +193,18 @@ void backward_filter(const Problem& p, const T& x, const T& dy, T& dw) {
   cudnnHandle_t h = dnn(dev);
   auto algo = static_cast<cudnnConvolutionBwdFilterAlgo_t>(choose<cudnnConvolutionBwdFilterAlgoPerf_t>(
       "conv_bwd_filter|" + p.key,
-      [&](auto* perf, int* n) { return cudnnFindConvolutionBackwardFilterAlgorithm(h, p.x, p.y, p.conv, p.w, 16, n, perf); },
-      [&](auto* perf, int* n) { return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p.x, p.y, p.conv, p.w, 16, n, perf); }));
+      [&](auto* perf, int* n) {
+        return cudnnFindConvolutionBackwardFilterAlgorithm(h, p.x, p.y, p.conv, p.w, 16, n, perf);
+      },
+      [&](auto* perf, int* n) {
+        return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p.x, p.y, p.conv, p.w, 16, n, perf);
+      }));
   size_t bytes = 0;
   check_dnn(cudnnGetConvolutionBackwardFilterWorkspaceSize(h, p.x, p.y, p.conv, p.w, algo, &bytes), "conv");
   T ws = workspace(bytes, x.device());
   Scale s(x.dtype());
-  check_dnn(cudnnConvolutionBackwardFilter(h, s.one(), p.x, x.raw(), p.y, dy.raw(), p.conv, algo, ws.raw(), bytes, s.zero(), p.w, dw.raw()),
+  check_dnn(cudnnConvolutionBackwardFilter(h, s.one(), p.x, x.raw(), p.y, dy.raw(), p.conv, algo, ws.raw(), bytes,
+                                           s.zero(), p.w, dw.raw()),
             "conv");
   profile_mark("conv_backward_filter");
 }
@@ -206,7 +228,8 @@ T channel_sum(T g) {
 Shape conv_out_shape(const Shape& x, const Shape& w, const ConvSpec& spec) {
   Shape out{x[0], w[0]};
   for (size_t i = 0; i + 2 < x.rank(); ++i)
-    out.push_back(static_cast<size_t>(module_shapes::conv_out(x[i + 2], w[i + 2], spec.stride[i], spec.padding[i], spec.dilation[i])));
+    out.push_back(static_cast<size_t>(
+        module_shapes::conv_out(x[i + 2], w[i + 2], spec.stride[i], spec.padding[i], spec.dilation[i])));
   return out;
 }
 
@@ -214,8 +237,8 @@ Shape transpose_out_shape(const Shape& x, const Shape& w, const ConvSpec& spec) 
   Shape out{x[0], w[1] * spec.groups};
   for (size_t i = 0; i + 2 < x.rank(); ++i) {
     size_t pad_out = spec.padding_out.empty() ? 0 : spec.padding_out[i];
-    out.push_back(static_cast<size_t>(
-        module_shapes::conv_transpose_out(x[i + 2], w[i + 2], spec.stride[i], spec.padding[i], spec.dilation[i], pad_out)));
+    out.push_back(static_cast<size_t>(module_shapes::conv_transpose_out(x[i + 2], w[i + 2], spec.stride[i],
+                                                                        spec.padding[i], spec.dilation[i], pad_out)));
   }
   return out;
 }
@@ -286,7 +309,8 @@ T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
 
 ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
   DType d = x.dtype(), c = compute_dtype(d);
-  return cast_grads(conv_backward_as(cast(std::move(x), c), cast(std::move(w), c), has_bias, cast(std::move(grad), c), spec), d);
+  return cast_grads(
+      conv_backward_as(cast(std::move(x), c), cast(std::move(w), c), has_bias, cast(std::move(grad), c), spec), d);
 }
 
 T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
@@ -296,7 +320,9 @@ T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
 
 ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
   DType d = x.dtype(), c = compute_dtype(d);
-  return cast_grads(conv_transpose_backward_as(cast(std::move(x), c), cast(std::move(w), c), has_bias, cast(std::move(grad), c), spec), d);
+  return cast_grads(conv_transpose_backward_as(cast(std::move(x), c), cast(std::move(w), c), has_bias,
+                                               cast(std::move(grad), c), spec),
+                    d);
 }
 
 }  // namespace scorch::backends::cuda::kernels

@@ -15,14 +15,19 @@ template <class E> __global__ void fill_kernel(E* out, int64_t n, dcompute_t<E> 
 }
 
 // Philox4x32-10 (Salmon et al., SC'11): 4 random words for a 128-bit counter under a 64-bit key.
-struct Words { uint32_t w[4]; };
+struct Words {
+  uint32_t w[4];
+};
 __device__ __forceinline__ Words philox(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1) {
 #pragma unroll
   for (int round = 0; round < 10; ++round) {
     uint32_t hi0 = __umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
     uint32_t hi1 = __umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
     uint32_t n0 = hi1 ^ c1 ^ k0, n2 = hi0 ^ c3 ^ k1;
-    c0 = n0; c1 = lo1; c2 = n2; c3 = lo0;
+    c0 = n0;
+    c1 = lo1;
+    c2 = n2;
+    c3 = lo0;
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
@@ -35,8 +40,9 @@ __device__ __forceinline__ double unit(uint32_t lo, uint32_t hi) {  // [0, 1) wi
 template <class E> __global__ void random_kernel(E* out, int64_t n, Distribution dist, uint64_t key, uint64_t draw) {
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  Words r = philox(static_cast<uint32_t>(i), static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32), static_cast<uint32_t>(draw),
-                   static_cast<uint32_t>(draw >> 32), static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32));
+  Words r = philox(static_cast<uint32_t>(i), static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32),
+                   static_cast<uint32_t>(draw), static_cast<uint32_t>(draw >> 32), static_cast<uint32_t>(key),
+                   static_cast<uint32_t>(key >> 32));
   double u = unit(r.w[0], r.w[1]), v = u;
   switch (dist.kind) {
     case Distribution::Kind::Default: break;
@@ -67,7 +73,8 @@ T from_data(TensorData data, Device device) {
   check_device(device.index, "from_data");
   T out(data.shape(), data.dtype(), device);
   if (!data.bytes().empty())
-    check(cudaMemcpyAsync(out.raw(), data.bytes().data(), data.bytes().size(), cudaMemcpyHostToDevice, stream(device.index)),
+    check(cudaMemcpyAsync(out.raw(), data.bytes().data(), data.bytes().size(), cudaMemcpyHostToDevice,
+                          stream(device.index)),
           "from_data");
   return out;
 }

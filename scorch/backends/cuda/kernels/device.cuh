@@ -95,7 +95,8 @@ template <int N> struct Geometry {
     for (size_t d = 0; d < shape.rank(); ++d) {
       if (shape[d] == 1) continue;
       bool merge = rank > 0;
-      for (int k = 0; k < N && merge; ++k) merge = strides[k][rank - 1] == (*operand[k])[d] * static_cast<int64_t>(shape[d]);
+      for (int k = 0; k < N && merge; ++k)
+        merge = strides[k][rank - 1] == (*operand[k])[d] * static_cast<int64_t>(shape[d]);
       if (merge) {
         dims[rank - 1] *= static_cast<int64_t>(shape[d]);
         for (int k = 0; k < N; ++k) strides[k][rank - 1] = (*operand[k])[d];
@@ -139,7 +140,8 @@ template <int N> struct Geometry {
 /// V packed elements, loaded and stored as one aligned access.
 template <class E, int V> struct alignas(sizeof(E) * V) Pack { E v[V]; };
 /// Elements per thread so a load is 16 bytes (at most 8).
-template <class E> constexpr int kVec = sizeof(E) >= 16 ? 1 : (16 / sizeof(E) > 8 ? 8 : 16 / static_cast<int>(sizeof(E)));
+template <class E> constexpr int kVec = sizeof(E) >= 16 ? 1
+                                                        : (16 / sizeof(E) > 8 ? 8 : 16 / static_cast<int>(sizeof(E)));
 __host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<uintptr_t>(p) & 15) == 0; }
 
 }  // namespace scorch::backends::cuda

@@ -56,7 +56,8 @@ __global__ void zip_strided_kernel(const In* a, const In* b, Out* y, int64_t n, 
 // along columns (part[i / width], kColumn true) of a [rows, width] result; width % V == 0 and all
 // pointers 16-byte aligned, so both operands load 16 bytes at a time.
 template <class In, class Out, class F, bool kColumn>
-__global__ void zip_broadcast_kernel(const In* full, const In* part, Out* y, int64_t n, int64_t width, bool part_first, F f) {
+__global__ void zip_broadcast_kernel(const In* full, const In* part, Out* y, int64_t n, int64_t width, bool part_first,
+                                     F f) {
   constexpr int V = kPairVec<In, Out>;
   int64_t base = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * V;
   if (base >= n) return;
@@ -90,7 +91,8 @@ bool try_zip_broadcast(const Geometry<2>& g, const In* pa, const In* pb, Out* ds
     if (!dense(full) || !(row(part) || column(part))) continue;
     const In* pf = full == 0 ? pa : pb;
     const In* pp = full == 0 ? pb : pa;
-    if (row(part)) zip_broadcast_kernel<In, Out, F, false><<<blocks_for(n, V), kThreads, 0, s>>>(pf, pp, dst, n, w, part == 0, f);
+    if (row(part))
+      zip_broadcast_kernel<In, Out, F, false><<<blocks_for(n, V), kThreads, 0, s>>>(pf, pp, dst, n, w, part == 0, f);
     else zip_broadcast_kernel<In, Out, F, true><<<blocks_for(n, V), kThreads, 0, s>>>(pf, pp, dst, n, w, part == 0, f);
     return true;
   }
@@ -113,8 +115,8 @@ template <class In, class Out, class F> CudaTensor map_unary(const char* op, Cud
   constexpr int V = kPairVec<In, Out>;
   const In* src = x.data<In>();
   Out* dst = out.data<Out>();
-  map_contiguous_kernel<In, Out, F><<<blocks_for(n, V), kThreads, 0, stream(x.device().index)>>>(
-      src, dst, n, aligned16(src) && aligned16(dst), f);
+  map_contiguous_kernel<In, Out, F>
+      <<<blocks_for(n, V), kThreads, 0, stream(x.device().index)>>>(src, dst, n, aligned16(src) && aligned16(dst), f);
   check_launch(op);
   return out;
 }
@@ -126,10 +128,13 @@ inline void check_same_device(const char* op, const CudaTensor& a, const CudaTen
 }
 
 /// out[i] = f(a[i], b[i]) with broadcasting; storage types In, In → Out.
-template <class In, class Out, class F> CudaTensor map_binary(const char* op, CudaTensor a, CudaTensor b, DType out_dtype, F f) {
+template <class In, class Out, class F>
+CudaTensor map_binary(const char* op, CudaTensor a, CudaTensor b, DType out_dtype, F f) {
   check_same_device(op, a, b);
   Shape shape = broadcast_shapes(op, a.shape(), b.shape());
-  CudaTensor out = reusable(a, shape, out_dtype) ? a : reusable(b, shape, out_dtype) ? b : CudaTensor(shape, out_dtype, a.device());
+  CudaTensor out = reusable(a, shape, out_dtype)   ? a
+                   : reusable(b, shape, out_dtype) ? b
+                                                   : CudaTensor(shape, out_dtype, a.device());
   auto n = static_cast<int64_t>(out.numel());
   if (n == 0) return out;
   cudaStream_t s = stream(a.device().index);

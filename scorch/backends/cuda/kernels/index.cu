@@ -164,8 +164,10 @@ T accumulate(const char* op, T x, const T& indices, T values, size_t dim, bool p
     cudaStream_t s = stream(out.device().index);
     const int64_t* pi = idx.data<int64_t>();
     unsigned blocks = blocks_for(count);
-    if (w == DType::F64) add_kernel<double><<<blocks, kThreads, 0, s>>>(out.data<double>(), values.data<double>(), pi, count, g);
-    else if (w == DType::F32) add_kernel<float><<<blocks, kThreads, 0, s>>>(out.data<float>(), values.data<float>(), pi, count, g);
+    if (w == DType::F64)
+      add_kernel<double><<<blocks, kThreads, 0, s>>>(out.data<double>(), values.data<double>(), pi, count, g);
+    else if (w == DType::F32)
+      add_kernel<float><<<blocks, kThreads, 0, s>>>(out.data<float>(), values.data<float>(), pi, count, g);
     else add_kernel<int64_t><<<blocks, kThreads, 0, s>>>(out.data<int64_t>(), values.data<int64_t>(), pi, count, g);
     check_launch(op);
   }
@@ -173,7 +175,8 @@ T accumulate(const char* op, T x, const T& indices, T values, size_t dim, bool p
 }
 
 // out[i] = mask ? values : x at the broadcast position of out's row-major element i.
-template <class W> __global__ void where_kernel(const W* x, const bool* mask, const W* values, W* out, int64_t n, Geometry<3> g) {
+template <class W>
+__global__ void where_kernel(const W* x, const bool* mask, const W* values, W* out, int64_t n, Geometry<3> g) {
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int64_t off[3];
@@ -206,15 +209,16 @@ T where_shaped(const char* op, const Shape& shape, T x, T mask, T values) {
   check_same_device(op, x, values);
   if (mask.dtype() != DType::Bool) mask = cast(std::move(mask), DType::Bool);
   if (values.dtype() != x.dtype()) values = cast(std::move(values), x.dtype());
-  bool dense = x.is_contiguous() && mask.is_contiguous() && x.shape() == shape && mask.shape() == shape && values.numel() == 1;
+  bool dense =
+      x.is_contiguous() && mask.is_contiguous() && x.shape() == shape && mask.shape() == shape && values.numel() == 1;
   T out = dense ? reuse_or_alloc(x, shape, x.dtype()) : T(shape, x.dtype(), x.device());
   auto n = static_cast<int64_t>(out.numel());
   if (n == 0) return out;
   size_t word = dtype_size(x.dtype());
   if (dense && aligned_to(x.raw(), 4 * word) && aligned_to(out.raw(), 4 * word) && aligned_to(mask.raw(), 4)) {
     visit_word(word, [&]<class W>() {
-      fill_where_kernel<W><<<blocks_for(n, 4), kThreads, 0, stream(x.device().index)>>>(x.data<W>(), mask.data<bool>(), values.data<W>(),
-                                                                                          out.data<W>(), n);
+      fill_where_kernel<W><<<blocks_for(n, 4), kThreads, 0, stream(x.device().index)>>>(
+          x.data<W>(), mask.data<bool>(), values.data<W>(), out.data<W>(), n);
     });
     check_launch(op);
     return out;
@@ -224,7 +228,8 @@ T where_shaped(const char* op, const Shape& shape, T x, T mask, T values) {
   Geometry<3> g(shape, operands);
   cudaStream_t s = stream(x.device().index);
   visit_word(dtype_size(x.dtype()), [&]<class W>() {
-    where_kernel<W><<<blocks_for(n), kThreads, 0, s>>>(x.data<W>(), mask.data<bool>(), values.data<W>(), out.data<W>(), n, g);
+    where_kernel<W>
+        <<<blocks_for(n), kThreads, 0, s>>>(x.data<W>(), mask.data<bool>(), values.data<W>(), out.data<W>(), n, g);
   });
   check_launch(op);
   return out;

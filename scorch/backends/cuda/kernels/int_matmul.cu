@@ -5,7 +5,8 @@
 namespace scorch::backends::cuda {
 namespace {
 
-template <class E> __global__ void int_matmul_kernel(const E* a, const E* b, E* out, int64_t total, int64_t m, int64_t k, int64_t n) {
+template <class E>
+__global__ void int_matmul_kernel(const E* a, const E* b, E* out, int64_t total, int64_t m, int64_t k, int64_t n) {
   int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= total) return;
   int64_t j = idx % n, i = (idx / n) % m, batch = idx / (m * n);
@@ -20,10 +21,12 @@ template <class E> __global__ void int_matmul_kernel(const E* a, const E* b, E* 
 }  // namespace
 
 /// out[batch, m, n] = a[batch, m, k] · b[batch, k, n] for contiguous int tensors of one dtype.
-void int_matmul_batched(const CudaTensor& a, const CudaTensor& b, CudaTensor& out, int64_t batch, int64_t m, int64_t k, int64_t n) {
+void int_matmul_batched(const CudaTensor& a, const CudaTensor& b, CudaTensor& out, int64_t batch, int64_t m, int64_t k,
+                        int64_t n) {
   int64_t total = batch * m * n;
   visit_int("matmul", a.dtype(), [&]<class E>() {
-    int_matmul_kernel<E><<<blocks_for(total), kThreads, 0, stream(a.device().index)>>>(a.data<E>(), b.data<E>(), out.data<E>(), total, m, k, n);
+    int_matmul_kernel<E><<<blocks_for(total), kThreads, 0, stream(a.device().index)>>>(a.data<E>(), b.data<E>(),
+                                                                                       out.data<E>(), total, m, k, n);
   });
   check_launch("matmul");
 }

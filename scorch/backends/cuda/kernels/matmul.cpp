@@ -16,7 +16,8 @@
 #include "scorch/core/error.h"
 
 namespace scorch::backends::cuda {
-void int_matmul_batched(const CudaTensor& a, const CudaTensor& b, CudaTensor& out, int64_t batch, int64_t m, int64_t k, int64_t n);
+void int_matmul_batched(const CudaTensor& a, const CudaTensor& b, CudaTensor& out, int64_t batch, int64_t m, int64_t k,
+                        int64_t n);
 }
 
 namespace scorch::backends::cuda::kernels {
@@ -26,7 +27,8 @@ constexpr size_t kWorkspaceBytes = 32u << 20;
 
 void check_lt(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    throw DeviceError("matmul", std::string(what) + " failed: cuBLAS status " + std::to_string(static_cast<int>(status)));
+    throw DeviceError("matmul",
+                      std::string(what) + " failed: cuBLAS status " + std::to_string(static_cast<int>(status)));
 }
 
 struct DeviceBlas {
@@ -130,12 +132,16 @@ struct LtProblem {
   }
 };
 
-void layout(cublasLtMatrixLayout_t& l, cudaDataType_t type, int64_t rows, int64_t cols, int64_t ld, int64_t batch, int64_t stride) {
-  check_lt(cublasLtMatrixLayoutCreate(&l, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ld), "layout");
+void layout(cublasLtMatrixLayout_t& l, cudaDataType_t type, int64_t rows, int64_t cols, int64_t ld, int64_t batch,
+            int64_t stride) {
+  check_lt(cublasLtMatrixLayoutCreate(&l, type, static_cast<uint64_t>(rows), static_cast<uint64_t>(cols), ld),
+           "layout");
   if (batch <= 1) return;
   auto count = static_cast<int32_t>(batch);
-  check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)), "batch count");
-  check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)), "batch stride");
+  check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+           "batch count");
+  check_lt(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
+           "batch stride");
 }
 
 std::string hex(const cublasLtMatmulAlgo_t& algo) {
@@ -151,7 +157,8 @@ std::string hex(const cublasLtMatmulAlgo_t& algo) {
 bool unhex(const std::string& s, cublasLtMatmulAlgo_t& algo) {
   if (s.size() != 2 * sizeof(algo)) return false;
   auto* bytes = reinterpret_cast<unsigned char*>(&algo);
-  for (size_t i = 0; i < sizeof(algo); ++i) bytes[i] = static_cast<unsigned char>(std::stoi(s.substr(2 * i, 2), nullptr, 16));
+  for (size_t i = 0; i < sizeof(algo); ++i)
+    bytes[i] = static_cast<unsigned char>(std::stoi(s.substr(2 * i, 2), nullptr, 16));
   return true;
 }
 
@@ -163,7 +170,8 @@ struct Call {
   void* workspace;
   cudaStream_t stream;
   cublasStatus_t run(const cublasLtMatmulAlgo_t* algo) const {
-    return cublasLtMatmul(handle, p.desc, alpha, A, p.a, B, p.b, beta, C, p.c, C, p.c, algo, workspace, kWorkspaceBytes, stream);
+    return cublasLtMatmul(handle, p.desc, alpha, A, p.a, B, p.b, beta, C, p.c, C, p.c, algo, workspace, kWorkspaceBytes,
+                          stream);
   }
 };
 
@@ -203,8 +211,8 @@ cublasLtMatmulAlgo_t choose_algo(const Call& call, const std::string& key) {
   cublasLtMatmulHeuristicResult_t results[8];
   int found = 0;
   bool tune = autotune_enabled();
-  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(call.handle, call.p.desc, call.p.a, call.p.b, call.p.c, call.p.c, pref,
-                                                     tune ? 8 : 1, results, &found);
+  cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(call.handle, call.p.desc, call.p.a, call.p.b, call.p.c, call.p.c,
+                                                     pref, tune ? 8 : 1, results, &found);
   cublasLtMatmulPreferenceDestroy(pref);
   if (st != CUBLAS_STATUS_SUCCESS || found == 0) throw DeviceError("matmul", "cuBLASLt found no algorithm for " + key);
   algo = results[0].algo;
@@ -238,12 +246,21 @@ void float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
   double one64 = 1, zero64 = 0;
   float one32 = 1, zero32 = 0;
   bool f64 = out.dtype() == DType::F64;
-  Call call{bl.handle, p, f64 ? static_cast<const void*>(&one64) : &one32, f64 ? static_cast<const void*>(&zero64) : &zero32,
-            ob.ptr, oa.ptr, out.raw(), bl.workspace.raw(), stream(device)};
-  std::string key = "matmul|" + std::string(dtype_name(out.dtype())) + "|" + std::to_string(static_cast<int>(t.compute)) + "|" +
-                    std::to_string(ta) + std::to_string(tb) + "|" + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                    std::to_string(k) + "x" + std::to_string(batch) + "|" + std::to_string(ob.ld) + "," + std::to_string(oa.ld) +
-                    "," + std::to_string(ob.batch_stride) + "," + std::to_string(oa.batch_stride) + "|" + autotune::device_name(device);
+  Call call{bl.handle,
+            p,
+            f64 ? static_cast<const void*>(&one64) : &one32,
+            f64 ? static_cast<const void*>(&zero64) : &zero32,
+            ob.ptr,
+            oa.ptr,
+            out.raw(),
+            bl.workspace.raw(),
+            stream(device)};
+  std::string key = "matmul|" + std::string(dtype_name(out.dtype())) + "|" +
+                    std::to_string(static_cast<int>(t.compute)) + "|" + std::to_string(ta) + std::to_string(tb) + "|" +
+                    std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "x" +
+                    std::to_string(batch) + "|" + std::to_string(ob.ld) + "," + std::to_string(oa.ld) + "," +
+                    std::to_string(ob.batch_stride) + "," + std::to_string(oa.batch_stride) + "|" +
+                    autotune::device_name(device);
   cublasLtMatmulAlgo_t algo = choose_algo(call, key);
   check_lt(call.run(&algo), "cublasLtMatmul");
   profile_mark("matmul");

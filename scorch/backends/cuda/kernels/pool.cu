@@ -42,7 +42,8 @@ Pool3 pool_geometry(const Shape& x, const PoolSpec& spec, Shape& out_shape) {
   out_shape = x;
   for (size_t d = 0; d < s; ++d) {
     size_t k = 3 - s + d;
-    int64_t o = module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d], spec.ceil_mode);
+    int64_t o = module_shapes::pool_out(x[d + 2], spec.kernel[d], spec.stride[d], spec.padding[d], spec.dilation[d],
+                                        spec.ceil_mode);
     g.in[k] = static_cast<int64_t>(x[d + 2]);
     g.out[k] = o;
     g.kernel[k] = static_cast<int64_t>(spec.kernel[d]);
@@ -108,7 +109,8 @@ __device__ __forceinline__ void split_in(const Pool3& g, int64_t i, int64_t& pla
 
 // Divisor of an average window: the padded window when include_pad, else the cells inside.
 template <class C> __device__ C divisor(const Span& z, const Span& y, const Span& x, bool include_pad) {
-  int64_t count = include_pad ? z.padded * y.padded * x.padded : (z.end - z.begin) * (y.end - y.begin) * (x.end - x.begin);
+  int64_t count =
+      include_pad ? z.padded * y.padded * x.padded : (z.end - z.begin) * (y.end - y.begin) * (x.end - x.begin);
   return static_cast<C>(count);
 }
 
@@ -143,7 +145,8 @@ template <Kind K> __device__ void covering(const Pool3& g, int d, int64_t c, int
 }
 
 // dx[i] = Σ grad[o] / divisor(o) over the windows o holding input i, in ascending o (Cpu order).
-template <class E, Kind K> __global__ void avg_pool_backward_kernel(const E* grad, E* dx, Pool3 g, int64_t n, bool include_pad) {
+template <class E, Kind K>
+__global__ void avg_pool_backward_kernel(const E* grad, E* dx, Pool3 g, int64_t n, bool include_pad) {
   using C = dcompute_t<E>;
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -195,9 +198,9 @@ template <class E, Kind K> __global__ void max_pool_kernel(const E* x, E* out, i
 }
 
 // acc[plane·in + idx[i]] += grad[i] for each output i of plane i / out; a bad index sets err instead.
-template <class E, class A>
-__global__ void max_pool_backward_kernel(const E* grad, const int64_t* idx, A* acc, int64_t in, int64_t out, int64_t n,
-                                         unsigned long long* err) {
+template <class E, class A> __global__ void max_pool_backward_kernel(const E* grad, const int64_t* idx, A* acc,
+                                                                     int64_t in, int64_t out, int64_t n,
+                                                                     unsigned long long* err) {
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   int64_t j = idx[i];
@@ -219,7 +222,8 @@ template <Kind K> T avg_forward(const char* op, T x, const Pool3& g, const Shape
   auto n = static_cast<int64_t>(out.numel());
   if (n == 0 || x.numel() == 0) return out;
   visit_float(op, x.dtype(), [&]<class E>() {
-    avg_pool_kernel<E, K><<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(), g, n, include_pad);
+    avg_pool_kernel<E, K>
+        <<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(), g, n, include_pad);
   });
   check_launch(op);
   return out;
@@ -236,7 +240,8 @@ __global__ void tiled_avg_backward_kernel(const E* grad, E* dx, I n, Pool3 g, I 
   I x2 = i % in2, r = i / in2, x1 = r % in1;
   r /= in1;
   I x0 = r % in0, plane = r / in0;
-  I o = ((plane * static_cast<I>(g.out[0]) + x0 / k0) * static_cast<I>(g.out[1]) + x1 / k1) * static_cast<I>(g.out[2]) + x2 / k2;
+  I o = ((plane * static_cast<I>(g.out[0]) + x0 / k0) * static_cast<I>(g.out[1]) + x1 / k1) * static_cast<I>(g.out[2]) +
+        x2 / k2;
   store(dx + i, load(grad + o) * scale);
 }
 
@@ -267,13 +272,15 @@ template <Kind K> T avg_backward(const char* op, const T& x, T grad, const Pool3
     using C = dcompute_t<E>;
     C scale = C(1) / static_cast<C>(k[0] * k[1] * k[2]);
     if (tile && n < 0x7fffffff)
-      tiled_avg_backward_kernel<E, uint32_t><<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), static_cast<uint32_t>(n), g,
-                                                                           static_cast<uint32_t>(k[0]), static_cast<uint32_t>(k[1]),
-                                                                           static_cast<uint32_t>(k[2]), scale);
+      tiled_avg_backward_kernel<E, uint32_t><<<blocks_for(n), kThreads, 0, s>>>(
+          grad.data<E>(), dx.data<E>(), static_cast<uint32_t>(n), g, static_cast<uint32_t>(k[0]),
+          static_cast<uint32_t>(k[1]), static_cast<uint32_t>(k[2]), scale);
     else if (tile)
-      tiled_avg_backward_kernel<E, int64_t><<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), n, g, k[0], k[1], k[2], scale);
+      tiled_avg_backward_kernel<E, int64_t>
+          <<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), n, g, k[0], k[1], k[2], scale);
     else
-      avg_pool_backward_kernel<E, K><<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), g, n, include_pad);
+      avg_pool_backward_kernel<E, K>
+          <<<blocks_for(n), kThreads, 0, s>>>(grad.data<E>(), dx.data<E>(), g, n, include_pad);
   });
   check_launch(op);
   return dx;
@@ -286,7 +293,8 @@ template <Kind K> std::pair<T, T> max_forward(const char* op, T x, const Pool3& 
   auto n = static_cast<int64_t>(out.numel());
   if (n == 0) return {out, idx};
   visit_float(op, x.dtype(), [&]<class E>() {
-    max_pool_kernel<E, K><<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(), idx.data<int64_t>(), g, n);
+    max_pool_kernel<E, K><<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(),
+                                                                                    idx.data<int64_t>(), g, n);
   });
   check_launch(op);
   return {out, idx};
@@ -298,8 +306,8 @@ void check_scatter(const char* op, const T& err, int64_t in, cudaStream_t s) {
   check(cudaMemcpyAsync(host, err.raw(), sizeof(host), cudaMemcpyDeviceToHost, s), op);
   check(cudaStreamSynchronize(s), op);
   if (host[0] != 0)
-    throw ShapeError(op, "index " + std::to_string(static_cast<int64_t>(host[1])) + " is outside the " + std::to_string(in) +
-                             " values of a channel");
+    throw ShapeError(op, "index " + std::to_string(static_cast<int64_t>(host[1])) + " is outside the " +
+                             std::to_string(in) + " values of a channel");
 }
 
 }  // namespace
@@ -335,7 +343,8 @@ T max_pool_backward(T x, T grad, T indices) {
   indices = dense_as(std::move(indices), DType::I64);
   const Shape& s = x.shape();
   auto planes = static_cast<int64_t>(s[0] * s[1]);
-  int64_t in = planes ? static_cast<int64_t>(x.numel()) / planes : 0, out = planes ? static_cast<int64_t>(grad.numel()) / planes : 0;
+  int64_t in = planes ? static_cast<int64_t>(x.numel()) / planes : 0,
+          out = planes ? static_cast<int64_t>(grad.numel()) / planes : 0;
   T acc(s, acc_dtype, x.device());
   if (acc.numel() == 0) return dense_as(acc, d);
   cudaStream_t st = stream(x.device().index);
@@ -347,7 +356,8 @@ T max_pool_backward(T x, T grad, T indices) {
   auto* flag = reinterpret_cast<unsigned long long*>(err.raw());
   visit_float(op, d, [&]<class E>() {
     using A = std::conditional_t<std::is_same_v<E, double>, double, float>;
-    max_pool_backward_kernel<E, A><<<blocks_for(n), kThreads, 0, st>>>(grad.data<E>(), indices.data<int64_t>(), acc.data<A>(), in, out, n, flag);
+    max_pool_backward_kernel<E, A>
+        <<<blocks_for(n), kThreads, 0, st>>>(grad.data<E>(), indices.data<int64_t>(), acc.data<A>(), in, out, n, flag);
   });
   check_launch(op);
   check_scatter(op, err, in, st);

@@ -74,14 +74,16 @@ template <Fold kFold> T fold(const char* op, T x, size_t dim) {
 template <bool kMax> T arg_extreme(const char* op, T x, size_t dim) {
   x = contiguous(std::move(x));
   T out(keep_dim(x.shape(), dim), DType::I64, x.device());
-  visit_numeric(op, x.dtype(), [&]<class E>() { reduce_dim<E, int64_t>(op, x, out, dim, ArgFolder<dacc_t<E>, kMax>{}); });
+  visit_numeric(op, x.dtype(),
+                [&]<class E>() { reduce_dim<E, int64_t>(op, x, out, dim, ArgFolder<dacc_t<E>, kMax>{}); });
   return out;
 }
 
 T flatten(T x) { return reshape(std::move(x), Shape{x.numel()}); }
 
 // out[o, k, i] = op(out[o, k-1, i], x[o, k, i]), one thread per (o, i) lane, in accumulator type.
-template <class E, class Op> __global__ void scan_kernel(const E* x, E* out, int64_t lanes, int64_t n, int64_t inner, Op op) {
+template <class E, class Op>
+__global__ void scan_kernel(const E* x, E* out, int64_t lanes, int64_t n, int64_t inner, Op op) {
   int64_t lane = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (lane >= lanes) return;
   int64_t o = lane / inner, i = lane - o * inner;
@@ -101,7 +103,8 @@ template <class Op> T scan(const char* op, T x, size_t dim, Op f) {
   int64_t lanes = g.outer * g.inner;
   if (lanes == 0 || g.n == 0) return out;
   visit_numeric(op, x.dtype(), [&]<class E>() {
-    scan_kernel<E><<<blocks_for(lanes), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(), lanes, g.n, g.inner, f);
+    scan_kernel<E><<<blocks_for(lanes), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(), lanes, g.n,
+                                                                                 g.inner, f);
   });
   check_launch(op);
   return out;

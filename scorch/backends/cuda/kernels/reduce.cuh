@@ -26,7 +26,8 @@ inline Shape keep_dim(Shape s, size_t dim) {
 // Rows (inner == 1): block (row, split) folds x[row, split*chunk ..) and writes the result, or the
 // partial accumulator when partial is set. kPartial: x holds accumulators already.
 template <class In, class Out, class R, bool kPartial>
-__global__ void reduce_rows_kernel(const In* x, Out* out, typename R::Acc* partial, int64_t n, int64_t chunk, int64_t count, R r) {
+__global__ void reduce_rows_kernel(const In* x, Out* out, typename R::Acc* partial, int64_t n, int64_t chunk,
+                                   int64_t count, R r) {
   using Acc = typename R::Acc;
   __shared__ Acc buf[kThreads];
   int64_t row = blockIdx.x, begin = static_cast<int64_t>(blockIdx.y) * chunk;
@@ -76,8 +77,8 @@ inline constexpr int64_t kWarpRowMax = 4096;
 // Columns (inner > 1): thread (o, i) of split y folds x[o, y*chunk.., i] in order, and writes the
 // result, or (partial set) its accumulator to partial[y, lane]. kPartial: x holds accumulators.
 template <class In, class Out, class R, bool kPartial>
-__global__ void reduce_cols_kernel(const In* x, Out* out, typename R::Acc* partial, int64_t lanes, int64_t n, int64_t inner,
-                                   int64_t chunk, int64_t count, R r) {
+__global__ void reduce_cols_kernel(const In* x, Out* out, typename R::Acc* partial, int64_t lanes, int64_t n,
+                                   int64_t inner, int64_t chunk, int64_t count, R r) {
   int64_t lane = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (lane >= lanes) return;
   int64_t o = lane / inner, i = lane - o * inner;
@@ -100,7 +101,8 @@ inline int64_t split_count(int64_t lanes_or_rows, int64_t per_unit, int64_t n, i
 }
 
 /// Reduces contiguous x along dim with R into out (shape keep_dim, dtype Out).
-template <class In, class Out, class R> void reduce_dim(const char* op, const CudaTensor& x, CudaTensor& out, size_t dim, R r) {
+template <class In, class Out, class R>
+void reduce_dim(const char* op, const CudaTensor& x, CudaTensor& out, size_t dim, R r) {
   Lanes g(x.shape(), dim);
   if (g.n == 0) throw ShapeError(op, "cannot reduce an empty dim of " + x.shape().to_string());
   int64_t lanes = g.outer * g.inner;
@@ -113,18 +115,22 @@ template <class In, class Out, class R> void reduce_dim(const char* op, const Cu
   if (g.inner > 1) {
     int64_t splits = split_count(lanes, kThreads, g.n, device);
     if (splits <= 1) {
-      reduce_cols_kernel<In, Out, R, false><<<blocks_for(lanes), kThreads, 0, s>>>(src, dst, nullptr, lanes, g.n, g.inner, g.n, g.n, r);
+      reduce_cols_kernel<In, Out, R, false>
+          <<<blocks_for(lanes), kThreads, 0, s>>>(src, dst, nullptr, lanes, g.n, g.inner, g.n, g.n, r);
       check_launch(op);
       return;
     }
     int64_t chunk = (g.n + splits - 1) / splits;
     splits = (g.n + chunk - 1) / chunk;
-    CudaTensor scratch(Shape{static_cast<size_t>(lanes * splits * static_cast<int64_t>(sizeof(Acc)))}, DType::U8, x.device());
+    CudaTensor scratch(Shape{static_cast<size_t>(lanes * splits * static_cast<int64_t>(sizeof(Acc)))}, DType::U8,
+                       x.device());
     auto* partial = reinterpret_cast<Acc*>(scratch.raw());
     dim3 grid(blocks_for(lanes), static_cast<unsigned>(splits));
-    reduce_cols_kernel<In, Out, R, false><<<grid, kThreads, 0, s>>>(src, dst, partial, lanes, g.n, g.inner, chunk, g.n, r);
+    reduce_cols_kernel<In, Out, R, false>
+        <<<grid, kThreads, 0, s>>>(src, dst, partial, lanes, g.n, g.inner, chunk, g.n, r);
     // The partials form [splits, lanes]: fold them down the split dim (one outer, inner = lanes).
-    reduce_cols_kernel<Acc, Out, R, true><<<blocks_for(lanes), kThreads, 0, s>>>(partial, dst, nullptr, lanes, splits, lanes, splits, g.n, r);
+    reduce_cols_kernel<Acc, Out, R, true>
+        <<<blocks_for(lanes), kThreads, 0, s>>>(partial, dst, nullptr, lanes, splits, lanes, splits, g.n, r);
     check_launch(op);
     return;
   }
@@ -136,19 +142,21 @@ template <class In, class Out, class R> void reduce_dim(const char* op, const Cu
     return;
   }
   if (splits <= 1) {
-    reduce_rows_kernel<In, Out, R, false><<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(
-        src, dst, nullptr, g.n, g.n, g.n, r);
+    reduce_rows_kernel<In, Out, R, false>
+        <<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(src, dst, nullptr, g.n, g.n, g.n, r);
     check_launch(op);
     return;
   }
   int64_t chunk = (g.n + splits - 1) / splits;
   splits = (g.n + chunk - 1) / chunk;
-  CudaTensor scratch(Shape{static_cast<size_t>(g.outer * splits * static_cast<int64_t>(sizeof(Acc)))}, DType::U8, x.device());
+  CudaTensor scratch(Shape{static_cast<size_t>(g.outer * splits * static_cast<int64_t>(sizeof(Acc)))}, DType::U8,
+                     x.device());
   auto* partial = reinterpret_cast<Acc*>(scratch.raw());
-  reduce_rows_kernel<In, Out, R, false><<<dim3(static_cast<unsigned>(g.outer), static_cast<unsigned>(splits)), kThreads, 0, s>>>(
-      src, dst, partial, g.n, chunk, g.n, r);
-  reduce_rows_kernel<Acc, Out, R, true><<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(
-      partial, dst, nullptr, splits, splits, g.n, r);
+  reduce_rows_kernel<In, Out, R, false>
+      <<<dim3(static_cast<unsigned>(g.outer), static_cast<unsigned>(splits)), kThreads, 0, s>>>(src, dst, partial, g.n,
+                                                                                                chunk, g.n, r);
+  reduce_rows_kernel<Acc, Out, R, true>
+      <<<dim3(static_cast<unsigned>(g.outer), 1), kThreads, 0, s>>>(partial, dst, nullptr, splits, splits, g.n, r);
   check_launch(op);
 }
 

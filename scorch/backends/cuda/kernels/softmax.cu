@@ -22,8 +22,7 @@ template <class C, class F> __device__ C block_reduce(C v, C* scratch, F f) {
   return v;
 }
 
-template <class E, bool kLog, bool kCache>
-__global__ void softmax_rows_kernel(const E* x, E* out, int64_t n) {
+template <class E, bool kLog, bool kCache> __global__ void softmax_rows_kernel(const E* x, E* out, int64_t n) {
   using C = dcompute_t<E>;
   extern __shared__ unsigned char shared_bytes[];
   C* row = reinterpret_cast<C*>(shared_bytes);
@@ -75,8 +74,7 @@ __global__ void softmax_rows_kernel(const E* x, E* out, int64_t n) {
 }
 
 // Short rows (n up to kWarpSoftmaxMax): one warp per row, reduced with shuffles (attention scores).
-template <class E, bool kLog>
-__global__ void softmax_warp_rows_kernel(const E* x, E* out, int64_t rows, int64_t n) {
+template <class E, bool kLog> __global__ void softmax_warp_rows_kernel(const E* x, E* out, int64_t rows, int64_t n) {
   using C = dcompute_t<E>;
   int64_t row = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
   int lane = threadIdx.x % 32;
@@ -124,7 +122,8 @@ template <bool kLog> T softmax_impl(const char* op, T x, size_t dim) {
     using C = dcompute_t<E>;
     if (g.inner > 1) {
       int64_t lanes = g.outer * g.inner;
-      softmax_cols_kernel<E, kLog><<<blocks_for(lanes), kThreads, 0, s>>>(x.data<E>(), out.data<E>(), lanes, g.n, g.inner);
+      softmax_cols_kernel<E, kLog>
+          <<<blocks_for(lanes), kThreads, 0, s>>>(x.data<E>(), out.data<E>(), lanes, g.n, g.inner);
       return;
     }
     if (g.n <= kWarpSoftmaxMax) {
@@ -136,8 +135,7 @@ template <bool kLog> T softmax_impl(const char* op, T x, size_t dim) {
     auto bytes = static_cast<size_t>(g.n) * sizeof(C);
     if (static_cast<int64_t>(bytes) <= kMaxCachedBytes)
       softmax_rows_kernel<E, kLog, true><<<blocks, kThreads, bytes, s>>>(x.data<E>(), out.data<E>(), g.n);
-    else
-      softmax_rows_kernel<E, kLog, false><<<blocks, kThreads, 0, s>>>(x.data<E>(), out.data<E>(), g.n);
+    else softmax_rows_kernel<E, kLog, false><<<blocks, kThreads, 0, s>>>(x.data<E>(), out.data<E>(), g.n);
   });
   check_launch(op);
   return out;

@@ -23,7 +23,8 @@ __device__ __forceinline__ uint64_t order_key(double v) {
 __device__ __forceinline__ uint64_t order_key(int64_t v) { return static_cast<uint64_t>(v) ^ kSignBit; }
 
 // keys[i] = order key of x[i] (bitwise-not when descending, via flip); pos[i] = i's position in its row.
-template <class E> __global__ void key_kernel(const E* x, uint64_t* keys, int64_t* pos, int64_t count, int64_t n, uint64_t flip) {
+template <class E>
+__global__ void key_kernel(const E* x, uint64_t* keys, int64_t* pos, int64_t count, int64_t n, uint64_t flip) {
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= count) return;
   uint64_t key;
@@ -68,14 +69,16 @@ void sort_rows(const T& x, int64_t n, bool descending, T& order) {
   T pos = i64_buffer(count, device), offsets = i64_buffer(rows + 1, device);
   uint64_t flip = descending ? ~uint64_t{0} : 0;
   visit_numeric(op, x.dtype(), [&]<class E>() {
-    key_kernel<E><<<blocks_for(count), kThreads, 0, s>>>(x.data<E>(), keys_in.data<uint64_t>(), pos.data<int64_t>(), count, n, flip);
+    key_kernel<E><<<blocks_for(count), kThreads, 0, s>>>(x.data<E>(), keys_in.data<uint64_t>(), pos.data<int64_t>(),
+                                                         count, n, flip);
   });
   offsets_kernel<<<blocks_for(rows + 1), kThreads, 0, s>>>(offsets.data<int64_t>(), rows, n);
   check_launch(op);
   const int64_t* begin = offsets.data<int64_t>();
   auto run = [&](void* temp, size_t& bytes) {
     return cub::DeviceSegmentedSort::StableSortPairs(temp, bytes, keys_in.data<uint64_t>(), keys_out.data<uint64_t>(),
-                                                     pos.data<int64_t>(), order.data<int64_t>(), count, rows, begin, begin + 1, s);
+                                                     pos.data<int64_t>(), order.data<int64_t>(), count, rows, begin,
+                                                     begin + 1, s);
   };
   size_t bytes = 0;
   check(run(nullptr, bytes), op);
@@ -90,7 +93,8 @@ T permute_rows(const T& x, const T& order, int64_t n) {
   auto count = static_cast<int64_t>(x.numel());
   cudaStream_t s = stream(x.device().index);
   visit_word(dtype_size(x.dtype()), [&]<class W>() {
-    permute_kernel<W><<<blocks_for(count), kThreads, 0, s>>>(x.data<W>(), order.data<int64_t>(), out.data<W>(), count, n);
+    permute_kernel<W>
+        <<<blocks_for(count), kThreads, 0, s>>>(x.data<W>(), order.data<int64_t>(), out.data<W>(), count, n);
   });
   check_launch("sort");
   return out;
@@ -118,7 +122,9 @@ IndexPair sort_along(T x, size_t dim, bool descending, bool want_values) {
 
 T sort(T x, size_t dim, bool descending) { return sort_along(std::move(x), dim, descending, true).first; }
 
-IndexPair sort_with_indices(T x, size_t dim, bool descending) { return sort_along(std::move(x), dim, descending, true); }
+IndexPair sort_with_indices(T x, size_t dim, bool descending) {
+  return sort_along(std::move(x), dim, descending, true);
+}
 
 T argsort(T x, size_t dim, bool descending) { return sort_along(std::move(x), dim, descending, false).second; }
 

@@ -15,9 +15,15 @@ template <class C> struct Clamp {
   C lo, hi;
   __device__ C operator()(C v) const { return ClampBoth{}(v, lo, hi); }
 };
-struct ClampMin { template <class C> __device__ C operator()(C v, C l) const { return v < l ? l : v; } };
-struct ClampMax { template <class C> __device__ C operator()(C v, C h) const { return v > h ? h : v; } };
-struct LeakyRelu { template <class C> __device__ C operator()(C v, C s) const { return v < C(0) ? v * s : v; } };
+struct ClampMin {
+  template <class C> __device__ C operator()(C v, C l) const { return v < l ? l : v; }
+};
+struct ClampMax {
+  template <class C> __device__ C operator()(C v, C h) const { return v > h ? h : v; }
+};
+struct LeakyRelu {
+  template <class C> __device__ C operator()(C v, C s) const { return v < C(0) ? v * s : v; }
+};
 template <class C> struct HardSigmoid {
   C a, b;
   __device__ C operator()(C v) const {
@@ -25,16 +31,20 @@ template <class C> struct HardSigmoid {
     return y != y ? y : (y < C(0) ? C(0) : (y > C(1) ? C(1) : y));  // NaN passes through
   }
 };
-struct Square { template <class C> __device__ C operator()(C x) const { return x * x; } };
+struct Square {
+  template <class C> __device__ C operator()(C x) const { return x * x; }
+};
 }  // namespace
 
 T exp(T x) { return unary_float("exp", std::move(x), so::Exp{}); }
 T erf(T x) { return unary_float("erf", std::move(x), so::Erf{}); }
 T is_nan(T x) {
-  return visit_float("is_nan", x.dtype(), [&]<class E>() { return map_unary<E, bool>("is_nan", std::move(x), DType::Bool, so::IsNan{}); });
+  return visit_float("is_nan", x.dtype(),
+                     [&]<class E>() { return map_unary<E, bool>("is_nan", std::move(x), DType::Bool, so::IsNan{}); });
 }
 T is_inf(T x) {
-  return visit_float("is_inf", x.dtype(), [&]<class E>() { return map_unary<E, bool>("is_inf", std::move(x), DType::Bool, so::IsInf{}); });
+  return visit_float("is_inf", x.dtype(),
+                     [&]<class E>() { return map_unary<E, bool>("is_inf", std::move(x), DType::Bool, so::IsInf{}); });
 }
 
 T clamp(T x, Scalar lo, Scalar hi) {

@@ -86,8 +86,10 @@ template <class R> __device__ Taps axis_taps(const Interp3& g, int d, int64_t o)
     return t;
   }
   bool cubic = g.mode == InterpolateMode::Bicubic;
-  R scale = g.align_corners ? (out > 1 ? static_cast<R>(in - 1) / static_cast<R>(out - 1) : R(0)) : static_cast<R>(in) / static_cast<R>(out);
-  R src = g.align_corners ? mul_rn(scale, static_cast<R>(o)) : add_rn(mul_rn(scale, add_rn(static_cast<R>(o), R(0.5))), R(-0.5));
+  R scale = g.align_corners ? (out > 1 ? static_cast<R>(in - 1) / static_cast<R>(out - 1) : R(0))
+                            : static_cast<R>(in) / static_cast<R>(out);
+  R src = g.align_corners ? mul_rn(scale, static_cast<R>(o))
+                          : add_rn(mul_rn(scale, add_rn(static_cast<R>(o), R(0.5))), R(-0.5));
   if (!g.align_corners && !cubic && src < 0) src = 0;
   if (!cubic) {
     auto i0 = static_cast<int64_t>(src);
@@ -138,7 +140,8 @@ template <class E> __global__ void interpolate_kernel(const E* x, E* out, Interp
     for (int b = 0; b < ty.count; ++b) {
       const E* line = p + (tz.index[a] * g.in[1] + ty.index[b]) * g.in[2];
       C row = 0;
-      for (int c = 0; c < tx.count; ++c) row = add_rn(row, mul_rn(static_cast<C>(tx.weight[c]), load(line + tx.index[c])));
+      for (int c = 0; c < tx.count; ++c)
+        row = add_rn(row, mul_rn(static_cast<C>(tx.weight[c]), load(line + tx.index[c])));
       slab = add_rn(slab, mul_rn(static_cast<C>(ty.weight[b]), row));
     }
     acc = add_rn(acc, mul_rn(static_cast<C>(tz.weight[a]), slab));
@@ -248,7 +251,8 @@ template <class E> __global__ void fold_kernel(const E* cols, E* out, Win3 g, in
 
 // Fills t with zeros on its stream.
 void zero(const char* op, const T& t) {
-  if (t.numel() != 0) check(cudaMemsetAsync(t.raw(), 0, t.numel() * dtype_size(t.dtype()), stream(t.device().index)), op);
+  if (t.numel() != 0)
+    check(cudaMemsetAsync(t.raw(), 0, t.numel() * dtype_size(t.dtype()), stream(t.device().index)), op);
 }
 
 }  // namespace
@@ -280,7 +284,8 @@ T interpolate_backward(T x, T grad, const InterpolateSpec& spec) {
   if (n != 0 && acc.numel() != 0) {
     visit_float(op, d, [&]<class E>() {
       using A = std::conditional_t<std::is_same_v<E, double>, double, float>;
-      interpolate_backward_kernel<E, A><<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(grad.data<E>(), acc.data<A>(), g, n);
+      interpolate_backward_kernel<E, A>
+          <<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(grad.data<E>(), acc.data<A>(), g, n);
     });
     check_launch(op);
   }
@@ -320,7 +325,8 @@ T fold4d(T x, const SpatialDims& output_size, const PoolSpec& spec) {
     return out;
   }
   visit_float(op, x.dtype(), [&]<class E>() {
-    fold_kernel<E><<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(), g, channels, n);
+    fold_kernel<E>
+        <<<blocks_for(n), kThreads, 0, stream(x.device().index)>>>(x.data<E>(), out.data<E>(), g, channels, n);
   });
   check_launch(op);
   return out;
