@@ -54,7 +54,7 @@ template <class AD> void transformer_layer(const Options& o) {
     return t.template reshape<4>({batch, seq, heads, d / heads}).swap_dims(1, 2);
   };
   auto body = [&] {
-    auto attn = module::attention(split(linear(x, wq, bq)), split(linear(x, wk, bk)), split(linear(x, wv, bv)));
+    auto attn = functional::attention(split(linear(x, wq, bq)), split(linear(x, wk, bk)), split(linear(x, wv, bv)));
     auto merged = attn.swap_dims(1, 2).template reshape<2>({rows, d});
     auto h = layer_norm(x + linear(merged, wo, bo), g1, n1);
     auto out = layer_norm(h + linear(activation::relu(linear(h, w1, b1)), w2, b2), g2, n2);

@@ -6,10 +6,10 @@
 
 #include <scorch/scorch.hpp>
 #ifdef SCORCH_HAVE_LIBTORCH
-#include <scorch/autodiff/autodiff_libtorch.h>
+#include <scorch/stacks/libtorch/autodiff.h>
 #endif
 #ifdef SCORCH_HAVE_CUDA
-#include <scorch/autodiff/autodiff_cuda.h>
+#include <scorch/stacks/cuda/autodiff.h>
 #endif
 
 namespace scorch::bench {
@@ -46,7 +46,7 @@ void module_workloads(const Options& o);
 /// The guide CNN train/infer steps and an nn::TransformerEncoder layer on Autodiff<B> (nn_bench.cpp).
 template <class B> void nn_workloads(const Options& o);
 
-/// The GPU anchor's workloads (../shared/anchors/torch_gpu_anchor.py) on B (gpu_bench.cpp).
+/// The GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on B (gpu_bench.cpp).
 template <class B> void gpu_workloads(const Options& o);
 
 /// Instantiates a backend workload template for every backend the bench is built with.

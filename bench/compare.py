@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs scorch-bench and the PyTorch CPU anchor side by side and prints ratios (make bench-compare).
 
-The anchor (../shared/anchors/torch_cpu_anchor.py by default, plus bench/anchors/torch_overhead_anchor.py
+The anchor (bench/anchors/torch_cpu_anchor.py by default, plus bench/anchors/torch_overhead_anchor.py
 for the autodiff per-op overhead workloads) is the peer: Debian's python3-torch
 with OpenBLAS, 2 threads. OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to
 its generic "Prescott" kernels; --tuned-peer also runs the anchor with OPENBLAS_CORETYPE=SkylakeX
@@ -28,7 +28,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", default=os.path.join(here, "..", "build", "bench", "scorch-bench"))
-    ap.add_argument("--anchor", default=os.path.join(here, "..", "..", "shared", "anchors", "torch_cpu_anchor.py"))
+    ap.add_argument("--anchor", default=os.path.join(here, "anchors", "torch_cpu_anchor.py"))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tuned-peer", action="store_true")
     a = ap.parse_args()

@@ -1,4 +1,4 @@
-// GPU workloads paired with ../shared/anchors/torch_gpu_anchor.py, under the same names: 4096²
+// GPU workloads paired with bench/anchors/torch_gpu_anchor.py, under the same names: 4096²
 // matmul in f32, tf32 and bf16; the gelu_custom chain and single elementwise ops on 64M f32 (their
 // GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at
 // batch 64 and 1024; one transformer encoder layer (d512, 8 heads, ff 2048, seq 256, batch 32) forward
@@ -11,7 +11,7 @@
 #include "guide/model.hpp"
 
 #ifdef SCORCH_HAVE_CUDA
-#include <scorch/autodiff/autodiff_cuda.h>
+#include <scorch/stacks/cuda/autodiff.h>
 #endif
 
 namespace scorch::bench {

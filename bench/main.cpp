@@ -1,8 +1,8 @@
-// scorch-bench: one JSON line per workload, named as in ../shared/anchors/torch_cpu_anchor.py so
+// scorch-bench: one JSON line per workload, named as in bench/anchors/torch_cpu_anchor.py so
 // each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
 // last line reports the process's peak resident memory.
 // Usage: scorch-bench [--filter SUBSTRING] [--reps N] [--backend cpu|libtorch|cuda]
-// --backend cuda runs the GPU anchor's workloads (../shared/anchors/torch_gpu_anchor.py) on Cuda(0)
+// --backend cuda runs the GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on Cuda(0)
 // under its names, then the backend workloads, and reports the caching pool's peak.
 // --backend libtorch runs the backend workloads (tensor ops, autodiff, nn) on LibTorch with the
 // same names, so Cpu-vs-LibTorch ratios come from one binary; machine peak, data loading and
@@ -94,9 +94,9 @@ template <class B> void linalg(const Options& o) {
   auto x = Tensor<B, 4>::random({32, 64, 56, 56}, Distribution::normal(0, 1));
   auto w = Tensor<B, 4>::random({64, 64, 3, 3}, Distribution::normal(0, 1));
   const double conv_flop = 2.0 * 32 * 64 * 64 * 9 * 56 * 56;
-  module::ConvOptions<2> same{{1, 1}, {1, 1}, {1, 1}, 1};
+  functional::ConvOptions<2> same{{1, 1}, {1, 1}, {1, 1}, 1};
   run(
-      o, "conv2d_b32_c64_56x56_k3", 1, [&] { (void)module::conv2d(x, w, std::nullopt, same); }, "gflops",
+      o, "conv2d_b32_c64_56x56_k3", 1, [&] { (void)functional::conv2d(x, w, std::nullopt, same); }, "gflops",
       [&](double ms) { return conv_flop / ms / 1e6; });
 }
 

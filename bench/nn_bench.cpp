@@ -1,4 +1,4 @@
-// nn workloads paired with ../shared/anchors/torch_cpu_anchor.py: the guide's CNN train step
+// nn workloads paired with bench/anchors/torch_cpu_anchor.py: the guide's CNN train step
 // (batch 64: forward, cross-entropy, backward, Adam) and inference step, and one
 // nn::TransformerEncoder layer (d_model 256, 8 heads, d_ff 1024, relu, seq 128, batch 8)
 // forward + backward.

@@ -1,7 +1,7 @@
 #pragma once
 // The umbrella header: core types, the Tensor API, activations, the Cpu backend, Autodiff<Cpu>
 // the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders), nn and optim.
-#include "scorch/autodiff/autodiff_cpu.h"
+#include "scorch/stacks/cpu/autodiff.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/distribution.h"
 #include "scorch/core/dtype.h"
@@ -12,10 +12,12 @@
 #include "scorch/module/scorch_module.h"
 #include "scorch/tensor/activation.h"
 #include "scorch/tensor/display.h"
-#include "scorch/tensor/module.h"
+#include "scorch/tensor/functional.h"
 #include "scorch/tensor/tensor.h"
 #include "scorch/nn/nn.h"
 #include "scorch/optim/optim.h"
+#include "scorch/stacks/cpu/nn.h"
+#include "scorch/stacks/cpu/optim.h"
 
 namespace scorch {
 static_assert(Backend<Cpu>, "the Cpu backend must satisfy the Backend contract");

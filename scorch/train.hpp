@@ -13,3 +13,4 @@
 #include "scorch/train/renderer.h"
 #include "scorch/train/report.h"
 #include "scorch/train/tui.h"
+#include "scorch/stacks/cpu/train.h"

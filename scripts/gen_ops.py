@@ -32,6 +32,7 @@ class Op:
     cls: str
     required: bool
     kernel: str | None
+    functor: str | None  # scalar_ops functor the strided backends' kernel maps over the elements
     params: list  # [(type, name)]
     result: str
     line: int
@@ -72,10 +73,10 @@ def parse_table(path):
         if not line or line.startswith("#"):
             continue
         fail = lambda why: sys.exit(f"{path}:{number}: {why}: {raw}")
-        fields = line.split(None, 5)
-        if len(fields) != 6:
-            fail("expected kind, name, class, status, kernel, signature")
-        kind, name, cls, status, kernel, sig = fields
+        fields = line.split(None, 6)
+        if len(fields) != 7:
+            fail("expected kind, name, class, status, kernel, functor, signature")
+        kind, name, cls, status, kernel, functor, sig = fields
         m = re.fullmatch(r"\((.*)\)\s*->\s*(.+)", sig)
         if kind not in KINDS or cls not in CLASSES or status not in ("required", "provided") or not m:
             fail("bad kind, class, status or signature")
@@ -83,7 +84,11 @@ def parse_table(path):
             fail("duplicate op")
         seen.add(f"{kind}_{name}")
         kernel = None if kernel == "-" else (name if kernel == "=" else kernel)
-        ops.append(Op(kind, name, cls, status == "required", kernel, split_params(m.group(1)), m.group(2), number))
+        if functor != "-" and (kernel is None or cls != "elementwise"):
+            fail("a functor needs an elementwise op with a kernel")
+        functor = None if functor == "-" else functor
+        ops.append(Op(kind, name, cls, status == "required", kernel, functor, split_params(m.group(1)), m.group(2),
+                      number))
     return ops
 
 
@@ -253,10 +258,10 @@ namespace scorch {{
 """
 
 
-def gen_kernel_backend(ops, spec):
-    name, namespace, kernel_ns, tensor, device, header = spec.split(",")
+def gen_kernel_backend(ops, spec, required_only=False):
+    name, namespace, kernel_ns, tensor, device, header = spec.split(",")[:6]
     types = dict(f=tensor, i=tensor, bt=tensor, device=device)
-    decls, bound = {}, []
+    decls, bound, required = {}, [], []
     for op in ops:
         if op.kernel is None:
             continue
@@ -267,7 +272,16 @@ def gen_kernel_backend(ops, spec):
         decls.setdefault(op.kernel, (decl, key))
         bound.append(f"  static {subst(op.result, **types)} {op.full}({decl_params(op, **types)}) {{\n"
                      f"    return {kernel_ns}::{op.kernel}({call_args(op)});\n  }}")
+        if op.required:
+            required.append(bound[-1])
     decl_text = "\n".join(d for d, _ in decls.values())
+    required_struct = f"""
+/// Only the op table's required ops, bound to {kernel_ns}::*: a backend built on it runs every provided
+/// op through backend/provided's default (the Reference backend).
+struct {name}RequiredKernelOps {{
+{chr(10).join(required)}
+}};
+""" if required_only else ""
     return f"""#pragma once
 {HEADER}// {name}'s kernels as the op table names them: one kernel function serves every kind whose dtype it
 // supports, and {name}KernelOps binds the table's kind-prefixed op names to them.
@@ -284,8 +298,78 @@ namespace {namespace} {{
 struct {name}KernelOps {{
 {chr(10).join(bound)}
 }};
-
+{required_struct}
 }}  // namespace {namespace}
+"""
+
+
+def loop_helper(kernel_ops):
+    """The strided backends' loop that maps a functor for a kernel, from the kinds and signatures using it."""
+    kinds = {op.kind for op in kernel_ops}
+    op = kernel_ops[0]
+    operands = [t for t, _ in op.params]
+    scalar = operands[-1] == "Scalar"
+    if op.result == "Bt" and kinds != {"bool"}:
+        return "compare_scalar" if scalar else "compare"
+    if kinds == {"bool"}:
+        return "bool_binary"
+    if kinds == {"int"}:
+        return "int_scalar" if scalar else "int_binary"
+    if len(operands) == 1:
+        return "unary_numeric" if "int" in kinds else "unary_float"
+    return "scalar_numeric" if scalar else "binary_numeric"
+
+
+def gen_strided_elementwise(ops, spec):
+    name, namespace, kernel_ns, tensor, device, header, loops = spec.split(",")[:7]
+    types = dict(f=tensor, i=tensor, bt=tensor, device=device)
+    users = {}
+    for op in ops:
+        if op.functor:
+            users.setdefault(op.kernel, []).append(op)
+    defs = []
+    for kernel, kernel_ops in users.items():
+        op = kernel_ops[0]
+        if {o.functor for o in kernel_ops} != {op.functor}:
+            sys.exit(f"op table line {op.line}: kernel {kernel} has two functors")
+        args = ", ".join(f"std::move({n})" if t != "Scalar" else n for t, n in op.params)
+        defs.append(f"{tensor} {kernel}({decl_params(op, **types)}) {{\n"
+                    f"  return {loop_helper(kernel_ops)}(\"{kernel}\", {args}, scalar_ops::{op.functor}{{}});\n}}")
+    return f"""{HEADER}// {name}'s elementwise kernels whose table line names a scalar_ops functor: each maps the functor
+// over the elements with {name}'s loops ({loops}).
+#include "{loops}"
+#include "scorch/backends/common/scalar_ops.h"
+#include "scorch/gen/{name.lower()}_kernel_ops.h"
+
+namespace {namespace}::{kernel_ns} {{
+
+{chr(10).join(defs)}
+
+}}  // namespace {namespace}::{kernel_ns}
+"""
+
+
+def gen_strided_layout(ops, spec):
+    name, namespace, kernel_ns, tensor, device, header = spec.split(",")[:6]
+    types = dict(f=tensor, i=tensor, bt=tensor, device=device)
+    defs, seen = [], set()
+    for op in ops:
+        if op.cls != "layout" or op.kernel is None or op.kernel in seen:
+            continue
+        seen.add(op.kernel)
+        args = ", ".join(f"std::move({n})" for _, n in op.params)
+        defs.append(f"{tensor} {op.kernel}({decl_params(op, **types)}) {{\n"
+                    f"  return strided_layout::{op.kernel}({args});\n}}")
+    return f"""{HEADER}// {name}'s layout kernels: every layout op of the table is a view (or copy) computed by the strided
+// layout code shared with the other strided backends (backends/common/strided_layout.h).
+#include "scorch/backends/common/strided_layout.h"
+#include "scorch/gen/{name.lower()}_kernel_ops.h"
+
+namespace {namespace}::{kernel_ns} {{
+
+{chr(10).join(defs)}
+
+}}  // namespace {namespace}::{kernel_ns}
 """
 
 
@@ -383,7 +467,10 @@ def main():
     parser.add_argument("--table", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--kernel-backend", action="append", default=[],
-                        help="Name,namespace,kernel namespace,tensor type,device type,tensor header")
+                        help="Name,namespace,kernel namespace,tensor type,device type,tensor header"
+                             "[,strided loops header,elementwise source suffix]")
+    parser.add_argument("--required-ops", action="append", default=[],
+                        help="Kernel backend that also gets a <Name>RequiredKernelOps (required ops only)")
     args = parser.parse_args()
     ops = parse_table(args.table)
     write(args.out, "scorch/gen/op_info.h", gen_op_info(ops))
@@ -392,7 +479,12 @@ def main():
     write(args.out, "scorch/gen/autodiff_ops.h", gen_autodiff(ops))
     write(args.out, "scorch/gen/ir_records.h", gen_ir(ops))
     for spec in args.kernel_backend:
-        write(args.out, f"scorch/gen/{spec.split(',')[0].lower()}_kernel_ops.h", gen_kernel_backend(ops, spec))
+        fields = spec.split(",")
+        stem = f"scorch/gen/{fields[0].lower()}"
+        write(args.out, f"{stem}_kernel_ops.h", gen_kernel_backend(ops, spec, fields[0] in args.required_ops))
+        if len(fields) == 8:
+            write(args.out, f"{stem}_elementwise.{fields[7]}", gen_strided_elementwise(ops, spec))
+            write(args.out, f"{stem}_layout.cpp", gen_strided_layout(ops, spec))
 
 
 if __name__ == "__main__":

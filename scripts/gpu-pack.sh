@@ -8,7 +8,7 @@ rm -rf .gpu && mkdir -p .gpu/lib
 for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_differential_tests bench/scorch-bench; do
   [[ -f $build/$b ]] && strip -o .gpu/$(basename $b) $build/$b
 done
-cp ../shared/anchors/torch_gpu_anchor.py .gpu/
+cp bench/anchors/torch_gpu_anchor.py .gpu/
 pwd > .gpu/source_root
 for f in .gpu/scorch*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
   grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' |

@@ -3,7 +3,7 @@
 adds on 4x4 tensors, plain, with requires_grad (graph recorded), and recorded + backward.
 The figure is ms per chain (1000 ops; 100 for fwd_bwd), as scorch-bench's median_ms. Python's own
 loop costs ~0.03 µs per iteration, included (it is what a PyTorch user pays).
-Prints one JSON object on the last line, like ../shared/anchors/torch_cpu_anchor.py."""
+Prints one JSON object on the last line, like bench/anchors/torch_cpu_anchor.py."""
 import json, statistics, time
 import torch
 

@@ -1,10 +1,10 @@
-// The module functions on a small image batch: convolution, pooling, resampling, attention.
+// The functional ops on a small image batch: convolution, pooling, resampling, attention.
 #include <iostream>
 
 #include <scorch/scorch.hpp>
 
 using namespace scorch;
-namespace md = scorch::module;
+namespace md = scorch::functional;
 
 int main() {
   using B = Cpu;

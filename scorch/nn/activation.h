@@ -1,5 +1,5 @@
 #pragma once
-// Activation modules (inventory §6.4) over scorch::activation, and Activation: a module chosen
+// Activation modules over scorch::activation, and Activation: a module chosen
 // by ActivationConfig, for layers whose activation is a config field (RNNs, transformers).
 #include "scorch/module/module.h"
 #include "scorch/nn/linear.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Multi-head attention (inventory §6.2) with padding and attention masks, attention weights in
+// Multi-head attention with padding and attention masks, attention weights in
 // the output, and an autoregressive cache; plus the mask helpers transformers use.
 #include <cmath>
 #include <optional>
@@ -7,7 +7,7 @@
 #include "scorch/nn/dropout.h"
 #include "scorch/nn/linear.h"
 #include "scorch/tensor/activation.h"
-#include "scorch/tensor/module.h"
+#include "scorch/tensor/functional.h"
 
 namespace scorch::nn {
 
@@ -175,7 +175,7 @@ template <class B> struct MultiHeadAttention {
     size_t sk = k.shape()[2];
     bool dropout_active = AutodiffBackend<B> && dropout.prob > 0;
     if (!need_weights && !dropout_active && !quiet_softmax) {
-      auto context = module::attention(q, k, v, merged_mask(b, sq, sk, mask_pad, mask_attn))
+      auto context = functional::attention(q, k, v, merged_mask(b, sq, sk, mask_pad, mask_attn))
                          .swap_dims(1, 2)
                          .template reshape<3>({b, sq, h * dk});
       return {output.forward(context), {}};

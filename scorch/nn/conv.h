@@ -4,7 +4,7 @@
 #include "scorch/module/module.h"
 #include "scorch/nn/initializer.h"
 #include "scorch/nn/padding.h"
-#include "scorch/tensor/module.h"
+#include "scorch/tensor/functional.h"
 
 namespace scorch::nn {
 
@@ -61,7 +61,7 @@ template <class B, size_t N> struct Conv {
     std::array<size_t, N> kernel;
     for (size_t i = 0; i < N; ++i) kernel[i] = weight.val().shape()[i + 2];
     auto [begin, end] = padding.template resolve<N>("Conv::forward", kernel, stride, dilation);
-    module::ConvOptions<N> o{stride, {}, dilation, groups};
+    functional::ConvOptions<N> o{stride, {}, dilation, groups};
     std::vector<std::pair<size_t, size_t>> extra;
     bool asymmetric = false;
     for (size_t i = 0; i < N; ++i) {
@@ -71,7 +71,7 @@ template <class B, size_t N> struct Conv {
     }
     std::optional<Tensor<B, 1>> b;
     if (bias) b = bias->val();
-    return module::conv(asymmetric ? x.pad(extra) : x, weight.val(), b, o);
+    return functional::conv(asymmetric ? x.pad(extra) : x, weight.val(), b, o);
   }
 };
 
@@ -110,13 +110,13 @@ template <size_t N> struct ConvTransposeConfig {
 template <class B, size_t N> struct ConvTranspose {
   Param<Tensor<B, N + 2>> weight;
   std::optional<Param<Tensor<B, 1>>> bias;
-  module::ConvTransposeOptions<N> options;
+  functional::ConvTransposeOptions<N> options;
   SCORCH_MODULE(ConvTranspose, weight, bias, options)
 
   Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
     std::optional<Tensor<B, 1>> b;
     if (bias) b = bias->val();
-    return module::conv_transpose(x, weight.val(), b, options);
+    return functional::conv_transpose(x, weight.val(), b, options);
   }
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// Weight initializers (inventory §6.6) with PyTorch-compatible defaults. Kaiming and Xavier need
+// Weight initializers with PyTorch-compatible defaults. Kaiming and Xavier need
 // the fans; layers pass them (fan_in = inputs feeding one output, fan_out = the converse).
 #include <cmath>
 #include <optional>

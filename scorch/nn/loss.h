@@ -1,5 +1,5 @@
 #pragma once
-// Losses (inventory §6.5) with a Reduction. Each loss is a small module-free struct: its config's
+// Losses with a Reduction. Each loss is a small module-free struct: its config's
 // init() returns it, forward(...) computes it; all are built from differentiable tensor ops.
 #include <optional>
 #include <vector>

@@ -1,6 +1,5 @@
 #pragma once
-// scorch::nn: layers, activations, losses and initializers (inventory §6).
-#include "scorch/nn/params_cpu.h"
+// scorch::nn: layers, activations, losses and initializers.
 #include "scorch/nn/activation.h"
 #include "scorch/nn/attention.h"
 #include "scorch/nn/conv.h"

@@ -4,7 +4,7 @@
 #include "scorch/module/module.h"
 #include "scorch/module/running_state.h"
 #include "scorch/nn/initializer.h"
-#include "scorch/tensor/module.h"
+#include "scorch/tensor/functional.h"
 
 namespace scorch::nn {
 
@@ -246,8 +246,8 @@ struct LocalResponseNorm {
     size_t batch = x.shape()[0], channels = x.shape()[1], rest = x.shape().num_elements() / (batch * channels);
     auto sq =
         x.square().template reshape<4>({batch, size_t{1}, channels, rest}).pad({{0, 0}, {size / 2, (size - 1) / 2}});
-    auto window =
-        module::avg_pool(sq, module::Size<2>{size, 1}, module::Size<2>{1, 1}, module::Size<2>{0, 0}, true, false);
+    auto window = functional::avg_pool(sq, functional::Size<2>{size, 1}, functional::Size<2>{1, 1},
+                                       functional::Size<2>{0, 0}, true, false);
     auto div = (window.template reshape<D>(x.shape()) * alpha + k).powf_scalar(beta);
     return x / div;
   }

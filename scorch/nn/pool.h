@@ -4,7 +4,7 @@
 
 #include "scorch/module/module.h"
 #include "scorch/nn/padding.h"
-#include "scorch/tensor/module.h"
+#include "scorch/tensor/functional.h"
 
 namespace scorch::nn {
 
@@ -36,7 +36,7 @@ template <size_t N> struct MaxPool {
   bool ceil_mode = false;
   SCORCH_MODULE(MaxPool, kernel_size, stride, padding, dilation, ceil_mode)
   template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
-    return module::max_pool(x, kernel_size, stride, padding, dilation, ceil_mode);
+    return functional::max_pool(x, kernel_size, stride, padding, dilation, ceil_mode);
   }
 };
 
@@ -63,7 +63,7 @@ template <size_t N> struct AvgPool {
   bool count_include_pad = true, ceil_mode = false;
   SCORCH_MODULE(AvgPool, kernel_size, stride, padding, count_include_pad, ceil_mode)
   template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
-    return module::avg_pool(x, kernel_size, stride, padding, count_include_pad, ceil_mode);
+    return functional::avg_pool(x, kernel_size, stride, padding, count_include_pad, ceil_mode);
   }
 };
 
@@ -86,7 +86,7 @@ template <size_t N> struct AdaptiveAvgPool {
   std::array<size_t, N> output_size{};
   SCORCH_MODULE(AdaptiveAvgPool, output_size)
   template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
-    return module::adaptive_avg_pool(x, output_size);
+    return functional::adaptive_avg_pool(x, output_size);
   }
 };
 template <size_t N> auto AdaptivePoolConfig<N>::init() const { return AdaptiveAvgPool<N>{output_size}; }
@@ -96,7 +96,7 @@ template <size_t N> struct AdaptiveMaxPool {
   std::array<size_t, N> output_size{};
   SCORCH_MODULE(AdaptiveMaxPool, output_size)
   template <class B> Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
-    return module::adaptive_max_pool(x, output_size);
+    return functional::adaptive_max_pool(x, output_size);
   }
 };
 

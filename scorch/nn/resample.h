@@ -6,7 +6,7 @@
 
 #include "scorch/module/module.h"
 #include "scorch/nn/padding.h"
-#include "scorch/tensor/module.h"
+#include "scorch/tensor/functional.h"
 
 namespace scorch::nn {
 
@@ -64,7 +64,8 @@ template <size_t N> struct Interpolate {
       y = detail::resample_dim(x4, 3, size[1], mode, align_corners);
       if (N == 2) y = detail::resample_dim(y, 2, size[0], mode, align_corners);
     } else {
-      y = module::interpolate(x4, size, module::InterpolateOptions{detail::interpolate_mode(mode), align_corners});
+      y = functional::interpolate(x4, size,
+                                  functional::InterpolateOptions{detail::interpolate_mode(mode), align_corners});
     }
     if constexpr (N == 2) return y;
     else return y.template squeeze_dim<3>(2);
@@ -95,7 +96,7 @@ struct Unfold4d {
   std::array<size_t, 2> kernel_size{}, stride{}, dilation{}, padding{};
   SCORCH_MODULE(Unfold4d, kernel_size, stride, dilation, padding)
   template <class B> Tensor<B, 3> forward(const Tensor<B, 4>& x) const {
-    return module::unfold4d(x, kernel_size, {stride, padding, dilation});
+    return functional::unfold4d(x, kernel_size, {stride, padding, dilation});
   }
 };
 inline Unfold4d Unfold4dConfig::init() const { return {kernel_size, stride, dilation, padding}; }
@@ -112,7 +113,7 @@ struct Fold4d {
   std::array<size_t, 2> output_size{}, kernel_size{}, stride{}, dilation{}, padding{};
   SCORCH_MODULE(Fold4d, output_size, kernel_size, stride, dilation, padding)
   template <class B> Tensor<B, 4> forward(const Tensor<B, 3>& x) const {
-    return module::fold4d(x, output_size, kernel_size, {stride, padding, dilation});
+    return functional::fold4d(x, output_size, kernel_size, {stride, padding, dilation});
   }
 };
 inline Fold4d Fold4dConfig::init() const { return {output_size, kernel_size, stride, dilation, padding}; }

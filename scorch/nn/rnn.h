@@ -1,5 +1,5 @@
 #pragma once
-// Recurrent layers (inventory §6.3): Lstm/BiLstm, Gru/BiGru, Rnn/BiRnn over GateControllers.
+// Recurrent layers: Lstm/BiLstm, Gru/BiGru, Rnn/BiRnn over GateControllers.
 // The input transforms of every time step run as one matmul; each step then costs one hidden
 // matmul per gate. Inputs are [batch, seq, d_input] (batch_first) or [seq, batch, d_input].
 #include "scorch/nn/activation.h"

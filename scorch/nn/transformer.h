@@ -1,5 +1,5 @@
 #pragma once
-// Transformer blocks (inventory §6.2): PositionWiseFeedForward, TransformerEncoder and
+// Transformer blocks: PositionWiseFeedForward, TransformerEncoder and
 // TransformerDecoder with post- or pre-norm (norm_first), masks, and autoregressive caches.
 #include "scorch/nn/activation.h"
 #include "scorch/nn/attention.h"

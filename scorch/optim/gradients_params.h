@@ -81,7 +81,7 @@ template <Module M> class GradientsAccumulator {
 };
 
 namespace detail {
-/// sum[id] += grad (sum[id] = grad when absent); compiled once for Cpu in rules_cpu.cpp.
+/// sum[id] += grad (sum[id] = grad when absent); compiled once for Cpu in stacks/cpu/optim.cpp.
 template <class B, size_t D> void accumulate_tensor(GradientsParams& sum, ParamId id, Tensor<B, D> grad) {
   auto prev = sum.template get<B, D>(id);
   sum.register_grad(id, prev ? *prev + grad : grad);

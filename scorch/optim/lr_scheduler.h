@@ -1,5 +1,5 @@
 #pragma once
-// Learning-rate schedulers (inventory §7). step() returns the rate for the next optimizer step
+// Learning-rate schedulers. step() returns the rate for the next optimizer step
 // (the first call gives the schedule's value at iteration 0) and advances; to_record /
 // load_record save and restore the position, so a resumed run continues the same schedule.
 #include <functional>

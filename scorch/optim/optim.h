@@ -1,5 +1,5 @@
 #pragma once
-// scorch::optim: optimizers, gradient clipping, GradientsParams and learning-rate schedulers (inventory §7).
+// scorch::optim: optimizers, gradient clipping, GradientsParams and learning-rate schedulers.
 #include "scorch/optim/adam.h"
 #include "scorch/optim/adaptive.h"
 #include "scorch/optim/clipping.h"
@@ -7,5 +7,4 @@
 #include "scorch/optim/lbfgs.h"
 #include "scorch/optim/lr_scheduler.h"
 #include "scorch/optim/optimizer.h"
-#include "scorch/optim/rules_cpu.h"
 #include "scorch/optim/sgd.h"

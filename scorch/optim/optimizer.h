@@ -106,7 +106,7 @@ template <class Rule> class OptimizerAdaptor {
     }
   };
   /// One parameter's step: clipping, its state, the rule. Compiled once per backend and rank in
-  /// the library for the shipped rules (optim/rules_cpu.cpp), so model code does not repeat it.
+  /// the library for the shipped rules (stacks/cpu/optim.cpp), so model code does not repeat it.
   template <class B, size_t D>
   Tensor<B, D> step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad);
   template <class B> ParamState<B>& state_for(ParamId id, const typename B::Device& device) {

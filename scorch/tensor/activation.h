@@ -1,5 +1,5 @@
 #pragma once
-// Activation functions (scorch::activation), as in the Burn Book's table and inventory §2.7.
+// Activation functions (scorch::activation), as in the Burn Book's table.
 // Those in the backend's activation group run fused kernels; the rest compose tensor ops.
 #include <cmath>
 

@@ -4,7 +4,7 @@
 // not compile. detach / require_grad live with the float methods and are no-ops elsewhere.
 #include <optional>
 
-#include "scorch/tensor/module_checks.h"
+#include "scorch/tensor/functional_checks.h"
 
 namespace scorch {
 

@@ -6,12 +6,6 @@
 
 namespace scorch {
 
-// One unary float method in two forms: on an lvalue (shares the buffer) and on an rvalue
-// (hands the buffer to the op, which may then write in place).
-#define SCORCH_FLOAT_UNARY(name)                                                           \
-  Self name() const& requires FloatKind<K> { return Self(Ops::name(self().primitive())); } \
-  Self name() && requires FloatKind<K> { return Self(Ops::name(std::move(moved()).into_primitive())); }
-
 template <class B, size_t D, class K> class FloatMethods {
   using Self = Tensor<B, D, K>;
   using Ops = KindOps<B, K>;
@@ -19,33 +13,83 @@ template <class B, size_t D, class K> class FloatMethods {
   const Self& self() const { return static_cast<const Self&>(*this); }
   Self& moved() { return static_cast<Self&>(*this); }
   auto prim() const { return self().primitive(); }
+  // The buffer of an rvalue tensor, handed to the op (which may then write in place).
+  auto take() { return std::move(moved()).into_primitive(); }
   template <class F> Self binary(const char* op, const Self& other, F f) const {
     return detail::checked_binary<Self>(op, self(), other, f);
   }
 
  public:
-  SCORCH_FLOAT_UNARY(exp)
-  SCORCH_FLOAT_UNARY(log)
-  SCORCH_FLOAT_UNARY(log1p)
-  SCORCH_FLOAT_UNARY(sqrt)
-  SCORCH_FLOAT_UNARY(cos)
-  SCORCH_FLOAT_UNARY(sin)
-  SCORCH_FLOAT_UNARY(tan)
-  SCORCH_FLOAT_UNARY(cosh)
-  SCORCH_FLOAT_UNARY(sinh)
-  SCORCH_FLOAT_UNARY(tanh)
-  SCORCH_FLOAT_UNARY(acos)
-  SCORCH_FLOAT_UNARY(acosh)
-  SCORCH_FLOAT_UNARY(asin)
-  SCORCH_FLOAT_UNARY(asinh)
-  SCORCH_FLOAT_UNARY(atan)
-  SCORCH_FLOAT_UNARY(atanh)
-  SCORCH_FLOAT_UNARY(erf)
-  SCORCH_FLOAT_UNARY(recip)
-  SCORCH_FLOAT_UNARY(round)
-  SCORCH_FLOAT_UNARY(floor)
-  SCORCH_FLOAT_UNARY(ceil)
-  SCORCH_FLOAT_UNARY(trunc)
+  // Each unary method in two forms: on an lvalue (shares the buffer) and on an rvalue (may write in place).
+  /// e^x.
+  Self exp() const& requires FloatKind<K> { return Self(Ops::exp(prim())); }
+  Self exp() && requires FloatKind<K> { return Self(Ops::exp(take())); }
+  /// Natural logarithm.
+  Self log() const& requires FloatKind<K> { return Self(Ops::log(prim())); }
+  Self log() && requires FloatKind<K> { return Self(Ops::log(take())); }
+  /// log(1 + x), exact for small x.
+  Self log1p() const& requires FloatKind<K> { return Self(Ops::log1p(prim())); }
+  Self log1p() && requires FloatKind<K> { return Self(Ops::log1p(take())); }
+  /// log(x / (1 - x)), the inverse of sigmoid (torch.logit without eps).
+  Self logit() const& requires FloatKind<K> { return Self(Ops::logit(prim())); }
+  Self logit() && requires FloatKind<K> { return Self(Ops::logit(take())); }
+  /// Square root.
+  Self sqrt() const& requires FloatKind<K> { return Self(Ops::sqrt(prim())); }
+  Self sqrt() && requires FloatKind<K> { return Self(Ops::sqrt(take())); }
+  /// Cosine.
+  Self cos() const& requires FloatKind<K> { return Self(Ops::cos(prim())); }
+  Self cos() && requires FloatKind<K> { return Self(Ops::cos(take())); }
+  /// Sine.
+  Self sin() const& requires FloatKind<K> { return Self(Ops::sin(prim())); }
+  Self sin() && requires FloatKind<K> { return Self(Ops::sin(take())); }
+  /// Tangent.
+  Self tan() const& requires FloatKind<K> { return Self(Ops::tan(prim())); }
+  Self tan() && requires FloatKind<K> { return Self(Ops::tan(take())); }
+  /// Hyperbolic cosine.
+  Self cosh() const& requires FloatKind<K> { return Self(Ops::cosh(prim())); }
+  Self cosh() && requires FloatKind<K> { return Self(Ops::cosh(take())); }
+  /// Hyperbolic sine.
+  Self sinh() const& requires FloatKind<K> { return Self(Ops::sinh(prim())); }
+  Self sinh() && requires FloatKind<K> { return Self(Ops::sinh(take())); }
+  /// Hyperbolic tangent.
+  Self tanh() const& requires FloatKind<K> { return Self(Ops::tanh(prim())); }
+  Self tanh() && requires FloatKind<K> { return Self(Ops::tanh(take())); }
+  /// Arc cosine.
+  Self acos() const& requires FloatKind<K> { return Self(Ops::acos(prim())); }
+  Self acos() && requires FloatKind<K> { return Self(Ops::acos(take())); }
+  /// Inverse hyperbolic cosine.
+  Self acosh() const& requires FloatKind<K> { return Self(Ops::acosh(prim())); }
+  Self acosh() && requires FloatKind<K> { return Self(Ops::acosh(take())); }
+  /// Arc sine.
+  Self asin() const& requires FloatKind<K> { return Self(Ops::asin(prim())); }
+  Self asin() && requires FloatKind<K> { return Self(Ops::asin(take())); }
+  /// Inverse hyperbolic sine.
+  Self asinh() const& requires FloatKind<K> { return Self(Ops::asinh(prim())); }
+  Self asinh() && requires FloatKind<K> { return Self(Ops::asinh(take())); }
+  /// Arc tangent.
+  Self atan() const& requires FloatKind<K> { return Self(Ops::atan(prim())); }
+  Self atan() && requires FloatKind<K> { return Self(Ops::atan(take())); }
+  /// Inverse hyperbolic tangent.
+  Self atanh() const& requires FloatKind<K> { return Self(Ops::atanh(prim())); }
+  Self atanh() && requires FloatKind<K> { return Self(Ops::atanh(take())); }
+  /// Error function.
+  Self erf() const& requires FloatKind<K> { return Self(Ops::erf(prim())); }
+  Self erf() && requires FloatKind<K> { return Self(Ops::erf(take())); }
+  /// 1 / x.
+  Self recip() const& requires FloatKind<K> { return Self(Ops::recip(prim())); }
+  Self recip() && requires FloatKind<K> { return Self(Ops::recip(take())); }
+  /// Rounds half to even (torch.round).
+  Self round() const& requires FloatKind<K> { return Self(Ops::round(prim())); }
+  Self round() && requires FloatKind<K> { return Self(Ops::round(take())); }
+  /// Rounds down.
+  Self floor() const& requires FloatKind<K> { return Self(Ops::floor(prim())); }
+  Self floor() && requires FloatKind<K> { return Self(Ops::floor(take())); }
+  /// Rounds up.
+  Self ceil() const& requires FloatKind<K> { return Self(Ops::ceil(prim())); }
+  Self ceil() && requires FloatKind<K> { return Self(Ops::ceil(take())); }
+  /// Rounds toward zero.
+  Self trunc() const& requires FloatKind<K> { return Self(Ops::trunc(prim())); }
+  Self trunc() && requires FloatKind<K> { return Self(Ops::trunc(take())); }
 
   /// atan2(self, other), broadcast.
   Self atan2(const Self& o) const requires FloatKind<K> {
@@ -156,7 +200,5 @@ template <class B, size_t D, class K> class FloatMethods {
     return r.mask_where(fix, r.sub(divisor));
   }
 };
-
-#undef SCORCH_FLOAT_UNARY
 
 }  // namespace scorch

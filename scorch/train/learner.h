@@ -10,8 +10,6 @@
 #include <any>
 #include <typeindex>
 
-#include "scorch/autodiff/autodiff_cpu.h"
-#include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/data/dataloader.h"
 #include "scorch/optim/lr_scheduler.h"
 #include "scorch/train/learner_types.h"
@@ -79,14 +77,6 @@ template <class O> std::vector<MetricEntry> MetricSet<O>::update(const O& item, 
   }
   return entries;
 }
-
-// The provided outputs on Cpu and Autodiff<Cpu> are compiled once in outputs_cpu.cpp.
-extern template class MetricSet<ClassificationOutput<Cpu>>;
-extern template class MetricSet<ClassificationOutput<Autodiff<Cpu>>>;
-extern template class MetricSet<MultiLabelClassificationOutput<Cpu>>;
-extern template class MetricSet<MultiLabelClassificationOutput<Autodiff<Cpu>>>;
-extern template class MetricSet<RegressionOutput<Cpu>>;
-extern template class MetricSet<RegressionOutput<Autodiff<Cpu>>>;
 
 template <class T> struct TrainItemOf;
 template <class Item> struct TrainItemOf<TrainOutput<Item>> { using type = Item; };

@@ -21,6 +21,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from fixture_encoding import DT, enc  # noqa: E402
+import registry  # noqa: E402
 import torch.nn.functional as F
 
 torch.manual_seed(0)
@@ -186,35 +187,9 @@ case("to_device", [rn(2, 3)], lambda x: x.to("cpu"))
 # f64 → f32 → f64: tiny values, so the f32 rounding of x ± h stays far below the finite-difference noise.
 case("cast_roundtrip", [rn(2, 3, scale=1e-6)], lambda x: x.float().double())
 
-# ---- unary math: one case "unary_<op>" per op on a [2, 3] input
-UNARY = {
-    "exp": (rn(2, 3), torch.exp),
-    "log": (pos(2, 3), torch.log),
-    "log1p": (uniform(2, 3, lo=-0.5, hi=1.5), torch.log1p),
-    "sqrt": (pos(2, 3), torch.sqrt),
-    "abs": (signed(2, 3, lo=0.05, hi=2.0), torch.abs),
-    "cos": (rn(2, 3), torch.cos),
-    "sin": (rn(2, 3), torch.sin),
-    "tan": (uniform(2, 3, lo=-1.2, hi=1.2), torch.tan),
-    "cosh": (rn(2, 3), torch.cosh),
-    "sinh": (rn(2, 3), torch.sinh),
-    "tanh": (rn(2, 3), torch.tanh),
-    "acos": (uniform(2, 3, lo=-0.9, hi=0.9), torch.acos),
-    "acosh": (uniform(2, 3, lo=1.1, hi=3.0), torch.acosh),
-    "asin": (uniform(2, 3, lo=-0.9, hi=0.9), torch.asin),
-    "asinh": (rn(2, 3), torch.asinh),
-    "atan": (rn(2, 3), torch.atan),
-    "atanh": (uniform(2, 3, lo=-0.9, hi=0.9), torch.atanh),
-    "round": (rn_where(2, 3, scale=3, ok=lambda t: ~frac_between(t, 0.45, 0.55)), torch.round),
-    "floor": (rn_where(2, 3, scale=3, ok=non_integer), torch.floor),
-    "ceil": (rn_where(2, 3, scale=3, ok=non_integer), torch.ceil),
-    "trunc": (rn_where(2, 3, scale=3, ok=non_integer), torch.trunc),
-    "sign": (signed(2, 3, lo=0.05, hi=2.0), torch.sign),
-    "erf": (rn(2, 3), torch.erf),
-    "recip": (signed(2, 3, lo=0.3, hi=2.0), torch.reciprocal),
-}
-for name, (x, fn) in UNARY.items():
-    case("unary_" + name, [x], fn)
+# ---- unary math: one case "unary_<op>" per line of tests/registry/unary_cases.h, on a [2, 3] input
+for name, domain, expr in registry.unary_cases():
+    case("unary_" + name, [registry.draw(domain, (2, 3), name)], registry.torch_fn(expr))
 
 # ---- activations
 case("relu", [signed(2, 5, lo=0.05, hi=3.0)], F.relu)

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "../registry/unary_cases.h"
 #include "grad_harness.h"
 
 namespace scorch::gradcheck {
@@ -80,23 +81,12 @@ void add_clamp_mask_cases(std::vector<GradCase>& cases) {
                    }});
 }
 
-// One case "unary_<op>" per unary op, each on a [2, 3] input inside the op's domain.
+// One case "unary_<op>" per line of tests/registry/unary_cases.h, each on a [2, 3] input inside the op's domain.
 void add_unary_cases(std::vector<GradCase>& cases) {
   using Fn = T2 (*)(const T2&);
-  const std::vector<std::pair<const char*, Fn>> unary = {
-      {"exp", [](const T2& x) { return x.exp(); }},     {"log", [](const T2& x) { return x.log(); }},
-      {"log1p", [](const T2& x) { return x.log1p(); }}, {"sqrt", [](const T2& x) { return x.sqrt(); }},
-      {"abs", [](const T2& x) { return x.abs(); }},     {"cos", [](const T2& x) { return x.cos(); }},
-      {"sin", [](const T2& x) { return x.sin(); }},     {"tan", [](const T2& x) { return x.tan(); }},
-      {"cosh", [](const T2& x) { return x.cosh(); }},   {"sinh", [](const T2& x) { return x.sinh(); }},
-      {"tanh", [](const T2& x) { return x.tanh(); }},   {"acos", [](const T2& x) { return x.acos(); }},
-      {"acosh", [](const T2& x) { return x.acosh(); }}, {"asin", [](const T2& x) { return x.asin(); }},
-      {"asinh", [](const T2& x) { return x.asinh(); }}, {"atan", [](const T2& x) { return x.atan(); }},
-      {"atanh", [](const T2& x) { return x.atanh(); }}, {"round", [](const T2& x) { return x.round(); }},
-      {"floor", [](const T2& x) { return x.floor(); }}, {"ceil", [](const T2& x) { return x.ceil(); }},
-      {"trunc", [](const T2& x) { return x.trunc(); }}, {"sign", [](const T2& x) { return x.sign(); }},
-      {"erf", [](const T2& x) { return x.erf(); }},     {"recip", [](const T2& x) { return x.recip(); }},
-  };
+#define SCORCH_GRAD_UNARY(op, domain, torch) {#op, [](const T2& x) { return x.op(); }},
+  const std::vector<std::pair<const char*, Fn>> unary = {SCORCH_UNARY_CASES(SCORCH_GRAD_UNARY)};
+#undef SCORCH_GRAD_UNARY
   for (const auto& entry : unary) {
     Fn f = entry.second;
     cases.push_back({std::string("unary_") + entry.first,

@@ -7,7 +7,7 @@
 
 namespace scorch::gradcheck {
 namespace {
-namespace mod = ::scorch::module;
+namespace mod = ::scorch::functional;
 using T1 = Tensor<AD, 1>;
 using C1 = mod::ConvOptions<1>;  // {stride, padding, dilation, groups}
 using C2 = mod::ConvOptions<2>;

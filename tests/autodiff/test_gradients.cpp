@@ -1,5 +1,5 @@
 // Every gradient case against PyTorch's gradients and central finite differences (f64), with
-// and without BalancedCheckpointing; plus the coverage check over op_table.def.
+// and without BalancedCheckpointing; plus the coverage check over op_table.txt.
 #include <gtest/gtest.h>
 
 #include <cmath>

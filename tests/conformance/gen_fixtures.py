@@ -10,6 +10,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from fixture_encoding import enc  # noqa: E402
+import registry  # noqa: E402
 import torch.nn.functional as F
 
 torch.manual_seed(0)
@@ -93,20 +94,10 @@ case("neg_int", [ia], lambda x: -x)
 case("matmul_int", [ri(2, 3, 4), ri(2, 4, 2)], lambda x, y: x @ y)
 case("arith_i32", [ri(4, dtype=torch.int32), ri(4, lo=1, hi=4, dtype=torch.int32)], lambda x, y: (x + y, x * y, torch.div(x, y, rounding_mode="floor")))
 
-# ---- unary float math
-UNARY = {
-    "exp": (rn(2, 3), torch.exp), "log": (pos(2, 3), torch.log), "log1p": (pos(2, 3), torch.log1p),
-    "sqrt": (pos(2, 3), torch.sqrt), "abs": (rn(2, 3), torch.abs), "cos": (rn(2, 3), torch.cos),
-    "sin": (rn(2, 3), torch.sin), "tan": (rn(2, 3), torch.tan), "cosh": (rn(2, 3), torch.cosh),
-    "sinh": (rn(2, 3), torch.sinh), "tanh": (rn(2, 3), torch.tanh), "acos": (torch.rand(2, 3) * 1.8 - 0.9, torch.acos),
-    "acosh": (pos(2, 3) + 1, torch.acosh), "asin": (torch.rand(2, 3) * 1.8 - 0.9, torch.asin),
-    "asinh": (rn(2, 3), torch.asinh), "atan": (rn(2, 3), torch.atan), "atanh": (torch.rand(2, 3) * 1.8 - 0.9, torch.atanh),
-    "round": (torch.tensor([0.5, 1.5, 2.5, -0.5, -1.7, 2.3]), torch.round), "floor": (rn(2, 3) * 3, torch.floor),
-    "ceil": (rn(2, 3) * 3, torch.ceil), "trunc": (rn(2, 3) * 3, torch.trunc), "erf": (rn(2, 3), torch.erf),
-    "recip": (pos(2, 3), torch.reciprocal),
-}
-for name, (x, fn) in UNARY.items():
-    case("unary_" + name, [x], fn)
+# ---- unary float math: one case "unary_<op>" per line of tests/registry/unary_cases.h, on f32
+for name, domain, expr in registry.unary_cases():
+    case("unary_" + name, [registry.draw(domain, (2, 3), name).float()], registry.torch_fn(expr))
+case("round_ties", [torch.tensor([0.5, 1.5, 2.5, -0.5, -1.7, 2.3])], torch.round)
 case("unary_strided", [rn(3, 4)], lambda x: x.t().exp())
 case("sign_float", [torch.tensor([-2.0, 0.0, 3.0, -0.5])], torch.sign)
 case("nan_inf", [torch.tensor([1.0, float("nan"), float("inf"), -float("inf"), 0.0])],

@@ -7,12 +7,13 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+#include <scorch/backends/reference/reference_backend.h>
 #include <scorch/scorch.hpp>
 #ifdef SCORCH_HAVE_LIBTORCH
-#include <scorch/autodiff/autodiff_libtorch.h>
+#include <scorch/stacks/libtorch/autodiff.h>
 #endif
 #ifdef SCORCH_HAVE_CUDA
-#include <scorch/autodiff/autodiff_cuda.h>
+#include <scorch/stacks/cuda/autodiff.h>
 #endif
 
 namespace scorch::conformance {
@@ -96,10 +97,15 @@ template <class B> CaseList<B> all_cases() {
 }  // namespace scorch::conformance
 
 // The backend the case files are compiled for: Cpu unless the build names another (the cases are
-// compiled once per backend into its own library); each file instantiates it and its Autodiff.
+// compiled once per backend into its own library); each file instantiates it and, unless
+// SCORCH_CASE_NO_AUTODIFF is defined, its Autodiff.
 #ifndef SCORCH_CASE_BACKEND
 #define SCORCH_CASE_BACKEND Cpu
 #endif
+#ifdef SCORCH_CASE_NO_AUTODIFF
+#define SCORCH_CONFORMANCE_INSTANTIATE(fn) template void fn<SCORCH_CASE_BACKEND>(CaseList<SCORCH_CASE_BACKEND>&)
+#else
 #define SCORCH_CONFORMANCE_INSTANTIATE(fn)                               \
   template void fn<SCORCH_CASE_BACKEND>(CaseList<SCORCH_CASE_BACKEND>&); \
   template void fn<Autodiff<SCORCH_CASE_BACKEND>>(CaseList<Autodiff<SCORCH_CASE_BACKEND>>&)
+#endif

@@ -1,9 +1,9 @@
 #pragma once
 // Short names the module-op conformance cases share.
-#include "scorch/tensor/module.h"
+#include "scorch/tensor/functional.h"
 
 namespace scorch::conformance::module_aliases {
-namespace mod = ::scorch::module;
+namespace mod = ::scorch::functional;
 using C1 = mod::ConvOptions<1>;
 using C2 = mod::ConvOptions<2>;
 using C3 = mod::ConvOptions<3>;

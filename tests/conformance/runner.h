@@ -1,6 +1,6 @@
 #pragma once
 // Runs every fixture case on backend B as one value-parameterized GoogleTest each, plus the
-// coverage check: every op of op_table.def has a case, every case a fixture and vice versa.
+// coverage check: every op of op_table.txt has a case, every case a fixture and vice versa.
 #include <gtest/gtest.h>
 
 #include <algorithm>

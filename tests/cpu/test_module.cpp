@@ -1,4 +1,4 @@
-// Module functions beyond the fixtures: argument errors, the provided attention default
+// Functional ops beyond the fixtures: argument errors, the provided attention default
 // against the Cpu's fused kernel, reduced-precision inputs, batched matmul and the host cache.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@ namespace scorch {
 namespace {
 using B = Cpu;
 using T4 = Tensor<B, 4>;
-namespace md = module;
+namespace md = functional;
 
 using testing::expect_error;
 

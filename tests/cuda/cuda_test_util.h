@@ -2,7 +2,7 @@
 // Shared by the Cuda backend's tests: skip (with a message) where no GPU is visible.
 #include <gtest/gtest.h>
 
-#include <scorch/autodiff/autodiff_cuda.h>
+#include <scorch/stacks/cuda/autodiff.h>
 #include <scorch/scorch.hpp>
 
 /// Skips the current test unless a CUDA device can run kernels.

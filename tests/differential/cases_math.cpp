@@ -1,5 +1,6 @@
 // Differential cases: unary math, activations (softmax included) and reductions, for float and
 // int kinds, over several shapes, views, dtypes and edge values.
+#include "../registry/unary_cases.h"
 #include "diff_harness.h"
 
 namespace scorch::differential {
@@ -14,34 +15,25 @@ Variants unary_variants(Domain d, bool edges = true) {
   return v;
 }
 
+/// The differential run's domain for a registry domain (the run itself needs no distance from kinks).
+constexpr Domain diff_domain(registry::Domain d) {
+  switch (d) {
+    case registry::Domain::Positive: return Domain::Positive;
+    case registry::Domain::Unit: return Domain::Unit;
+    case registry::Domain::AboveOne: return Domain::AboveOne;
+    case registry::Domain::Open01: return Domain::Open01;
+    case registry::Domain::NonZero: return Domain::Nonzero;
+    default: return Domain::Normal;
+  }
+}
+
 void unary(DiffList& list) {
 #define SCORCH_DIFF_UNARY(name, domain) \
   each<true>(list, "float_" #name, unary_variants(domain), SCORCH_DIFF_BODY(fo(F::name(in.f(0)))));
-  SCORCH_DIFF_UNARY(exp, Domain::Normal)
-  SCORCH_DIFF_UNARY(log, Domain::Positive)
-  SCORCH_DIFF_UNARY(log1p, Domain::Positive)
-  SCORCH_DIFF_UNARY(sqrt, Domain::Positive)
-  SCORCH_DIFF_UNARY(abs, Domain::Normal)
-  SCORCH_DIFF_UNARY(cos, Domain::Normal)
-  SCORCH_DIFF_UNARY(sin, Domain::Normal)
-  SCORCH_DIFF_UNARY(tan, Domain::Unit)
-  SCORCH_DIFF_UNARY(cosh, Domain::Normal)
-  SCORCH_DIFF_UNARY(sinh, Domain::Normal)
-  SCORCH_DIFF_UNARY(tanh, Domain::Normal)
-  SCORCH_DIFF_UNARY(acos, Domain::Unit)
-  SCORCH_DIFF_UNARY(acosh, Domain::AboveOne)
-  SCORCH_DIFF_UNARY(asin, Domain::Unit)
-  SCORCH_DIFF_UNARY(asinh, Domain::Normal)
-  SCORCH_DIFF_UNARY(atan, Domain::Normal)
-  SCORCH_DIFF_UNARY(atanh, Domain::Unit)
-  SCORCH_DIFF_UNARY(round, Domain::Normal)
-  SCORCH_DIFF_UNARY(floor, Domain::Normal)
-  SCORCH_DIFF_UNARY(ceil, Domain::Normal)
-  SCORCH_DIFF_UNARY(trunc, Domain::Normal)
-  SCORCH_DIFF_UNARY(erf, Domain::Normal)
-  SCORCH_DIFF_UNARY(recip, Domain::Nonzero)
-  SCORCH_DIFF_UNARY(neg, Domain::Normal)
-  SCORCH_DIFF_UNARY(sign, Domain::Normal)
+  // Every line of tests/registry/unary_cases.h, then the activations.
+#define SCORCH_DIFF_REGISTRY_UNARY(name, domain, torch) SCORCH_DIFF_UNARY(name, diff_domain(registry::Domain::domain))
+  SCORCH_UNARY_CASES(SCORCH_DIFF_REGISTRY_UNARY)
+#undef SCORCH_DIFF_REGISTRY_UNARY
   SCORCH_DIFF_UNARY(relu, Domain::Normal)
   SCORCH_DIFF_UNARY(gelu, Domain::Normal)
   SCORCH_DIFF_UNARY(sigmoid, Domain::Normal)

@@ -31,6 +31,7 @@ double float_value(const InputSpec& spec, std::mt19937_64& rng) {
     case Domain::Positive: return uniform(0.1, 4.0);
     case Domain::Unit: return uniform(-0.95, 0.95);
     case Domain::AboveOne: return uniform(1.05, 5.0);
+    case Domain::Open01: return uniform(0.05, 0.95);
     case Domain::Nonzero: {
       double v = uniform(0.5, 3.0);
       return rng() & 1 ? v : -v;
@@ -97,9 +98,19 @@ const char* layout_name(Layout l) {
 }
 
 const char* domain_name(Domain d) {
-  static const char* names[] = {"normal", "positive", "unit",  "above-one", "nonzero",
-                                "index",  "small",    "shift", "mask"};
-  return names[static_cast<int>(d)];
+  switch (d) {  // no default: -Wswitch names a new domain missing here
+    case Domain::Normal: return "normal";
+    case Domain::Positive: return "positive";
+    case Domain::Unit: return "unit";
+    case Domain::AboveOne: return "above-one";
+    case Domain::Open01: return "open-01";
+    case Domain::Nonzero: return "nonzero";
+    case Domain::Index: return "index";
+    case Domain::Small: return "small";
+    case Domain::Shift: return "shift";
+    case Domain::Mask: return "mask";
+  }
+  return "?";
 }
 
 /// Mean, standard deviation, then the 10 %, 50 % and 90 % quantiles of float data, or the minimum

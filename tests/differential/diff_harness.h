@@ -1,5 +1,5 @@
 #pragma once
-// Differential testing: every op of op_table.def on random inputs (several shapes, broadcasting,
+// Differential testing: every op of op_table.txt on random inputs (several shapes, broadcasting,
 // non-contiguous views, edge values), run on each backend under test and on the oracle
 // (LibTorch; Cpu where LibTorch is not built), compared within per-dtype tolerances; gradients through Autodiff<B>
 // compared the same way. A case body is written once as a generic lambda over the backend.
@@ -11,10 +11,10 @@
 #include <vector>
 
 #ifdef SCORCH_HAVE_LIBTORCH
-#include <scorch/autodiff/autodiff_libtorch.h>
+#include <scorch/stacks/libtorch/autodiff.h>
 #endif
 #ifdef SCORCH_HAVE_CUDA
-#include <scorch/autodiff/autodiff_cuda.h>
+#include <scorch/stacks/cuda/autodiff.h>
 #endif
 #include <scorch/scorch.hpp>
 
@@ -34,6 +34,7 @@ enum class Domain {
   Positive,  ///< uniform in [0.1, 4]
   Unit,      ///< uniform in (-0.95, 0.95): acos, asin, atanh
   AboveOne,  ///< uniform in [1.05, 5]: acosh
+  Open01,    ///< uniform in (0.05, 0.95): logit
   Nonzero,   ///< away from 0 (|x| >= 0.5 floats; ints in [-9, 9] without 0): divisors
   Index,     ///< ints in [0, bound): indices into a dim of size bound
   Small,     ///< whole numbers in [-bound, bound] (ties for comparisons and sorts)

@@ -1,5 +1,5 @@
 // The differential target: every case on every backend against LibTorch, forward values and (for
-// differentiable ops) gradients, plus the check that every op of op_table.def has a case.
+// differentiable ops) gradients, plus the check that every op of op_table.txt has a case.
 // SCORCH_DIFF_SEED=<n> changes the base seed; SCORCH_DIFF_ROUNDS=<n> draws n input sets per case.
 #include <gtest/gtest.h>
 
@@ -117,7 +117,7 @@ TEST(DifferentialCoverage, EveryOpOfTheTableHasACase) {
   EXPECT_TRUE(missing.empty()) << "ops without a differential case:" << missing;
   for (const auto& op : covered)
     EXPECT_NE(std::find(kOpNames.begin(), kOpNames.end(), op), kOpNames.end())
-        << "a case covers " << op << ", which is not in op_table.def";
+        << "a case covers " << op << ", which is not in op_table.txt";
 }
 
 }  // namespace

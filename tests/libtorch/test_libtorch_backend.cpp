@@ -3,7 +3,7 @@
 // linked LibTorch has CUDA and a card) the same results on Cuda(0) as on the host.
 #include <gtest/gtest.h>
 
-#include <scorch/autodiff/autodiff_libtorch.h>
+#include <scorch/stacks/libtorch/autodiff.h>
 #include <scorch/scorch.hpp>
 
 namespace scorch {

@@ -36,7 +36,7 @@ template <class B> struct Conv {
     return {Param(Tensor<B, 4>::random({out, in, k, k}, Distribution::normal(0, 0.3), device)),
             Param(Tensor<B, 1>::random({out}, Distribution::normal(0, 0.3), device))};
   }
-  Tensor<B, 4> forward(const Tensor<B, 4>& x) const { return module::conv2d(x, weight.val(), bias.val(), {}); }
+  Tensor<B, 4> forward(const Tensor<B, 4>& x) const { return functional::conv2d(x, weight.val(), bias.val(), {}); }
 };
 
 /// No parameters: a module all the same.

@@ -10,6 +10,7 @@ template <class B> struct UnaryOps : OpsBase<B> {
   static T exp(T x);
   static T log(T x);
   static T log1p(T x);
+  static T logit(T x);
   static T sqrt(T x);
   static T abs(T x);
   static T cos(T x);

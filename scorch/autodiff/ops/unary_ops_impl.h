@@ -29,6 +29,7 @@ namespace scorch::autodiff {
 SCORCH_AD_UNARY(exp, kOut, y())
 SCORCH_AD_UNARY(log, in(0), I::recip(x()))
 SCORCH_AD_UNARY(log1p, in(0), I::recip(I::add_scalar(x(), Scalar(1))))
+SCORCH_AD_UNARY(logit, in(0), I::recip(I::mul(x(), rsub(1, x()))))
 SCORCH_AD_UNARY(sqrt, kOut, I::div_scalar(I::recip(y()), Scalar(2)))
 SCORCH_AD_UNARY(abs, in(0), I::sign(x()))
 SCORCH_AD_UNARY(cos, in(0), I::neg(I::sin(x())))

@@ -1,5 +1,5 @@
 #pragma once
-// Default implementations of the ops op_table.def marks `provided`, built from required ops.
+// Default implementations of the ops op_table.txt marks `provided`, built from required ops.
 // Every call goes through KindOps so a backend's override of another provided op is used.
 #include "scorch/backend/provided/activation_defaults.h"
 #include "scorch/backend/provided/creation_defaults.h"

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <new>
 
-#include "scorch/backend/strides.h"
+#include "scorch/backends/common/strides.h"
 #include "scorch/backends/cpu/host_cache.h"
 #include "scorch/backends/cpu/kernels/strided.h"
 #include "scorch/core/tensor_data.h"

@@ -73,6 +73,12 @@ class CpuTensor {
 
 /// A contiguous copy of x (or x itself if already contiguous).
 CpuTensor contiguous(CpuTensor x);
+/// Strides of x viewed as broadcast to shape (0 along dims where x has size 1).
+Strides broadcast_strides(const CpuTensor& x, const Shape& shape);
+/// A fresh contiguous tensor of shape and dtype (strided_layout's allocation hook).
+CpuTensor fresh(const CpuTensor& like, Shape shape, DType dtype);
+/// Copies src's values into the (possibly strided) view dst of the same shape and dtype.
+void assign_view(const CpuTensor& dst, const CpuTensor& src);
 /// A contiguous tensor of x's shape with its values converted to dtype.
 CpuTensor to_dtype(const CpuTensor& x, DType dtype);
 /// True when x is uniquely owned, dense and of shape/dtype, so a result may overwrite it.

@@ -78,6 +78,8 @@ class CudaTensor {
 Strides broadcast_strides(const CudaTensor& x, const Shape& shape);
 /// A contiguous copy of x (or x itself if already contiguous).
 CudaTensor contiguous(CudaTensor x);
+/// A fresh contiguous tensor of shape and dtype on like's device (strided_layout's allocation hook).
+CudaTensor fresh(const CudaTensor& like, Shape shape, DType dtype);
 /// Copies src's values into the (possibly strided) view dst of the same shape and dtype.
 void assign_view(const CudaTensor& dst, const CudaTensor& src);
 /// A contiguous tensor of x's shape with its values converted to dtype.

@@ -191,6 +191,7 @@ T clamp(T a, Scalar lo, Scalar hi) {
 SCORCH_TORCH_UNARY(exp, exp)
 SCORCH_TORCH_UNARY(log, log)
 SCORCH_TORCH_UNARY(log1p, log1p)
+SCORCH_TORCH_UNARY(logit, logit)
 SCORCH_TORCH_UNARY(sqrt, sqrt)
 SCORCH_TORCH_UNARY(abs, abs)
 SCORCH_TORCH_UNARY(cos, cos)

@@ -1,4 +1,4 @@
-#include "scorch/backend/scalar_ops.h"
+#include "scorch/backends/common/scalar_ops.h"
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
 

@@ -106,4 +106,21 @@ template <class F> CpuTensor compare_scalar(const char* op, CpuTensor a, Scalar 
   });
 }
 
+/// f(a, b) on two bool tensors, broadcast.
+template <class F> CpuTensor bool_binary(const char* op, CpuTensor a, CpuTensor b, F f) {
+  return map_binary<bool, bool>(op, std::move(a), std::move(b), DType::Bool, f);
+}
+/// f(a, b) on two tensors of one int dtype, broadcast; same dtype out.
+template <class F> CpuTensor int_binary(const char* op, CpuTensor a, CpuTensor b, F f) {
+  DType d = a.dtype();
+  return visit_int(op, d, [&]<class E>() { return map_binary<E, E>(op, std::move(a), std::move(b), d, f); });
+}
+/// f(a, s) with the scalar as the tensor's int type; same dtype out.
+template <class F> CpuTensor int_scalar(const char* op, CpuTensor a, Scalar s, F f) {
+  return visit_int(op, a.dtype(), [&]<class E>() {
+    auto v = static_cast<compute_t<E>>(s.to_int());
+    return map_unary<E, E>(std::move(a), a.dtype(), [&](auto x) { return f(x, v); });
+  });
+}
+
 }  // namespace scorch::backends::cpu

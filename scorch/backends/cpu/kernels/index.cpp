@@ -1,7 +1,7 @@
 #include <cstring>
 #include <string>
 
-#include "scorch/backend/scalar_ops.h"
+#include "scorch/backends/common/scalar_ops.h"
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
 #include "scorch/backends/cpu/kernels/reduce.h"

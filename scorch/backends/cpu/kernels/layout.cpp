@@ -1,6 +1,8 @@
+// Cpu's hooks for the strided layout code (backends/common/strided_layout.h); the layout kernels that
+// call it are generated from the op table (build tree: generated/scorch/gen/cpu_layout.cpp).
 #include <cstring>
 
-#include "scorch/backend/strided_layout.h"
+#include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
 
@@ -24,9 +26,5 @@ void assign_view(const CpuTensor& dst, const CpuTensor& src) {
                   s + (off[1] + static_cast<int64_t>(i) * st[1]) * static_cast<int64_t>(size), size);
   });
 }
-
-namespace kernels {
-#include "scorch/backend/strided_layout_ops.inc"
-}  // namespace kernels
 
 }  // namespace scorch::backends::cpu

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "scorch/backend/scalar_ops.h"
+#include "scorch/backends/common/scalar_ops.h"
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
 

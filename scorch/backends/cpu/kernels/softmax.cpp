@@ -4,7 +4,7 @@
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
 #include "scorch/backends/cpu/kernels/reduce.h"
-#include "scorch/backends/cpu/kernels/vec_math.h"
+#include "scorch/backends/common/fast_math.h"
 
 namespace scorch::backends::cpu::kernels {
 namespace {
@@ -22,14 +22,14 @@ template <bool kLog> void softmax_row_f32(const float* in, float* out, size_t n)
   float total = 0;
   if constexpr (kLog) {
 #pragma omp simd reduction(+ : total)
-    for (size_t k = 0; k < n; ++k) total += vec_math::exp(in[k] - max);
+    for (size_t k = 0; k < n; ++k) total += fast_math::exp(in[k] - max);
     float shift = max + std::log(total);
 #pragma omp simd
     for (size_t k = 0; k < n; ++k) out[k] = in[k] - shift;
   } else {
 #pragma omp simd reduction(+ : total)
     for (size_t k = 0; k < n; ++k) {
-      out[k] = vec_math::exp(in[k] - max);
+      out[k] = fast_math::exp(in[k] - max);
       total += out[k];
     }
     float inv = 1.f / total;

@@ -67,7 +67,4 @@ void strided_rows(const Shape& shape, const std::array<const Strides*, N>& opera
   });
 }
 
-/// Strides of x viewed as broadcast to shape (0 along dims where x has size 1).
-Strides broadcast_strides(const CpuTensor& x, const Shape& shape);
-
 }  // namespace scorch::backends::cpu

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "scorch/backend/scalar_ops.h"
+#include "scorch/backends/common/scalar_ops.h"
 #include "scorch/backends/cuda/kernels/elementwise.cuh"
 #include "scorch/backends/cuda/kernels/kernels.h"
 

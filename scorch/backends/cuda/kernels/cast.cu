@@ -1,5 +1,5 @@
 // CudaTensor's layout helpers, strided copies and dtype conversion.
-#include "scorch/backend/strides.h"
+#include "scorch/backends/common/strides.h"
 #include "scorch/backends/cuda/kernels/elementwise.cuh"
 #include "scorch/backends/cuda/kernels/kernels.h"
 

@@ -180,4 +180,34 @@ template <class F> CudaTensor scalar_numeric(const char* op, CudaTensor a, Scala
   });
 }
 
+/// Comparison f(a, b) → bool, broadcast, for any dtype.
+template <class F> CudaTensor compare(const char* op, CudaTensor a, CudaTensor b, F f) {
+  return visit_any(op, a.dtype(),
+                   [&]<class E>() { return map_binary<E, bool>(op, std::move(a), std::move(b), DType::Bool, f); });
+}
+// Float tensors, and int tensors against a fractional scalar, compare in double (as the Cpu backend).
+template <class F> CudaTensor compare_scalar(const char* op, CudaTensor a, Scalar s, F f) {
+  return visit_any(op, a.dtype(), [&]<class E>() {
+    if (kDeviceFloat<E> || s.is_float())
+      return map_unary<E, bool>(op, std::move(a), DType::Bool, BindRight<F, double>{f, s.to_double()});
+    return map_unary<E, bool>(op, std::move(a), DType::Bool, BindRight<F, dcompute_t<E>>{f, scalar_as<E>(s)});
+  });
+}
+/// f(a, b) on two bool tensors, broadcast.
+template <class F> CudaTensor bool_binary(const char* op, CudaTensor a, CudaTensor b, F f) {
+  return map_binary<bool, bool>(op, std::move(a), std::move(b), DType::Bool, f);
+}
+/// f(a, b) on two tensors of one int dtype, broadcast; same dtype out.
+template <class F> CudaTensor int_binary(const char* op, CudaTensor a, CudaTensor b, F f) {
+  DType d = a.dtype();
+  return visit_int(op, d, [&]<class E>() { return map_binary<E, E>(op, std::move(a), std::move(b), d, f); });
+}
+/// f(a, s) with the scalar as the tensor's int type; same dtype out.
+template <class F> CudaTensor int_scalar(const char* op, CudaTensor a, Scalar s, F f) {
+  DType d = a.dtype();
+  return visit_int(op, d, [&]<class E>() {
+    return map_unary<E, E>(op, std::move(a), d, BindRight<F, E>{f, static_cast<E>(s.to_int())});
+  });
+}
+
 }  // namespace scorch::backends::cuda

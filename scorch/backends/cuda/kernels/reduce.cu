@@ -1,7 +1,7 @@
 #include <cfloat>
 #include <climits>
 
-#include "scorch/backend/scalar_ops.h"
+#include "scorch/backends/common/scalar_ops.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
 #include "scorch/backends/cuda/kernels/reduce.cuh"
 

@@ -6,9 +6,9 @@
 #include <cstring>
 #include <limits>
 
-#include "scorch/backends/cpu/kernels/vec_math.h"
+#include "scorch/backends/common/fast_math.h"
 
-namespace scorch::backends::cpu::vec_math {
+namespace scorch::fast_math {
 namespace {
 
 float from_bits(uint32_t b) {
@@ -61,4 +61,4 @@ TEST(VecMath, SpecialValues) {
 }
 
 }  // namespace
-}  // namespace scorch::backends::cpu::vec_math
+}  // namespace scorch::fast_math

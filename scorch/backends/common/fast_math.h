@@ -1,17 +1,28 @@
 #pragma once
-// Branch-free f32 exp and erf that compilers vectorize (std::exp/std::erf calls do not):
-// selects instead of branches, integer bit tricks for 2^n. exp is within 2 ulp of std::exp
-// over the whole float range (inf, 0, NaN and denormal results included); erf is within
-// 5e-7 relative (tests/tensor/test_vec_math.cpp sweeps the float range). f64 keeps the C library.
+// The f32 exp and erf every elementwise functor uses. On the host: branch-free forms that compilers
+// vectorize (std::exp/std::erf calls do not): selects instead of branches, integer bit tricks for
+// 2^n. exp is within 2 ulp of std::exp over the whole float range (inf, 0, NaN and denormal results
+// included); erf is within 5e-7 relative (tests/cpu/test_fast_math.cpp sweeps the float range). In
+// CUDA device code: the CUDA math library's expf/erff. f64 keeps the C library everywhere.
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 
-namespace scorch::backends::cpu::vec_math {
+/// Marks functions callable from CUDA device code too (backends/cuda compiles them with nvcc).
+#ifdef __CUDACC__
+#define SCORCH_HD __host__ __device__
+#else
+#define SCORCH_HD
+#endif
+
+namespace scorch::fast_math {
 
 /// e^x for f32.
-inline float exp(float x) {
+SCORCH_HD inline float exp(float x) {
+#ifdef __CUDA_ARCH__
+  return ::expf(x);
+#else
   constexpr float kHi = 88.72283935546875f, kLo = -103.972084045410f;
   float xc = x < kLo ? kLo : (x > kHi ? kHi : x);
   float n = (xc * 1.44269504088896341f + 12582912.f) - 12582912.f;  // round to nearest
@@ -29,10 +40,14 @@ inline float exp(float x) {
   float out = y * s1 * s2;
   out = x > kHi ? std::numeric_limits<float>::infinity() : out;
   return x != x ? x : out;
+#endif
 }
 
 /// erf(x) for f32: an odd/even rational minimax fit on [-4, 4] (beyond, erf is ±1 in f32).
-inline float erf(float x) {
+SCORCH_HD inline float erf(float x) {
+#ifdef __CUDA_ARCH__
+  return ::erff(x);
+#else
   float c = x < -4.f ? -4.f : (x > 4.f ? 4.f : x), z = c * c;
   float p = -2.72614225801306e-10f;
   p = p * z + 2.77068142495902e-08f;
@@ -47,6 +62,7 @@ inline float erf(float x) {
   q = q * z - 7.37332916720468e-03f;
   q = q * z - 1.42647390514189e-02f;
   return x != x ? x : c * (p / q);
+#endif
 }
 
-}  // namespace scorch::backends::cpu::vec_math
+}  // namespace scorch::fast_math

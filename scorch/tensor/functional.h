@@ -1,7 +1,7 @@
 #pragma once
-// Module functions (scorch::module): convolution, transposed convolution, pooling, adaptive
+// Functional ops (scorch::functional): convolution, transposed convolution, pooling, adaptive
 // pooling, interpolation, unfold/fold and attention on Float tensors laid out
-// [batch, channels, spatial...], as in the Burn Book (inventory §1.6). Arguments are checked
+// [batch, channels, spatial...], as in the Burn Book. Arguments are checked
 // here; the backend's module ops do the work. The *_backward functions give the gradients
 // autodiff uses and are public for custom ops.
 #include <array>
@@ -11,10 +11,10 @@
 #include <utility>
 
 #include "scorch/backend/module_options.h"
-#include "scorch/tensor/module_checks.h"
+#include "scorch/tensor/functional_checks.h"
 #include "scorch/tensor/tensor.h"
 
-namespace scorch::module {
+namespace scorch::functional {
 
 /// One value per spatial dim.
 template <size_t N> using Size = std::array<size_t, N>;
@@ -323,4 +323,9 @@ Tensor<B, 4> attention(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tenso
   return Tensor<B, 4>(detail::ModOps<B>::attention(q.primitive(), k.primitive(), v.primitive(), m, s));
 }
 
-}  // namespace scorch::module
+}  // namespace scorch::functional
+
+namespace scorch {
+/// Burn's name for the functional ops (burn::tensor::module).
+namespace module = functional;
+}  // namespace scorch

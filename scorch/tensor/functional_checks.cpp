@@ -1,4 +1,4 @@
-#include "scorch/tensor/module_checks.h"
+#include "scorch/tensor/functional_checks.h"
 
 #include <algorithm>
 #include <string>

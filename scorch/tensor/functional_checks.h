@@ -1,5 +1,5 @@
 #pragma once
-// Argument checks of the module functions (scorch::module): they throw ShapeError, DTypeError
+// Argument checks of the functional ops (scorch::functional): they throw ShapeError, DTypeError
 // or ValueError naming the op, the shapes and the offending option.
 #include <optional>
 

@@ -8,12 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-/// Marks the functors callable from CUDA device code too (backends/cuda compiles them with nvcc).
-#ifdef __CUDACC__
-#define SCORCH_HD __host__ __device__
-#else
-#define SCORCH_HD
-#endif
+#include "scorch/backends/common/fast_math.h"
 
 namespace scorch::scalar_ops {
 
@@ -103,14 +98,25 @@ struct Maximum {
   template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a > b) ? a : b; }
 };
 
+/// e^x and erf(x): fast_math's forms for f32 (vectorizable on the host), the C library otherwise.
+template <class T> SCORCH_HD T exp_of(T x) {
+  if constexpr (std::is_same_v<T, float>) return fast_math::exp(x);
+  else return std::exp(x);
+}
+template <class T> SCORCH_HD T erf_of(T x) {
+  if constexpr (std::is_same_v<T, float>) return fast_math::erf(x);
+  else return std::erf(x);
+}
+
 // ---- unary float math
 #define SCORCH_UNARY(Name, expr)                                          \
   struct Name {                                                           \
     template <class T> SCORCH_HD T operator()(T x) const { return expr; } \
   };
-SCORCH_UNARY(Exp, std::exp(x))
+SCORCH_UNARY(Exp, exp_of(x))
 SCORCH_UNARY(Log, std::log(x))
 SCORCH_UNARY(Log1p, std::log1p(x))
+SCORCH_UNARY(Logit, std::log(x / (T(1) - x)))
 SCORCH_UNARY(Sqrt, std::sqrt(x))
 SCORCH_UNARY(Cos, std::cos(x))
 SCORCH_UNARY(Sin, std::sin(x))
@@ -128,15 +134,42 @@ SCORCH_UNARY(Round, std::nearbyint(x))  // ties to even, like torch.round
 SCORCH_UNARY(Floor, std::floor(x))
 SCORCH_UNARY(Ceil, std::ceil(x))
 SCORCH_UNARY(Trunc, std::trunc(x))
-SCORCH_UNARY(Erf, std::erf(x))
+SCORCH_UNARY(Erf, erf_of(x))
 SCORCH_UNARY(Recip, T(1) / x)
 SCORCH_UNARY(Relu, x > T(0) ? x : (x != x ? x : T(0)))
-SCORCH_UNARY(Sigmoid, x >= T(0) ? T(1) / (T(1) + std::exp(-x)) : std::exp(x) / (T(1) + std::exp(x)))
-SCORCH_UNARY(Gelu, x* T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440))))
-SCORCH_UNARY(LogSigmoid, -(std::max(-x, T(0)) + std::log1p(std::exp(-std::abs(x)))))
+SCORCH_UNARY(Sigmoid, T(1) / (T(1) + exp_of(-x)))
+SCORCH_UNARY(Gelu, x* T(0.5) * (T(1) + erf_of(x * T(0.70710678118654752440))))
+SCORCH_UNARY(LogSigmoid, -(std::max(-x, T(0)) + std::log1p(exp_of(-std::abs(x)))))
 SCORCH_UNARY(IsNan, x != x)
 SCORCH_UNARY(IsInf, std::isinf(x))
 #undef SCORCH_UNARY
+
+// ---- clamps and activations with scalar parameters (NaN passes through all of them)
+/// As torch.clamp: lo first, then hi (so hi wins when lo > hi).
+template <class C> struct Clamp {
+  C lo, hi;
+  SCORCH_HD C operator()(C v) const {
+    C m = v < lo ? lo : v;
+    return m > hi ? hi : m;
+  }
+};
+struct ClampMin {
+  template <class C> SCORCH_HD C operator()(C v, C lo) const { return v < lo ? lo : v; }
+};
+struct ClampMax {
+  template <class C> SCORCH_HD C operator()(C v, C hi) const { return v > hi ? hi : v; }
+};
+struct LeakyRelu {
+  template <class C> SCORCH_HD C operator()(C v, C slope) const { return v < C(0) ? v * slope : v; }
+};
+/// min(1, max(0, alpha * v + beta)).
+template <class C> struct HardSigmoid {
+  C alpha, beta;
+  SCORCH_HD C operator()(C v) const {
+    C y = alpha * v + beta;
+    return y != y ? y : (y < C(0) ? C(0) : (y > C(1) ? C(1) : y));
+  }
+};
 
 /// |x|; wraps for the most negative integer.
 struct Abs {

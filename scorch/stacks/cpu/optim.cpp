@@ -1,5 +1,5 @@
 // Instantiates the shipped rules' per-parameter steps and gradient accumulation for Cpu.
-#include "scorch/optim/rules_cpu.h"
+#include "scorch/stacks/cpu/optim.h"
 
 #define SCORCH_OPTIM_DEFINE_STEP(Rule, D)                                                                     \
   template Tensor<Cpu, D> OptimizerAdaptor<Rule>::step_tensor<Cpu, D>(double, ParamId, const Tensor<Cpu, D>&, \
@@ -10,6 +10,7 @@
 namespace scorch::optim {
 SCORCH_OPTIM_RULE_RANKS(SCORCH_OPTIM_DEFINE_STEP)
 SCORCH_OPTIM_DEFINE_ACCUMULATE(1)
-SCORCH_OPTIM_DEFINE_ACCUMULATE(2) SCORCH_OPTIM_DEFINE_ACCUMULATE(3) SCORCH_OPTIM_DEFINE_ACCUMULATE(4)
-    SCORCH_OPTIM_DEFINE_ACCUMULATE(5) SCORCH_OPTIM_DEFINE_ACCUMULATE(6)
+SCORCH_OPTIM_DEFINE_ACCUMULATE(2)
+SCORCH_OPTIM_DEFINE_ACCUMULATE(3) SCORCH_OPTIM_DEFINE_ACCUMULATE(4) SCORCH_OPTIM_DEFINE_ACCUMULATE(5)
+    SCORCH_OPTIM_DEFINE_ACCUMULATE(6)
 }  // namespace scorch::optim

@@ -1,5 +1,5 @@
-// Instantiates parameter loading for Cpu and Autodiff<Cpu> (see params_cpu.h).
-#include "scorch/nn/params_cpu.h"
+// Instantiates parameter loading for Cpu and Autodiff<Cpu> (see nn.h).
+#include "scorch/stacks/cpu/nn.h"
 
 #define SCORCH_DEFINE_PARAM_OPS(B, D) template struct FieldOps<Param<Tensor<B, D, Float>>>;
 

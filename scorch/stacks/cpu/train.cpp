@@ -1,5 +1,5 @@
 // The metric bindings of the provided step outputs on Cpu and Autodiff<Cpu>, compiled once.
-#include "scorch/train/learner.h"
+#include "scorch/stacks/cpu/train.h"
 
 namespace scorch::train::detail {
 
