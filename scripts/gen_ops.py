@@ -214,12 +214,16 @@ namespace scorch {{
 """
 
 
-def forward_body(op, target, fallback, ret_void=False):
-    call = f"{target}({call_args(op)})"
+def forward(op, name, target, fallback, **types):
+    """A member that forwards op to target: a constant pointer to it (no wrapper call, no extra
+    moves of by-value operands), or, with a fallback, a function that calls target when it exists."""
+    result = subst(op.result, **types)
     if fallback is None:
-        return f"return {call};"
-    return (f"if constexpr (requires {{ &{target}; }}) return {call};\n"
-            f"    else return {fallback}({call_args(op)});")
+        param_types = ", ".join(subst(t, **types) for t, _ in op.params)
+        return f"  static constexpr {result} (*{name})({param_types}) = {target};"
+    return (f"  static {result} {name}({decl_params(op, **types)}) {{\n"
+            f"    if constexpr (requires {{ &{target}; }}) return {target}({call_args(op)});\n"
+            f"    else return {fallback}({call_args(op)});\n  }}")
 
 
 def gen_kind_ops(ops):
@@ -236,8 +240,7 @@ def gen_kind_ops(ops):
             if op.kind != kind:
                 continue
             fallback = None if op.required else f"provided::{op.full}<B>"
-            lines.append(f"  static {subst(op.result, **types)} {op.name}({decl_params(op, **types)}) {{\n"
-                         f"    {forward_body(op, f'B::{op.full}', fallback)}\n  }}")
+            lines.append(forward(op, op.name, f"B::{op.full}", fallback, **types))
         lines.append("};\n")
         blocks.append("\n".join(lines))
     return f"""#pragma once
@@ -270,8 +273,7 @@ def gen_kernel_backend(ops, spec, required_only=False):
         if op.kernel in decls and decls[op.kernel][1] != key:
             sys.exit(f"op table line {op.line}: kernel {op.kernel} has two signatures: {decls[op.kernel][0]} vs {decl}")
         decls.setdefault(op.kernel, (decl, key))
-        bound.append(f"  static {subst(op.result, **types)} {op.full}({decl_params(op, **types)}) {{\n"
-                     f"    return {kernel_ns}::{op.kernel}({call_args(op)});\n  }}")
+        bound.append(forward(op, op.full, f"{kernel_ns}::{op.kernel}", None, **types))
         if op.required:
             required.append(bound[-1])
     decl_text = "\n".join(d for d, _ in decls.values())
@@ -377,8 +379,6 @@ def gen_autodiff(ops):
     types = dict(f="F", i="I", bt="Bt", device="Device")
     lines = []
     for op in ops:
-        result = subst(op.result, **types)
-        params = decl_params(op, **types)
         if op.kind == "module":
             target, fallback = f"ModuleOps<B>::{op.name}", f"provided::{op.full}<Autodiff<B>>"
         elif op.touches_float():
@@ -389,7 +389,7 @@ def gen_autodiff(ops):
             target, fallback = f"KindOps<B, {kind}>::{op.name}", None
         if op.required or target.startswith("KindOps"):
             fallback = None
-        lines.append(f"  static {result} {op.full}({params}) {{\n    {forward_body(op, target, fallback)}\n  }}")
+        lines.append(forward(op, op.full, target, fallback, **types))
     return f"""#pragma once
 {HEADER}// Autodiff<B>'s ops: every op of the table, written out. Ops on float primitives go to the
 // autodiff op groups (a required op missing there does not compile; a provided one falls back to

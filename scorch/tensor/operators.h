@@ -7,27 +7,91 @@
 #include "scorch/tensor/display.h"
 
 namespace scorch {
-#define SCORCH_TENSOR_OPERATOR(sym, name)                                                                        \
-  template <class B, size_t D, class K>                                                                          \
-  requires NumericKind<K> Tensor<B, D, K>                                                                        \
-  operator sym(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {                                                    \
-    return detail::checked_binary<Tensor<B, D, K>>(                                                              \
-        #name, std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::name(std::move(x), std::move(y)); }); \
-  }                                                                                                              \
-  template <class B, size_t D, class K>                                                                          \
-  requires NumericKind<K> Tensor<B, D, K>                                                                        \
-  operator sym(Tensor<B, D, K> a, Scalar s) {                                                                    \
-    return Tensor<B, D, K>(KindOps<B, K>::name##_scalar(std::move(a).into_primitive(), s));                      \
-  }                                                                                                              \
-  template <class B, size_t D, class K>                                                                          \
-  requires NumericKind<K> Tensor<B, D, K>                                                                        \
-  &operator sym##=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) sym b; }
-SCORCH_TENSOR_OPERATOR(+, add)
-SCORCH_TENSOR_OPERATOR(-, sub)
-SCORCH_TENSOR_OPERATOR(*, mul)
-SCORCH_TENSOR_OPERATOR(/, div)
-SCORCH_TENSOR_OPERATOR(%, remainder)
-#undef SCORCH_TENSOR_OPERATOR
+/// a + b, broadcast; a's buffer is reused when a is a temporary.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator+(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {
+  return detail::checked_binary<Tensor<B, D, K>>(
+      "add", std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::add(std::move(x), std::move(y)); });
+}
+/// The same with a scalar right operand.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator+(Tensor<B, D, K> a, Scalar s) {
+  return Tensor<B, D, K>(KindOps<B, K>::add_scalar(std::move(a).into_primitive(), s));
+}
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+&operator+=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) + b; }
+
+/// a - b, broadcast; a's buffer is reused when a is a temporary.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator-(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {
+  return detail::checked_binary<Tensor<B, D, K>>(
+      "sub", std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::sub(std::move(x), std::move(y)); });
+}
+/// The same with a scalar right operand.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator-(Tensor<B, D, K> a, Scalar s) {
+  return Tensor<B, D, K>(KindOps<B, K>::sub_scalar(std::move(a).into_primitive(), s));
+}
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+&operator-=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) - b; }
+
+/// a * b, broadcast; a's buffer is reused when a is a temporary.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator*(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {
+  return detail::checked_binary<Tensor<B, D, K>>(
+      "mul", std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::mul(std::move(x), std::move(y)); });
+}
+/// The same with a scalar right operand.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator*(Tensor<B, D, K> a, Scalar s) {
+  return Tensor<B, D, K>(KindOps<B, K>::mul_scalar(std::move(a).into_primitive(), s));
+}
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+&operator*=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) * b; }
+
+/// a / b (floor division for Int), broadcast; a's buffer is reused when a is a temporary.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator/(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {
+  return detail::checked_binary<Tensor<B, D, K>>(
+      "div", std::move(a), b, [](auto x, auto y) { return KindOps<B, K>::div(std::move(x), std::move(y)); });
+}
+/// The same with a scalar right operand.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator/(Tensor<B, D, K> a, Scalar s) {
+  return Tensor<B, D, K>(KindOps<B, K>::div_scalar(std::move(a).into_primitive(), s));
+}
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+&operator/=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) / b; }
+
+/// a % b with the divisor's sign (Python's %), broadcast; a's buffer is reused when a is a temporary.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator%(Tensor<B, D, K> a, const Tensor<B, D, K>& b) {
+  return detail::checked_binary<Tensor<B, D, K>>("remainder", std::move(a), b, [](auto x, auto y) {
+    return KindOps<B, K>::remainder(std::move(x), std::move(y));
+  });
+}
+/// The same with a scalar right operand.
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+operator%(Tensor<B, D, K> a, Scalar s) {
+  return Tensor<B, D, K>(KindOps<B, K>::remainder_scalar(std::move(a).into_primitive(), s));
+}
+template <class B, size_t D, class K>
+requires NumericKind<K> Tensor<B, D, K>
+&operator%=(Tensor<B, D, K>& a, const Tensor<B, D, K>& b) { return a = std::move(a) % b; }
 
 /// s + t.
 template <class B, size_t D, class K>
