@@ -273,7 +273,8 @@ struct GaussianNllLoss {
   }
 };
 
-/// Poisson negative log-likelihood: exp(x) − t·x (log_input) or x − t·log(x + eps), plus Stirling's term when full.
+/// Poisson negative log-likelihood: exp(x) − t·x (log_input) or x − t·log(x + eps),
+/// plus Stirling's term when full.
 struct PoissonNllLoss {
   bool log_input = true, full = false;
   double eps = 1e-8;

@@ -120,8 +120,8 @@ void add_unfold_attention_cases(std::vector<GradCase>& cases) {
   cases.push_back({"unfold4d", {"module_unfold"}, [](const GradInputs& in) {
                      return flat(mod::unfold4d(in.f<4>(0), {3, 2}, U2{{2, 1}, {1, 0}, {1, 1}}));
                    }});
-  // Columns c [1, 4, 6] → [1, 1, 3, 4] (kernel 2×2, overlapping) and c1 [1, 9, 4] → [1, 1, 4, 4] (kernel 3×3, padding
-  // 1, stride 2).
+  // Columns c [1, 4, 6] → [1, 1, 3, 4] (kernel 2×2, overlapping) and c1 [1, 9, 4] → [1, 1, 4, 4]
+  // (kernel 3×3, padding 1, stride 2).
   cases.push_back({"fold4d", {"module_fold"}, [](const GradInputs& in) {
                      return join({flat(mod::fold4d(in.f<3>(0), {3, 4}, {2, 2})),
                                   flat(mod::fold4d(in.f<3>(1), {4, 4}, {3, 3}, U2{{2, 2}, {1, 1}}))});
