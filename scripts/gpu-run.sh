@@ -11,7 +11,7 @@ if [[ -f .gpu/bundle.tar.xz ]]; then tar -C .gpu -xJf .gpu/bundle.tar.xz && rm .
 # The binaries name the fixture directory by the build machine's absolute path.
 build_root=$(cat .gpu/source_root)
 if [[ ! -e $build_root ]]; then mkdir -p "$(dirname "$build_root")" && ln -s "$root" "$build_root"; fi
-libdirs=$(find / -xdev \( -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcudnn_cnn.so.9' \) -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
+libdirs=$(find / -xdev \( -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcudnn_cnn.so.9' -o -name 'libnvrtc.so.13' \) -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
 export LD_LIBRARY_PATH="$root/.gpu/lib:${libdirs}${LD_LIBRARY_PATH:-}"
 export SCORCH_AUTOTUNE_CACHE=$out/autotune-cuda.tsv
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"

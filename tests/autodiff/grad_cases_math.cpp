@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "../registry/binary_cases.h"
 #include "../registry/unary_cases.h"
 #include "grad_harness.h"
 
@@ -16,18 +17,21 @@ using T2 = Tensor<AD, 2>;
 /// The flattened parts, concatenated.
 T1 join(const std::vector<T1>& parts) { return T1::cat(parts, 0); }
 
-// Binary ops broadcast a [2, 3] operand with a [1, 3] or [2, 1] one, so gradients are un-broadcast.
+// One case "binary_<op>" per line of tests/registry/binary_cases.h on [2, 3] and [1, 3] inputs, so the
+// gradients are un-broadcast; remainder broadcasts a [1, 3] divisor the same way.
 void add_arith_cases(std::vector<GradCase>& cases) {
-  cases.push_back({"add_bcast", {"float_add"}, [](const GradInputs& in) { return flat(in.f<2>(0) + in.f<2>(1)); }});
-  cases.push_back({"sub_bcast", {"float_sub"}, [](const GradInputs& in) { return flat(in.f<2>(0) - in.f<2>(1)); }});
-  cases.push_back({"mul_bcast", {"float_mul"}, [](const GradInputs& in) { return flat(in.f<2>(0) * in.f<2>(1)); }});
-  cases.push_back({"div_bcast", {"float_div"}, [](const GradInputs& in) { return flat(in.f<2>(0) / in.f<2>(1)); }});
+  using Fn = T2 (*)(const T2&, const T2&);
+#define SCORCH_GRAD_BINARY(op, domain_a, domain_b, torch) {#op, [](const T2& a, const T2& b) { return a.op(b); }},
+  const std::vector<std::pair<const char*, Fn>> binary = {SCORCH_BINARY_CASES(SCORCH_GRAD_BINARY)};
+#undef SCORCH_GRAD_BINARY
+  for (const auto& [name, fn] : binary) {
+    Fn f = fn;
+    cases.push_back({std::string("binary_") + name, {std::string("float_") + name}, [f](const GradInputs& in) {
+                       return flat(f(in.f<2>(0), in.f<2>(1)));
+                     }});
+  }
   cases.push_back(
       {"remainder_bcast", {"float_remainder"}, [](const GradInputs& in) { return flat(in.f<2>(0) % in.f<2>(1)); }});
-  cases.push_back(
-      {"powf_bcast", {"float_powf"}, [](const GradInputs& in) { return flat(in.f<2>(0).powf(in.f<2>(1))); }});
-  cases.push_back(
-      {"atan2_bcast", {"float_atan2"}, [](const GradInputs& in) { return flat(in.f<2>(0).atan2(in.f<2>(1))); }});
   cases.push_back({"neg", {"float_neg"}, [](const GradInputs& in) { return flat(-in.f<2>(0)); }});
   cases.push_back({"powi", {"float_powi"}, [](const GradInputs& in) { return flat(in.f<2>(0).powi(in.i<2>(1))); }});
 }

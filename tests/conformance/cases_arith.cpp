@@ -1,16 +1,22 @@
 // Conformance cases: float and int arithmetic, powers and matmul.
+#include "../registry/binary_cases.h"
 #include "harness.h"
 
 namespace scorch::conformance {
 
 template <class B> void add_arith_cases(CaseList<B>& list) {
-  list.add("add_float", {"float_add"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0) + F<2>(in, 1)); });
-  list.add("sub_float", {"float_sub"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0) - F<2>(in, 1)); });
-  list.add("mul_float", {"float_mul"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0).mul(F<2>(in, 1))); });
-  list.add("div_float", {"float_div"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0) / F<2>(in, 1)); });
+  using T = Tensor<B, 2>;
+  using Fn = T (*)(const T&, const T&);
+  // One case "binary_<op>" per line of tests/registry/binary_cases.h ([2, 3] and [1, 3] inputs).
+#define SCORCH_CONFORMANCE_BINARY(op, domain_a, domain_b, torch) {#op, [](const T& a, const T& b) { return a.op(b); }},
+  const std::vector<std::pair<const char*, Fn>> binary = {SCORCH_BINARY_CASES(SCORCH_CONFORMANCE_BINARY)};
+#undef SCORCH_CONFORMANCE_BINARY
+  for (const auto& [name, fn] : binary) {
+    Fn f = fn;
+    list.add(std::string("binary_") + name, {std::string("float_") + name},
+             [f](const Inputs<B>& in) { return outs(f(F<2>(in, 0), F<2>(in, 1))); });
+  }
   list.add("remainder_float", {"float_remainder"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0) % F<2>(in, 1)); });
-  list.add("powf_float", {"float_powf"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0).powf(F<2>(in, 1))); });
-  list.add("atan2_float", {"float_atan2"}, [](const Inputs<B>& in) { return outs(F<2>(in, 0).atan2(F<2>(in, 1))); });
   list.add("scalar_ops_float",
            {"float_add_scalar", "float_sub_scalar", "float_mul_scalar", "float_div_scalar", "float_remainder_scalar",
             "float_powf_scalar"},

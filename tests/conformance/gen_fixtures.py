@@ -64,13 +64,7 @@ case("arange", [], lambda: (torch.arange(2, 9), torch.arange(1, 10, 3)))
 
 # ---- float arithmetic
 a, b = rn(2, 3), rn(2, 3)
-case("add_float", [a, rn(1, 3)], lambda x, y: x + y)
-case("sub_float", [a, rn(2, 1)], lambda x, y: x - y)
-case("mul_float", [a, b], lambda x, y: x * y)
-case("div_float", [a, pos(2, 3)], lambda x, y: x / y)
 case("remainder_float", [rn(2, 3) * 5, torch.tensor([[2.0, -3.0, 1.5]])], lambda x, y: torch.remainder(x, y))
-case("powf_float", [pos(2, 3), rn(2, 3)], lambda x, y: torch.pow(x, y))
-case("atan2_float", [a, b], lambda x, y: torch.atan2(x, y))
 case("scalar_ops_float", [a], lambda x: (x + 2.5, x - 1.5, x * -3.0, x / 4.0, torch.remainder(x, 0.7), x.abs() ** 1.7, x ** 2))
 case("powi_float", [pos(2, 3), ri(2, 3, lo=-2, hi=4)], lambda x, y: torch.pow(x, y.float()))
 case("neg_float", [a], lambda x: -x)
@@ -93,6 +87,10 @@ case("powi_scalar_int", [ri(2, 3, lo=-3, hi=4)], lambda x: torch.pow(x, 3))
 case("neg_int", [ia], lambda x: -x)
 case("matmul_int", [ri(2, 3, 4), ri(2, 4, 2)], lambda x, y: x @ y)
 case("arith_i32", [ri(4, dtype=torch.int32), ri(4, lo=1, hi=4, dtype=torch.int32)], lambda x, y: (x + y, x * y, torch.div(x, y, rounding_mode="floor")))
+
+# ---- binary float math: one case "binary_<op>" per line of tests/registry/binary_cases.h, on f32
+for name, domain_a, domain_b, expr in registry.binary_cases():
+    case("binary_" + name, [t.float() for t in registry.binary_inputs(name, domain_a, domain_b)], registry.torch_fn2(expr))
 
 # ---- unary float math: one case "unary_<op>" per line of tests/registry/unary_cases.h, on f32
 for name, domain, expr in registry.unary_cases():

@@ -1,5 +1,6 @@
 // Differential cases: binary and scalar arithmetic, comparisons, logic, bitwise ops, clamps and
 // masks, for float, int and bool kinds, over broadcasting, non-contiguous and edge-value inputs.
+#include "../registry/binary_cases.h"
 #include "diff_harness.h"
 
 namespace scorch::differential {
@@ -50,20 +51,15 @@ Variants int_singles(Domain d, bool edges = true) {
 }
 
 void arithmetic(DiffList& list) {
-  each<true>(list, "float_add", float_pairs(Domain::Normal, Domain::Normal),
-             SCORCH_DIFF_BODY(fo(F::add(in.f(0), in.f(1)))));
-  each<true>(list, "float_sub", float_pairs(Domain::Normal, Domain::Normal),
-             SCORCH_DIFF_BODY(fo(F::sub(in.f(0), in.f(1)))));
-  each<true>(list, "float_mul", float_pairs(Domain::Normal, Domain::Normal),
-             SCORCH_DIFF_BODY(fo(F::mul(in.f(0), in.f(1)))));
-  each<true>(list, "float_div", float_pairs(Domain::Normal, Domain::Nonzero),
-             SCORCH_DIFF_BODY(fo(F::div(in.f(0), in.f(1)))));
   each<true>(list, "float_remainder", float_pairs(Domain::Normal, Domain::Nonzero),
              SCORCH_DIFF_BODY(fo(F::remainder(in.f(0), in.f(1)))));
-  each<true>(list, "float_powf", float_pairs(Domain::Positive, Domain::Normal),
-             SCORCH_DIFF_BODY(fo(F::powf(in.f(0), in.f(1)))));
-  each<true>(list, "float_atan2", float_pairs(Domain::Normal, Domain::Normal),
-             SCORCH_DIFF_BODY(fo(F::atan2(in.f(0), in.f(1)))));
+  // Every line of tests/registry/binary_cases.h.
+#define SCORCH_DIFF_BINARY(name, domain_a, domain_b, torch)                                                 \
+  each<true>(list, "float_" #name,                                                                          \
+             float_pairs(diff_domain(registry::Domain::domain_a), diff_domain(registry::Domain::domain_b)), \
+             SCORCH_DIFF_BODY(fo(F::name(in.f(0), in.f(1)))));
+  SCORCH_BINARY_CASES(SCORCH_DIFF_BINARY)
+#undef SCORCH_DIFF_BINARY
   each<true>(list, "float_powi",
              {{in({3, 4}), small({3, 4}, 3, DType::I64)}, {in({2, 1, 5}, DType::F64), small({1, 4, 5}, 4, DType::I32)}},
              SCORCH_DIFF_BODY(fo(F::powi(in.f(0), in.i(1)))));

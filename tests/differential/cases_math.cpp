@@ -15,18 +15,6 @@ Variants unary_variants(Domain d, bool edges = true) {
   return v;
 }
 
-/// The differential run's domain for a registry domain (the run itself needs no distance from kinks).
-constexpr Domain diff_domain(registry::Domain d) {
-  switch (d) {
-    case registry::Domain::Positive: return Domain::Positive;
-    case registry::Domain::Unit: return Domain::Unit;
-    case registry::Domain::AboveOne: return Domain::AboveOne;
-    case registry::Domain::Open01: return Domain::Open01;
-    case registry::Domain::NonZero: return Domain::Nonzero;
-    default: return Domain::Normal;
-  }
-}
-
 void unary(DiffList& list) {
 #define SCORCH_DIFF_UNARY(name, domain) \
   each<true>(list, "float_" #name, unary_variants(domain), SCORCH_DIFF_BODY(fo(F::name(in.f(0)))));

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "../registry/domains.h"
+
 #ifdef SCORCH_HAVE_LIBTORCH
 #include <scorch/stacks/libtorch/autodiff.h>
 #endif
@@ -41,6 +43,18 @@ enum class Domain {
   Shift,     ///< ints in [0, 70]: shift amounts, including shifts past the bit width
   Mask,      ///< bools, about half true
 };
+
+/// The differential run's domain for a registry domain (the run itself needs no distance from kinks).
+inline constexpr Domain diff_domain(registry::Domain d) {
+  switch (d) {
+    case registry::Domain::Positive: return Domain::Positive;
+    case registry::Domain::Unit: return Domain::Unit;
+    case registry::Domain::AboveOne: return Domain::AboveOne;
+    case registry::Domain::Open01: return Domain::Open01;
+    case registry::Domain::NonZero: return Domain::Nonzero;
+    default: return Domain::Normal;
+  }
+}
 
 /// One input of a case.
 struct InputSpec {

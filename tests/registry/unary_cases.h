@@ -6,23 +6,7 @@
 // (tests/autodiff) and the differential run on every backend (tests/differential). The fixture
 // scripts read it through tests/support/registry.py, which draws each case's input from its own
 // seed (the op's name), so adding a line leaves every other fixture as it was.
-#include <cstdint>
-
-namespace scorch::registry {
-
-/// Where a case's inputs come from (tests/support/registry.py draws the fixtures' inputs).
-enum class Domain : uint8_t {
-  Normal,      ///< N(0, 1)
-  Positive,    ///< uniform in [0.2, 2]
-  Unit,        ///< uniform in (-0.9, 0.9): acos, asin, atanh
-  AboveOne,    ///< uniform in [1.1, 3]: acosh
-  Open01,      ///< uniform in (0.05, 0.95): logit
-  NonZero,     ///< magnitudes in [0.3, 2], half negative: recip, abs, sign
-  NonInteger,  ///< 3·N(0, 1), at least 0.05 from a whole number: floor, ceil, trunc
-  NonHalf,     ///< 3·N(0, 1), at least 0.05 from a half-way point: round
-};
-
-}  // namespace scorch::registry
+#include "domains.h"
 
 /// X(op, Domain, "PyTorch expression of x") for every unary float op.
 #define SCORCH_UNARY_CASES(X)            \

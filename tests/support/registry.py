@@ -1,5 +1,5 @@
-"""The test-case registry (tests/registry/*.h) for the fixture scripts: the unary float ops' cases
-and their input domains. Each case draws its input from a generator seeded by its own name, so a
+"""The test-case registry (tests/registry/*.h) for the fixture scripts: the unary and binary float
+ops' cases and their input domains. Each case draws its input from a generator seeded by its own name, so a
 new registry line changes no other case's fixture."""
 import pathlib
 import re
@@ -8,21 +8,43 @@ import zlib
 import torch
 
 REGISTRY = pathlib.Path(__file__).resolve().parent.parent / "registry"
-CASE = re.compile(r'X\((\w+),\s*(\w+),\s*"([^"]*)"\)')
+UNARY = re.compile(r'X\((\w+),\s*(\w+),\s*"([^"]*)"\)')
+BINARY = re.compile(r'X\((\w+),\s*(\w+),\s*(\w+),\s*"([^"]*)"\)')
+# The shapes every binary case runs on (tests/registry/binary_cases.h).
+BINARY_SHAPES = ((2, 3), (1, 3))
+
+
+def _cases(file, macro, pattern):
+    text = (REGISTRY / file).read_text()
+    cases = pattern.findall(text[text.find(f"#define {macro}(X)"):])
+    if not cases:
+        raise SystemExit(f"tests/registry/{file}: no cases found")
+    return cases
 
 
 def unary_cases():
     """(op, domain, PyTorch expression of x) for every line of SCORCH_UNARY_CASES."""
-    text = (REGISTRY / "unary_cases.h").read_text()
-    cases = CASE.findall(text[text.find("#define SCORCH_UNARY_CASES(X)"):])
-    if not cases:
-        raise SystemExit("tests/registry/unary_cases.h: no cases found")
-    return cases
+    return _cases("unary_cases.h", "SCORCH_UNARY_CASES", UNARY)
+
+
+def binary_cases():
+    """(op, domain of a, domain of b, PyTorch expression of a and b) for every line of SCORCH_BINARY_CASES."""
+    return _cases("binary_cases.h", "SCORCH_BINARY_CASES", BINARY)
 
 
 def torch_fn(expr):
     """The expression as a function of x."""
     return lambda x: eval(expr, {"torch": torch}, {"x": x})
+
+
+def torch_fn2(expr):
+    """The expression as a function of a and b."""
+    return lambda a, b: eval(expr, {"torch": torch}, {"a": a, "b": b})
+
+
+def binary_inputs(op, domain_a, domain_b):
+    """A binary case's two f64 inputs, each from its own seed (op/a, op/b)."""
+    return [draw(domain_a, BINARY_SHAPES[0], op + "/a"), draw(domain_b, BINARY_SHAPES[1], op + "/b")]
 
 
 def _away(x, points_of, margin, redraw):

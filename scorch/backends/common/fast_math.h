@@ -4,17 +4,7 @@
 // 2^n. exp is within 2 ulp of std::exp over the whole float range (inf, 0, NaN and denormal results
 // included); erf is within 5e-7 relative (tests/cpu/test_fast_math.cpp sweeps the float range). In
 // CUDA device code: the CUDA math library's expf/erff. f64 keeps the C library everywhere.
-#include <bit>
-#include <cmath>
-#include <cstdint>
-#include <limits>
-
-/// Marks functions callable from CUDA device code too (backends/cuda compiles them with nvcc).
-#ifdef __CUDACC__
-#define SCORCH_HD __host__ __device__
-#else
-#define SCORCH_HD
-#endif
+#include "scorch/backends/common/portable_std.h"
 
 namespace scorch::fast_math {
 
@@ -36,9 +26,9 @@ SCORCH_HD inline float exp(float x) {
   float y = p * r * r + r + 1.f;
   auto ni = static_cast<int32_t>(n);
   int32_t half = ni >> 1;
-  float s1 = std::bit_cast<float>((half + 127) << 23), s2 = std::bit_cast<float>((ni - half + 127) << 23);
+  float s1 = stdx::bit_cast<float>((half + 127) << 23), s2 = stdx::bit_cast<float>((ni - half + 127) << 23);
   float out = y * s1 * s2;
-  out = x > kHi ? std::numeric_limits<float>::infinity() : out;
+  out = x > kHi ? stdx::numeric_limits<float>::infinity() : out;
   return x != x ? x : out;
 #endif
 }

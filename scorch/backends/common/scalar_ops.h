@@ -1,21 +1,16 @@
 #pragma once
 // Scalar math, written once: each elementwise op is a functor on the compute type, reused by
-// every backend's loops (and later by generated fused kernels). Integer arithmetic wraps
-// like two's complement hardware instead of invoking undefined behaviour.
-#include <cmath>
-#include <concepts>
-#include <cstdint>
-#include <limits>
-#include <type_traits>
-
+// every backend's loops and, as NVRTC text (scorch/gen/scalar_ops_text.h), by generated kernels.
+// Integer arithmetic wraps like two's complement hardware instead of invoking undefined behaviour.
 #include "scorch/backends/common/fast_math.h"
+#include "scorch/backends/common/portable_std.h"
 
 namespace scorch::scalar_ops {
 
-template <class T> using Unsigned = std::make_unsigned_t<T>;
+template <class T> using Unsigned = stdx::make_unsigned_t<T>;
 /// Unsigned type wide enough that T's arithmetic wraps without integer promotion to int.
-template <class T> using Wrap = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, Unsigned<T>>;
-template <class T> constexpr bool kWrapInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T> using Wrap = stdx::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, Unsigned<T>>;
+template <class T> constexpr bool kWrapInt = stdx::is_integral_v<T> && !stdx::is_same_v<T, bool>;
 
 // ---- binary arithmetic
 struct Add {
@@ -39,12 +34,12 @@ struct Mul {
 /// Float: true division. Int: floor division (Python's //); b == 0 gives 0 (callers report it).
 struct Div {
   template <class T> SCORCH_HD T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (stdx::is_integral_v<T>) {
       if (b == 0) return 0;
-      if constexpr (std::is_signed_v<T>)
+      if constexpr (stdx::is_signed_v<T>)
         if (b == -1) return static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(a));
       T q = a / b;
-      if constexpr (std::is_signed_v<T>)
+      if constexpr (stdx::is_signed_v<T>)
         if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
       return q;
     } else return a / b;
@@ -53,32 +48,32 @@ struct Div {
 /// Remainder with the sign of the divisor (Python's %, torch.remainder).
 struct Remainder {
   template <class T> SCORCH_HD T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) {
+    if constexpr (stdx::is_integral_v<T>) {
       if (b == 0) return 0;
-      if constexpr (std::is_signed_v<T>)
+      if constexpr (stdx::is_signed_v<T>)
         if (b == -1) return 0;
       T r = a % b;
-      if constexpr (std::is_signed_v<T>)
+      if constexpr (stdx::is_signed_v<T>)
         if (r != 0 && ((r < 0) != (b < 0))) r += b;
       return r;
     } else {
-      T r = std::fmod(a, b);
+      T r = stdx::fmod(a, b);
       if (r != 0 && ((r < 0) != (b < 0))) r += b;
       return r;
     }
   }
 };
 struct Pow {
-  template <class T> SCORCH_HD T operator()(T a, T b) const { return std::pow(a, b); }
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return stdx::pow(a, b); }
 };
 /// Exact integer power by squaring; negative exponents give 0 except for bases ±1.
 struct IntPow {
   template <class T> SCORCH_HD T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
+    if constexpr (stdx::is_floating_point_v<T>) return stdx::pow(a, b);
     else return int_pow(a, b);
   }
   template <class T> SCORCH_HD static T int_pow(T a, T b) {
-    if constexpr (std::is_signed_v<T>)
+    if constexpr (stdx::is_signed_v<T>)
       if (b < 0) return a == 1 ? T(1) : a == -1 ? ((b & 1) ? T(-1) : T(1)) : T(0);
     uint64_t base = static_cast<uint64_t>(static_cast<Unsigned<T>>(a)), result = 1;
     for (auto e = static_cast<uint64_t>(static_cast<Unsigned<T>>(b)); e; e >>= 1) {
@@ -89,7 +84,7 @@ struct IntPow {
   }
 };
 struct Atan2 {
-  template <class T> SCORCH_HD T operator()(T a, T b) const { return std::atan2(a, b); }
+  template <class T> SCORCH_HD T operator()(T a, T b) const { return stdx::atan2(a, b); }
 };
 struct Minimum {
   template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a < b) ? a : b; }
@@ -100,12 +95,12 @@ struct Maximum {
 
 /// e^x and erf(x): fast_math's forms for f32 (vectorizable on the host), the C library otherwise.
 template <class T> SCORCH_HD T exp_of(T x) {
-  if constexpr (std::is_same_v<T, float>) return fast_math::exp(x);
-  else return std::exp(x);
+  if constexpr (stdx::is_same_v<T, float>) return fast_math::exp(x);
+  else return stdx::exp(x);
 }
 template <class T> SCORCH_HD T erf_of(T x) {
-  if constexpr (std::is_same_v<T, float>) return fast_math::erf(x);
-  else return std::erf(x);
+  if constexpr (stdx::is_same_v<T, float>) return fast_math::erf(x);
+  else return stdx::erf(x);
 }
 
 // ---- unary float math
@@ -114,34 +109,34 @@ template <class T> SCORCH_HD T erf_of(T x) {
     template <class T> SCORCH_HD T operator()(T x) const { return expr; } \
   };
 SCORCH_UNARY(Exp, exp_of(x))
-SCORCH_UNARY(Log, std::log(x))
-SCORCH_UNARY(Log1p, std::log1p(x))
-SCORCH_UNARY(Logit, std::log(x / (T(1) - x)))
-SCORCH_UNARY(Sqrt, std::sqrt(x))
-SCORCH_UNARY(Cos, std::cos(x))
-SCORCH_UNARY(Sin, std::sin(x))
-SCORCH_UNARY(Tan, std::tan(x))
-SCORCH_UNARY(Cosh, std::cosh(x))
-SCORCH_UNARY(Sinh, std::sinh(x))
-SCORCH_UNARY(Tanh, std::tanh(x))
-SCORCH_UNARY(Acos, std::acos(x))
-SCORCH_UNARY(Acosh, std::acosh(x))
-SCORCH_UNARY(Asin, std::asin(x))
-SCORCH_UNARY(Asinh, std::asinh(x))
-SCORCH_UNARY(Atan, std::atan(x))
-SCORCH_UNARY(Atanh, std::atanh(x))
-SCORCH_UNARY(Round, std::nearbyint(x))  // ties to even, like torch.round
-SCORCH_UNARY(Floor, std::floor(x))
-SCORCH_UNARY(Ceil, std::ceil(x))
-SCORCH_UNARY(Trunc, std::trunc(x))
+SCORCH_UNARY(Log, stdx::log(x))
+SCORCH_UNARY(Log1p, stdx::log1p(x))
+SCORCH_UNARY(Logit, stdx::log(x / (T(1) - x)))
+SCORCH_UNARY(Sqrt, stdx::sqrt(x))
+SCORCH_UNARY(Cos, stdx::cos(x))
+SCORCH_UNARY(Sin, stdx::sin(x))
+SCORCH_UNARY(Tan, stdx::tan(x))
+SCORCH_UNARY(Cosh, stdx::cosh(x))
+SCORCH_UNARY(Sinh, stdx::sinh(x))
+SCORCH_UNARY(Tanh, stdx::tanh(x))
+SCORCH_UNARY(Acos, stdx::acos(x))
+SCORCH_UNARY(Acosh, stdx::acosh(x))
+SCORCH_UNARY(Asin, stdx::asin(x))
+SCORCH_UNARY(Asinh, stdx::asinh(x))
+SCORCH_UNARY(Atan, stdx::atan(x))
+SCORCH_UNARY(Atanh, stdx::atanh(x))
+SCORCH_UNARY(Round, stdx::nearbyint(x))  // ties to even, like torch.round
+SCORCH_UNARY(Floor, stdx::floor(x))
+SCORCH_UNARY(Ceil, stdx::ceil(x))
+SCORCH_UNARY(Trunc, stdx::trunc(x))
 SCORCH_UNARY(Erf, erf_of(x))
 SCORCH_UNARY(Recip, T(1) / x)
 SCORCH_UNARY(Relu, x > T(0) ? x : (x != x ? x : T(0)))
 SCORCH_UNARY(Sigmoid, T(1) / (T(1) + exp_of(-x)))
 SCORCH_UNARY(Gelu, x* T(0.5) * (T(1) + erf_of(x * T(0.70710678118654752440))))
-SCORCH_UNARY(LogSigmoid, -(std::max(-x, T(0)) + std::log1p(exp_of(-std::abs(x)))))
+SCORCH_UNARY(LogSigmoid, -((-x < T(0) ? T(0) : -x) + stdx::log1p(exp_of(-stdx::abs(x)))))
 SCORCH_UNARY(IsNan, x != x)
-SCORCH_UNARY(IsInf, std::isinf(x))
+SCORCH_UNARY(IsInf, stdx::isinf(x))
 #undef SCORCH_UNARY
 
 // ---- clamps and activations with scalar parameters (NaN passes through all of them)
@@ -174,9 +169,9 @@ template <class C> struct HardSigmoid {
 /// |x|; wraps for the most negative integer.
 struct Abs {
   template <class T> SCORCH_HD T operator()(T x) const {
-    if constexpr (std::is_unsigned_v<T>) return x;
+    if constexpr (stdx::is_unsigned_v<T>) return x;
     else if constexpr (kWrapInt<T>) return x < 0 ? static_cast<T>(Wrap<T>(0) - static_cast<Wrap<T>>(x)) : x;
-    else return std::abs(x);
+    else return stdx::abs(x);
   }
 };
 struct Neg {
@@ -188,7 +183,7 @@ struct Neg {
 /// -1, 0 or 1 (NaN stays NaN).
 struct Sign {
   template <class T> SCORCH_HD T operator()(T x) const {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (stdx::is_floating_point_v<T>)
       if (x != x) return x;
     return static_cast<T>((T(0) < x) - (x < T(0)));
   }
@@ -242,7 +237,7 @@ struct BitNot {
 /// a << b; shifts of the bit width or more (or negative) give 0.
 struct ShiftLeft {
   template <class T> SCORCH_HD T operator()(T a, T b) const {
-    constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
+    constexpr int bits = stdx::numeric_limits<Unsigned<T>>::digits;
     if (b < 0 || b >= bits) return 0;
     return static_cast<T>(static_cast<Wrap<T>>(a) << b);
   }
@@ -250,7 +245,7 @@ struct ShiftLeft {
 /// a >> b (arithmetic for signed types); shifts of the bit width or more fill with the sign.
 struct ShiftRight {
   template <class T> SCORCH_HD T operator()(T a, T b) const {
-    constexpr int bits = std::numeric_limits<Unsigned<T>>::digits;
+    constexpr int bits = stdx::numeric_limits<Unsigned<T>>::digits;
     if (b < 0 || b >= bits) return a < 0 ? T(-1) : T(0);
     return static_cast<T>(a >> b);
   }
