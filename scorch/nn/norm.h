@@ -243,6 +243,7 @@ struct LocalResponseNorm {
   SCORCH_MODULE(LocalResponseNorm, size, alpha, beta, k)
   template <class B, size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
     static_assert(D >= 3, "LocalResponseNorm needs [batch, channels, ...]");
+    if (x.shape().num_elements() == 0) return x;  // an empty input normalizes to itself (no window to divide)
     size_t batch = x.shape()[0], channels = x.shape()[1], rest = x.shape().num_elements() / (batch * channels);
     auto sq =
         x.square().template reshape<4>({batch, size_t{1}, channels, rest}).pad({{0, 0}, {size / 2, (size - 1) / 2}});

@@ -216,6 +216,9 @@ case("max_dim_with_indices", [distinct(2, 3, 4)], lambda x: x.max(0, keepdim=Tru
 case("min_dim_with_indices", [distinct(2, 3, 4)], lambda x: x.min(1, keepdim=True).values)
 case("cumsum", [rn(3, 4)], lambda x: (x.cumsum(1), x.cumsum(0)))
 case("cumprod", [signed(3, 4, lo=0.5, hi=1.5)], lambda x: (x.cumprod(1), x.cumprod(0)))
+cz = signed(3, 4, lo=0.5, hi=1.5)
+cz[0, 1], cz[0, 3], cz[1, 0], cz[2, 3] = 0.0, 0.0, 0.0, 0.0  # one and two zeros in a row, zeros first and last
+case("cumprod_zeros", [cz], lambda x: (x.cumprod(1), x.cumprod(0)))
 case("cummin", [distinct(3, 4)], lambda x: (x.cummin(0).values, x.cummin(1).values))
 case("cummax", [distinct(3, 4)], lambda x: (x.cummax(1).values, x.cummax(0).values))
 

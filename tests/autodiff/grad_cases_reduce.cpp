@@ -67,6 +67,11 @@ void add_cumulative_cases(std::vector<GradCase>& cases) {
                      auto x = in.f<2>(0);
                      return join({flat(x.cumprod(1)), flat(x.cumprod(0))});
                    }});
+  // Zeros: one and two in a row, first and last in their line (the gradient must not divide by them).
+  cases.push_back({"cumprod_zeros", {"float_cumprod"}, [](const GradInputs& in) {
+                     auto x = in.f<2>(0);
+                     return join({flat(x.cumprod(1)), flat(x.cumprod(0))});
+                   }});
   // No ties.
   cases.push_back({"cummin", {"float_cummin"}, [](const GradInputs& in) {
                      auto x = in.f<2>(0);

@@ -96,6 +96,20 @@ TEST(Autodiff, GradientsAccumulateOverReusedTensors) {
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(g[i], 2 * xs[i] + 3 + std::cos(xs[i]), 1e-6);
 }
 
+// prod's gradient multiplies the other elements' products; with no elements there are none (it used to
+// wrap n - 1 and corrupt the heap).
+TEST(Autodiff, ProductsOfEmptyTensorsHaveEmptyGradients) {
+  auto x = T2::zeros(Shape{0, 3}).require_grad();
+  auto whole = x.prod();
+  EXPECT_EQ(values(whole.inner()), (std::vector<double>{1.0}));
+  auto grads = whole.backward();
+  EXPECT_EQ(x.grad(grads)->shape(), Shape({0, 3}));
+  auto rows = x.prod_dim(1);
+  EXPECT_EQ(rows.shape(), Shape({0, 1}));
+  auto row_grads = rows.sum().backward();
+  EXPECT_EQ(x.grad(row_grads)->shape(), Shape({0, 3}));
+}
+
 TEST(Autodiff, GradientsMoveToAnotherThread) {
   auto x = T2::from_data({{1., 2., 3.}}).require_grad();
   auto grads = x.exp().sum().backward();

@@ -54,6 +54,18 @@ TEST(Initializers, XavierNormalOrthogonalAndErrors) {
       "[Initializer::Orthogonal]");
 }
 
+// A batch of 0 (or no channels) used to divide by zero computing the window layout.
+TEST(LocalResponseNorm, EmptyInputsPassThrough) {
+  auto norm = nn::LocalResponseNormConfig(3).init();
+  for (const Shape& shape : {Shape{0, 4, 5}, Shape{2, 0, 5}, Shape{2, 4, 0}}) {
+    auto x = Tensor<AD, 3>::zeros(shape).require_grad();
+    auto y = norm.forward(x);
+    EXPECT_EQ(y.shape(), shape);
+    auto grads = y.sum().backward();
+    EXPECT_EQ(x.grad(grads)->shape(), shape);
+  }
+}
+
 TEST(Dropout, ActiveOnlyOnAutodiffBackends) {
   auto drop = nn::DropoutConfig(0.5).init();
   auto x = Tensor<Cpu, 2>::ones({64, 64});

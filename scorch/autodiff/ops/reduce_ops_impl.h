@@ -35,6 +35,7 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::mean_dim(T x, size_t dim) {
 // left[i] = Π_{k<i} x_k and right[i] = Π_{k>i} x_k from cumulative products of x and flipped x.
 template <class B> typename B::FloatTensor ReduceOps<B>::others_product(const P& x, size_t dim) {
   size_t n = x.shape()[dim];
+  if (n == 0) return x;  // nothing to multiply: the (empty) result has x's shape
   Shape one = x.shape();
   one[dim] = 1;
   P ones = I::full(one, Scalar(1), x.device(), x.dtype());
@@ -113,19 +114,29 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::cumsum(T x, size_t dim) {
         });
       });
 }
-// y_j = Π_{i<=j} x_i: dx_i = Σ_{j>=i} g_j y_j / x_i (inputs must be nonzero, as the division shows).
+// y_j = Π_{i<=j} x_i. Before a line's first zero, dx_i = Σ_{j>=i} g_j y_j / x_i (x_i is nonzero there); at
+// the first zero z, dx_z = Σ_{j>=z} g_j y'_j, with y' the cumprod that reads x_z as 1; after it, 0 (every
+// product holds x_z). Exact at zeros, like PyTorch's.
 template <class B> AutodiffTensor<B> ReduceOps<B>::cumprod(T x, size_t dim) {
   return R::unary(
       "cumprod", Bound::Memory, std::move(x), in(0) | kOut,
       [dim](auto in) { return I::cumprod(std::move(in[0]), dim); },
-      [dim](auto& c) {
-        c.to(0, [&] {
-          P weighted = I::mul(c.grad(), c.output());
-          return I::div(
-              I::flip(I::cumsum(I::flip(std::move(weighted), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim}),
-              c.input(0));
-        });
-      });
+      [dim](auto& c) { c.to(0, [&] { return cumprod_grad(c.input(0), c.output(), c.grad(), dim); }); });
+}
+template <class B>
+typename B::FloatTensor ReduceOps<B>::cumprod_grad(const P& x, const P& y, const P& grad, size_t dim) {
+  using Bools = KindOps<B, Bool>;
+  const std::vector<size_t> axis{dim};
+  auto reverse_cumsum = [&](P v) { return I::flip(I::cumsum(I::flip(std::move(v), axis), dim), axis); };
+  BoolP zero = I::equal_elem(x, Scalar(0));
+  P zeros_so_far = I::cumsum(Bools::into_float(zero, x.dtype()), dim);
+  BoolP before_zero = I::equal_elem(zeros_so_far, Scalar(0));
+  BoolP first_zero = Bools::logical_and(zero, I::equal_elem(zeros_so_far, Scalar(1)));
+  P divided = I::div(reverse_cumsum(I::mul(grad, y)), I::mask_fill(x, zero, Scalar(1)));
+  P skipping_zero = I::cumprod(I::mask_fill(x, first_zero, Scalar(1)), dim);
+  P at_zero = reverse_cumsum(I::mul(grad, std::move(skipping_zero)));
+  P at_zero_only = I::mask_fill(std::move(at_zero), Bools::logical_not(std::move(first_zero)), Scalar(0));
+  return I::mask_where(std::move(at_zero_only), std::move(before_zero), std::move(divided));
 }
 // The source of y_j is the last i <= j with x_i == y_j: a running max of those positions.
 template <class B> AutodiffTensor<B> ReduceOps<B>::running_extreme(const char* name, T x, size_t dim, bool largest) {
