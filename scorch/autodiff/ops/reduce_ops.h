@@ -29,6 +29,8 @@ template <class B> struct ReduceOps : OpsBase<B> {
  private:
   /// The product of every other element along dim, without division (zeros are fine).
   static P others_product(const P& x, size_t dim);
+  /// Σ_{j>=i} x_j along dim (cumsum from the end): cumsum's gradient.
+  static P reverse_cumsum(P x, size_t dim);
   /// cumprod's input gradient, exact where x has zeros (no division by them).
   static P cumprod_grad(const P& x, const P& y, const P& grad, size_t dim);
   /// (extreme value, index) along dim, recorded so the gradient goes to the index.

@@ -108,11 +108,11 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::min(T x) { return flat_extrem
 template <class B> AutodiffTensor<B> ReduceOps<B>::cumsum(T x, size_t dim) {
   return R::unary(
       "cumsum", Bound::Memory, std::move(x), 0, [dim](auto in) { return I::cumsum(std::move(in[0]), dim); },
-      [dim](auto& c) {
-        c.to(0, [&] {
-          return I::flip(I::cumsum(I::flip(c.grad(), std::vector<size_t>{dim}), dim), std::vector<size_t>{dim});
-        });
-      });
+      [dim](auto& c) { c.to(0, [&] { return reverse_cumsum(c.grad(), dim); }); });
+}
+template <class B> typename B::FloatTensor ReduceOps<B>::reverse_cumsum(P x, size_t dim) {
+  const std::vector<size_t> axis{dim};
+  return I::flip(I::cumsum(I::flip(std::move(x), axis), dim), axis);
 }
 // y_j = Π_{i<=j} x_i. Before a line's first zero, dx_i = Σ_{j>=i} g_j y_j / x_i (x_i is nonzero there); at
 // the first zero z, dx_z = Σ_{j>=z} g_j y'_j, with y' the cumprod that reads x_z as 1; after it, 0 (every
@@ -126,15 +126,13 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::cumprod(T x, size_t dim) {
 template <class B>
 typename B::FloatTensor ReduceOps<B>::cumprod_grad(const P& x, const P& y, const P& grad, size_t dim) {
   using Bools = KindOps<B, Bool>;
-  const std::vector<size_t> axis{dim};
-  auto reverse_cumsum = [&](P v) { return I::flip(I::cumsum(I::flip(std::move(v), axis), dim), axis); };
   BoolP zero = I::equal_elem(x, Scalar(0));
   P zeros_so_far = I::cumsum(Bools::into_float(zero, x.dtype()), dim);
   BoolP before_zero = I::equal_elem(zeros_so_far, Scalar(0));
   BoolP first_zero = Bools::logical_and(zero, I::equal_elem(zeros_so_far, Scalar(1)));
-  P divided = I::div(reverse_cumsum(I::mul(grad, y)), I::mask_fill(x, zero, Scalar(1)));
+  P divided = I::div(reverse_cumsum(I::mul(grad, y), dim), I::mask_fill(x, zero, Scalar(1)));
   P skipping_zero = I::cumprod(I::mask_fill(x, first_zero, Scalar(1)), dim);
-  P at_zero = reverse_cumsum(I::mul(grad, std::move(skipping_zero)));
+  P at_zero = reverse_cumsum(I::mul(grad, std::move(skipping_zero)), dim);
   P at_zero_only = I::mask_fill(std::move(at_zero), Bools::logical_not(std::move(first_zero)), Scalar(0));
   return I::mask_where(std::move(at_zero_only), std::move(before_zero), std::move(divided));
 }
