@@ -41,7 +41,9 @@ template <class B> struct Linear {
                        "input " + x.shape().to_string() + " must end in d_input " + std::to_string(d_in));
     auto w = layout == LinearLayout::Row ? weight.val() : weight.val().transpose();
     size_t d_out = w.shape()[1];
-    auto flat = x.template reshape<2>({-1, static_cast<int64_t>(d_in)});
+    size_t rows = 1;
+    for (size_t i = 0; i + 1 < D; ++i) rows *= x.shape()[i];
+    auto flat = x.template reshape<2>({rows, d_in});
     auto y = flat.matmul(w);
     if (bias) y = y + bias->val().template unsqueeze<2>();
     Shape out = x.shape();

@@ -156,8 +156,9 @@ template <class B> struct GroupNorm {
     if (x.shape()[1] != num_channels)
       throw ShapeError("GroupNorm::forward", "input " + x.shape().to_string() + " must have " +
                                                  std::to_string(num_channels) + " channels in dim 1");
-    size_t batch = x.shape()[0];
-    auto grouped = x.template reshape<3>({static_cast<int64_t>(batch), static_cast<int64_t>(num_groups), -1});
+    size_t batch = x.shape()[0], per_group = num_channels / num_groups;
+    for (size_t i = 2; i < D; ++i) per_group *= x.shape()[i];
+    auto grouped = x.template reshape<3>({batch, num_groups, per_group});
     auto y = detail::standardize_last(grouped, epsilon).template reshape<D>(x.shape());
     if (gamma) y = y * detail::per_channel<D>(gamma->val());
     if (beta) y = y + detail::per_channel<D>(beta->val());

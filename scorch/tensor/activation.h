@@ -22,7 +22,8 @@ template <class B, size_t D> FloatTensor<B, D> relu6(const FloatTensor<B, D>& x)
 template <class B, size_t D> FloatTensor<B, D> leaky_relu(FloatTensor<B, D> x, double slope = 0.01) {
   return wrap<B, D>(KindOps<B, Float>::leaky_relu(std::move(x).into_primitive(), Scalar(slope)));
 }
-/// x for x >= 0, alpha * x below, with alpha broadcast (one value or one per channel, dim 1).
+/// x for x > 0, alpha * x elsewhere (as PyTorch, so alpha = ±inf gives NaN at 0), with alpha broadcast (one value or
+/// one per channel, dim 1).
 template <class B, size_t D> FloatTensor<B, D> prelu(const FloatTensor<B, D>& x, const FloatTensor<B, 1>& alpha) {
   Shape s;
   for (size_t i = 0; i < D; ++i) s.push_back(i == 1 && D > 1 ? alpha.shape()[0] : 1);
@@ -30,7 +31,7 @@ template <class B, size_t D> FloatTensor<B, D> prelu(const FloatTensor<B, D>& x,
     throw ShapeError("prelu", "alpha " + alpha.shape().to_string() + " must have 1 value or one per channel of " +
                                   x.shape().to_string());
   auto a = alpha.template reshape<D>(s);
-  return x.mask_where(x.lower_elem(0.0), x.mul(a.expand_to(x.shape())));
+  return x.mask_where(x.lower_equal_elem(0.0), x.mul(a.expand_to(x.shape())));
 }
 /// x * Φ(x) (erf form).
 template <class B, size_t D> FloatTensor<B, D> gelu(FloatTensor<B, D> x) {
@@ -73,9 +74,10 @@ template <class B, size_t D> FloatTensor<B, D> hard_swish(const FloatTensor<B, D
 template <class B, size_t D> FloatTensor<B, D> tanh(FloatTensor<B, D> x) { return std::move(x).tanh(); }
 /// x - tanh(x).
 template <class B, size_t D> FloatTensor<B, D> tanhshrink(const FloatTensor<B, D>& x) { return x - x.tanh(); }
-/// clamp(x, min, max).
+/// clamp(x, min, max); min > max is a ValueError, as PyTorch's Hardtanh.
 template <class B, size_t D>
 FloatTensor<B, D> hardtanh(const FloatTensor<B, D>& x, double min = -1.0, double max = 1.0) {
+  if (min > max) throw ValueError("hardtanh", "min " + std::to_string(min) + " exceeds max " + std::to_string(max));
   return x.clamp(min, max);
 }
 /// x / (1 + |x|).
@@ -106,8 +108,8 @@ template <class B, size_t D> FloatTensor<B, D> glu(const FloatTensor<B, D>& x, i
   size_t d = check::dim("glu", dim, D);
   if (x.shape()[d] % 2 != 0)
     throw ShapeError("glu", "dim " + std::to_string(d) + " of " + x.shape().to_string() + " must be even");
-  auto halves = x.chunk(2, static_cast<int64_t>(d));
-  return halves[0] * sigmoid<B, D>(halves[1]);
+  size_t half = x.shape()[d] / 2;
+  return x.narrow(static_cast<int64_t>(d), 0, half) * sigmoid<B, D>(x.narrow(static_cast<int64_t>(d), half, half));
 }
 /// x where |x| > lambda, 0 elsewhere.
 template <class B, size_t D> FloatTensor<B, D> hard_shrink(const FloatTensor<B, D>& x, double lambda = 0.5) {

@@ -48,11 +48,12 @@ Shape reshape(const Shape& from, std::span<const int64_t> to) {
       infer = static_cast<int>(i);
       continue;
     }
-    if (to[i] < -1) throw ShapeError("reshape", "dim " + str(to[i]) + " is negative");
-    if (to[i] == 0 && i >= from.rank())
+    bool keep = to[i] == kKeepDim;
+    if (to[i] < -1 && !keep) throw ShapeError("reshape", "dim " + str(to[i]) + " is negative");
+    if (keep && i >= from.rank())
       throw ShapeError("reshape", "0 (keep) at dim " + str(static_cast<int64_t>(i)) + " but the source " +
                                       from.to_string() + " has no such dim");
-    out[i] = to[i] == 0 ? from[i] : static_cast<size_t>(to[i]);
+    out[i] = keep ? from[i] : static_cast<size_t>(to[i]);
     known *= out[i];
   }
   if (infer >= 0) {
@@ -62,11 +63,15 @@ Shape reshape(const Shape& from, std::span<const int64_t> to) {
     out[static_cast<size_t>(infer)] = from.num_elements() / known;
   }
   Shape result(out);
-  if (result.num_elements() != from.num_elements())
-    throw ShapeError("reshape", "cannot reshape " + from.to_string() + " (" +
-                                    str(static_cast<int64_t>(from.num_elements())) + " elements) to " +
-                                    result.to_string() + " (" + str(static_cast<int64_t>(result.num_elements())) + ")");
+  same_element_count("reshape", from, result);
   return result;
+}
+
+void same_element_count(const char* op, const Shape& from, const Shape& to) {
+  if (to.num_elements() != from.num_elements())
+    throw ShapeError(op, "cannot reshape " + from.to_string() + " (" + str(static_cast<int64_t>(from.num_elements())) +
+                             " elements) to " + to.to_string() + " (" + str(static_cast<int64_t>(to.num_elements())) +
+                             ")");
 }
 
 Shape expand(const Shape& from, std::span<const int64_t> to) {

@@ -10,6 +10,7 @@
 #include "scorch/core/dtype.h"
 #include "scorch/core/error.h"
 #include "scorch/core/shape.h"
+#include "scorch/tensor/dim_arg.h"
 #include "scorch/tensor/slice.h"
 
 namespace scorch::check {
@@ -28,6 +29,8 @@ std::vector<size_t> dims(const char* op, std::span<const int64_t> dims, size_t r
 std::vector<size_t> permutation(const char* op, std::span<const int64_t> axes, size_t rank);
 /// Target dims of a reshape (-1 inferred once, 0 keeps the source dim), resolved.
 Shape reshape(const Shape& from, std::span<const int64_t> to);
+/// Throws ShapeError unless from and to hold the same number of elements.
+void same_element_count(const char* op, const Shape& from, const Shape& to);
 /// The result shape of an expand (broadcast) of from to dims (-1 keeps a dim).
 Shape expand(const Shape& from, std::span<const int64_t> to);
 /// Slices resolved against shape; missing trailing slices select whole dims.

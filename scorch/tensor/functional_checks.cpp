@@ -40,6 +40,14 @@ void nonempty(const char* op, const Shape& x, size_t dim, int64_t out, const std
         op, "input " + x.to_string() + " gives an empty output along spatial dim " + str(dim) + " (" + what + ")");
 }
 
+// Resampling ops read their output from the input's spatial extent, which must not be empty.
+void spatial_nonempty(const char* op, const Shape& x) {
+  for (size_t d = 2; d < x.rank(); ++d)
+    if (x[d] == 0)
+      throw ShapeError(op, "input " + x.to_string() + " has an empty spatial dim " + str(d - 2) +
+                               ": there is nothing to resample from");
+}
+
 }  // namespace
 
 void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, const std::optional<Shape>& bias,
@@ -56,7 +64,10 @@ void conv(const char* op, const Shape& x, DType xd, const Shape& w, DType wd, co
   option_size(op, "stride", spec.stride, spatial, 1);
   option_size(op, "padding", spec.padding, spatial, 0);
   option_size(op, "dilation", spec.dilation, spatial, 1);
-  if (transposed) option_size(op, "padding_out", spec.padding_out, spatial, 0);
+  if (transposed) {
+    option_size(op, "padding_out", spec.padding_out, spatial, 0);
+    spatial_nonempty(op, x);
+  }
   size_t g = spec.groups;
   if (g < 1) throw ValueError(op, "groups must be at least 1");
   size_t in = x[1], out_channels = transposed ? w[1] * g : w[0];
@@ -107,12 +118,14 @@ void adaptive(const char* op, const Shape& x, DType xd, const SpatialDims& outpu
   size_t spatial = x.rank() - 2;
   spatial_rank(op, x, spatial);
   option_size(op, "output size", output_size, spatial, 1);
+  spatial_nonempty(op, x);
 }
 
 void interpolate(const char* op, const Shape& x, DType xd, const InterpolateSpec& spec) {
   float_dtype(op, "input", xd);
   if (x.rank() != 4) throw ShapeError(op, "input " + x.to_string() + " must be [batch, channels, height, width]");
   option_size(op, "output size", spec.output_size, 2, 1);
+  spatial_nonempty(op, x);
 }
 
 void fold(const char* op, const Shape& x, DType xd, const SpatialDims& output_size, const PoolSpec& spec) {

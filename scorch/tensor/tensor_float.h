@@ -129,7 +129,7 @@ template <class B, size_t D, class K> class FloatMethods {
     return Tensor<B, D, Int>(Ops::into_int(prim(), Int::default_dtype));
   }
 
-  /// Unbiased variance along dim (kept with size 1).
+  /// Unbiased variance along dim (kept with size 1); NaN where dim has fewer than 2 values, as in PyTorch.
   Self var(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 1).first; }
   /// Biased (population) variance along dim.
   Self var_bias(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 0).first; }
@@ -138,10 +138,11 @@ template <class B, size_t D, class K> class FloatMethods {
   /// (biased variance, mean) along dim.
   std::pair<Self, Self> var_mean_bias(int64_t dim) const requires FloatKind<K> { return var_mean_impl(dim, 0); }
 
-  /// |self - other| <= atol + rtol * |other|, elementwise (NaNs are never close).
+  /// self == other or |self - other| <= atol + rtol * |other|, elementwise (NaNs are never close; equal
+  /// infinities are, as in PyTorch).
   Mask is_close(const Self& o, double rtol = 1e-5, double atol = 1e-8) const requires FloatKind<K> {
     auto diff = self().sub(o).abs();
-    return diff.lower_equal(o.abs().mul_scalar(Scalar(rtol)).add_scalar(Scalar(atol)));
+    return diff.lower_equal(o.abs().mul_scalar(Scalar(rtol)).add_scalar(Scalar(atol))).bool_or(self().equal(o));
   }
   /// True if every pair of values is close.
   bool all_close(const Self& o, double rtol = 1e-5, double atol = 1e-8) const requires FloatKind<K> {
@@ -185,12 +186,10 @@ template <class B, size_t D, class K> class FloatMethods {
   std::pair<Self, Self> var_mean_impl(int64_t dim, size_t correction) const {
     size_t d = check::dim("var", dim, D);
     size_t n = self().shape()[d];
-    if (n <= correction)
-      throw ShapeError("var", "dim " + std::to_string(d) + " of " + self().shape().to_string() + " has too few values");
     auto mean = self().mean_dim(static_cast<int64_t>(d));
     auto centered = self().sub(mean);
-    auto var =
-        centered.square().sum_dim(static_cast<int64_t>(d)).div_scalar(Scalar(static_cast<double>(n - correction)));
+    double divisor = static_cast<double>(n > correction ? n - correction : 0);  // 0: NaN, as PyTorch
+    auto var = centered.square().sum_dim(static_cast<int64_t>(d)).div_scalar(Scalar(divisor));
     return {var, mean};
   }
   // remainder r has the divisor's sign; where the dividend's sign differs, fmod = r - divisor.

@@ -56,7 +56,7 @@ template <class B, size_t D, class K> class IndexMethods {
   /// The values where mask is true, in row-major order (rank 1).
   Tensor<B, 1, K> mask_select(const Mask& mask) const {
     Shape out = check::broadcast("mask_select", self().shape(), mask.shape());
-    auto n = static_cast<int64_t>(out.num_elements());
+    size_t n = out.num_elements();
     auto flat_mask = mask.expand_to(out).template reshape<1>({n});
     auto where = Tensor<B, 2, Int>(KindOps<B, Bool>::argwhere(flat_mask.primitive())).template reshape<1>({-1});
     return expand_to(out).template reshape<1>({n}).select(0, where);

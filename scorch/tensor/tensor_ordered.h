@@ -103,7 +103,8 @@ template <class B, size_t D, class K> class OrderedMethods {
   Self cummin(int64_t dim) const requires NumericKind<K> { return Self(Ops::cummin(prim(), dim_of("cummin", dim))); }
   /// Running maximum along dim.
   Self cummax(int64_t dim) const requires NumericKind<K> { return Self(Ops::cummax(prim(), dim_of("cummax", dim))); }
-  /// Values clamped to [lo, hi] (NaN stays NaN).
+  /// Values clamped to [lo, hi] (NaN stays NaN). lo > hi is a ValueError, for every clamp-like op (clamp,
+  /// hardtanh): PyTorch's clamp gives hi everywhere there, which hides the swapped bounds (its Hardtanh raises).
   Self clamp(Scalar lo, Scalar hi) const requires NumericKind<K> {
     if (lo.to_double() > hi.to_double())
       throw ValueError("clamp", "min " + lo.to_string() + " exceeds max " + hi.to_string());

@@ -15,28 +15,27 @@ template <class B, size_t D, class K> class ShapeMethods {
   auto prim() const { return self().primitive(); }
 
  public:
-  /// Same values in a new shape of rank N; -1 infers one dim, 0 keeps the source dim.
-  template <size_t N> Ranked<N> reshape(const DimArg (&dims)[N]) const { return reshape_to<N>(dim_values(dims)); }
-  /// The same from dims() of another tensor or a Shape (templates, so braced lists pick the form above).
+  /// Same values in a new shape of rank N; -1 infers one dim, a literal 0 keeps the source dim (a size_t 0 is
+  /// a zero-size dim).
+  template <size_t N> Ranked<N> reshape(const DimArg (&dims)[N]) const { return reshape_to<N>(reshape_values(dims)); }
+  /// Same values in exactly the dims of another tensor's dims() or a Shape (0 is a zero-size dim here;
+  /// templates, so braced lists pick the form above).
   template <size_t N, class A>
   requires std::same_as<A, std::array<size_t, N>> Ranked<N> reshape(const A& dims)
-  const { return reshape_to<N>(std::vector<int64_t>(dims.begin(), dims.end())); }
-  template <size_t N, std::same_as<Shape> S> Ranked<N> reshape(const S& shape) const {
-    return reshape_to<N>(std::vector<int64_t>(shape.begin(), shape.end()));
-  }
+  const { return reshape_exact<N>(Shape(std::span<const size_t>(dims.data(), dims.size()))); }
+  template <size_t N, std::same_as<Shape> S> Ranked<N> reshape(const S& shape) const { return reshape_exact<N>(shape); }
   /// Merges dims start..end (inclusive) into one; the result has rank N = D - (end - start).
   template <size_t N> Ranked<N> flatten(int64_t start, int64_t end) const {
     size_t s = check::dim("flatten", start, D), e = check::dim("flatten", end, D);
     if (s > e || N != D - (e - s))
       throw ShapeError("flatten", "dims " + std::to_string(s) + ".." + std::to_string(e) + " of rank " +
                                       std::to_string(D) + " cannot give rank " + std::to_string(N));
-    std::vector<int64_t> dims;
-    Shape sh = self().shape();
+    Shape sh = self().shape(), out;
     for (size_t i = 0; i < D; ++i) {
-      if (i <= s || i > e) dims.push_back(static_cast<int64_t>(sh[i]));
-      else dims.back() *= static_cast<int64_t>(sh[i]);
+      if (i <= s || i > e) out.push_back(sh[i]);
+      else out[out.rank() - 1] *= sh[i];
     }
-    return reshape_to<N>(dims);
+    return reshape_exact<N>(out);
   }
   /// Removes dim (which must have size 1).
   template <size_t N = D - 1> Ranked<N> squeeze(int64_t dim) const { return squeeze_dims<N>({dim}); }
@@ -203,6 +202,7 @@ template <class B, size_t D, class K> class ShapeMethods {
   std::vector<Self> chunk(size_t chunks, int64_t dim) const {
     check::positive("chunk", "chunks", static_cast<int64_t>(chunks));
     size_t n = self().shape()[check::dim("chunk", dim, D)];
+    if (n == 0) return std::vector<Self>(chunks, self());  // as PyTorch: every chunk of an empty dim is empty
     return split(std::max<size_t>(1, (n + chunks - 1) / chunks), dim);
   }
   /// Each index of dim as a tensor that keeps dim with size 1.
@@ -237,6 +237,11 @@ template <class B, size_t D, class K> class ShapeMethods {
     if (dims.size() != N)
       throw ShapeError("reshape", std::to_string(dims.size()) + " dims given for rank " + std::to_string(N));
     return Ranked<N>(Ops::reshape(prim(), check::reshape(self().shape(), dims)));
+  }
+  template <size_t N> Ranked<N> reshape_exact(const Shape& shape) const {
+    if (shape.rank() != N) throw ShapeError("reshape", shape.to_string() + " given for rank " + std::to_string(N));
+    check::same_element_count("reshape", self().shape(), shape);
+    return Ranked<N>(Ops::reshape(prim(), shape));
   }
 };
 

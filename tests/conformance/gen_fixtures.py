@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 torch.manual_seed(0)
 CASES = []
+BASE = []  # (name, inputs, fn, tol) of every case, for the edge variants (edge_variants.py)
 
 
 def case(name, inputs, fn, tol=None):
@@ -25,6 +26,7 @@ def case(name, inputs, fn, tol=None):
     if tol:
         c["tolerance"] = tol
     CASES.append(c)
+    BASE.append((name, [i.clone() for i in inputs], fn, tol))
 
 
 def rn(*shape, dtype=torch.float32):
@@ -66,7 +68,7 @@ case("arange", [], lambda: (torch.arange(2, 9), torch.arange(1, 10, 3)))
 a, b = rn(2, 3), rn(2, 3)
 case("remainder_float", [rn(2, 3) * 5, torch.tensor([[2.0, -3.0, 1.5]])], lambda x, y: torch.remainder(x, y))
 case("scalar_ops_float", [a], lambda x: (x + 2.5, x - 1.5, x * -3.0, x / 4.0, torch.remainder(x, 0.7), x.abs() ** 1.7, x ** 2))
-case("powi_float", [pos(2, 3), ri(2, 3, lo=-2, hi=4)], lambda x, y: torch.pow(x, y.float()))
+case("powi_float", [pos(2, 3), ri(2, 3, lo=-2, hi=4)], lambda x, y: torch.pow(x, y.to(x.dtype)))
 case("neg_float", [a], lambda x: -x)
 case("matmul_float", [rn(2, 3, 4), rn(1, 4, 5)], lambda x, y: x @ y)
 case("matmul_f64", [rn(3, 4, dtype=torch.float64), rn(4, 2, dtype=torch.float64)], lambda x, y: x @ y)
@@ -148,7 +150,7 @@ case("sum_f16", [rn(64, dtype=torch.float16)], lambda x: x.sum().reshape(1), tol
 l = rn(2, 3, 4)
 case("layout_float", [l], lambda x: (x.reshape(6, 4), x.permute(2, 0, 1), x.transpose(0, 2), x.flip(1), x.flip(0, 2),
                                      x[:, 1:3, ::2], x[:, :, 1:2], x.unfold(2, 2, 1)))
-case("expand_float", [rn(3, 1)], lambda x: x.expand(2, 3, 4))
+case("expand_float", [rn(3, 1)], lambda x: x.expand(2, -1, 4))
 case("slice_reverse", [rn(5)], lambda x: (x.flip(0)[::2], x[1:4].flip(0)))
 case("slice_assign_float", [rn(3, 4), rn(2, 2)], lambda x, v: torch.cat([x[:1], torch.cat([x[1:, :1], v, x[1:, 3:]], 1)], 0))
 case("cat_repeat_float", [rn(2, 3), rn(1, 3)], lambda x, y: (torch.cat([x, y], 0), x.repeat(1, 3), x.repeat(2, 1)))
@@ -234,6 +236,12 @@ def main(out_dir):
     with open(os.path.join(out_dir, "conformance.json"), "w") as f:
         json.dump({"generator": "tests/conformance/gen_fixtures.py", "torch": torch.__version__, "cases": CASES}, f, separators=(",", ":"))
     print(f"wrote {len(CASES)} cases")
+    import edge_variants  # noqa: E402
+    edge = edge_variants.edge_cases(BASE, enc)
+    with open(os.path.join(out_dir, "edge.json"), "w") as f:
+        json.dump({"generator": "tests/conformance/gen_fixtures.py (edge_variants.py)", "torch": torch.__version__,
+                   "cases": edge}, f, separators=(",", ":"))
+    print(f"wrote {len(edge)} edge cases ({sum(1 for c in edge if c.get('error'))} expect an error)")
 
 
 if __name__ == "__main__":

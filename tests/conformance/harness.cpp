@@ -1,6 +1,7 @@
 #include "harness.h"
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 
@@ -58,11 +59,27 @@ std::vector<Fixture> load_fixtures(const std::string& path) {
     f.name = c.at("name").get<std::string>();
     for (const auto& t : c.at("inputs")) f.inputs.push_back(decode_tensor(t));
     for (const auto& t : c.at("outputs")) f.outputs.push_back(decode_tensor(t));
+    f.error = c.value("error", false);
+    f.lenient = c.value("lenient", false);
+    f.torch_error = c.value("torch_error", "");
     if (c.contains("tolerance"))
       f.tolerance = Tolerance{c["tolerance"][0].get<double>(), c["tolerance"][1].get<double>()};
     out.push_back(std::move(f));
   }
   return out;
+}
+
+TensorData duplicate_last_dim(const TensorData& data) {
+  Shape shape = data.shape();
+  size_t width = dtype_size(data.dtype()), n = data.num_elements();
+  shape[shape.rank() - 1] *= 2;
+  std::vector<std::byte> bytes(2 * n * width);
+  auto src = data.bytes();
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(bytes.data() + 2 * i * width, src.data() + i * width, width);
+    std::memcpy(bytes.data() + (2 * i + 1) * width, src.data() + i * width, width);
+  }
+  return TensorData::from_bytes(std::move(bytes), shape, data.dtype());
 }
 
 void expect_match(const TensorData& expected, const TensorData& actual, std::optional<Tolerance> tolerance) {

@@ -16,26 +16,86 @@ inline const std::vector<Fixture>& fixtures() {
   static const std::vector<Fixture> all = load_fixtures(SCORCH_FIXTURE_DIR "/conformance.json");
   return all;
 }
+/// The edge sweep's fixtures: "<case>@<variant>" (tests/conformance/edge_variants.py).
+inline const std::vector<Fixture>& edge_fixtures() {
+  static const std::vector<Fixture> all = load_fixtures(SCORCH_FIXTURE_DIR "/edge.json");
+  return all;
+}
 
-inline std::vector<std::string> fixture_names() {
+inline std::vector<std::string> names_of(const std::vector<Fixture>& fixtures) {
   std::vector<std::string> names;
-  for (const auto& f : fixtures()) names.push_back(f.name);
+  for (const auto& f : fixtures) names.push_back(f.name);
+  return names;
+}
+inline std::vector<std::string> fixture_names() { return names_of(fixtures()); }
+/// GoogleTest's parameter names allow only [A-Za-z0-9_]: "case@variant" becomes "case_at_variant".
+inline std::string test_name(const std::string& name) {
+  auto at = name.find('@');
+  return at == std::string::npos ? name : name.substr(0, at) + "_at_" + name.substr(at + 1);
+}
+
+/// Runs the case a fixture names (its base case for an edge variant) and compares its outputs.
+template <class B> void run_fixture(const Fixture& f) {
+  static const CaseList<B> list = all_cases<B>();
+  std::string base = f.name.substr(0, f.name.find('@'));
+  bool strided = f.name.ends_with("@strided");
+  auto c = std::find_if(list.cases.begin(), list.cases.end(), [&](const Case<B>& x) { return x.name == base; });
+  ASSERT_NE(c, list.cases.end()) << "fixture " << f.name << " has no C++ case";
+  if (f.error) {
+    try {
+      c->run(Inputs<B>{f.inputs, strided});
+      EXPECT_TRUE(f.lenient) << f.name << ": no error, but PyTorch raises: " << f.torch_error;
+    } catch (const Error&) {}
+    return;
+  }
+  BackwardProbe<B> probe;
+  bool edge = f.name.find('@') != std::string::npos;
+  if (edge) BackwardProbe<B>::active() = &probe;
+  std::vector<TensorData> actual;
+  try {
+    actual = c->run(Inputs<B>{f.inputs, strided});
+  } catch (...) {
+    BackwardProbe<B>::active() = nullptr;
+    throw;
+  }
+  BackwardProbe<B>::active() = nullptr;
+  if (edge) {
+    try {
+      probe.check();
+    } catch (const std::exception& e) { ADD_FAILURE() << f.name << " backward: " << e.what(); }
+  }
+  ASSERT_EQ(actual.size(), f.outputs.size()) << "case " << f.name << " produced the wrong number of outputs";
+  for (size_t i = 0; i < actual.size(); ++i) {
+    try {
+      expect_match(f.outputs[i], actual[i], f.tolerance);
+    } catch (const AssertionError& e) { ADD_FAILURE() << f.name << " output " << i << ": " << e.what(); }
+  }
+}
+
+template <class B> void run_named(const std::vector<Fixture>& fx, const std::string& name) {
+  auto f = std::find_if(fx.begin(), fx.end(), [&](const Fixture& x) { return x.name == name; });
+  ASSERT_NE(f, fx.end()) << "no fixture " << name;
+  run_fixture<B>(*f);
+}
+
+/// The edge sweep's cases: edge.json's, and "<case>@strided" for every conformance case with inputs.
+inline std::vector<std::string> edge_names() {
+  auto names = names_of(edge_fixtures());
+  for (const auto& f : fixtures())
+    if (!f.inputs.empty()) names.push_back(f.name + "@strided");
   return names;
 }
 
-template <class B> void run_case(const std::string& name) {
-  static const CaseList<B> list = all_cases<B>();
+/// Runs an edge case: "<case>@strided" is the conformance fixture with strided inputs.
+template <class B> void run_edge(const std::string& name) {
+  if (!name.ends_with("@strided")) return run_named<B>(edge_fixtures(), name);
+  std::string base = name.substr(0, name.size() - std::string("@strided").size());
   const auto& fx = fixtures();
-  auto f = std::find_if(fx.begin(), fx.end(), [&](const Fixture& x) { return x.name == name; });
-  auto c = std::find_if(list.cases.begin(), list.cases.end(), [&](const Case<B>& x) { return x.name == name; });
-  ASSERT_NE(c, list.cases.end()) << "fixture " << name << " has no C++ case";
-  auto actual = c->run(Inputs<B>{f->inputs});
-  ASSERT_EQ(actual.size(), f->outputs.size()) << "case " << name << " produced the wrong number of outputs";
-  for (size_t i = 0; i < actual.size(); ++i) {
-    try {
-      expect_match(f->outputs[i], actual[i], f->tolerance);
-    } catch (const AssertionError& e) { ADD_FAILURE() << name << " output " << i << ": " << e.what(); }
-  }
+  auto f = std::find_if(fx.begin(), fx.end(), [&](const Fixture& x) { return x.name == base; });
+  ASSERT_NE(f, fx.end()) << "no fixture " << base;
+  Fixture strided = *f;
+  strided.name = name;
+  run_fixture<B>(strided);
 }
 
 /// Ops of the table that no case covers, and cases with no fixture.
@@ -58,17 +118,25 @@ template <class B> std::pair<std::vector<std::string>, std::vector<std::string>>
 
 }  // namespace scorch::conformance
 
-/// The conformance suite on Backend: one test per fixture, plus the coverage check.
-#define SCORCH_CONFORMANCE_SUITE(Suite, Backend)                                                          \
-  class Suite : public ::testing::TestWithParam<std::string> {};                                          \
-  TEST_P(Suite, MatchesPyTorch) { ::scorch::conformance::run_case<Backend>(GetParam()); }                 \
-  INSTANTIATE_TEST_SUITE_P(Fixtures, Suite, ::testing::ValuesIn(::scorch::conformance::fixture_names()),  \
-                           [](const ::testing::TestParamInfo<std::string>& info) { return info.param; }); \
-  TEST(Suite##Coverage, EveryOpHasACaseAndEveryCaseAFixture) {                                            \
-    auto [missing_ops, missing_fixtures] = ::scorch::conformance::coverage_gaps<Backend>();               \
-    std::string ops, cases;                                                                               \
-    for (const auto& op : missing_ops) ops += " " + op;                                                   \
-    for (const auto& c : missing_fixtures) cases += " " + c;                                              \
-    EXPECT_TRUE(missing_ops.empty()) << missing_ops.size() << " ops without a case:" << ops;              \
-    EXPECT_TRUE(missing_fixtures.empty()) << "cases without a fixture:" << cases;                         \
+/// The conformance suite on Backend: one test per fixture, plus the coverage check; Suite##Edge runs
+/// the edge sweep (edge.json; ctest runs it apart, label `edge`).
+#define SCORCH_CONFORMANCE_SUITE(Suite, Backend)                                                                       \
+  class Suite : public ::testing::TestWithParam<std::string> {};                                                       \
+  TEST_P(Suite, MatchesPyTorch) {                                                                                      \
+    ::scorch::conformance::run_named<Backend>(::scorch::conformance::fixtures(), GetParam());                          \
+  }                                                                                                                    \
+  INSTANTIATE_TEST_SUITE_P(Fixtures, Suite, ::testing::ValuesIn(::scorch::conformance::fixture_names()),               \
+                           [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });              \
+  class Suite##Edge : public ::testing::TestWithParam<std::string> {};                                                 \
+  TEST_P(Suite##Edge, MatchesPyTorch) { ::scorch::conformance::run_edge<Backend>(GetParam()); }                        \
+  INSTANTIATE_TEST_SUITE_P(                                                                                            \
+      Fixtures, Suite##Edge, ::testing::ValuesIn(::scorch::conformance::edge_names()),                                 \
+      [](const ::testing::TestParamInfo<std::string>& info) { return ::scorch::conformance::test_name(info.param); }); \
+  TEST(Suite##Coverage, EveryOpHasACaseAndEveryCaseAFixture) {                                                         \
+    auto [missing_ops, missing_fixtures] = ::scorch::conformance::coverage_gaps<Backend>();                            \
+    std::string ops, cases;                                                                                            \
+    for (const auto& op : missing_ops) ops += " " + op;                                                                \
+    for (const auto& c : missing_fixtures) cases += " " + c;                                                           \
+    EXPECT_TRUE(missing_ops.empty()) << missing_ops.size() << " ops without a case:" << ops;                           \
+    EXPECT_TRUE(missing_fixtures.empty()) << "cases without a fixture:" << cases;                                      \
   }

@@ -39,6 +39,9 @@ TEST(Errors, DTypesAndValues) {
   expect_error<ValueError>([&] { i % 0; }, "[remainder_scalar] integer division by zero");
   expect_error<ValueError>([&] { a.slice({Slice(0, 2, 0)}); }, "[slice] slice step is 0");
   expect_error<ValueError>([&] { a.clamp(1.0, 0.0); }, "[clamp] min");
+  expect_error<ValueError>([&] { activation::hardtanh(a, 1.0, -1.0); }, "[hardtanh] min");
+  expect_error<ShapeError>([&] { T2::zeros({2, 0}).max_dim(1); }, "[max_dim] dim 1 of [2, 0] is empty");
+  expect_error<ValueError>([&] { Tensor<B, 2, Int>::zeros({0, 2}).mean(); }, "[mean_dim] dim 0 of [0] is empty");
   expect_error<ValueError>(
       [&] {
         Tensor<B, 1, Int>::from_data({0, 5}).one_hot(3);

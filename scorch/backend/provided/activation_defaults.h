@@ -53,6 +53,7 @@ template <class B> auto float_hard_sigmoid(typename B::FloatTensor x, Scalar alp
 /// exp(x - max) / sum(exp(x - max)) along dim.
 template <class B> auto float_softmax(typename B::FloatTensor x, size_t dim) {
   using F = KindOps<B, Float>;
+  if (x.shape()[dim] == 0) return x;  // an empty dim has no max; its softmax is empty too
   auto shifted = F::exp(F::sub(x, F::max_dim(x, dim)));
   auto total = F::sum_dim(shifted, dim);
   return F::div(std::move(shifted), std::move(total));
@@ -60,6 +61,7 @@ template <class B> auto float_softmax(typename B::FloatTensor x, size_t dim) {
 /// x - max - log(sum(exp(x - max))) along dim.
 template <class B> auto float_log_softmax(typename B::FloatTensor x, size_t dim) {
   using F = KindOps<B, Float>;
+  if (x.shape()[dim] == 0) return x;
   auto shifted = F::sub(x, F::max_dim(x, dim));
   auto log_total = F::log(F::sum_dim(F::exp(shifted), dim));
   return F::sub(std::move(shifted), std::move(log_total));

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "scorch/backends/common/empty_reduce.h"
 #include "scorch/backends/common/scalar_ops.h"
 #include "scorch/backends/cpu/kernels/elementwise.h"
 #include "scorch/backends/cpu/kernels/kernels.h"
@@ -11,12 +12,12 @@ namespace scorch::backends::cpu::kernels {
 namespace so = scalar_ops;
 namespace {
 
-// out[o, i] = fold of x[o, 0..n, i] with op, starting from x[o, 0, i]; then finish(acc).
+// out[o, i] = fold of x[o, 0..n, i] with op, starting from x[o, 0, i]; then finish(acc). The caller
+// handles an empty dim (empty_fold).
 template <class E, class Op, class Finish> T fold_dim(const char* name, T x, size_t dim, Op op, Finish finish) {
   x = contiguous(std::move(x));
   Lanes g(x.shape(), dim);
   T out(keep_dim(x.shape(), dim), x.dtype());
-  if (g.n == 0) throw ShapeError(name, "cannot reduce an empty dim of " + x.shape().to_string());
   const E* src = x.data<E>();
   E* dst = out.data<E>();
   using A = acc_t<E>;
@@ -43,8 +44,15 @@ struct DivideByCount {
   template <class A> A operator()(A a, size_t n) const { return so::Div{}(a, static_cast<A>(n)); }
 };
 
+// The reduction of an empty dim: PyTorch's identity for every output, or its error.
+T empty_fold(const char* name, EmptyFold fold, const T& x, size_t dim) {
+  Scalar value = empty_fold_value(name, fold, x.dtype(), x.shape(), dim);
+  return full(keep_dim(x.shape(), dim), value, {}, x.dtype());
+}
+
 template <class Op, class Finish = Identity>
-T fold_numeric(const char* name, T x, size_t dim, Op op, Finish finish = {}) {
+T fold_numeric(const char* name, EmptyFold fold, T x, size_t dim, Op op, Finish finish = {}) {
+  if (x.shape()[dim] == 0) return empty_fold(name, fold, x, dim);
   return visit_numeric(name, x.dtype(), [&]<class E>() { return fold_dim<E>(name, std::move(x), dim, op, finish); });
 }
 
@@ -52,9 +60,9 @@ T flatten(T x) { return reshape(std::move(x), Shape{x.numel()}); }
 
 // Index of the extreme value along dim; better(v, best) says v replaces best. NaN wins.
 template <class Better> T arg_extreme(const char* name, T x, size_t dim, Better better) {
+  if (x.shape()[dim] == 0) empty_fold_value(name, EmptyFold::Extreme, x.dtype(), x.shape(), dim);  // throws
   x = contiguous(std::move(x));
   Lanes g(x.shape(), dim);
-  if (g.n == 0) throw ShapeError(name, "cannot reduce an empty dim of " + x.shape().to_string());
   T out(keep_dim(x.shape(), dim), DType::I64);
   int64_t* dst = out.data<int64_t>();
   visit_numeric(name, x.dtype(), [&]<class E>() {
@@ -106,11 +114,13 @@ template <class Op> T scan_dim(const char* name, T x, size_t dim, Op op) {
 
 }  // namespace
 
-T sum_dim(T x, size_t dim) { return fold_numeric("sum_dim", std::move(x), dim, so::Add{}); }
-T mean_dim(T x, size_t dim) { return fold_numeric("mean_dim", std::move(x), dim, so::Add{}, DivideByCount{}); }
-T prod_dim(T x, size_t dim) { return fold_numeric("prod_dim", std::move(x), dim, so::Mul{}); }
-T max_dim(T x, size_t dim) { return fold_numeric("max_dim", std::move(x), dim, so::Maximum{}); }
-T min_dim(T x, size_t dim) { return fold_numeric("min_dim", std::move(x), dim, so::Minimum{}); }
+T sum_dim(T x, size_t dim) { return fold_numeric("sum_dim", EmptyFold::Sum, std::move(x), dim, so::Add{}); }
+T mean_dim(T x, size_t dim) {
+  return fold_numeric("mean_dim", EmptyFold::Mean, std::move(x), dim, so::Add{}, DivideByCount{});
+}
+T prod_dim(T x, size_t dim) { return fold_numeric("prod_dim", EmptyFold::Prod, std::move(x), dim, so::Mul{}); }
+T max_dim(T x, size_t dim) { return fold_numeric("max_dim", EmptyFold::Extreme, std::move(x), dim, so::Maximum{}); }
+T min_dim(T x, size_t dim) { return fold_numeric("min_dim", EmptyFold::Extreme, std::move(x), dim, so::Minimum{}); }
 T sum(T x) {
   if (x.numel() == 0) return full(Shape{1}, Scalar(0), {}, x.dtype());
   return sum_dim(flatten(std::move(x)), 0);

@@ -1,6 +1,7 @@
 #include <cfloat>
 #include <climits>
 
+#include "scorch/backends/common/empty_reduce.h"
 #include "scorch/backends/common/scalar_ops.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
 #include "scorch/backends/cuda/kernels/reduce.cuh"
@@ -65,6 +66,14 @@ template <class A, bool kMax> struct ArgFolder {
 };
 
 template <Fold kFold> T fold(const char* op, T x, size_t dim) {
+  if (x.shape()[dim] == 0) {
+    constexpr EmptyFold empty = kFold == Fold::Sum    ? EmptyFold::Sum
+                                : kFold == Fold::Prod ? EmptyFold::Prod
+                                : kFold == Fold::Mean ? EmptyFold::Mean
+                                                      : EmptyFold::Extreme;
+    Scalar value = empty_fold_value(op, empty, x.dtype(), x.shape(), dim);
+    return full(keep_dim(x.shape(), dim), value, x.device(), x.dtype());
+  }
   x = contiguous(std::move(x));
   T out(keep_dim(x.shape(), dim), x.dtype(), x.device());
   visit_numeric(op, x.dtype(), [&]<class E>() { reduce_dim<E, E>(op, x, out, dim, Folder<dacc_t<E>, kFold>{}); });
@@ -72,6 +81,7 @@ template <Fold kFold> T fold(const char* op, T x, size_t dim) {
 }
 
 template <bool kMax> T arg_extreme(const char* op, T x, size_t dim) {
+  if (x.shape()[dim] == 0) empty_fold_value(op, EmptyFold::Extreme, x.dtype(), x.shape(), dim);  // throws
   x = contiguous(std::move(x));
   T out(keep_dim(x.shape(), dim), DType::I64, x.device());
   visit_numeric(op, x.dtype(),
