@@ -35,8 +35,10 @@ struct Fixture {
 TensorData decode_tensor(const nlohmann::json& j);
 /// Every case of a fixture file; throws IoError / FormatError on a missing or bad file.
 std::vector<Fixture> load_fixtures(const std::string& path);
-/// Throws AssertionError unless actual matches expected (dtype, shape, values within tolerance).
-void expect_match(const TensorData& expected, const TensorData& actual, std::optional<Tolerance> tolerance);
+/// Throws AssertionError unless actual matches expected (dtype, shape, values within tolerance);
+/// spread_nonfinite compares only the values finite on both sides (nonfinite_spreads).
+void expect_match(const TensorData& expected, const TensorData& actual, std::optional<Tolerance> tolerance,
+                  bool spread_nonfinite = false);
 
 /// data with every element written twice along the last dim ([..., n] -> [..., 2n]).
 TensorData duplicate_last_dim(const TensorData& data);

@@ -34,6 +34,18 @@ inline std::string test_name(const std::string& name) {
   return at == std::string::npos ? name : name.substr(0, at) + "_at_" + name.substr(at + 1);
 }
 
+/// Edge cases where backend B's non-finite values may sit elsewhere than PyTorch's CPU ones: cuDNN's
+/// convolution algorithms (FFT, Winograd, split sums) combine NaN and ±inf inputs in another order, so a
+/// value may be NaN on one side and finite or inf on the other. Every value finite on both sides must match
+/// (and there are such values: the cases put NaN and ±inf in the first elements only).
+template <class B> bool nonfinite_spreads(const std::string& name) {
+#ifdef SCORCH_HAVE_CUDA
+  if constexpr (std::is_same_v<B, Cuda> || std::is_same_v<B, Autodiff<Cuda>>)
+    return name.starts_with("mod_conv") && name.ends_with("@special");
+#endif
+  return false;
+}
+
 /// Runs the case a fixture names (its base case for an edge variant) and compares its outputs.
 template <class B> void run_fixture(const Fixture& f) {
   static const CaseList<B> list = all_cases<B>();
@@ -67,7 +79,7 @@ template <class B> void run_fixture(const Fixture& f) {
   ASSERT_EQ(actual.size(), f.outputs.size()) << "case " << f.name << " produced the wrong number of outputs";
   for (size_t i = 0; i < actual.size(); ++i) {
     try {
-      expect_match(f.outputs[i], actual[i], f.tolerance);
+      expect_match(f.outputs[i], actual[i], f.tolerance, nonfinite_spreads<B>(f.name));
     } catch (const AssertionError& e) { ADD_FAILURE() << f.name << " output " << i << ": " << e.what(); }
   }
 }

@@ -219,7 +219,8 @@ T bias_view(const T& bias, const Shape& y) {
 // Sum of g over every dim but the channels: [C].
 T channel_sum(T g) {
   const Shape& s = g.shape();
-  size_t spatial = g.numel() / (s[0] * s[1]);
+  size_t spatial = 1;
+  for (size_t i = 2; i < s.rank(); ++i) spatial *= s[i];
   T r = reshape(std::move(g), Shape{s[0], s[1], spatial});
   r = sum_dim(sum_dim(std::move(r), 2), 0);
   return reshape(std::move(r), Shape{s[1]});
@@ -243,13 +244,21 @@ Shape transpose_out_shape(const Shape& x, const Shape& w, const ConvSpec& spec) 
   return out;
 }
 
+// cuDNN rejects zero-size tensors: a convolution with nothing to sum is zeros (then the bias).
+bool nothing_to_sum(const T& a, const T& b, const T& c) { return a.numel() == 0 || b.numel() == 0 || c.numel() == 0; }
+T zeros_like(const T& t) { return full(t.shape(), Scalar(0), t.device(), t.dtype()); }
+
 T conv_as(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   x = contiguous(std::move(x));
   w = contiguous(std::move(w));
   T y(conv_out_shape(x.shape(), w.shape(), spec), x.dtype(), x.device());
   if (y.numel() == 0) return y;
-  Problem p(x.shape(), w.shape(), y.shape(), spec, x.dtype(), x.device().index);
-  forward(p, x, w, y);
+  if (nothing_to_sum(x, w, y)) {
+    y = zeros_like(y);
+  } else {
+    Problem p(x.shape(), w.shape(), y.shape(), spec, x.dtype(), x.device().index);
+    forward(p, x, w, y);
+  }
   if (bias) y = add(std::move(y), bias_view(*bias, y.shape()));
   return y;
 }
@@ -259,10 +268,11 @@ ConvGradients<T> conv_backward_as(T x, T w, bool has_bias, T grad, const ConvSpe
   w = contiguous(std::move(w));
   grad = contiguous(std::move(grad));
   ConvGradients<T> out{T(x.shape(), x.dtype(), x.device()), T(w.shape(), w.dtype(), w.device()), std::nullopt};
+  if (has_bias) out.bias = channel_sum(grad);
+  if (nothing_to_sum(x, w, grad)) return {zeros_like(out.x), zeros_like(out.weight), out.bias};
   Problem p(x.shape(), w.shape(), grad.shape(), spec, x.dtype(), x.device().index);
   backward_data(p, w, grad, out.x);
   backward_filter(p, x, grad, out.weight);
-  if (has_bias) out.bias = channel_sum(grad);
   return out;
 }
 
@@ -271,8 +281,12 @@ T conv_transpose_as(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   w = contiguous(std::move(w));
   T y(transpose_out_shape(x.shape(), w.shape(), spec), x.dtype(), x.device());
   if (y.numel() == 0) return y;
-  Problem p(y.shape(), w.shape(), x.shape(), spec, x.dtype(), x.device().index);  // y plays the forward input
-  backward_data(p, w, x, y);
+  if (nothing_to_sum(x, w, y)) {
+    y = zeros_like(y);
+  } else {
+    Problem p(y.shape(), w.shape(), x.shape(), spec, x.dtype(), x.device().index);  // y plays the forward input
+    backward_data(p, w, x, y);
+  }
   if (bias) y = add(std::move(y), bias_view(*bias, y.shape()));
   return y;
 }
@@ -282,10 +296,11 @@ ConvGradients<T> conv_transpose_backward_as(T x, T w, bool has_bias, T grad, con
   w = contiguous(std::move(w));
   grad = contiguous(std::move(grad));
   ConvGradients<T> out{T(x.shape(), x.dtype(), x.device()), T(w.shape(), w.dtype(), w.device()), std::nullopt};
+  if (has_bias) out.bias = channel_sum(grad);
+  if (nothing_to_sum(x, w, grad)) return {zeros_like(out.x), zeros_like(out.weight), out.bias};
   Problem p(grad.shape(), w.shape(), x.shape(), spec, x.dtype(), x.device().index);
   forward(p, grad, w, out.x);
   backward_filter(p, grad, x, out.weight);
-  if (has_bias) out.bias = channel_sum(grad);
   return out;
 }
 
