@@ -84,7 +84,7 @@ template <class B, size_t D> void probe_leaf(const Tensor<B, D>& leaf, size_t i)
 template <class B, size_t D, class K> void probe_output(const Tensor<B, D, K>& out) {
   if constexpr (AutodiffBackend<B> && std::is_same_v<K, Float>) {
     auto* probe = BackwardProbe<B>::active();
-    if (!probe || !out.is_require_grad()) return;
+    if (!probe || !out.primitive().node) return;  // untracked: nothing to backpropagate
     auto sum = out.sum().cast(DType::F64);
     probe->total = probe->total ? *probe->total + sum : sum;
     probe->outputs_empty = probe->outputs_empty && out.num_elements() == 0;
