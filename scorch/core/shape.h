@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +14,14 @@ namespace scorch {
 
 /// Highest rank a tensor may have.
 inline constexpr size_t kMaxRank = 8;
+
+/// Most elements (and bytes) a checked count accepts: INT64_MAX, so counts, strides and offsets fit int64.
+inline constexpr size_t kMaxElements = static_cast<size_t>(INT64_MAX);
+
+/// a * b, or nullopt when it exceeds kMaxElements.
+std::optional<size_t> checked_mul(size_t a, size_t b);
+/// Product of dims (1 when empty), or nullopt when the product of its nonzero dims exceeds kMaxElements.
+std::optional<size_t> checked_product(std::span<const size_t> dims);
 
 /// A dims list of rank <= kMaxRank; value type, no heap allocation.
 class Shape {
@@ -29,6 +38,11 @@ class Shape {
   size_t num_dims() const { return rank_; }
   /// Product of the dims (1 for rank 0).
   size_t num_elements() const;
+  /// Product of the dims, or nullopt when the product of its nonzero dims exceeds kMaxElements (for dims read
+  /// from files: then every dim, element count, index and stride fits int64).
+  std::optional<size_t> checked_num_elements() const;
+  /// Bytes of the elements at element_size bytes each, or nullopt when that exceeds kMaxElements.
+  std::optional<size_t> checked_num_bytes(size_t element_size) const;
   size_t operator[](size_t i) const { return dims_[i]; }
   size_t& operator[](size_t i) { return dims_[i]; }
   const size_t* begin() const { return dims_.data(); }

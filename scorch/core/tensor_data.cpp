@@ -56,7 +56,11 @@ void convert_elements(const std::byte* src, DType from, std::byte* dst, DType to
 }
 
 TensorData TensorData::from_bytes(std::vector<std::byte> bytes, Shape shape, DType dtype) {
-  size_t expected = shape.num_elements() * dtype_size(dtype);
+  auto checked = shape.checked_num_bytes(dtype_size(dtype));
+  if (!checked)
+    throw FormatError("TensorData::from_bytes", "shape " + shape.to_string() + " of " + std::string(dtype_name(dtype)) +
+                                                    " overflows the element count");
+  size_t expected = *checked;
   if (bytes.size() != expected)
     throw FormatError("TensorData::from_bytes", std::to_string(bytes.size()) + " bytes given, shape " +
                                                     shape.to_string() + " of " + std::string(dtype_name(dtype)) +

@@ -239,7 +239,28 @@ template <Module M> struct FieldOps<M> {
     });
     return out.size() ? out : Record();
   }
-  static M load(const M& m, const Record* r, detail::LoadContext& ctx);
+  // Defined in the class: clang 14 rejects an out-of-class member of a constrained partial specialization.
+  static M load(const M& m, const Record* r, detail::LoadContext& ctx) {
+    if (r && !r->is_map() && !r->is_null())
+      ctx.fail("expected a map for module " + std::string(M::scorch_module_name) + ", found " + describe(*r));
+    M out = m;
+    for_each_field_pair(out, m, [&](std::string_view name, auto& out_field, const auto& in_field) {
+      const Record* field_record = r ? r->find(name) : nullptr;
+      ctx.path.with(name, [&]() {
+        out_field = FieldOps<std::remove_cvref_t<decltype(in_field)>>::load(in_field, field_record, ctx);
+      });
+    });
+    if (r && r->is_map() && !ctx.options.allow_unused)
+      for (const auto& [key, value] : r->as_map()) {
+        bool known = false;
+        for (std::string_view name : module_field_names<M>) known = known || name == key;
+        if (!known)
+          ctx.path.with(key, [&]() {
+            ctx.fail("unexpected key (module " + std::string(M::scorch_module_name) + " has no such field)");
+          });
+      }
+    return out;
+  }
 
  private:
   template <class Out> static Out start(const M& m) {
@@ -251,27 +272,5 @@ template <Module M> struct FieldOps<M> {
     }
   }
 };
-
-template <Module M> M FieldOps<M>::load(const M& m, const Record* r, detail::LoadContext& ctx) {
-  if (r && !r->is_map() && !r->is_null())
-    ctx.fail("expected a map for module " + std::string(M::scorch_module_name) + ", found " + describe(*r));
-  M out = m;
-  for_each_field_pair(out, m, [&](std::string_view name, auto& out_field, const auto& in_field) {
-    const Record* field_record = r ? r->find(name) : nullptr;
-    ctx.path.with(name, [&]() {
-      out_field = FieldOps<std::remove_cvref_t<decltype(in_field)>>::load(in_field, field_record, ctx);
-    });
-  });
-  if (r && r->is_map() && !ctx.options.allow_unused)
-    for (const auto& [key, value] : r->as_map()) {
-      bool known = false;
-      for (std::string_view name : module_field_names<M>) known = known || name == key;
-      if (!known)
-        ctx.path.with(key, [&]() {
-          ctx.fail("unexpected key (module " + std::string(M::scorch_module_name) + " has no such field)");
-        });
-    }
-  return out;
-}
 
 }  // namespace scorch

@@ -34,6 +34,33 @@ std::string describe_looks(Looks looks) {
 Looks expected_looks(Format format) {
   return format == Format::Bin ? Looks::Bin : format == Format::NamedMpk ? Looks::Mpk : Looks::Json;
 }
+
+/// Whether the first inflated bytes can start a record of format (JSON may start with whitespace).
+bool starts_like(std::span<const std::byte> start, Format format) {
+  if (format == Format::Json || format == Format::PrettyJson) {
+    for (std::byte b : start)
+      if (b != std::byte{' '} && b != std::byte{'\n'} && b != std::byte{'\r'} && b != std::byte{'\t'})
+        return b == std::byte{'{'};
+    return true;
+  }
+  return start.empty() || sniff(start) == expected_looks(format);
+}
+
+/// The bytes of a gzip record file, inflated within the limit (rejecting data that is not a record of format early).
+std::vector<std::byte> inflate_record(std::span<const std::byte> bytes, const std::string& file, Format format,
+                                      size_t max_inflated) {
+  formats::InflateLimit limit;
+  limit.max_output = max_inflated ? max_inflated : formats::default_inflate_limit(bytes.size());
+  limit.hint = max_inflated ? "the recorder's max_inflated_bytes"
+                            : "16 times the file's size; set the recorder's max_inflated_bytes to load larger data";
+  limit.check_start = [&](std::span<const std::byte> start) {
+    if (starts_like(start, format)) return;
+    std::string seen = describe_looks(sniff(start));
+    throw FormatError("load", file + ": the inflated data is not " + describe_looks(expected_looks(format)) +
+                                  (seen.empty() ? "" : "; it looks like " + seen));
+  };
+  return formats::gunzip(bytes, file, limit);
+}
 }  // namespace
 
 std::string with_extension(const std::string& path, std::string_view extension) {
@@ -56,7 +83,7 @@ std::string save_record_file(const Record& record, const std::string& file, Form
   return file;
 }
 
-Record load_record_file(const std::string& file, Format format, bool gzip) {
+Record load_record_file(const std::string& file, Format format, bool gzip, size_t max_inflated) {
   formats::MappedFile mapped(file);
   std::span<const std::byte> bytes = mapped.bytes();
   std::vector<std::byte> inflated;
@@ -67,7 +94,7 @@ Record load_record_file(const std::string& file, Format format, bool gzip) {
           "load", file + ": not a gzip file" +
                       (seen.empty() ? "" : "; it looks like " + seen + ": load it with the recorder that saved it"));
     }
-    inflated = formats::gunzip(bytes, file);
+    inflated = inflate_record(bytes, file, format, max_inflated);
     bytes = inflated;
   }
   try {

@@ -35,8 +35,9 @@ std::string with_extension(const std::string& path, std::string_view extension);
 /// Saves record to file atomically; returns file.
 std::string save_record_file(const Record& record, const std::string& file, formats::Format format, bool gzip,
                              int level, formats::Precision precision);
-/// Loads a record file, naming the file (and, when it looks like another recorder's file, that recorder) in errors.
-Record load_record_file(const std::string& file, formats::Format format, bool gzip);
+/// Loads a record file, naming the file (and, when it looks like another recorder's file, that recorder) in errors;
+/// a gzip file may inflate to at most max_inflated bytes (0: formats::default_inflate_limit of its size).
+Record load_record_file(const std::string& file, formats::Format format, bool gzip, size_t max_inflated = 0);
 }  // namespace detail
 
 /// A file recorder: Format F, optional gzip, precision settings S.
@@ -44,6 +45,9 @@ template <formats::Format F, bool Gzip, class S> struct FileRecorder {
   /// Gzip recorders: 0 (the default) = Huffman coding only, 3x faster than zlib's levels and as small
   /// on float weights; 1 … 9 = zlib's levels, which pay off only for repetitive data.
   int compression_level = 0;
+  /// Gzip recorders: the most bytes a file may inflate to on load, so a small file cannot claim gigabytes
+  /// (a gzip bomb); 0 (the default) = 16 times the file's size, at least 64 MiB. Raise it for files of zeros.
+  size_t max_inflated_bytes = 0;
 
   /// The file extension this recorder adds ("mpk", "bin.gz", ...).
   static std::string extension() {
@@ -57,7 +61,9 @@ template <formats::Format F, bool Gzip, class S> struct FileRecorder {
     return detail::save_record_file(record, file_path(path), F, Gzip, compression_level, S::precision);
   }
   /// Reads the record at path + extension.
-  Record load(const std::string& path) const { return detail::load_record_file(file_path(path), F, Gzip); }
+  Record load(const std::string& path) const {
+    return detail::load_record_file(file_path(path), F, Gzip, max_inflated_bytes);
+  }
 };
 
 /// Named MessagePack files (.mpk).

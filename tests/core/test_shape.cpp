@@ -32,5 +32,22 @@ TEST(Shape, BroadcastAndDims) {
   }
 }
 
+TEST(Shape, CheckedCountsRejectOverflow) {
+  constexpr size_t k2To32 = size_t{1} << 32;
+  EXPECT_EQ(Shape({2, 3, 4}).checked_num_elements(), 24u);
+  EXPECT_EQ(Shape{}.checked_num_elements(), 1u);
+  EXPECT_EQ(Shape({k2To32, k2To32}).num_elements(), 0u);  // the unchecked product wraps
+  EXPECT_EQ(Shape({k2To32, k2To32}).checked_num_elements(), std::nullopt);
+  EXPECT_EQ(Shape({size_t{1} << 63}).checked_num_elements(), std::nullopt);  // beyond INT64_MAX
+  EXPECT_EQ(Shape({size_t{1} << 62}).checked_num_elements(), size_t{1} << 62);
+  EXPECT_EQ(Shape({size_t{1} << 62}).checked_num_bytes(4), std::nullopt);
+  EXPECT_EQ(Shape({k2To32, 0, 7}).checked_num_elements(), 0u);
+  EXPECT_EQ(Shape({k2To32, k2To32, 0}).checked_num_elements(), std::nullopt);  // its nonzero dims overflow
+  EXPECT_EQ(checked_mul(kMaxElements, 1), kMaxElements);
+  EXPECT_EQ(checked_mul(kMaxElements, 2), std::nullopt);
+  std::vector<size_t> idx_dims(255, 0xffffffff);
+  EXPECT_EQ(checked_product(idx_dims), std::nullopt);
+}
+
 }  // namespace
 }  // namespace scorch

@@ -17,6 +17,8 @@ TEST(TensorData, ConstructConvertAndRead) {
   EXPECT_THROW(d.as_span<double>(), DTypeError);
   EXPECT_THROW(TensorData(std::vector<float>{1.f}, Shape{2}), ShapeError);
   EXPECT_THROW(TensorData::from_bytes(std::vector<std::byte>(3), Shape{1}, DType::F32), FormatError);
+  // 2^64 elements wrap to 0, which the 0 bytes given would match unchecked.
+  EXPECT_THROW(TensorData::from_bytes({}, Shape({size_t{1} << 32, size_t{1} << 32}), DType::F32), FormatError);
 }
 
 TEST(TensorData, AssertEqAndApprox) {

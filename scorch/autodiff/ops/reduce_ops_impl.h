@@ -149,8 +149,10 @@ template <class B> AutodiffTensor<B> ReduceOps<B>::running_extreme(const char* n
       for (size_t d = 0; d < line.rank(); ++d) line[d] = d == dim ? shape[d] : 1;
       auto steps = KindOps<B, Int>::arange(0, static_cast<int64_t>(shape[dim]), 1, v.device(), DType::I64);
       P positions = I::expand(I::reshape(KindOps<B, Int>::into_float(std::move(steps), v.dtype()), line), shape);
-      P sources = I::mask_where(I::full(shape, Scalar(-1), v.device(), v.dtype()), I::equal(v, c.output()),
-                                std::move(positions));
+      using Bools = KindOps<B, Bool>;  // a NaN output's source is the NaN that made it (NaN != NaN)
+      auto same = Bools::logical_or(I::equal(v, c.output()), Bools::logical_and(I::is_nan(v), I::is_nan(c.output())));
+      P sources =
+          I::mask_where(I::full(shape, Scalar(-1), v.device(), v.dtype()), std::move(same), std::move(positions));
       auto indices = I::into_int(I::cummax(std::move(sources), dim), DType::I64);
       return scatter_to(dim, shape, indices, c.grad());
     });

@@ -154,6 +154,7 @@ T adaptive_avg_pool_backward(T a, T g) {
     bool one_d = a.shape().rank() == 3;
     at::ScalarType type = to_torch(a.dtype());
     at::Tensor x = prepare(a, one_d), grad = prepare(g, one_d);
+    if (grad.numel() == 0) return finish(at::zeros_like(x), type, one_d);  // ATen rejects zero channels
     at::Tensor gx =
         x.dim() == 5 ? at::_adaptive_avg_pool3d_backward(grad, x) : at::_adaptive_avg_pool2d_backward(grad, x);
     return finish(gx, type, one_d);

@@ -1,51 +1,71 @@
 #include "scorch/data/sources/csv.h"
 
 #include <fstream>
-#include <sstream>
+#include <string>
+
+#include "scorch/module/formats/json_parse.h"
 
 namespace scorch::data {
 namespace {
 
-/// Splits one record starting at pos (which may span lines inside quotes); advances pos and line.
-std::vector<std::string> next_record(const std::string& text, size_t& pos, size_t& line, char delimiter,
-                                     const std::string& path) {
-  std::vector<std::string> fields(1);
+/// Reads CSV records from a stream one character at a time, so memory follows the fields kept, not the file.
+class CsvReader {
+ public:
+  CsvReader(std::istream& in, const std::string& path, char delimiter)
+      : in_(*in.rdbuf()), path_(path), delimiter_(delimiter) {}
+  /// The next record (quoted fields may span lines) into fields, at most max_fields of them (else FormatError saying
+  /// why, naming the file and line); false at the end of the file.
+  bool next(std::vector<std::string>& fields, size_t max_fields, const std::string& why);
+  /// The line the next record starts on.
+  size_t line() const { return line_; }
+
+ private:
+  std::streambuf& in_;
+  const std::string& path_;
+  char delimiter_;
+  size_t line_ = 1;
+};
+
+bool CsvReader::next(std::vector<std::string>& fields, size_t max_fields, const std::string& why) {
+  using Traits = std::char_traits<char>;
+  if (Traits::eq_int_type(in_.sgetc(), Traits::eof())) return false;
+  fields.assign(1, std::string());
   bool quoted = false;
-  size_t start_line = line;
-  for (; pos < text.size(); ++pos) {
-    char c = text[pos];
+  size_t start_line = line_;
+  for (auto ch = in_.sbumpc(); !Traits::eq_int_type(ch, Traits::eof()); ch = in_.sbumpc()) {
+    char c = Traits::to_char_type(ch);
     if (quoted) {
-      if (c == '"' && pos + 1 < text.size() && text[pos + 1] == '"') fields.back() += '"', ++pos;
+      if (c == '"' && in_.sgetc() == '"') fields.back() += '"', in_.sbumpc();
       else if (c == '"') quoted = false;
       else {
-        if (c == '\n') ++line;
+        if (c == '\n') ++line_;
         fields.back() += c;
       }
     } else if (c == '"') {
       quoted = true;
-    } else if (c == delimiter) {
+    } else if (c == delimiter_) {
+      if (fields.size() == max_fields)
+        throw FormatError("read_csv", path_ + ":" + std::to_string(start_line) + ": more than " +
+                                          std::to_string(max_fields) + " fields" + why);
       fields.emplace_back();
     } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && pos + 1 < text.size() && text[pos + 1] == '\n') ++pos;
-      ++pos;
-      ++line;
-      return fields;
+      if (c == '\r' && in_.sgetc() == '\n') in_.sbumpc();
+      ++line_;
+      return true;
     } else {
       fields.back() += c;
     }
   }
   if (quoted)
-    throw FormatError("read_csv", path + ":" + std::to_string(start_line) + ": a quoted field is never closed");
-  ++line;
-  return fields;
+    throw FormatError("read_csv", path_ + ":" + std::to_string(start_line) + ": a quoted field is never closed");
+  ++line_;
+  return true;
 }
 
-std::string read_file(const std::string& path, const char* op) {
+std::ifstream open_file(const std::string& path, const char* op) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw IoError(op, "cannot open " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return in;
 }
 
 }  // namespace
@@ -57,37 +77,34 @@ const std::string& CsvRow::at(const std::string& column) const {
 }
 
 std::vector<CsvRow> read_csv(const std::string& path, char delimiter) {
-  std::string text = read_file(path, "read_csv");
-  size_t pos = 0, line = 1;
-  if (text.empty()) throw FormatError("read_csv", path + ": empty file (no header)");
-  auto header = next_record(text, pos, line, delimiter, path);
+  std::ifstream in = open_file(path, "read_csv");
+  CsvReader reader(in, path, delimiter);
+  std::vector<std::string> header;
+  if (!reader.next(header, kMaxCsvFields, " (the most a CSV header may have)"))
+    throw FormatError("read_csv", path + ": empty file (no header)");
   auto columns = std::make_shared<std::map<std::string, size_t>>();
   for (size_t i = 0; i < header.size(); ++i) (*columns)[header[i]] = i;
+  std::string too_many = ", the header has " + std::to_string(header.size());
   std::vector<CsvRow> rows;
-  while (pos < text.size()) {
-    size_t row_line = line;
-    auto fields = next_record(text, pos, line, delimiter, path);
+  std::vector<std::string> fields;
+  for (size_t row_line = reader.line(); reader.next(fields, header.size(), too_many); row_line = reader.line()) {
     if (fields.size() == 1 && fields[0].empty()) continue;  // blank line
     std::string where = path + ":" + std::to_string(row_line);
     if (fields.size() != header.size())
-      throw FormatError("read_csv", where + ": " + std::to_string(fields.size()) + " fields, the header has " +
-                                        std::to_string(header.size()));
+      throw FormatError("read_csv", where + ": " + std::to_string(fields.size()) + " fields" + too_many);
     rows.emplace_back(columns, std::move(fields), std::move(where));
   }
   return rows;
 }
 
 std::vector<nlohmann::json> read_json_rows(const std::string& path) {
-  std::istringstream in(read_file(path, "read_json_rows"));
+  std::ifstream in = open_file(path, "read_json_rows");
   std::vector<nlohmann::json> rows;
   std::string text;
   for (size_t line = 1; std::getline(in, text); ++line) {
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      rows.push_back(nlohmann::json::parse(text));
-    } catch (const nlohmann::json::exception& e) {
-      throw FormatError("read_json_rows", path + ":" + std::to_string(line) + ": " + e.what());
-    }
+    rows.push_back(
+        formats::parse_json_bounded<nlohmann::json>(text, "read_json_rows", path + ":" + std::to_string(line)));
   }
   return rows;
 }

@@ -44,8 +44,12 @@ class CsvRow {
   std::string where_;
 };
 
-/// Every row of a CSV file; throws IoError if unreadable, FormatError (file and line) for a row
-/// whose field count differs from the header's or an unclosed quote.
+/// Most fields a CSV header may have (data rows may have no more than their header).
+inline constexpr size_t kMaxCsvFields = size_t{1} << 20;
+
+/// Every row of a CSV file, read as a stream; throws IoError if unreadable, FormatError (file and line) for a row
+/// whose field count differs from the header's (found as soon as a row has too many), a header of more than
+/// kMaxCsvFields fields, or an unclosed quote.
 std::vector<CsvRow> read_csv(const std::string& path, char delimiter = ',');
 
 /// A dataset of to_item(row) for every row of a CSV file.
@@ -56,7 +60,8 @@ template <class F> auto csv_dataset(const std::string& path, F to_item, char del
   return InMemDataset<I>(std::move(items));
 }
 
-/// The JSON value of each non-empty line of a file; FormatError names the file and line.
+/// The JSON value of each non-empty line of a file (nesting at most formats::kMaxJsonDepth); FormatError names the
+/// file and line for any error, numbers outside double's range included.
 std::vector<nlohmann::json> read_json_rows(const std::string& path);
 
 /// A dataset of to_item(value) for every line of a JSON-lines file.

@@ -2,64 +2,150 @@
 
 #include <zlib.h>
 
-#include <fstream>
-#include <iterator>
+#include <algorithm>
+#include <filesystem>
+#include <limits>
 
 #include "scorch/core/error.h"
+#include "scorch/core/shape.h"
 
 namespace scorch::data {
 
-std::vector<uint8_t> read_maybe_gzip(const std::string& path) {
-  std::ifstream probe(path, std::ios::binary);
-  if (!probe) throw IoError("read_idx", "cannot open " + path);
-  std::vector<uint8_t> raw((std::istreambuf_iterator<char>(probe)), std::istreambuf_iterator<char>());
-  if (raw.size() < 2 || raw[0] != 0x1f || raw[1] != 0x8b) return raw;
-  gzFile gz = gzopen(path.c_str(), "rb");
-  if (!gz) throw IoError("read_idx", "cannot open " + path);
-  std::vector<uint8_t> out;
-  uint8_t buffer[1 << 16];
-  for (;;) {
-    int n = gzread(gz, buffer, sizeof(buffer));
-    if (n < 0) {
+namespace {
+constexpr size_t kMaxDeflateRatio = 1032;  // no deflate byte inflates to more than this
+constexpr size_t kChunk = size_t{1} << 16;
+
+/// A file read through zlib's gz* functions: gzip (one or more members) is inflated as it is read, other files pass
+/// through; nothing is trusted from the gzip trailer, and reads stop where the caller says.
+class GzStream {
+ public:
+  GzStream(const std::string& path, const char* op) : path_(path), op_(op) {
+    std::error_code ec;
+    file_size_ = std::filesystem::file_size(path, ec);
+    gz_ = ec ? nullptr : gzopen(path.c_str(), "rb");
+    if (!gz_) throw IoError(op, "cannot open " + path);
+    gzbuffer(gz_, kChunk);
+  }
+  ~GzStream() {
+    if (gz_) gzclose(gz_);
+  }
+  GzStream(const GzStream&) = delete;
+  GzStream& operator=(const GzStream&) = delete;
+
+  /// Whether the file is gzip (known after the first read).
+  bool compressed() const { return gzdirect(gz_) == 0; }
+  size_t file_size() const { return file_size_; }
+  size_t offset() const { return offset_; }
+  /// Reads up to n bytes into out; returns how many (fewer only at the end); FormatError when the gzip data is corrupt.
+  size_t read(uint8_t* out, size_t n);
+  /// Closes the stream; FormatError when the gzip data ended inside a member (truncated).
+  void close();
+
+ private:
+  std::string path_;
+  const char* op_;
+  gzFile gz_ = nullptr;
+  size_t file_size_ = 0, offset_ = 0;
+};
+
+size_t GzStream::read(uint8_t* out, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    int got = gzread(gz_, out + done, static_cast<unsigned>(std::min(n - done, kChunk)));
+    if (got < 0) {
       int code = 0;
-      std::string message = gzerror(gz, &code);
-      gzclose(gz);
+      std::string message = gzerror(gz_, &code);
       throw FormatError(
-          "read_idx", path + ": gzip data is corrupt after " + std::to_string(out.size()) + " bytes (" + message + ")");
+          op_, path_ + ": gzip data is corrupt after " + std::to_string(offset_ + done) + " bytes (" + message + ")");
     }
-    if (n == 0) break;
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  offset_ += done;
+  return done;
+}
+
+void GzStream::close() {
+  bool clean_end = gzclose(gz_) == Z_OK;
+  gz_ = nullptr;
+  if (!clean_end)
+    throw FormatError(op_, path_ + ": gzip stream is truncated after " + std::to_string(offset_) + " bytes");
+}
+
+/// The header's dims and the byte count they declare; FormatError naming path and the byte for a bad header.
+struct IdxHeader {
+  std::vector<size_t> dims;
+  size_t header_bytes = 0, count = 0;
+};
+
+IdxHeader read_idx_header(GzStream& in, const std::string& path) {
+  uint8_t magic[4] = {};
+  if (in.read(magic, 4) < 4 || magic[0] != 0 || magic[1] != 0)
+    throw FormatError("read_idx", path + ": not an IDX file (bad magic number at byte 0)");
+  if (magic[2] != 0x08)
+    throw FormatError("read_idx",
+                      path + ": element type 0x" + std::to_string(magic[2]) + " at byte 2 is not unsigned byte (0x08)");
+  IdxHeader h;
+  h.header_bytes = 4 + 4 * size_t{magic[3]};
+  std::vector<uint8_t> raw(4 * size_t{magic[3]});
+  if (in.read(raw.data(), raw.size()) < raw.size())
+    throw FormatError("read_idx", path + ": truncated in the dims (file has " + std::to_string(in.offset()) +
+                                      " bytes, header needs " + std::to_string(h.header_bytes) + ")");
+  for (size_t d = 0; d < magic[3]; ++d) {
+    const uint8_t* p = raw.data() + 4 * d;
+    h.dims.push_back((size_t(p[0]) << 24) | (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | size_t(p[3]));
+  }
+  auto count = checked_product(h.dims);
+  if (!count) throw FormatError("read_idx", path + ": the dims at byte 4 overflow the element count");
+  h.count = *count;
+  return h;
+}
+
+/// Throws unless the file's size can back count values after the header (inflated at most kMaxDeflateRatio times).
+void check_backed(const GzStream& in, const IdxHeader& h, const std::string& path) {
+  size_t payload = in.file_size() > h.header_bytes ? in.file_size() - h.header_bytes : 0;
+  if (!in.compressed() && payload < h.count)
+    throw FormatError("read_idx", path + ": truncated at byte " + std::to_string(in.file_size()) + ": dims need " +
+                                      std::to_string(h.count) + " values after byte " + std::to_string(h.header_bytes));
+  if (in.compressed() && h.count / kMaxDeflateRatio > in.file_size())
+    throw FormatError("read_idx", path + ": dims at byte 4 declare " + std::to_string(h.count) + " values, more than " +
+                                      std::to_string(in.file_size()) + " bytes of gzip data can hold");
+}
+}  // namespace
+
+std::vector<uint8_t> read_maybe_gzip(const std::string& path, size_t max_bytes) {
+  GzStream in(path, "read_idx");
+  std::vector<uint8_t> out;
+  uint8_t buffer[kChunk];
+  while (size_t n = in.read(buffer, sizeof buffer)) {
+    if (n > max_bytes - out.size())
+      throw FormatError("read_idx", path + ": inflates to more than " + std::to_string(max_bytes) + " bytes");
     out.insert(out.end(), buffer, buffer + n);
   }
-  bool clean_end = gzclose(gz) == Z_OK;
-  if (!clean_end)
-    throw FormatError("read_idx", path + ": gzip stream is truncated after " + std::to_string(out.size()) + " bytes");
+  in.close();
   return out;
 }
 
 IdxArray read_idx(const std::string& path) {
-  std::vector<uint8_t> bytes = read_maybe_gzip(path);
-  if (bytes.size() < 4 || bytes[0] != 0 || bytes[1] != 0)
-    throw FormatError("read_idx", path + ": not an IDX file (bad magic number at byte 0)");
-  if (bytes[2] != 0x08)
-    throw FormatError("read_idx",
-                      path + ": element type 0x" + std::to_string(bytes[2]) + " at byte 2 is not unsigned byte (0x08)");
-  size_t rank = bytes[3], header = 4 + 4 * rank;
-  if (bytes.size() < header)
-    throw FormatError("read_idx", path + ": truncated in the dims (file has " + std::to_string(bytes.size()) +
-                                      " bytes, header needs " + std::to_string(header) + ")");
+  GzStream in(path, "read_idx");
+  IdxHeader h = read_idx_header(in, path);
+  check_backed(in, h, path);
   IdxArray out;
-  size_t count = 1;
-  for (size_t d = 0; d < rank; ++d) {
-    const uint8_t* p = bytes.data() + 4 + 4 * d;
-    size_t dim = (size_t(p[0]) << 24) | (size_t(p[1]) << 16) | (size_t(p[2]) << 8) | size_t(p[3]);
-    out.dims.push_back(dim);
-    count *= dim;
+  out.dims = std::move(h.dims);
+  out.values.reserve(std::min(h.count, size_t{16} << 20));  // grows with the data actually read beyond this
+  uint8_t buffer[kChunk];
+  while (out.values.size() < h.count) {
+    size_t n = in.read(buffer, std::min(kChunk, h.count - out.values.size()));
+    if (n == 0)
+      throw FormatError("read_idx", path + ": truncated at byte " + std::to_string(in.offset()) + ": dims need " +
+                                        std::to_string(h.count) + " values after byte " +
+                                        std::to_string(h.header_bytes));
+    out.values.insert(out.values.end(), buffer, buffer + n);
   }
-  if (bytes.size() - header < count)
-    throw FormatError("read_idx", path + ": truncated at byte " + std::to_string(bytes.size()) + ": dims need " +
-                                      std::to_string(count) + " values after byte " + std::to_string(header));
-  out.values.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header),
-                    bytes.begin() + static_cast<std::ptrdiff_t>(header + count));
+  if (in.read(buffer, 1) != 0)
+    throw FormatError("read_idx", path + ": unexpected data at byte " + std::to_string(in.offset() - 1) +
+                                      ", after the " + std::to_string(h.count) + " values the dims declare");
+  in.close();
   return out;
 }
 

@@ -13,12 +13,14 @@ struct IdxArray {
   std::vector<uint8_t> values;
 };
 
-/// Reads an IDX file of unsigned bytes (gzip or raw, detected from the first bytes). Throws
-/// IoError when the file cannot be read and FormatError (naming the file and byte offset) when
-/// it is not IDX, not unsigned bytes, or truncated.
+/// Reads an IDX file of unsigned bytes (gzip or raw, detected from the first bytes), streaming: the dims are checked
+/// for overflow and against the file's size before anything is allocated, and no more is inflated than they declare.
+/// Throws IoError when the file cannot be read and FormatError (naming the file and byte offset) when it is not IDX,
+/// not unsigned bytes, truncated, or longer than its dims say.
 IdxArray read_idx(const std::string& path);
 
-/// The whole file, decompressed when it starts with the gzip magic; throws IoError/FormatError.
-std::vector<uint8_t> read_maybe_gzip(const std::string& path);
+/// The whole file, decompressed when it starts with the gzip magic; throws IoError/FormatError, also when it
+/// inflates to more than max_bytes.
+std::vector<uint8_t> read_maybe_gzip(const std::string& path, size_t max_bytes = SIZE_MAX);
 
 }  // namespace scorch::data

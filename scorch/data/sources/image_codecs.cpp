@@ -7,31 +7,71 @@
 #include <memory>
 
 #include <jpeglib.h>  // needs size_t and FILE declared first
+// jerror.h after jpeglib.h: the JWRN_* codes
+#include <jerror.h>
 #include <png.h>
 
+#include <filesystem>
+#include <optional>
+#include <string>
+
 #include "scorch/core/error.h"
+#include "scorch/core/shape.h"
 #include "scorch/data/sources/image.h"
 
 namespace scorch::data {
 
 namespace {
+constexpr size_t kMaxImageBytes = size_t{1} << 30;  // decoded bytes (height × width × channels) of one image
+constexpr size_t kMaxDeflateRatio = 1032;           // PNG: no deflate byte inflates to more than this
+constexpr size_t kMaxJpegPixelsPerByte = 1024;      // JPEG: baseline files hold at most ~256 pixels per byte
+
 struct JpegError {
   jpeg_error_mgr manager;
   std::jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
 };
-void on_jpeg_error(j_common_ptr info) {
+[[noreturn]] void on_jpeg_error(j_common_ptr info) {
   auto* error = reinterpret_cast<JpegError*>(info->err);
   (*info->err->format_message)(info, error->message);
   std::longjmp(error->jump, 1);
 }
+/// Warnings that mean the data is truncated or corrupt are errors; the others (unknown JFIF revision, ...) pass
+/// silently.
+void on_jpeg_message(j_common_ptr info, int level) {
+  if (level >= 0) return;  // trace messages
+  switch (info->err->msg_code) {
+    case JWRN_JPEG_EOF:
+    case JWRN_HIT_MARKER:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_MUST_RESYNC:
+    case JWRN_NOT_SEQUENTIAL:
+    case JWRN_BOGUS_PROGRESSION: on_jpeg_error(info);
+    default: return;
+  }
+}
 
-/// Decodes a JPEG from f into image; returns false with message set on error.
-bool decode_jpeg(std::FILE* f, Image& image, std::string& message) {
+/// Empty when an image of these dims can come from a file of file_size bytes holding at most pixels_per_byte pixels
+/// per byte; otherwise why not.
+std::string dims_problem(size_t height, size_t width, size_t channels, size_t file_size, size_t pixels_per_byte) {
+  auto pixels = checked_mul(height, width);
+  auto bytes = pixels ? checked_mul(*pixels, channels) : std::nullopt;
+  std::string dims = std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(channels);
+  if (!bytes || *bytes > kMaxImageBytes)
+    return "header claims " + dims + " pixels, over the " + std::to_string(kMaxImageBytes) + "-byte limit";
+  if (*pixels / pixels_per_byte > file_size)
+    return "header claims " + dims + " pixels, more than a " + std::to_string(file_size) + "-byte file can hold";
+  return "";
+}
+
+/// Decodes a JPEG from f (of file_size bytes) into image; returns false with message set on error.
+bool decode_jpeg(std::FILE* f, size_t file_size, Image& image, std::string& message) {
   jpeg_decompress_struct info{};
   JpegError error{};
   info.err = jpeg_std_error(&error.manager);
   error.manager.error_exit = on_jpeg_error;
+  error.manager.emit_message = on_jpeg_message;
   if (setjmp(error.jump)) {
     message = error.message;
     jpeg_destroy_decompress(&info);
@@ -41,6 +81,13 @@ bool decode_jpeg(std::FILE* f, Image& image, std::string& message) {
   jpeg_stdio_src(&info, f);
   jpeg_read_header(&info, TRUE);
   if (info.num_components != 1) info.out_color_space = JCS_RGB;
+  jpeg_calc_output_dimensions(&info);
+  message = dims_problem(info.output_height, info.output_width, static_cast<size_t>(info.output_components), file_size,
+                         kMaxJpegPixelsPerByte);
+  if (!message.empty()) {
+    jpeg_destroy_decompress(&info);
+    return false;
+  }
   jpeg_start_decompress(&info);
   image.height = info.output_height;
   image.width = info.output_width;
@@ -55,13 +102,20 @@ bool decode_jpeg(std::FILE* f, Image& image, std::string& message) {
   return true;
 }
 
-Image decode_png(const std::string& path) {
+Image decode_png(const std::string& path, size_t file_size) {
   png_image png{};
   png.version = PNG_IMAGE_VERSION;
   if (!png_image_begin_read_from_file(&png, path.c_str()))
     throw FormatError("read_image", path + ": unreadable PNG (" + png.message + ")");
   bool alpha = png.format & PNG_FORMAT_FLAG_ALPHA, color = png.format & PNG_FORMAT_FLAG_COLOR;
   png.format = color ? (alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB) : (alpha ? PNG_FORMAT_GA : PNG_FORMAT_GRAY);
+  // Each pixel takes at least one bit of deflate input (palette and gray images pack 1-bit pixels).
+  std::string problem =
+      dims_problem(png.height, png.width, PNG_IMAGE_SAMPLE_CHANNELS(png.format), file_size, 8 * kMaxDeflateRatio);
+  if (!problem.empty()) {
+    png_image_free(&png);
+    throw FormatError("read_image", path + ": unreadable PNG (" + problem + ")");
+  }
   Image image{png.height, png.width, PNG_IMAGE_SAMPLE_CHANNELS(png.format), {}};
   image.pixels.resize(PNG_IMAGE_SIZE(png));
   if (!png_image_finish_read(&png, nullptr, image.pixels.data(), 0, nullptr)) {
@@ -78,12 +132,15 @@ Image read_image(const std::string& path) {
   if (!f) throw IoError("read_image", path + ": cannot open");
   unsigned char magic[8] = {};
   size_t n = std::fread(magic, 1, sizeof magic, f.get());
-  if (n == 8 && png_sig_cmp(magic, 0, 8) == 0) return decode_png(path);
+  std::error_code ec;
+  size_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) throw IoError("read_image", path + ": cannot read its size (" + ec.message() + ")");
+  if (n == 8 && png_sig_cmp(magic, 0, 8) == 0) return decode_png(path, file_size);
   if (n >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF) {
     std::rewind(f.get());
     Image image;
     std::string message;
-    if (!decode_jpeg(f.get(), image, message))
+    if (!decode_jpeg(f.get(), file_size, image, message))
       throw FormatError("read_image", path + ": unreadable JPEG (" + message + ")");
     return image;
   }

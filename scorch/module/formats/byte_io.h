@@ -83,8 +83,25 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-/// Inflates gzip bytes (one or more members); throws FormatError naming source when corrupt or truncated.
-std::vector<std::byte> gunzip(std::span<const std::byte> bytes, const std::string& source);
+/// Deflate's largest possible expansion: no compressed byte inflates to more than this many bytes.
+inline constexpr size_t kMaxDeflateRatio = 1032;
+
+/// How much gunzip may produce and what the inflated data must start with.
+struct InflateLimit {
+  /// Most output bytes; inflating past them is an error (the gzip trailer's size is never trusted).
+  size_t max_output = 0;
+  /// Says, in the error, how to raise max_output ("set the recorder's max_inflated_bytes").
+  std::string hint;
+  /// Called once on the first bytes produced (up to 64); throws to reject data that is not the expected format.
+  std::function<void(std::span<const std::byte>)> check_start;
+};
+
+/// The default output limit for compressed bytes: 16 times their size, at least 64 MiB.
+size_t default_inflate_limit(size_t compressed_size);
+
+/// Inflates gzip bytes (one or more members) within limit; throws FormatError naming source and the compressed
+/// offset when corrupt, truncated, or larger than limit.max_output. Peak memory is the output plus 1 MiB.
+std::vector<std::byte> gunzip(std::span<const std::byte> bytes, const std::string& source, const InflateLimit& limit);
 
 /// True when bytes start with the gzip magic.
 bool is_gzip(std::span<const std::byte> bytes);

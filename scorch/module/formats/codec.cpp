@@ -43,6 +43,38 @@ const TensorData& stored_form(const TensorData& data, Precision precision, Tenso
   return scratch;
 }
 
+Shape shape_from_file(std::span<const size_t> dims, const std::string& source, const std::string& key) {
+  auto fail = [&](const std::string& why) { throw FormatError("load", source + ": '" + key + "': " + why); };
+  if (dims.size() > kMaxRank)
+    fail("tensor rank " + std::to_string(dims.size()) + " exceeds the maximum " + std::to_string(kMaxRank));
+  Shape shape(dims);
+  if (!shape.checked_num_elements()) fail("tensor shape " + shape.to_string() + " overflows the element count");
+  return shape;
+}
+
+size_t tensor_bytes_from_file(const Shape& shape, DType dtype, const std::string& source, const std::string& key) {
+  auto bytes = shape.checked_num_bytes(dtype_size(dtype));
+  if (!bytes)
+    throw FormatError("load", source + ": '" + key + "': tensor " + std::string(dtype_name(dtype)) + shape.to_string() +
+                                  " overflows the byte count");
+  return *bytes;
+}
+
+TensorData tensor_from_file(std::span<const std::byte> bytes, const Shape& shape, DType dtype,
+                            const std::string& source, const std::string& key) {
+  size_t expected = tensor_bytes_from_file(shape, dtype, source, key);
+  if (bytes.size() != expected)
+    throw FormatError("load", source + ": '" + key + "': tensor " + std::string(dtype_name(dtype)) + shape.to_string() +
+                                  " needs " + std::to_string(expected) + " bytes, found " +
+                                  std::to_string(bytes.size()));
+  if (dtype == DType::Bool)
+    for (size_t i = 0; i < bytes.size(); ++i)
+      if (static_cast<uint8_t>(bytes[i]) > 1)
+        throw FormatError("load", source + ": '" + key + "': bool value " + std::to_string(i) + " is byte " +
+                                      std::to_string(static_cast<uint8_t>(bytes[i])) + " (must be 0 or 1)");
+  return TensorData::from_bytes(std::vector<std::byte>(bytes.begin(), bytes.end()), shape, dtype);
+}
+
 Record envelope_metadata(Precision precision) {
   return Record::map()
       .set("format", "scorch-record")

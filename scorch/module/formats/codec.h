@@ -26,6 +26,16 @@ void encode(const Record& item, Precision precision, Format format, ByteSink& si
 /// Reads an envelope's item from bytes; every error is a FormatError naming source and the key.
 Record decode(std::span<const std::byte> bytes, Format format, const std::string& source);
 
+// Checks on tensors read from files, shared by the codecs and safetensors; errors are FormatError
+// "[load] source: 'key': ...".
+/// A shape from dims read from a file: rank at most kMaxRank and an element count that does not overflow.
+Shape shape_from_file(std::span<const size_t> dims, const std::string& source, const std::string& key);
+/// Bytes a tensor of shape and dtype takes; throws when the count overflows.
+size_t tensor_bytes_from_file(const Shape& shape, DType dtype, const std::string& source, const std::string& key);
+/// A copy of bytes as a tensor: their count must match shape and dtype, and bool bytes must be 0 or 1.
+TensorData tensor_from_file(std::span<const std::byte> bytes, const Shape& shape, DType dtype,
+                            const std::string& source, const std::string& key);
+
 // The envelope's metadata and its check, shared by the codecs.
 /// {format: "scorch-record", version: 1, precision, float, int}.
 Record envelope_metadata(Precision precision);

@@ -1,7 +1,9 @@
 // The compact binary format: "SCORCHB1", then tagged little-endian values, tensor bytes
 // aligned to 64 bytes from the file start (so they can be mapped in place), then XXH3-64.
 #include <bit>
+#include <algorithm>
 #include <cstring>
+#include <unordered_set>
 
 #include "scorch/core/error.h"
 #include "scorch/module/formats/codec.h"
@@ -13,6 +15,7 @@ static_assert(std::endian::native == std::endian::little, "the binary record for
 constexpr char kMagic[8] = {'S', 'C', 'O', 'R', 'C', 'H', 'B', '1'};
 constexpr size_t kAlign = 64;
 constexpr int kMaxDepth = 128;
+constexpr uint64_t kMaxReserve = 4096;  // list slots reserved up front; more grow as elements parse
 enum Tag : uint8_t { kNull, kFalse, kTrue, kInt, kFloat, kString, kList, kMap, kTensor };
 
 class BinWriter {
@@ -114,16 +117,16 @@ Record BinReader::tensor(const std::string& path) {
   auto param_id = raw<uint64_t>(path);
   auto nbytes = raw<uint64_t>(path);
   auto dtype = static_cast<DType>(dtype_code);
-  Shape shape(dims);
-  if (nbytes != shape.num_elements() * dtype_size(dtype))
+  Shape shape = shape_from_file(dims, source_, path);
+  if (nbytes != tensor_bytes_from_file(shape, dtype, source_, path))
     fail(path, "tensor " + std::string(dtype_name(dtype)) + shape.to_string() + " cannot hold " +
                    std::to_string(nbytes) + " bytes");
   size_t pad = (kAlign - pos_ % kAlign) % kAlign;
-  need(pad + nbytes, path);
+  need(pad + nbytes, path);  // nbytes <= INT64_MAX (checked above), so the sum does not wrap
   pos_ += pad;
-  const std::byte* p = body_.data() + pos_;
+  auto data = body_.subspan(pos_, nbytes);
   pos_ += nbytes;
-  return Record(TensorData::from_bytes(std::vector<std::byte>(p, p + nbytes), shape, dtype), param_id);
+  return Record(tensor_from_file(data, shape, dtype, source_, path), param_id);
 }
 
 Record BinReader::value(int depth, const std::string& path) {
@@ -141,7 +144,7 @@ Record BinReader::value(int depth, const std::string& path) {
       auto n = raw<uint64_t>(path);
       need(n, path);  // every element takes at least one byte
       Record::List items;
-      items.reserve(n);
+      items.reserve(std::min<uint64_t>(n, kMaxReserve));
       for (uint64_t i = 0; i < n; ++i) items.push_back(value(depth + 1, path + "." + std::to_string(i)));
       return Record(std::move(items));
     }
@@ -149,9 +152,10 @@ Record BinReader::value(int depth, const std::string& path) {
       auto n = raw<uint64_t>(path);
       need(n, path);
       Record out = Record::map();
+      std::unordered_set<std::string> keys;
       for (uint64_t i = 0; i < n; ++i) {
         std::string key = str(path);
-        if (out.find(key)) fail(path, "duplicate key '" + key + "'");
+        if (!keys.insert(key).second) fail(path, "duplicate key '" + key + "'");
         Record v = value(depth + 1, path.empty() ? key : path + "." + key);
         out.as_map_mut().emplace_back(std::move(key), std::move(v));
       }

@@ -5,6 +5,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/module/formats/codec.h"
+#include "scorch/module/formats/json_parse.h"
 #include "scorch/module/param.h"
 
 namespace scorch::formats {
@@ -92,19 +93,23 @@ Record JsonReader::tensor(const json& j, const std::string& path) const {
     dt = dtype_from_name(j[std::string(kTensorKey)].get<std::string>());
   } catch (const DTypeError&) { fail(path, "unknown dtype " + j[std::string(kTensorKey)].dump()); }
   std::vector<size_t> dims;
+  if (!j["shape"].is_array()) fail(path, "tensor shape must be a list");
   for (const auto& d : j["shape"]) {
     if (!d.is_number_unsigned()) fail(path, "tensor shape must hold non-negative integers");
     dims.push_back(d.get<size_t>());
   }
-  Shape shape(dims);
+  Shape shape = shape_from_file(dims, source_, path);
+  size_t count = *shape.checked_num_elements();
   const json& values = j["values"];
-  if (!values.is_array() || values.size() != shape.num_elements())
-    fail(path, "tensor " + shape.to_string() + " needs " + std::to_string(shape.num_elements()) + " values, found " +
-                   std::to_string(values.size()));
+  if (!values.is_array() || values.size() != count)
+    fail(path, "tensor " + shape.to_string() + " needs " + std::to_string(count) + " values, found " +
+                   (values.is_array() ? std::to_string(values.size()) : std::string(values.type_name())));
   uint64_t id = 0;
   if (j.contains("param_id")) {
     if (!j["param_id"].is_string()) fail(path, "param_id must be a hex string");
-    id = ParamId::parse(j["param_id"].get<std::string>()).value();
+    try {
+      id = ParamId::parse(j["param_id"].get<std::string>()).value();
+    } catch (const FormatError& e) { fail(path, e.what()); }
   }
   std::vector<double> floats;
   std::vector<int64_t> ints;
@@ -117,7 +122,8 @@ Record JsonReader::tensor(const json& j, const std::string& path) const {
     } else if (is_float(dt)) {
       floats.push_back(number(v, at));
     } else {
-      if (!v.is_number_integer()) fail(at, "expected an integer, found " + v.dump());
+      if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)))
+        fail(at, "expected an int64, found " + v.dump());
       ints.push_back(v.get<int64_t>());
     }
   }
@@ -157,14 +163,8 @@ std::string to_json_text(const Record& record, bool pretty, Precision precision)
 }
 
 Record from_json_text(std::span<const std::byte> bytes, const std::string& source) {
-  json parsed;
-  try {
-    auto* text = reinterpret_cast<const char*>(bytes.data());
-    parsed = json::parse(text, text + bytes.size());
-  } catch (const json::parse_error& e) {
-    throw FormatError("load", source + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-  }
-  return JsonReader(source).value(parsed, "");
+  std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return JsonReader(source).value(parse_json_bounded<json>(text, "load", source), "");
 }
 
 void encode_json(const Record& metadata, const Record& item, Precision precision, bool pretty, ByteSink& sink) {

@@ -3,6 +3,7 @@
 #include <msgpack.h>
 
 #include <limits>
+#include <unordered_set>
 
 #include "scorch/core/error.h"
 #include "scorch/module/formats/codec.h"
@@ -110,7 +111,7 @@ Record MpkReader::tensor(const msgpack_object_map& m, const std::string& path) c
           fail(path, "tensor shape must hold non-negative integers");
         dims.push_back(v.via.array.ptr[j].via.u64);
       }
-      shape = Shape(dims);
+      shape = shape_from_file(dims, source_, path);
       has_shape = true;
     } else if (key == "data" && v.type == MSGPACK_OBJECT_BIN) data = &v;
     else if (key == "param_id" && v.type == MSGPACK_OBJECT_POSITIVE_INTEGER) param_id = v.via.u64;
@@ -122,11 +123,7 @@ Record MpkReader::tensor(const msgpack_object_map& m, const std::string& path) c
     dt = dtype_from_name(dtype);
   } catch (const DTypeError&) { fail(path, "unknown dtype '" + dtype + "'"); }
   auto* p = reinterpret_cast<const std::byte*>(data->via.bin.ptr);
-  if (data->via.bin.size != shape.num_elements() * dtype_size(dt))
-    fail(path, "tensor " + std::string(dtype_name(dt)) + shape.to_string() + " needs " +
-                   std::to_string(shape.num_elements() * dtype_size(dt)) + " bytes, found " +
-                   std::to_string(data->via.bin.size));
-  return Record(TensorData::from_bytes(std::vector<std::byte>(p, p + data->via.bin.size), shape, dt), param_id);
+  return Record(tensor_from_file({p, data->via.bin.size}, shape, dt, source_, path), param_id);
 }
 
 Record MpkReader::value(const msgpack_object& o, const std::string& path) const {
@@ -152,10 +149,11 @@ Record MpkReader::value(const msgpack_object& o, const std::string& path) const 
       if (m.size > 0 && m.ptr[0].key.type == MSGPACK_OBJECT_STR && text(m.ptr[0].key) == kTensorKey)
         return tensor(m, path);
       Record out = Record::map();
+      std::unordered_set<std::string_view> keys;
       for (uint32_t i = 0; i < m.size; ++i) {
         if (m.ptr[i].key.type != MSGPACK_OBJECT_STR) fail(path, "map keys must be strings");
         std::string key(text(m.ptr[i].key));
-        if (out.find(key)) fail(path, "duplicate key '" + key + "'");
+        if (!keys.insert(text(m.ptr[i].key)).second) fail(path, "duplicate key '" + key + "'");
         out.as_map_mut().emplace_back(key, value(m.ptr[i].val, path.empty() ? key : path + "." + key));
       }
       return out;
@@ -164,8 +162,98 @@ Record MpkReader::value(const msgpack_object& o, const std::string& path) const 
   }
 }
 
-/// One MessagePack object from bytes at *offset; throws on truncated or malformed input.
+/// Walks the MessagePack object at bytes[offset] without allocating, checking that every string, binary and
+/// extension fits the remaining bytes and every array or map count is backed by at least a byte per element
+/// (msgpack-c allocates the elements of a count before reading them); returns where the object ends.
+class MpkScanner {
+ public:
+  MpkScanner(std::span<const std::byte> bytes, const std::string& source) : bytes_(bytes), source_(source) {}
+  size_t object_end(size_t offset);
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const {
+    throw FormatError("load", source_ + ": MessagePack at byte " + std::to_string(at_) + ": " + why);
+  }
+  size_t remaining() const { return bytes_.size() - pos_; }
+  uint64_t big_endian(size_t n) {
+    if (n > remaining()) fail("truncated (the file ends at byte " + std::to_string(bytes_.size()) + ")");
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(bytes_[pos_ + i]);
+    pos_ += n;
+    return v;
+  }
+  void skip(uint64_t n) {
+    if (n > remaining())
+      fail("a length of " + std::to_string(n) + " bytes exceeds the " + std::to_string(remaining()) + " that remain");
+    pos_ += n;
+  }
+  /// count elements (arrays, per = 1) or pairs (maps, per = 2) follow; each takes at least a byte.
+  void expect(uint64_t count, uint64_t per) {
+    uint64_t items = count * per;  // count < 2^32
+    if (items > remaining() || pending_ > remaining() - items)
+      fail("a count of " + std::to_string(count) + (per == 2 ? " pairs" : " elements") + " exceeds the " +
+           std::to_string(remaining()) + " bytes that remain");
+    pending_ += items;
+  }
+  void item(uint8_t head);
+  std::span<const std::byte> bytes_;
+  const std::string& source_;
+  size_t pos_ = 0, at_ = 0;
+  uint64_t pending_ = 0;
+};
+
+size_t MpkScanner::object_end(size_t offset) {
+  pos_ = offset;
+  pending_ = 1;
+  while (pending_ > 0) {
+    at_ = pos_;
+    --pending_;
+    item(static_cast<uint8_t>(big_endian(1)));
+  }
+  return pos_;
+}
+
+void MpkScanner::item(uint8_t head) {
+  if (head <= 0x7f || head >= 0xe0 || head == 0xc0 || head == 0xc2 || head == 0xc3) return;
+  if ((head & 0xf0) == 0x80) return expect(head & 0x0f, 2);
+  if ((head & 0xf0) == 0x90) return expect(head & 0x0f, 1);
+  if ((head & 0xe0) == 0xa0) return skip(head & 0x1f);
+  switch (head) {
+    case 0xc4:
+    case 0xd9: return skip(big_endian(1));  // bin8, str8
+    case 0xc5:
+    case 0xda: return skip(big_endian(2));
+    case 0xc6:
+    case 0xdb: return skip(big_endian(4));
+    case 0xc7: return skip(big_endian(1) + 1);  // ext: length, type, data
+    case 0xc8: return skip(big_endian(2) + 1);
+    case 0xc9: return skip(big_endian(4) + 1);
+    case 0xca: return skip(4);
+    case 0xcb: return skip(8);
+    case 0xcc:
+    case 0xd0: return skip(1);
+    case 0xcd:
+    case 0xd1: return skip(2);
+    case 0xce:
+    case 0xd2: return skip(4);
+    case 0xcf:
+    case 0xd3: return skip(8);
+    case 0xd4: return skip(2);  // fixext: type, then 1, 2, 4, 8 or 16 bytes
+    case 0xd5: return skip(3);
+    case 0xd6: return skip(5);
+    case 0xd7: return skip(9);
+    case 0xd8: return skip(17);
+    case 0xdc: return expect(big_endian(2), 1);
+    case 0xdd: return expect(big_endian(4), 1);
+    case 0xde: return expect(big_endian(2), 2);
+    case 0xdf: return expect(big_endian(4), 2);
+    default: fail("invalid type byte 0xc1");
+  }
+}
+
+/// One MessagePack object from bytes at *offset, scanned first; throws on truncated or malformed input.
 void unpack_one(msgpack_unpacked& out, std::span<const std::byte> bytes, size_t* offset, const std::string& source) {
+  bytes = bytes.first(MpkScanner(bytes, source).object_end(*offset));
   auto status = msgpack_unpack_next(&out, reinterpret_cast<const char*>(bytes.data()), bytes.size(), offset);
   if (status == MSGPACK_UNPACK_CONTINUE)
     throw FormatError("load",

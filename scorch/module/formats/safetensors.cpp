@@ -7,6 +7,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/module/formats/byte_io.h"
+#include "scorch/module/formats/json_parse.h"
 #include "scorch/module/recorder.h"
 
 namespace scorch::detail {
@@ -14,6 +15,11 @@ namespace scorch::detail {
 namespace {
 using json = nlohmann::ordered_json;
 constexpr uint64_t kMaxHeader = 100u << 20;
+constexpr size_t kMaxKeyParts = 128;      // record nesting a dotted key may create
+constexpr size_t kMaxRemappedKey = 1024;  // std::regex recurses per character: longer keys could overflow the stack
+
+/// key cut to 80 characters for messages.
+std::string short_key(const std::string& key) { return key.size() <= 80 ? key : key.substr(0, 77) + "..."; }
 
 constexpr std::pair<DType, std::string_view> kDTypeNames[] = {
     {DType::F64, "F64"}, {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"}, {DType::I64, "I64"},
@@ -55,8 +61,11 @@ DType parse_dtype(const json& j, const std::string& file, const std::string& key
   throw FormatError("load", file + ": '" + key + "': unsupported dtype " + j.dump());
 }
 
-/// Puts value at the dotted key inside root, creating maps on the way.
+/// Puts value at the dotted key inside root, creating maps on the way (at most kMaxKeyParts deep).
 void insert_dotted(Record& root, const std::string& key, Record value, const std::string& file) {
+  if (static_cast<size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxKeyParts)
+    throw FormatError("load", file + ": key '" + short_key(key) + "' has more than " + std::to_string(kMaxKeyParts) +
+                                  " dotted parts");
   Record* node = &root;
   size_t start = 0;
   while (true) {
@@ -64,7 +73,7 @@ void insert_dotted(Record& root, const std::string& key, Record value, const std
     std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     Record* next = node->find_mut(part);
     if (dot == std::string::npos) {
-      if (next) throw FormatError("load", file + ": key '" + key + "' clashes with another key");
+      if (next) throw FormatError("load", file + ": key '" + short_key(key) + "' clashes with another key");
       node->as_map_mut().emplace_back(part, std::move(value));
       return;
     }
@@ -72,11 +81,75 @@ void insert_dotted(Record& root, const std::string& key, Record value, const std
       node->as_map_mut().emplace_back(part, Record::map());
       next = &node->as_map_mut().back().second;
     } else if (!next->is_map()) {
-      throw FormatError("load", file + ": key '" + key + "' clashes with the tensor '" + key.substr(0, dot) + "'");
+      throw FormatError("load", file + ": key '" + short_key(key) + "' clashes with the tensor '" +
+                                    short_key(key.substr(0, dot)) + "'");
     }
     node = next;
     start = dot + 1;
   }
+}
+struct Entry {
+  std::string key;
+  DType dtype;
+  Shape shape;
+  uint64_t begin, end;
+};
+
+/// One header entry, checked: dtype, shape, and offsets within the data_size bytes that match the shape.
+Entry parse_entry(const std::string& key, const json& info, size_t data_size, const std::string& file) {
+  auto fail = [&](const std::string& why) { throw FormatError("load", file + ": '" + short_key(key) + "': " + why); };
+  if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets"))
+    fail("needs dtype, shape and data_offsets");
+  DType dt = parse_dtype(info["dtype"], file, key);
+  if (!info["shape"].is_array()) fail("shape must be a list");
+  std::vector<size_t> dims;
+  for (const auto& d : info["shape"]) {
+    if (!d.is_number_unsigned()) fail("shape must hold non-negative integers");
+    dims.push_back(d.get<size_t>());
+  }
+  const json& offsets = info["data_offsets"];
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned())
+    fail("data_offsets must be [begin, end]");
+  Entry e{key, dt, formats::shape_from_file(dims, file, key), offsets[0].get<uint64_t>(), offsets[1].get<uint64_t>()};
+  if (e.begin > e.end || e.end > data_size)
+    fail("data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] fall outside the " +
+         std::to_string(data_size) + " data bytes");
+  if (e.end - e.begin != formats::tensor_bytes_from_file(e.shape, dt, file, key))
+    fail("shape " + e.shape.to_string() + " does not match " + std::to_string(e.end - e.begin) + " bytes");
+  return e;
+}
+
+/// The key remaps compiled; ValueError naming a pattern std::regex rejects.
+std::vector<std::pair<std::regex, std::string>> compile_remaps(
+    const std::vector<std::pair<std::string, std::string>>& key_remaps, const std::string& file) {
+  std::vector<std::pair<std::regex, std::string>> remaps;
+  for (const auto& [pattern, replacement] : key_remaps) {
+    try {
+      remaps.emplace_back(std::regex(pattern), replacement);
+    } catch (const std::regex_error& e) {
+      throw ValueError("load", file + ": key remap pattern '" + pattern + "' is not a valid regex: " + e.what());
+    }
+  }
+  return remaps;
+}
+
+/// key after every remap, in order; keys longer than kMaxRemappedKey are an error (std::regex could overflow the
+/// stack).
+std::string remap_key(std::string key, const std::vector<std::pair<std::regex, std::string>>& remaps,
+                      const std::string& file) {
+  for (const auto& [pattern, replacement] : remaps) {
+    if (key.size() > kMaxRemappedKey)
+      throw FormatError("load", file + ": key '" + short_key(key) + "' is " + std::to_string(key.size()) +
+                                    " characters long; key remapping handles keys up to " +
+                                    std::to_string(kMaxRemappedKey));
+    try {
+      key = std::regex_replace(key, pattern, replacement);
+    } catch (const std::regex_error& e) {
+      throw FormatError("load", file + ": key '" + short_key(key) + "': remapping failed: " + e.what());
+    }
+  }
+  return key;
 }
 }  // namespace
 
@@ -115,42 +188,14 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
   std::memcpy(&n, bytes.data(), 8);
   if (n > kMaxHeader || n > bytes.size() - 8)
     throw FormatError("load", file + ": header length " + std::to_string(n) + " exceeds the file or the 100 MB limit");
-  json header;
-  try {
-    auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
-    header = json::parse(text, text + n);
-  } catch (const json::exception& e) { throw FormatError("load", file + ": invalid JSON header: " + e.what()); }
+  auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
+  json header = formats::parse_json_bounded<json>({text, n}, "load", file + " (header)");
   if (!header.is_object()) throw FormatError("load", file + ": the header is not a JSON object");
   auto data = bytes.subspan(8 + n);
-  struct Entry {
-    std::string key;
-    DType dtype;
-    Shape shape;
-    uint64_t begin, end;
-  };
   std::vector<Entry> entries;
-  for (const auto& [key, info] : header.items()) {
-    if (key == "__metadata__") continue;
-    auto fail = [&](const std::string& why) { throw FormatError("load", file + ": '" + key + "': " + why); };
-    if (!info.is_object() || !info.contains("dtype") || !info.contains("shape") || !info.contains("data_offsets"))
-      fail("needs dtype, shape and data_offsets");
-    DType dt = parse_dtype(info["dtype"], file, key);
-    std::vector<size_t> dims;
-    for (const auto& d : info["shape"]) {
-      if (!d.is_number_unsigned()) fail("shape must hold non-negative integers");
-      dims.push_back(d.get<size_t>());
-    }
-    const json& offsets = info["data_offsets"];
-    if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
-        !offsets[1].is_number_unsigned())
-      fail("data_offsets must be [begin, end]");
-    Entry e{key, dt, Shape(dims), offsets[0].get<uint64_t>(), offsets[1].get<uint64_t>()};
-    if (e.begin > e.end || e.end > data.size())
-      fail("data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "] fall outside the " +
-           std::to_string(data.size()) + " data bytes");
-    if (e.end - e.begin != e.shape.num_elements() * dtype_size(dt))
-      fail("shape " + e.shape.to_string() + " does not match " + std::to_string(e.end - e.begin) + " bytes");
-    entries.push_back(std::move(e));
+  for (const auto& item : header.items()) {
+    if (item.key() == "__metadata__") continue;
+    entries.push_back(parse_entry(item.key(), item.value(), data.size(), file));
   }
   auto by_offset = entries;
   std::sort(by_offset.begin(), by_offset.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
@@ -164,16 +209,12 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
   if (expected != data.size())
     throw FormatError("load", file + ": " + std::to_string(data.size() - expected) +
                                   " data bytes belong to no tensor (truncated or corrupt)");
-  std::vector<std::pair<std::regex, std::string>> remaps;
-  for (const auto& [pattern, replacement] : key_remaps) remaps.emplace_back(std::regex(pattern), replacement);
+  auto remaps = compile_remaps(key_remaps, file);
   Record root = Record::map();
   for (const auto& e : entries) {
-    std::string key = e.key;
-    for (const auto& [pattern, replacement] : remaps) key = std::regex_replace(key, pattern, replacement);
-    const std::byte* p = data.data() + e.begin;
-    insert_dotted(root, key,
-                  Record(TensorData::from_bytes(std::vector<std::byte>(p, p + (e.end - e.begin)), e.shape, e.dtype)),
-                  file);
+    auto bytes = data.subspan(e.begin, e.end - e.begin);
+    insert_dotted(root, remap_key(e.key, remaps, file),
+                  Record(formats::tensor_from_file(bytes, e.shape, e.dtype, file, e.key)), file);
   }
   return root;
 }

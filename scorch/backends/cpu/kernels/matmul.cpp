@@ -68,8 +68,10 @@ BatchPlan plan_batches(const T& a, const T& b) {
 // Float matmul in compute type C, reading a and b through their strides (no copies).
 template <class C> T float_matmul(const T& a, const T& b) {
   size_t r = a.shape().rank();
-  auto [m, k, n, out_shape, off_a, off_b] = plan_batches(a, b);
-  T out(out_shape, a.dtype());
+  const auto plan = plan_batches(a, b);  // named members, not a structured binding: clang 14 cannot capture those
+  const size_t m = plan.m, k = plan.k, n = plan.n;
+  const auto &off_a = plan.off_a, &off_b = plan.off_b;
+  T out(plan.out_shape, a.dtype());
   const C* ap = a.data<C>();
   const C* bp = b.data<C>();
   C* cp = out.data<C>();

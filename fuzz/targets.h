@@ -1,0 +1,16 @@
+#pragma once
+// The fuzz targets: one parser each, fed the bytes of a file. A target may throw scorch::Error only; any other
+// exception, crash, leak, hang or sanitizer report is a finding (fuzz/README in docs/fuzzing.md).
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace scorch::fuzz {
+
+/// Parses bytes as one file format and reads everything it produced.
+using Target = void (*)(std::span<const std::byte> bytes);
+
+/// The target called name (the executable fuzz_<name> runs it); nullptr when there is none.
+Target find_target(std::string_view name);
+
+}  // namespace scorch::fuzz

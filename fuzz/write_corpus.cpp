@@ -1,0 +1,176 @@
+// Writes the seed corpora of the fuzz targets with Scorch's own savers: write_corpus <dir> fills <dir>/<target>/.
+// IDX, CSV and JSON lines have no saver in Scorch; their seeds are written here in the formats' plain layout.
+#include <zlib.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fuzz/fuzz_config.h"
+#include "scorch/data/sources/image.h"
+#include "scorch/data/sources/mnist.h"
+#include "scorch/data/sources/sqlite.h"
+#include "scorch/module/recorder.h"
+
+namespace scorch::fuzz {
+namespace {
+namespace fs = std::filesystem;
+
+/// Every value kind and dtype, small: the records the recorder seeds hold.
+std::vector<Record> seed_records() {
+  Record all = Record::map()
+                   .set("name", "adam")
+                   .set("lr", 1e-3)
+                   .set("step", int64_t{1} << 40)
+                   .set("flag", true)
+                   .set("none", Record())
+                   .set("list", Record(Record::List{Record(1), Record(-2.5), Record("x")}))
+                   .set("f32", Record(TensorData({0.5f, -1.25f, 3.0f, NAN}, Shape{2, 2}), 0x1234))
+                   .set("f64", Record(TensorData({1.0, 2.0, 1e-8}, Shape{3})))
+                   .set("i64", Record(TensorData(std::vector<int64_t>{-3, 0, int64_t{1} << 40}, Shape{3})))
+                   .set("i8", Record(TensorData(std::vector<int8_t>{-3, 7}, Shape{2})))
+                   .set("u8", Record(TensorData(std::vector<uint8_t>{0, 128, 255}, Shape{3})))
+                   .set("mask", Record(TensorData(std::vector<bool>{true, false, true}, Shape{3, 1})))
+                   .set("empty", Record(TensorData(std::vector<float>{}, Shape{0, 3})));
+  Record model = Record::map().set(
+      "layers",
+      Record(Record::List{Record::map()
+                              .set("weight", Record(TensorData({1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, Shape{2, 3}), 7))
+                              .set("bias", Record(TensorData({0.1f, 0.2f}, Shape{2}), 8))}));
+  return {all, model, Record::map()};
+}
+
+/// Tensors only, as safetensors holds them.
+Record seed_weights() {
+  return Record::map()
+      .set("layers", Record::map().set(
+                         "0", Record::map()
+                                  .set("weight", Record(TensorData({1.f, 2.f, 3.f, 4.f}, Shape{2, 2})))
+                                  .set("bias", Record(TensorData(std::vector<bool>{true, false}, Shape{2})))))
+      .set("embed", Record(TensorData(std::vector<int32_t>{1, 2, 3}, Shape{3, 1})));
+}
+
+template <class R> void records(const fs::path& dir, const std::string& name) {
+  auto list = seed_records();
+  for (size_t i = 0; i < list.size(); ++i) R{}.record(list[i], (dir / (name + std::to_string(i))).string());
+}
+
+template <template <class> class R> void every_precision(const fs::path& out, const std::string& target) {
+  fs::create_directories(out / target);
+  records<R<HalfPrecisionSettings>>(out / target, "half");
+  records<R<FullPrecisionSettings>>(out / target, "full");
+  records<R<DoublePrecisionSettings>>(out / target, "double");
+}
+
+void write_bytes(const fs::path& file, const std::vector<uint8_t>& bytes) {
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+void write_gzip(const fs::path& file, const std::vector<uint8_t>& bytes) {
+  gzFile gz = gzopen(file.c_str(), "wb");
+  gzwrite(gz, bytes.data(), static_cast<unsigned>(bytes.size()));
+  gzclose(gz);
+}
+
+std::vector<uint8_t> idx_bytes(const std::vector<uint32_t>& dims) {
+  std::vector<uint8_t> out{0, 0, 0x08, static_cast<uint8_t>(dims.size())};
+  size_t count = 1;
+  for (uint32_t d : dims) {
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(d >> shift));
+    count *= d;
+  }
+  for (size_t i = 0; i < count; ++i) out.push_back(static_cast<uint8_t>(i * 37));
+  return out;
+}
+
+void binary_records(const fs::path& out) {
+  every_precision<BinFileRecorder>(out, "record_bin");
+  every_precision<BinGzFileRecorder>(out, "record_bin_gz");
+  every_precision<NamedMpkFileRecorder>(out, "record_mpk");
+  every_precision<NamedMpkGzFileRecorder>(out, "record_mpk_gz");
+  every_precision<PrettyJsonFileRecorder>(out, "record_json");
+  every_precision<JsonGzFileRecorder>(out, "record_json_gz");
+  fs::create_directories(out / "record_bin_bytes");
+  auto list = seed_records();
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto bytes = BinBytesRecorder<>{}.record(list[i]);
+    std::ofstream(out / "record_bin_bytes" / ("seed" + std::to_string(i)), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  fs::create_directories(out / "safetensors");
+  SafetensorsFileRecorder<>{}.record(seed_weights(), (out / "safetensors" / "full").string());
+  SafetensorsFileRecorder<HalfPrecisionSettings>{}.record(seed_weights(), (out / "safetensors" / "half").string());
+}
+
+void configs(const fs::path& out) {
+  fs::create_directories(out / "config");
+  FuzzConfig(4).save((out / "config" / "default.json").string());
+  FuzzConfig(1 << 20)
+      .with_name("net \"quoted\"")
+      .with_mode(FuzzMode::Exact)
+      .with_values({})
+      .with_big(uint64_t{1} << 62)
+      .with_inner(FuzzInnerConfig().with_seed(7))
+      .save((out / "config" / "edited.json").string());
+}
+
+void tables(const fs::path& out) {
+  fs::create_directories(out / "idx"), fs::create_directories(out / "idx_gz");
+  write_bytes(out / "idx" / "images", idx_bytes({3, 2, 2}));
+  write_bytes(out / "idx" / "labels", idx_bytes({5}));
+  write_gzip(out / "idx_gz" / "images.gz", idx_bytes({3, 2, 2}));
+  write_gzip(out / "idx_gz" / "labels.gz", idx_bytes({5}));
+  fs::create_directories(out / "csv");
+  std::ofstream(out / "csv" / "plain.csv") << "label,x,name\n1,0.5,a\n2,-3e4,b\n";
+  std::ofstream(out / "csv" / "quoted.csv") << "label,x,name\r\n7,\"1,5\",\"say \"\"hi\"\"\nthere\"\r\n\r\n8,nan,c";
+  fs::create_directories(out / "json_lines");
+  std::ofstream(out / "json_lines" / "rows.jsonl") << "{\"text\": \"good\", \"label\": 1}\n\n[1, 2.5, null, true]\n";
+}
+
+void images(const fs::path& out) {
+  fs::create_directories(out / "png"), fs::create_directories(out / "jpeg");
+  for (size_t channels : {1, 2, 3, 4}) {
+    data::Image image{3, 5, channels, std::vector<uint8_t>(3 * 5 * channels)};
+    for (size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = static_cast<uint8_t>(i * 29);
+    data::write_png((out / "png" / ("c" + std::to_string(channels) + ".png")).string(), image);
+    if (channels == 1 || channels == 3)
+      data::write_jpeg((out / "jpeg" / ("c" + std::to_string(channels) + ".jpg")).string(), image, 75);
+  }
+}
+
+void sqlite(const fs::path& out) {
+  fs::create_directories(out / "sqlite");
+  data::SqliteDatasetWriter<data::MnistItem> writer((out / "sqlite" / "mnist.db").string(), true);
+  for (uint8_t label = 0; label < 3; ++label) {
+    data::MnistItem item{};
+    for (size_t p = 0; p < item.image.size(); ++p) item.image[p] = static_cast<float>((p * 7 + label) % 256);
+    item.label = label;
+    writer.write(label < 2 ? "train" : "test", item);
+  }
+  writer.set_completed();
+}
+}  // namespace
+}  // namespace scorch::fuzz
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <corpus dir>\n", argv[0]);
+    return 2;
+  }
+  std::filesystem::path out = argv[1];
+  try {
+    scorch::fuzz::binary_records(out);
+    scorch::fuzz::configs(out);
+    scorch::fuzz::tables(out);
+    scorch::fuzz::images(out);
+    scorch::fuzz::sqlite(out);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "write_corpus: %s\n", e.what());
+    return 1;
+  }
+  std::ofstream(out / ".stamp") << "seeds written\n";
+  return 0;
+}
