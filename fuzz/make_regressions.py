@@ -135,6 +135,7 @@ def main():
     write("idx_gz", "zeros-bomb.gz", gzip_bomb(b""))
     write("idx_gz", "crafted-bomb.gz", gzip_bomb(idx([4], b"\x01\x02\x03\x04")))
     write("idx_gz", "dims-2e40.gz", gzip_member(idx([1 << 20, 1 << 20])))
+    write("idx_gz", "honest-bomb.gz", gzip_bomb(idx([65 << 20])))  # dims match the zeros: over 16 times the file
 
     # CSV and JSON lines.
     write("csv", "row-too-many-fields", "a,b,c\n1,2,3\n" + "," * 4000)

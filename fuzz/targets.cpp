@@ -34,7 +34,8 @@ class ScratchFile {
       : path_((scratch_folder() / ("scorch-fuzz-" + std::to_string(::getpid()) + "-" + name)).string()) {}
   ~ScratchFile() {
     std::error_code ec;
-    std::filesystem::remove(path_, ec);
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+      std::filesystem::remove(path_ + suffix, ec);  // SQLite's
   }
   /// Writes bytes to the file; returns its path.
   const std::string& write(std::span<const std::byte> bytes) {

@@ -106,6 +106,13 @@ TEST(AdversarialSources, IdxGzipBombsStopAtTheHeader) {
   write_file(dir.file("crafted.gz"), gzip_bomb(four));
   expect_rejected([&] { read_idx(dir.file("crafted.gz")); }, "read_idx", dir.file("crafted.gz"),
                   "unexpected data at byte 12, after the 4 values the dims declare");
+  Bytes honest = idx_header({1 << 30});  // dims that match the 1 GiB of zeros: still over 16 times the file's size
+  write_file(dir.file("honest.gz"), gzip_bomb(honest));
+  expect_rejected([&] { read_idx(dir.file("honest.gz")); }, "read_idx", dir.file("honest.gz"),
+                  "declare 1073741824 values, more than the limit of 67108864 bytes");
+  write_file(dir.file("small.gz"), gzip_member(four));
+  EXPECT_EQ(read_idx(dir.file("small.gz"), 12).values.size(), 4u);  // max_inflated: 12 header bytes + 4 values
+  expect_rejected([&] { read_idx(dir.file("small.gz"), 11); }, "read_idx", dir.file("small.gz"), "limit of 11 bytes");
   write_file(dir.file("labels"), idx_header({3}));
   expect_rejected([&] { MnistDataset(dir.file("crafted.gz"), dir.file("labels")); }, "read_idx", dir.file("crafted.gz"),
                   "unexpected data");

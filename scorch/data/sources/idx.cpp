@@ -101,8 +101,16 @@ IdxHeader read_idx_header(GzStream& in, const std::string& path) {
   return h;
 }
 
-/// Throws unless the file's size can back count values after the header (inflated at most kMaxDeflateRatio times).
-void check_backed(const GzStream& in, const IdxHeader& h, const std::string& path) {
+/// The most bytes a gzip file of compressed_size may inflate to by default: 16 times its size, at least 64 MiB
+/// (the records' rule, formats::default_inflate_limit).
+size_t default_inflate_limit(size_t compressed_size) {
+  constexpr size_t kFloor = size_t{64} << 20, kRatio = 16;
+  return compressed_size > kFloor / kRatio ? compressed_size * kRatio : kFloor;
+}
+
+/// Throws unless the file's size can back count values after the header: raw files hold them, gzip files may
+/// inflate to at most max_inflated bytes (0: default_inflate_limit) and never more than deflate can produce.
+void check_backed(const GzStream& in, const IdxHeader& h, const std::string& path, size_t max_inflated) {
   size_t payload = in.file_size() > h.header_bytes ? in.file_size() - h.header_bytes : 0;
   if (!in.compressed() && payload < h.count)
     throw FormatError("read_idx", path + ": truncated at byte " + std::to_string(in.file_size()) + ": dims need " +
@@ -110,6 +118,13 @@ void check_backed(const GzStream& in, const IdxHeader& h, const std::string& pat
   if (in.compressed() && h.count / kMaxDeflateRatio > in.file_size())
     throw FormatError("read_idx", path + ": dims at byte 4 declare " + std::to_string(h.count) + " values, more than " +
                                       std::to_string(in.file_size()) + " bytes of gzip data can hold");
+  size_t limit = max_inflated ? max_inflated : default_inflate_limit(in.file_size());
+  if (in.compressed() && h.count > limit - std::min(limit, h.header_bytes))
+    throw FormatError("read_idx", path + ": dims at byte 4 declare " + std::to_string(h.count) +
+                                      " values, more than the limit of " + std::to_string(limit) + " bytes for " +
+                                      std::to_string(in.file_size()) + " bytes of gzip data (" +
+                                      (max_inflated ? "max_inflated" : "16 times the file's size; pass max_inflated") +
+                                      " to read_idx to load it)");
 }
 }  // namespace
 
@@ -126,10 +141,10 @@ std::vector<uint8_t> read_maybe_gzip(const std::string& path, size_t max_bytes) 
   return out;
 }
 
-IdxArray read_idx(const std::string& path) {
+IdxArray read_idx(const std::string& path, size_t max_inflated) {
   GzStream in(path, "read_idx");
   IdxHeader h = read_idx_header(in, path);
-  check_backed(in, h, path);
+  check_backed(in, h, path, max_inflated);
   IdxArray out;
   out.dims = std::move(h.dims);
   out.values.reserve(std::min(h.count, size_t{16} << 20));  // grows with the data actually read beyond this
