@@ -2,7 +2,6 @@
 // delimiters, deep or out-of-range JSON lines, images whose headers claim gigapixels, truncated JPEG and SQLite
 // files. Each gives a scorch::Error naming the file, quickly and without allocating what the file claims.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -15,11 +14,13 @@
 #include <scorch/data/sources/sqlite.h>
 #include <scorch/scorch.hpp>
 
+#include "support/expect_error.h"
 #include "support/temp_dir.h"
 
 namespace scorch::data {
 namespace {
 
+using scorch::testing::expect_rejected;
 using scorch::testing::TempDir;
 using Bytes = std::vector<uint8_t>;
 
@@ -32,27 +33,6 @@ void write_file(const std::string& path, const std::string& text) { std::ofstrea
 Bytes read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return Bytes(std::istreambuf_iterator<char>(in), {});
-}
-
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-/// f throws a scorch::Error starting with "[op] <file>" (or "[op] " + file when file has no path) and mentioning part,
-/// raising the peak memory by less than 256 MiB.
-template <class F> void expect_rejected(F f, const std::string& op, const std::string& file, const std::string& part) {
-  double before = peak_rss_mib();
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning " << part;
-  } catch (const Error& e) {
-    std::string what = e.what();
-    EXPECT_EQ(what.rfind("[" + op + "] " + file, 0), 0u) << what;
-    EXPECT_NE(what.find(part), std::string::npos) << what << "\n  lacks: " << part;
-  }
-  EXPECT_LT(peak_rss_mib() - before, 256.0) << part;
 }
 
 Bytes idx_header(const std::vector<uint32_t>& dims) {

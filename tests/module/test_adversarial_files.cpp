@@ -2,7 +2,6 @@
 // wrap, bool bytes other than 0/1, gzip bombs, deep nesting and out-of-range numbers. Each gives a scorch::Error
 // that starts with the op and names the file, quickly and without allocating what the file claims.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 #include <zlib.h>
 
 #include <cstring>
@@ -30,28 +29,6 @@ void write_file(const std::string& path, std::span<const std::byte> bytes) {
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 void write_file(const std::string& path, std::string_view text) { write_file(path, std::as_bytes(std::span(text))); }
-
-/// Peak resident memory of this process so far, in MiB.
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-/// f throws a scorch::Error whose message starts with "[op] file" and mentions part, raising the peak memory by
-/// less than 256 MiB.
-template <class F> void expect_rejected(F f, const std::string& op, const std::string& file, const std::string& part) {
-  double before = peak_rss_mib();
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected one mentioning " << part;
-  } catch (const Error& e) {
-    std::string what = e.what();
-    EXPECT_EQ(what.rfind("[" + op + "] " + file, 0), 0u) << what;
-    EXPECT_NE(what.find(part), std::string::npos) << what << "\n  lacks: " << part;
-  }
-  EXPECT_LT(peak_rss_mib() - before, 256.0) << part;
-}
 
 /// A binary record (BinFileRecorder's format) written by hand, so its sizes can lie.
 class BinBuilder {

@@ -1,10 +1,14 @@
 #pragma once
 // expect_error<E>(f, prefix): f throws E and its message starts with prefix;
-// expect_error_mentions<E>(f, parts): its message contains each part.
+// expect_error_mentions<E>(f, parts): its message contains each part; expect_rejected(f, op, file, part): a
+// hostile file gives a scorch::Error naming op and file, without a large allocation.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <string>
 #include <vector>
+
+#include "scorch/core/error.h"
 
 namespace scorch::testing {
 
@@ -24,6 +28,28 @@ template <class E, class F> void expect_error_mentions(F f, const std::vector<st
     for (const auto& part : parts)
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what() << "\n  lacks: " << part;
   }
+}
+
+/// Peak resident memory of this process so far, in MiB.
+inline double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+/// f throws a scorch::Error whose message starts with "[op] file" and mentions part, raising the peak memory by
+/// less than 256 MiB (a hostile file must not make Scorch allocate what it claims).
+template <class F> void expect_rejected(F f, const std::string& op, const std::string& file, const std::string& part) {
+  double before = peak_rss_mib();
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one mentioning " << part;
+  } catch (const Error& e) {
+    std::string what = e.what();
+    EXPECT_EQ(what.rfind("[" + op + "] " + file, 0), 0u) << what;
+    EXPECT_NE(what.find(part), std::string::npos) << what << "\n  lacks: " << part;
+  }
+  EXPECT_LT(peak_rss_mib() - before, 256.0) << part;
 }
 
 }  // namespace scorch::testing
