@@ -5,6 +5,7 @@
 #include <string>
 
 #include <scorch/scorch.hpp>
+#include <scorch/stacks/fusion_cpu/autodiff.h>
 #ifdef SCORCH_HAVE_LIBTORCH
 #include <scorch/stacks/libtorch/autodiff.h>
 #endif

@@ -1,7 +1,7 @@
 // scorch-bench: one JSON line per workload, named as in bench/anchors/torch_cpu_anchor.py so
 // each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
 // last line reports the process's peak resident memory.
-// Usage: scorch-bench [--filter SUBSTRING] [--reps N] [--backend cpu|libtorch|cuda]
+// Usage: scorch-bench [--filter SUBSTRING] [--reps N] [--backend cpu|fusion-cpu|libtorch|cuda]
 // --backend cuda runs the GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on Cuda(0)
 // under its names, then the backend workloads, and reports the caching pool's peak.
 // --backend libtorch runs the backend workloads (tensor ops, autodiff, nn) on LibTorch with the
@@ -100,19 +100,22 @@ template <class B> void linalg(const Options& o) {
       [&](double ms) { return conv_flop / ms / 1e6; });
 }
 
+// Results are kept in `out` until the next run: on Fusion<B>, a value no handle holds is never computed.
 template <class B> void elementwise(const Options& o) {
   auto x = Tensor<B, 1>::random({16 * 1024 * 1024}, Distribution::normal(0, 1));
+  Tensor<B, 1> out;
   const double bytes = 2.0 * 16 * 1024 * 1024 * 4;
   auto gbs = [&](double ms) { return bytes / ms / 1e6; };
   run(
-      o, "gelu_custom_16M", 3, [&] { (void)((x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0); }, "gb_per_s_eff", gbs);
+      o, "gelu_custom_16M", 3, [&] { out = (x * ((x / std::sqrt(2.0)).erf() + 1.0)) / 2.0; }, "gb_per_s_eff", gbs);
   run(
-      o, "gelu_builtin_16M", 3, [&] { (void)activation::gelu(x); }, "gb_per_s_eff", gbs);
+      o, "gelu_builtin_16M", 3, [&] { out = activation::gelu(x); }, "gb_per_s_eff", gbs);
   run(
-      o, "copy_16M", 3, [&] { (void)(x * 1.0); }, "gb_per_s", gbs);
+      o, "copy_16M", 3, [&] { out = x * 1.0; }, "gb_per_s", gbs);
   auto z = Tensor<B, 2>::random({2048, 2048}, Distribution::normal(0, 1));
+  Tensor<B, 2> out2;
   run(
-      o, "softmax_2048x2048", 3, [&] { (void)activation::softmax(z, -1); }, "gb_per_s_eff",
+      o, "softmax_2048x2048", 3, [&] { out2 = activation::softmax(z, -1); }, "gb_per_s_eff",
       [](double ms) { return 2.0 * 2048 * 2048 * 4 / ms / 1e6; });
 }
 
@@ -196,13 +199,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scorch-bench: built without the Cuda backend (SCORCH_BUILD_CUDA=OFF)\n");
     return 2;
 #endif
+  } else if (o.backend == "fusion-cpu") {
+    o.backend_name = scorch::FusionCpu::name();
+    o.sync = [] { scorch::FusionCpu::sync({}); };
+    scorch::Cpu::seed(0);
+    elementwise<scorch::FusionCpu>(o);
   } else if (o.backend == "cpu") {
     run_backend<scorch::Cpu>(o);
     fp32_peak(o);
     data_workloads(o);
     module_workloads(o);
   } else {
-    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, libtorch or cuda)\n", o.backend.c_str());
+    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, fusion-cpu, libtorch or cuda)\n", o.backend.c_str());
     return 2;
   }
   std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", o.backend_name.c_str(),

@@ -11,7 +11,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FOLDERS = ["scorch", "tests", "bench", "examples"]
+FOLDERS = ["scorch", "tests", "bench", "examples", "fuzz"]
 SUFFIXES = {".cpp": 800, ".cu": 800, ".h": 400, ".cuh": 400, ".hpp": 400}
 FUNCTION_LINES, LINE_COLUMNS = 60, 120
 EXCEPTIONS = ROOT / "scripts" / "budget-exceptions.txt"

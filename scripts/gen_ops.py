@@ -217,13 +217,13 @@ namespace scorch {{
 
 def forward(op, name, target, fallback, **types):
     """A member that forwards op to target: a constant pointer to it (no wrapper call, no extra
-    moves of by-value operands), or, with a fallback, a function that calls target when it exists."""
+    moves of by-value operands), or, with a fallback, a function that calls target when that call compiles."""
     result = subst(op.result, **types)
     if fallback is None:
         param_types = ", ".join(subst(t, **types) for t, _ in op.params)
         return f"  static constexpr {result} (*{name})({param_types}) = {target};"
     return (f"  static {result} {name}({decl_params(op, **types)}) {{\n"
-            f"    if constexpr (requires {{ &{target}; }}) return {target}({call_args(op)});\n"
+            f"    if constexpr (requires {{ {target}({call_args(op)}); }}) return {target}({call_args(op)});\n"
             f"    else return {fallback}({call_args(op)});\n  }}")
 
 
@@ -419,6 +419,84 @@ template <class B> struct GeneratedOps {{
 """
 
 
+FUSION_KIND = {"float": "Float", "int": "Int", "bool": "Bool"}
+RESULT_KIND = {"F": "Float", "I": "Int", "Bt": "Bool"}
+
+
+def fusion_target(op):
+    if op.kind == "module":
+        return f"ModuleOpsOf<B>::{op.name}"
+    return f"KindOps<B, {FUSION_KIND[op.kind]}>::{op.name}"
+
+
+def fusion_wrap(result, expr):
+    """Wraps B's result of type result (the table's spelling) as Fusion<B>'s."""
+    if result in RESULT_KIND:
+        return f"{result}::wrap({expr})"
+    if result == "TensorData":
+        return expr
+    m = re.fullmatch(r"std::pair<(F|I|Bt), (F|I|Bt)>", result)
+    if m:
+        return f"fusion::wrap_pair<{m.group(1)}, {m.group(2)}>({expr})"
+    if result == "ConvGradients<F>":
+        return f"fusion::wrap_grads<F>({expr})"
+    sys.exit(f"op table: Fusion cannot wrap result {result}")
+
+
+def fusion_recorded(op):
+    """An elementwise op: recorded in the stream, run later on B (fused or not) by the closure."""
+    tensors = [(t, n) for t, n in op.params if PRIMITIVE.search(t)]
+    if any(t not in RESULT_KIND for t, _ in tensors) or op.result not in RESULT_KIND:
+        sys.exit(f"op table: elementwise op {op.full} must take and return plain primitives for Fusion")
+    kinds = {n: RESULT_KIND[t] for t, n in tensors}
+    index = {n: i for i, (_, n) in enumerate(tensors)}
+    args = ", ".join(f"in.template take<{kinds[n]}>({index[n]})" if n in kinds else n for _, n in op.params)
+    captures = ", ".join(n for t, n in op.params if n not in kinds)
+    dtype_param = next((n for t, n in op.params if t == "DType"), None)
+    first = tensors[0][1]
+    dtype = "DType::Bool" if op.result == "Bt" else (dtype_param or f"{first}.dtype()")
+    nodes = ", ".join(f"{n}.node" for _, n in tensors)
+    result_kind = RESULT_KIND[op.result]
+    return (f"  static {op.result} {op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) {{\n"
+            f"    DType out_dtype = {dtype};\n"
+            f"    return {op.result}(Stream<B>::template record<{result_kind}>(OpId::{op.full}, {{{nodes}}}, out_dtype,\n"
+            f"        [{captures}](Args<B>& in) {{\n"
+            f"          return Value<B>::template of<{result_kind}>({fusion_target(op)}({args}));\n"
+            f"        }}));\n  }}")
+
+
+def fusion_eager(op):
+    """Any other op: pending inputs are computed, then B runs the op at once."""
+    args = ", ".join(f"fusion::inner(std::move({n}))" if PRIMITIVE.search(t) else f"std::move({n})"
+                     for t, n in op.params)
+    call = f"{fusion_target(op)}({args})"
+    return (f"  static {op.result} {op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) {{\n"
+            f"    Stream<B>::count_eager();\n    return {fusion_wrap(op.result, call)};\n  }}")
+
+
+def gen_fusion(ops):
+    lines = [fusion_recorded(op) if op.cls == "elementwise" else fusion_eager(op) for op in ops]
+    return f"""#pragma once
+{HEADER}// Fusion<B>'s ops: every op of the table, written out. Elementwise ops are recorded in B's stream
+// (scorch/fusion/stream.h) and return at once; every other op computes its pending inputs and runs on B.
+// Both reach B through KindOps / ModuleOpsOf, so a provided op is B's own or backend/provided's over B.
+{includes(['"scorch/fusion/stream.h"', '"scorch/gen/kind_ops.h"'])}
+namespace scorch::fusion {{
+
+/// The op table's ops on Fusion<B>'s primitives.
+template <class B> struct GeneratedOps {{
+  using F = FusionTensor<B, Float>;
+  using I = FusionTensor<B, Int>;
+  using Bt = FusionTensor<B, Bool>;
+  using Device = typename B::Device;
+
+{chr(10).join(lines)}
+}};
+
+}}  // namespace scorch::fusion
+"""
+
+
 def ir_field_type(t):
     t = re.sub(r"^const\s+|\s*&$", "", t.strip())
     t = PRIMITIVE.sub("TensorIr", t)
@@ -514,6 +592,7 @@ def main():
     write(args.out, "scorch/gen/op_concepts.h", gen_concepts(ops))
     write(args.out, "scorch/gen/kind_ops.h", gen_kind_ops(ops))
     write(args.out, "scorch/gen/autodiff_ops.h", gen_autodiff(ops))
+    write(args.out, "scorch/gen/fusion_ops.h", gen_fusion(ops))
     write(args.out, "scorch/gen/ir_records.h", gen_ir(ops))
     if args.scalar_op_header:
         write(args.out, "scorch/gen/scalar_ops_text.h", gen_scalar_ops_text(args.scalar_op_header))

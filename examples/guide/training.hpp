@@ -21,8 +21,13 @@ train::ClassificationOutput<B> Model<B>::forward_classification(const Tensor<B, 
 
 template <Backend B> train::TrainOutput<train::ClassificationOutput<B>> Model<B>::train_step(
     const MnistBatch<B>& batch) const requires AutodiffBackend<B> {
-  auto item = forward_classification(batch.images, batch.targets);
-  return {*this, item.loss.backward(), item};
+  // clang 14's explicit instantiation of Model<Cpu> instantiates this member despite its constraint.
+  if constexpr (AutodiffBackend<B>) {
+    auto item = forward_classification(batch.images, batch.targets);
+    return {*this, item.loss.backward(), item};
+  } else {
+    throw Error("Model::train_step", "needs an autodiff backend");
+  }
 }
 
 template <Backend B> train::ClassificationOutput<B> Model<B>::valid_step(const MnistBatch<B>& batch) const {

@@ -42,15 +42,15 @@
 #define SCORCH_CONFIG_READ_(f) reader.template required<decltype(f)>(#f),
 #define SCORCH_CONFIG_READ_OPT_(f) reader.optional(#f, out.f);
 #define SCORCH_CONFIG_WRITE_(f) out.set(#f, ::scorch::ConfigValue<decltype(f)>::to(f));
-#define SCORCH_CONFIG_WITH_(f)              \
-  auto with_##f(decltype(f) value) const& { \
-    auto copy = *this;                      \
-    copy.f = std::move(value);              \
-    return copy;                            \
-  }                                         \
-  auto with_##f(decltype(f) value)&& {      \
-    f = std::move(value);                   \
-    return std::move(*this);                \
+#define SCORCH_CONFIG_WITH_(f)                         \
+  auto with_##f(decltype(f) scorch_new_value) const& { \
+    auto copy = *this;                                 \
+    copy.f = std::move(scorch_new_value);              \
+    return copy;                                       \
+  }                                                    \
+  auto with_##f(decltype(f) scorch_new_value)&& {      \
+    f = std::move(scorch_new_value);                   \
+    return std::move(*this);                           \
   }
 
 namespace scorch {

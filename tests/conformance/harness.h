@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <scorch/backends/reference/reference_backend.h>
 #include <scorch/scorch.hpp>
+#include <scorch/stacks/fusion_cpu/autodiff.h>
 #ifdef SCORCH_HAVE_LIBTORCH
 #include <scorch/stacks/libtorch/autodiff.h>
 #endif

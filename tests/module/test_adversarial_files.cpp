@@ -289,5 +289,36 @@ TEST(AdversarialRecords, LongAndDeepSafetensorsKeys) {
                            "[load] " + dir.file("k.safetensors") + ": key remap pattern '(' is not a valid regex");
 }
 
+// Loading is linear in the key count: 60,000 keys in one map (once quadratic: minutes) load in file order, and a
+// key given twice is an error rather than a silent choice.
+TEST(AdversarialRecords, WideMapsLoadInOrderAndDuplicatesAreErrors) {
+  TempDir dir("adv-wide");
+  constexpr int kKeys = 60000;
+  std::string header = "{", record = "{";
+  for (int i = kKeys - 1; i >= 0; --i) {
+    std::string key = "k" + std::to_string(i);
+    header += (i == kKeys - 1 ? "\"" : ",\"") + key + R"(": {"dtype": "U8", "shape": [0], "data_offsets": [0, 0]})";
+    record += (i == kKeys - 1 ? "\"" : ",\"") + key + "\": " + std::to_string(i);
+  }
+  write_file(dir.file("wide.safetensors"), safetensors_file(header + "}"));
+  Record tensors = SafetensorsFileRecorder<>{}.load(dir.file("wide"));
+  ASSERT_EQ(tensors.size(), size_t{kKeys});
+  EXPECT_EQ(tensors.as_map().front().first, "k" + std::to_string(kKeys - 1));
+  EXPECT_EQ(tensors.as_map().back().first, "k0");
+  write_file(dir.file("wide.json"), json_record(record + "}"));
+  Record values = PrettyJsonFileRecorder<>{}.load(dir.file("wide"));
+  ASSERT_EQ(values.size(), size_t{kKeys});
+  EXPECT_EQ(values.as_map().front().first, "k" + std::to_string(kKeys - 1));
+  EXPECT_EQ(values.at("k7").as_int(), 7);
+  write_file(dir.file("twice.json"), json_record(R"({"lr": 1, "beta": 2, "lr": 3})"));
+  expect_rejected([&] { (void)PrettyJsonFileRecorder<>{}.load(dir.file("twice")); }, "load", dir.file("twice.json"),
+                  "duplicate JSON key 'lr'");
+  write_file(dir.file("twice.safetensors"),
+             safetensors_file(R"({"a.b": {"dtype": "U8", "shape": [0], "data_offsets": [0, 0]},)"
+                              R"( "a.b": {"dtype": "U8", "shape": [0], "data_offsets": [0, 0]}})"));
+  expect_rejected([&] { (void)SafetensorsFileRecorder<>{}.load(dir.file("twice")); }, "load",
+                  dir.file("twice.safetensors"), "duplicate JSON key 'a.b'");
+}
+
 }  // namespace
 }  // namespace scorch::testing

@@ -25,6 +25,12 @@ struct LayerSettings {
   SCORCH_CONFIG(LayerSettings, (kernel_size), (stride, padding))
 };
 
+// A field named `value` (once, the && setter assigned its own parameter to itself and left the field unset).
+struct ValueSettings {
+  double value = 0.0;
+  SCORCH_CONFIG(ValueSettings, (), (value))
+};
+
 struct TrainingSettings {
   size_t num_classes;
   LayerSettings layer;
@@ -51,6 +57,13 @@ TEST(Config, ConstructorTakesRequiredFieldsAndSettersChain) {
   auto copy = config.with_name("other");  // const& setter copies
   EXPECT_EQ(config.name, "guide");
   EXPECT_EQ(copy.name, "other");
+}
+
+TEST(Config, SettersSetAFieldNamedValue) {
+  EXPECT_EQ(ValueSettings().with_value(0.5).value, 0.5);  // && setter
+  ValueSettings settings;
+  EXPECT_EQ(settings.with_value(0.25).value, 0.25);  // const& setter
+  EXPECT_EQ(nn::Initializer::constant(0.5).value, 0.5);
 }
 
 TEST(Config, SaveAndLoadRoundTrip) {

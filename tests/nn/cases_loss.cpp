@@ -69,7 +69,7 @@ void add_margin(CaseTable& t) {
   t["triplet_margin"] =
       loss([](const CaseInputs& in) { return nn::TripletMarginLoss{}.forward(in.f<2>(0), in.f<2>(1), in.f<2>(2)); });
   for (auto [name, r] : {std::pair{"ctc", nn::Reduction::Mean}, std::pair{"ctc_sum", nn::Reduction::Sum}})
-    t[name] = loss([r](const CaseInputs& in) {
+    t[name] = loss([r = r](const CaseInputs& in) {
       return nn::CtcLossConfig().init().forward(in.f<3>(0), in.i<2>(1), in.i<1>(2), in.i<1>(3), r);
     });
 }

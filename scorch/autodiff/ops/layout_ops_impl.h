@@ -154,9 +154,9 @@ template <class B> AutodiffTensor<B> LayoutOps<B>::select_add(T x, size_t dim, I
 template <class B>
 std::pair<AutodiffTensor<B>, typename B::IntTensor> LayoutOps<B>::sort_with_indices(T x, size_t dim, bool descending) {
   auto [values, indices] = I::sort_with_indices(x.primitive, dim, descending);
-  T out = R::computed("sort", std::array<T, 1>{std::move(x)}, {0}, std::move(values), [dim, indices](auto& c) {
-    c.to(0, [&] { return scatter_to(dim, c.shape(0), indices, c.grad()); });
-  });
+  T out = R::computed(
+      "sort", std::array<T, 1>{std::move(x)}, {0}, std::move(values),
+      [dim, indices = indices](auto& c) { c.to(0, [&] { return scatter_to(dim, c.shape(0), indices, c.grad()); }); });
   return {std::move(out), std::move(indices)};
 }
 template <class B> AutodiffTensor<B> LayoutOps<B>::sort(T x, size_t dim, bool descending) {

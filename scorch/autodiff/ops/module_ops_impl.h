@@ -61,7 +61,7 @@ template <class B>
 std::pair<AutodiffTensor<B>, typename B::IntTensor> ModuleOps<B>::indexed_pool(const char* name, T x,
                                                                                std::pair<P, IntP> result) {
   auto& [values, indices] = result;
-  T out = R::computed(name, std::array<T, 1>{std::move(x)}, {in(0)}, std::move(values), [indices](auto& c) {
+  T out = R::computed(name, std::array<T, 1>{std::move(x)}, {in(0)}, std::move(values), [indices = indices](auto& c) {
     c.to(0, [&] { return M::max_pool_backward(c.input(0), c.grad(), indices); });
   });
   return {std::move(out), std::move(indices)};

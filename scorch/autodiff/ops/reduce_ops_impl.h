@@ -74,7 +74,7 @@ std::pair<AutodiffTensor<B>, typename B::IntTensor> ReduceOps<B>::extreme_with_i
                                                                                        size_t dim, bool largest) {
   auto [values, indices] =
       largest ? I::max_dim_with_indices(x.primitive, dim) : I::min_dim_with_indices(x.primitive, dim);
-  T out = R::computed(name, std::array<T, 1>{std::move(x)}, {0}, std::move(values), [dim, indices](auto& c) {
+  T out = R::computed(name, std::array<T, 1>{std::move(x)}, {0}, std::move(values), [dim, indices = indices](auto& c) {
     c.to(0, [&] { return scatter_to(dim, c.shape(0), indices, c.grad()); });
   });
   return {std::move(out), std::move(indices)};

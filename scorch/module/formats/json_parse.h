@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "scorch/core/error.h"
 
@@ -35,11 +36,15 @@ inline size_t json_too_deep_at(std::string_view text, size_t max_depth = kMaxJso
   return std::string_view::npos;
 }
 
+/// text parsed keeping each object's key order, in time linear in the text; FormatError on a duplicate key.
+nlohmann::ordered_json parse_ordered_json(std::string_view text, const char* op, const std::string& where);
+
 /// text parsed as Json with nesting bounded by kMaxJsonDepth; FormatError "[op] where: ..." for any error.
 template <class Json> Json parse_json_bounded(std::string_view text, const char* op, const std::string& where) {
   if (size_t at = json_too_deep_at(text); at != std::string_view::npos)
     throw FormatError(op, where + ": JSON nests deeper than " + std::to_string(kMaxJsonDepth) + " levels at byte " +
                               std::to_string(at));
+  if constexpr (std::is_same_v<Json, nlohmann::ordered_json>) return parse_ordered_json(text, op, where);
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <unordered_map>
 
 #include "scorch/core/error.h"
 #include "scorch/module/formats/byte_io.h"
@@ -61,33 +62,70 @@ DType parse_dtype(const json& j, const std::string& file, const std::string& key
   throw FormatError("load", file + ": '" + key + "': unsupported dtype " + j.dump());
 }
 
-/// Puts value at the dotted key inside root, creating maps on the way (at most kMaxKeyParts deep).
-void insert_dotted(Record& root, const std::string& key, Record value, const std::string& file) {
-  if (static_cast<size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxKeyParts)
-    throw FormatError("load", file + ": key '" + short_key(key) + "' has more than " + std::to_string(kMaxKeyParts) +
-                                  " dotted parts");
-  Record* node = &root;
-  size_t start = 0;
-  while (true) {
-    size_t dot = key.find('.', start);
-    std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    Record* next = node->find_mut(part);
-    if (dot == std::string::npos) {
-      if (next) throw FormatError("load", file + ": key '" + short_key(key) + "' clashes with another key");
-      node->as_map_mut().emplace_back(part, std::move(value));
-      return;
+/// Builds a record from dotted keys ("a.b.c" becomes nested maps) in time linear in the keys' lengths: each map
+/// entry is indexed by (its map's number, its name), so no map is searched (a header of 40,000 flat keys took
+/// minutes that way).
+class DottedRecordBuilder {
+ public:
+  explicit DottedRecordBuilder(const std::string& file) : file_(file) {}
+
+  /// Puts value at the dotted key, creating maps on the way (at most kMaxKeyParts deep); FormatError when the key
+  /// was given before or runs through a tensor.
+  void insert(const std::string& key, Record value) {
+    if (static_cast<size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxKeyParts)
+      throw FormatError("load", file_ + ": key '" + short_key(key) + "' has more than " + std::to_string(kMaxKeyParts) +
+                                    " dotted parts");
+    Record* node = &root_;
+    size_t node_number = 0;
+    for (size_t start = 0;;) {
+      size_t dot = key.find('.', start);
+      std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      auto found = entries_.find({node_number, part});
+      if (dot == std::string::npos) {
+        if (found != entries_.end())
+          throw FormatError("load", file_ + ": key '" + short_key(key) + "' clashes with another key");
+        add(*node, node_number, std::move(part), std::move(value));
+        return;
+      }
+      if (found == entries_.end()) found = add(*node, node_number, std::move(part), Record::map());
+      Record* next = &node->as_map_mut()[found->second.index].second;
+      if (!next->is_map())
+        throw FormatError("load", file_ + ": key '" + short_key(key) + "' clashes with the tensor '" +
+                                      short_key(key.substr(0, dot)) + "'");
+      node = next;
+      node_number = found->second.number;
+      start = dot + 1;
     }
-    if (!next) {
-      node->as_map_mut().emplace_back(part, Record::map());
-      next = &node->as_map_mut().back().second;
-    } else if (!next->is_map()) {
-      throw FormatError("load", file + ": key '" + short_key(key) + "' clashes with the tensor '" +
-                                    short_key(key.substr(0, dot)) + "'");
-    }
-    node = next;
-    start = dot + 1;
   }
-}
+
+  Record take() { return std::move(root_); }
+
+ private:
+  struct Name {
+    size_t map;
+    std::string part;
+    bool operator==(const Name&) const = default;
+  };
+  struct NameHash {
+    size_t operator()(const Name& n) const { return std::hash<std::string>{}(n.part) * 31 + n.map; }
+  };
+  struct Entry {
+    size_t index;   // position in its map
+    size_t number;  // this entry's own number, as a map
+  };
+  using Entries = std::unordered_map<Name, Entry, NameHash>;
+
+  /// Appends part to node (map number map_number); returns its index entry.
+  Entries::iterator add(Record& node, size_t map_number, std::string part, Record value) {
+    auto& map = node.as_map_mut();
+    map.emplace_back(part, std::move(value));
+    return entries_.emplace(Name{map_number, std::move(part)}, Entry{map.size() - 1, entries_.size() + 1}).first;
+  }
+
+  const std::string& file_;
+  Record root_ = Record::map();
+  Entries entries_;
+};
 struct Entry {
   std::string key;
   DType dtype;
@@ -210,13 +248,13 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
     throw FormatError("load", file + ": " + std::to_string(data.size() - expected) +
                                   " data bytes belong to no tensor (truncated or corrupt)");
   auto remaps = compile_remaps(key_remaps, file);
-  Record root = Record::map();
+  DottedRecordBuilder root(file);
   for (const auto& e : entries) {
     auto bytes = data.subspan(e.begin, e.end - e.begin);
-    insert_dotted(root, remap_key(e.key, remaps, file),
-                  Record(formats::tensor_from_file(bytes, e.shape, e.dtype, file, e.key)), file);
+    root.insert(remap_key(e.key, remaps, file),
+                Record(formats::tensor_from_file(bytes, e.shape, e.dtype, file, e.key)));
   }
-  return root;
+  return root.take();
 }
 
 }  // namespace scorch::detail

@@ -1,0 +1,153 @@
+// Blocked execution of fused programs on Cpu (see cpu_executor.h).
+#include "scorch/fusion/cpu_executor.h"
+
+#include <algorithm>
+
+namespace scorch::fusion {
+namespace {
+
+using backends::cpu::CpuTensor;
+using backends::cpu::Strides;
+
+/// The program's shape with adjacent dims merged where every operand steps through them as one; each
+/// operand's strides over it.
+struct Layout {
+  std::vector<size_t> dims;
+  std::vector<std::vector<int64_t>> strides;  // per operand
+};
+
+Layout coalesce(const Shape& shape, const std::vector<Strides>& operand_strides) {
+  Layout out;
+  out.strides.resize(operand_strides.size());
+  for (size_t d = 0; d < shape.rank(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = !out.dims.empty();
+    for (size_t k = 0; merge && k < operand_strides.size(); ++k)
+      merge = out.strides[k].back() == operand_strides[k][d] * static_cast<int64_t>(shape[d]);
+    if (merge) {
+      out.dims.back() *= shape[d];
+      for (size_t k = 0; k < operand_strides.size(); ++k) out.strides[k].back() = operand_strides[k][d];
+    } else {
+      out.dims.push_back(shape[d]);
+      for (size_t k = 0; k < operand_strides.size(); ++k) out.strides[k].push_back(operand_strides[k][d]);
+    }
+  }
+  if (out.dims.empty()) {
+    out.dims.push_back(1);
+    for (auto& s : out.strides) s.push_back(1);
+  }
+  return out;
+}
+
+/// How the coalesced dims split into blocks: dims before `split` are iterated one index at a time, dim `split`
+/// in chunks of `chunk`, dims after it whole.
+struct Blocking {
+  size_t split = 0, chunk = 1, chunks_per_row = 1, blocks = 1;
+};
+
+Blocking plan_blocks(const std::vector<size_t>& dims) {
+  Blocking b;
+  size_t inner = 1;
+  b.split = dims.size() - 1;
+  while (b.split > 0 && inner * dims[b.split] <= kFusedBlock) inner *= dims[b.split--];
+  b.chunk = std::max<size_t>(1, kFusedBlock / inner);
+  b.chunk = std::min(b.chunk, dims[b.split]);
+  b.chunks_per_row = (dims[b.split] + b.chunk - 1) / b.chunk;
+  b.blocks = b.chunks_per_row;
+  for (size_t d = 0; d < b.split; ++d) b.blocks *= dims[d];
+  return b;
+}
+
+/// The view of operand k (storage of like) covering block index.
+CpuTensor block_view(const CpuTensor& like, const Layout& layout, size_t k, const Blocking& b, size_t index) {
+  const auto& dims = layout.dims;
+  const auto& st = layout.strides[k];
+  size_t row = index / b.chunks_per_row, start = (index % b.chunks_per_row) * b.chunk;
+  int64_t offset = like.offset();
+  for (size_t d = b.split; d-- > 0;) {
+    offset += static_cast<int64_t>(row % dims[d]) * st[d];
+    row /= dims[d];
+  }
+  offset += static_cast<int64_t>(start) * st[b.split];
+  std::vector<size_t> block_dims{std::min(b.chunk, dims[b.split] - start)};
+  Strides strides{};
+  strides[0] = st[b.split];
+  for (size_t d = b.split + 1; d < dims.size(); ++d) {
+    strides[block_dims.size()] = st[d];
+    block_dims.push_back(dims[d]);
+  }
+  return CpuTensor(like.storage(), Shape(block_dims), strides, offset, like.dtype());
+}
+
+const CpuTensor& primitive(const Value<Cpu>& v) {
+  return std::visit([](const CpuTensor& t) -> const CpuTensor& { return t; }, v.primitive);
+}
+
+/// Runs the program on one block: leaves and outputs as block views.
+void run_block(const Program<Cpu>& program, const std::vector<CpuTensor>& leaf_blocks,
+               const std::vector<CpuTensor>& out_blocks, const std::vector<size_t>& uses_template) {
+  size_t n = program.ops.size();
+  std::vector<size_t> uses = uses_template;
+  std::vector<std::optional<Value<Cpu>>> results(n);
+  for (size_t i = 0; i < n; ++i) {
+    Args<Cpu> args;
+    for (auto& in : program.ops[i]->pending->inputs) {
+      auto it = program.position.find(in.get());
+      if (it == program.position.end()) {
+        size_t leaf = std::find(program.leaves.begin(), program.leaves.end(), in.get()) - program.leaves.begin();
+        args.values.push_back(Value<Cpu>::of_kind(in->kind, leaf_blocks[leaf]));
+      } else if (--uses[it->second] == 0) {
+        args.values.push_back(std::move(*results[it->second]));
+        results[it->second].reset();
+      } else {
+        args.values.push_back(*results[it->second]);
+      }
+    }
+    results[i] = program.ops[i]->pending->run(args);
+  }
+  for (size_t k = 0; k < program.outputs.size(); ++k)
+    backends::cpu::assign_view(out_blocks[k], primitive(*results[program.outputs[k]]));
+}
+
+}  // namespace
+
+std::vector<Value<Cpu>> Executor<Cpu>::run(const Program<Cpu>& program, Stats& stats) {
+  if (!program.uniform_shape()) return run_unfused(program);
+  const Shape& shape = program.ops.front()->shape;
+  // One op gains nothing from blocks (it reads and writes once anyway); small programs already fit in cache.
+  if (program.ops.size() < 2 || shape.num_elements() < kFusedMinElements) return run_unfused(program);
+  std::vector<CpuTensor> operands;  // leaves, then outputs
+  std::vector<Strides> strides;
+  for (auto* leaf : program.leaves) {
+    operands.push_back(primitive(*leaf->value));
+    strides.push_back(backends::cpu::broadcast_strides(operands.back(), shape));
+  }
+  std::vector<Value<Cpu>> outputs;
+  for (size_t i : program.outputs) {
+    Node<Cpu>* op = program.ops[i];
+    CpuTensor out(shape, op->dtype);
+    operands.push_back(out);
+    strides.push_back(out.strides());
+    outputs.push_back(Value<Cpu>::of_kind(op->kind, std::move(out)));
+  }
+  Layout layout = coalesce(shape, strides);
+  Blocking blocking = plan_blocks(layout.dims);
+  std::vector<size_t> uses(program.ops.size(), 0);
+  for (auto* op : program.ops)
+    for (auto& in : op->pending->inputs)
+      if (auto it = program.position.find(in.get()); it != program.position.end()) ++uses[it->second];
+  for (size_t out : program.outputs) ++uses[out];
+  size_t leaves = program.leaves.size();
+  backends::cpu::parallel_for(blocking.blocks, 1, [&](size_t lo, size_t hi) {
+    std::vector<CpuTensor> leaf_blocks(leaves), out_blocks(operands.size() - leaves);
+    for (size_t b = lo; b < hi; ++b) {
+      for (size_t k = 0; k < operands.size(); ++k)
+        (k < leaves ? leaf_blocks[k] : out_blocks[k - leaves]) = block_view(operands[k], layout, k, blocking, b);
+      run_block(program, leaf_blocks, out_blocks, uses);
+    }
+  });
+  ++stats.fused_programs;
+  return outputs;
+}
+
+}  // namespace scorch::fusion

@@ -1,0 +1,70 @@
+#pragma once
+// A fused program: the waiting ops of one computation in dependency order, the values they read and the ones
+// they must produce. Executor<B> runs it; the default runs op after op on B (the unfused fallback).
+#include <cstddef>
+#include <unordered_map>
+#include <vector>
+
+#include "scorch/fusion/node.h"
+
+namespace scorch::fusion {
+
+/// The ops to run: each op's inputs are computed nodes (leaves) or earlier ops of the program.
+template <class B> struct Program {
+  std::vector<Node<B>*> ops;                            // dependency order
+  std::vector<size_t> outputs;                          // positions in ops of the values to keep
+  std::vector<Node<B>*> leaves;                         // computed nodes the ops read, each once
+  std::unordered_map<const Node<B>*, size_t> position;  // op → its position in ops
+
+  /// True when every op has one shape: the program can run block by block.
+  bool uniform_shape() const {
+    for (auto* op : ops)
+      if (op->shape != ops.front()->shape) return false;
+    return !ops.empty();
+  }
+};
+
+/// Counts of what the stream ran (for tests and benchmarks).
+struct Stats {
+  size_t programs = 0;        // programs run (one per computation point)
+  size_t fused_programs = 0;  // of those, run by a fusing executor (one pass over memory)
+  size_t ops = 0;             // recorded ops run
+  size_t eager_ops = 0;       // ops run on B at once (not elementwise)
+};
+
+/// Runs a program on B one op at a time over whole tensors, freeing each intermediate after its last use.
+template <class B> std::vector<Value<B>> run_unfused(const Program<B>& program) {
+  size_t n = program.ops.size();
+  std::vector<size_t> uses(n, 0);
+  for (auto* op : program.ops)
+    for (auto& in : op->pending->inputs)
+      if (auto it = program.position.find(in.get()); it != program.position.end()) ++uses[it->second];
+  for (size_t out : program.outputs) ++uses[out];
+  std::vector<std::optional<Value<B>>> results(n);
+  for (size_t i = 0; i < n; ++i) {
+    Args<B> args;
+    for (auto& in : program.ops[i]->pending->inputs) {
+      auto it = program.position.find(in.get());
+      if (it == program.position.end()) {
+        args.values.push_back(*in->value);
+      } else if (--uses[it->second] == 0) {
+        args.values.push_back(std::move(*results[it->second]));
+        results[it->second].reset();
+      } else {
+        args.values.push_back(*results[it->second]);
+      }
+    }
+    results[i] = program.ops[i]->pending->run(args);
+  }
+  std::vector<Value<B>> out;
+  for (size_t i : program.outputs) out.push_back(std::move(*results[i]));
+  return out;
+}
+
+/// Runs programs for Fusion<B>; a backend with a fusing executor specializes it (Cpu: cpu_executor.h).
+template <class B> struct Executor {
+  /// The program's output values; counts a fused run in stats.
+  static std::vector<Value<B>> run(const Program<B>& program, Stats&) { return run_unfused(program); }
+};
+
+}  // namespace scorch::fusion

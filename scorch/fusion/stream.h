@@ -1,0 +1,172 @@
+#pragma once
+// The op stream of Fusion<B>: elementwise ops are recorded as pending nodes and return at once; a value is
+// computed when something needs it (reading data, an op that is not elementwise, a chain reaching
+// kMaxChain ops, a broadcast of a pending value, B's sync), together with every other waiting op of its graph,
+// as one Program run by Executor<B>. Intermediates no handle holds are never written to memory.
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "scorch/backend/module_options.h"
+#include "scorch/fusion/program.h"
+
+namespace scorch::fusion {
+
+/// Ops a pending graph may hold before its inputs are computed (bounds program size and held memory).
+inline constexpr NodeCount kMaxChain = 64;
+
+template <class B> class Stream {
+ public:
+  using NodePtr = std::shared_ptr<Node<B>>;
+
+  /// A pending node of kind K for op over inputs (shape: their broadcast), run later by run.
+  template <class K> static NodePtr record(OpId op, std::vector<NodePtr> inputs, DType dtype, RunOp<B> run) {
+    std::lock_guard lock(state().mutex);
+    Shape shape = inputs.front()->shape;
+    for (size_t i = 1; i < inputs.size(); ++i)
+      shape = broadcast_shapes(kOpNames[static_cast<size_t>(op)].data(), shape, inputs[i]->shape);
+    NodeCount chain = 1;
+    for (auto& in : inputs) {
+      // A pending input of another shape (broadcast) or a long chain is computed first: programs keep one shape.
+      if (in->pending && (in->shape != shape || in->pending->chain >= kMaxChain)) compute(in);
+      if (in->pending) chain += in->pending->chain;
+    }
+    auto node = std::make_shared<Node<B>>();
+    node->shape = shape;
+    node->dtype = dtype;
+    node->kind = kKindIndex<K>;
+    node->device = inputs.front()->device;
+    node->pending.reset(new PendingOp<B>{op, std::move(inputs), std::move(run), std::min(chain, kMaxChain)});
+    state().live.push_back(node);
+    if (state().live.size() >= 2 * state().pruned_size + 1024) prune();
+    return node;
+  }
+
+  /// node's value, computing it (and its graph's other waiting ops) first.
+  static const Value<B>& compute(const NodePtr& node) {
+    std::lock_guard lock(state().mutex);
+    if (node->pending) run_graph({node});
+    return *node->value;
+  }
+
+  /// Computes every pending value that a handle still holds.
+  static void flush() {
+    std::lock_guard lock(state().mutex);
+    std::vector<NodePtr> roots;
+    for (auto& weak : state().live)
+      if (auto node = weak.lock(); node && node->pending) roots.push_back(std::move(node));
+    state().live.clear();
+    state().pruned_size = 0;
+    if (!roots.empty()) run_graph(roots);
+  }
+
+  /// What the stream has run so far.
+  static Stats stats() {
+    std::lock_guard lock(state().mutex);
+    return state().stats;
+  }
+  /// Counts an op run at once on B.
+  static void count_eager() {
+    std::lock_guard lock(state().mutex);
+    ++state().stats.eager_ops;
+  }
+
+ private:
+  struct State {
+    std::recursive_mutex mutex;  // compute may run while record holds it (a broadcast input)
+    std::vector<std::weak_ptr<Node<B>>> live;
+    size_t pruned_size = 0;
+    Stats stats;
+  };
+  static State& state() {
+    static State s;
+    return s;
+  }
+  static void prune() {
+    auto& live = state().live;
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [](const auto& w) {
+                                auto n = w.lock();
+                                return !n || !n->pending;
+                              }),
+               live.end());
+    state().pruned_size = live.size();
+  }
+
+  /// Runs the pending graph under roots as one program. A node becomes an output when something outside the
+  /// graph holds it: a handle, a pending op elsewhere, or a root's caller.
+  static void run_graph(const std::vector<NodePtr>& roots) {
+    Program<B> program;
+    std::unordered_map<const Node<B>*, long> holders;  // references from inside the graph (and from roots)
+    std::unordered_map<const Node<B>*, long> counts;   // each op's use_count, from one of its references
+    std::unordered_map<const Node<B>*, bool> seen;
+    auto visit = [&](auto& self, const NodePtr& ref) -> void {
+      Node<B>* n = ref.get();
+      if (!n->pending) {
+        if (!seen[n]) program.leaves.push_back(n);
+        seen[n] = true;
+        return;
+      }
+      counts[n] = ref.use_count();
+      if (seen[n]) return;
+      seen[n] = true;
+      for (auto& in : n->pending->inputs) {
+        if (in->pending) ++holders[in.get()];
+        self(self, in);
+      }
+      program.position[n] = program.ops.size();
+      program.ops.push_back(n);
+    };
+    for (auto& root : roots) {
+      ++holders[root.get()];
+      visit(visit, root);
+    }
+    for (size_t i = 0; i < program.ops.size(); ++i)
+      if (counts[program.ops[i]] > holders[program.ops[i]]) program.outputs.push_back(i);
+    if (roots.size() == 1 && !std::count(program.outputs.begin(), program.outputs.end(), program.ops.size() - 1))
+      program.outputs.push_back(program.ops.size() - 1);
+    auto& stats = state().stats;
+    auto values = Executor<B>::run(program, stats);
+    ++stats.programs;
+    stats.ops += program.ops.size();
+    std::vector<std::unique_ptr<PendingOp<B>>> done;  // freed last: they hold the graph's intermediates
+    for (size_t k = 0; k < program.outputs.size(); ++k) {
+      Node<B>* n = program.ops[program.outputs[k]];
+      n->value = std::move(values[k]);
+      done.push_back(std::move(n->pending));
+    }
+  }
+};
+
+/// B's primitive of x, computing it first when it waits in the stream.
+template <class B, class K> typename K::template Primitive<B> inner(FusionTensor<B, K> x) {
+  if (!x.node) return FusionTensor<B, K>::empty();
+  return Stream<B>::compute(x.node).template get<K>();
+}
+template <class B, class K>
+std::optional<typename K::template Primitive<B>> inner(const std::optional<FusionTensor<B, K>>& x) {
+  if (!x) return std::nullopt;
+  return inner(*x);
+}
+template <class B, class K> std::vector<typename K::template Primitive<B>> inner(std::vector<FusionTensor<B, K>> xs) {
+  std::vector<typename K::template Primitive<B>> out;
+  out.reserve(xs.size());
+  for (auto& x : xs) out.push_back(inner(std::move(x)));
+  return out;
+}
+
+/// B's pair result as Fusion<B>'s.
+template <class P, class Q, class Pair> std::pair<P, Q> wrap_pair(Pair r) {
+  return {P::wrap(std::move(r.first)), Q::wrap(std::move(r.second))};
+}
+/// B's convolution gradients as Fusion<B>'s.
+template <class P, class Grads> ConvGradients<P> wrap_grads(Grads g) {
+  std::optional<P> bias;
+  if (g.bias) bias = P::wrap(std::move(*g.bias));
+  return {P::wrap(std::move(g.x)), P::wrap(std::move(g.weight)), std::move(bias)};
+}
+
+}  // namespace scorch::fusion
