@@ -10,7 +10,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build test format guide bench bench-compare example fixtures clean fuzz fuzz-build
+.PHONY: deps configure build test format guide bench bench-compare example fixtures clean fuzz fuzz-build clang-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
 FUZZ_BUILD ?= build-fuzz
@@ -39,6 +39,15 @@ fuzz-build: deps
 # $(FUZZ_BUILD)/fuzz/corpus; prints each target's executions and coverage, and fails on any crash, leak or hang.
 fuzz: fuzz-build
 	@fuzz/run_all.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The whole tree built with clang 14 and its tests run (LibTorch's headers need g++, so that backend is off; CI
+# keeps the parsers' layers compiling with clang through fuzz-build).
+CLANG_BUILD ?= build-clang
+clang-test: deps
+	@cmake -S . -B $(CLANG_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+	  -DSCORCH_BUILD_CUDA=OFF > /dev/null
+	@cmake --build $(CLANG_BUILD) -j $(JOBS)
+	@cd $(CLANG_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # Formats the tree with .clang-format (clang-format from scripts/install-deps.sh).
 format:

@@ -127,12 +127,23 @@ def includes(extra=()):
     return "".join(f"#include {i}\n" for i in INCLUDES + list(extra))
 
 
+def functor_users(ops):
+    """Each kernel that maps a functor, with the ops bound to it."""
+    users = {}
+    for op in ops:
+        if op.functor:
+            users.setdefault(op.kernel, []).append(op)
+    return users
+
+
 def gen_op_info(ops):
     rows = []
+    users = functor_users(ops)
     for op in ops:
+        loop = loop_helper(users[op.kernel]) if op.functor else ""
         rows.append(f'    {{"{op.full}", OpKind::{op.kind.capitalize()}, OpClass::{op.cls.capitalize()}, '
                     f'{str(op.required).lower()}, {str(op.kernel is not None).lower()}, {tensor_inputs(op)}, '
-                    f'{output_count(op.result)}, "{op.signature}", "{op.functor or ""}"}},')
+                    f'{output_count(op.result)}, "{op.signature}", "{op.functor or ""}", "{loop}"}},')
     ids = "\n".join(f"  {op.full}," for op in ops)
     names = "\n".join(f'    "{op.full}",' for op in ops)
     return f"""#pragma once
@@ -160,6 +171,7 @@ struct OpInfo {{
   uint8_t tensor_outputs;      ///< tensors produced (0 for reads such as into_data)
   std::string_view signature;  ///< as written in the table, F/I/Bt the kind primitives
   std::string_view functor;    ///< the backends/common/scalar_ops.h functor of an elementwise op, or ""
+  std::string_view loop;       ///< the strided backends' loop mapping that functor (unary_float, compare, ...), or ""
 }};
 
 /// Every op, in table order.
@@ -326,10 +338,7 @@ def loop_helper(kernel_ops):
 def gen_strided_elementwise(ops, spec):
     name, namespace, kernel_ns, tensor, device, header, loops = spec.split(",")[:7]
     types = dict(f=tensor, i=tensor, bt=tensor, device=device)
-    users = {}
-    for op in ops:
-        if op.functor:
-            users.setdefault(op.kernel, []).append(op)
+    users = functor_users(ops)
     defs = []
     for kernel, kernel_ops in users.items():
         op = kernel_ops[0]
@@ -456,10 +465,11 @@ def fusion_recorded(op):
     first = tensors[0][1]
     dtype = "DType::Bool" if op.result == "Bt" else (dtype_param or f"{first}.dtype()")
     nodes = ", ".join(f"{n}.node" for _, n in tensors)
+    scalars = ", ".join(n for t, n in op.params if t == "Scalar")
     result_kind = RESULT_KIND[op.result]
     return (f"  static {op.result} {op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) {{\n"
             f"    DType out_dtype = {dtype};\n"
-            f"    return {op.result}(Stream<B>::template record<{result_kind}>(OpId::{op.full}, {{{nodes}}}, out_dtype,\n"
+            f"    return {op.result}(Stream<B>::template record<{result_kind}>(OpId::{op.full}, {{{nodes}}}, out_dtype, {{{scalars}}},\n"
             f"        [{captures}](Args<B>& in) {{\n"
             f"          return Value<B>::template of<{result_kind}>({fusion_target(op)}({args}));\n"
             f"        }}));\n  }}")

@@ -5,7 +5,8 @@
 set -euo pipefail
 build=${1:-build-gpu}
 rm -rf .gpu && mkdir -p .gpu/lib
-for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_differential_tests bench/scorch-bench; do
+for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conformance_fusion_cuda tests/scorch_differential_tests \
+  bench/scorch-bench; do
   [[ -f $build/$b ]] && strip -o .gpu/$(basename $b) $build/$b
 done
 cp bench/anchors/torch_gpu_anchor.py .gpu/

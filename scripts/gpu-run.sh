@@ -2,6 +2,7 @@
 # Runs the Cuda backend's tests, the differential target and the GPU benchmarks side by side with
 # the PyTorch GPU anchor, on a machine with an NVIDIA GPU, from binaries built elsewhere and copied
 # into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out). Usage: scripts/gpu-run.sh [tests|bench|all]
+# (BENCH_FILTER=substring runs only the matching benchmarks).
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/gpu-out}
@@ -17,7 +18,8 @@ export SCORCH_AUTOTUNE_CACHE=$out/autotune-cuda.tsv
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
 status=0
 if [[ $what == tests || $what == all ]]; then
-  for t in scorch_cuda_tests scorch_conformance_cuda scorch_differential_tests; do
+  for t in scorch_cuda_tests scorch_conformance_cuda scorch_conformance_fusion_cuda scorch_differential_tests; do
+    [[ -f .gpu/$t ]] || continue
     echo "== $t"
     timeout "${TEST_TIMEOUT:-200}" .gpu/$t --gtest_brief=1 > "$out/$t.log" 2>&1
     rc=$?; status=$((status | rc))
@@ -27,7 +29,8 @@ if [[ $what == tests || $what == all ]]; then
 fi
 if [[ $what == bench || $what == all ]]; then
   echo "== scorch-bench --backend cuda"
-  timeout "${BENCH_TIMEOUT:-240}" .gpu/scorch-bench --backend cuda --reps 10 > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
+  timeout "${BENCH_TIMEOUT:-240}" .gpu/scorch-bench --backend cuda --reps 10 ${BENCH_FILTER:+--filter "$BENCH_FILTER"} \
+    > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
   tail -3 "$out/bench_cuda.err"
   cut -c1-160 "$out/bench_cuda.jsonl"
   echo "== torch_gpu_anchor.py"

@@ -21,6 +21,8 @@ template <class B> struct Fusion : fusion::GeneratedOps<B> {
   static std::string name() { return "fusion<" + B::name() + ">"; }
   /// Seeds B's random stream.
   static void seed(uint64_t s) { B::seed(s); }
+  /// Runs every recorded op a handle still needs (queued on B, not waited for).
+  static void flush() { fusion::Stream<B>::flush(); }
   /// Runs every recorded op a handle still needs, then waits for B's queued work on device.
   static void sync(const Device& device) {
     fusion::Stream<B>::flush();

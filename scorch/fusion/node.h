@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "scorch/backend/kind.h"
+#include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
 #include "scorch/gen/op_info.h"
 
@@ -54,6 +55,7 @@ using NodeCount = uint32_t;
 template <class B> struct PendingOp {
   OpId op;
   std::vector<std::shared_ptr<Node<B>>> inputs;
+  std::vector<Scalar> scalars;  // the op's Scalar arguments, in table order (for generated kernels)
   RunOp<B> run;
   NodeCount chain = 1;  // ops waiting in this node's graph (counting shared ones once per path): bounds its size
 };

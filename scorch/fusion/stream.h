@@ -23,7 +23,8 @@ template <class B> class Stream {
   using NodePtr = std::shared_ptr<Node<B>>;
 
   /// A pending node of kind K for op over inputs (shape: their broadcast), run later by run.
-  template <class K> static NodePtr record(OpId op, std::vector<NodePtr> inputs, DType dtype, RunOp<B> run) {
+  template <class K>
+  static NodePtr record(OpId op, std::vector<NodePtr> inputs, DType dtype, std::vector<Scalar> scalars, RunOp<B> run) {
     std::lock_guard lock(state().mutex);
     Shape shape = inputs.front()->shape;
     for (size_t i = 1; i < inputs.size(); ++i)
@@ -39,7 +40,8 @@ template <class B> class Stream {
     node->dtype = dtype;
     node->kind = kKindIndex<K>;
     node->device = inputs.front()->device;
-    node->pending.reset(new PendingOp<B>{op, std::move(inputs), std::move(run), std::min(chain, kMaxChain)});
+    node->pending.reset(
+        new PendingOp<B>{op, std::move(inputs), std::move(scalars), std::move(run), std::min(chain, kMaxChain)});
     state().live.push_back(node);
     if (state().live.size() >= 2 * state().pruned_size + 1024) prune();
     return node;

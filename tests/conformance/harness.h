@@ -15,6 +15,7 @@
 #endif
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>
+#include <scorch/stacks/fusion_cuda/autodiff.h>
 #endif
 
 namespace scorch::conformance {

@@ -1,0 +1,63 @@
+#pragma once
+// CUDA C source for a fused elementwise program (Fusion<Cuda>): one thread per element of the program's shape
+// loads each leaf once, applies every op with the backends/common/scalar_ops.h functors (the eager kernels'
+// own), and stores each output once. Pure host code: the source is compiled at run time by NVRTC
+// (backends/cuda/jit.h) and cached by its text, which depends only on the program's structure (scalars and
+// strides are kernel parameters).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "scorch/core/dtype.h"
+#include "scorch/core/scalar.h"
+#include "scorch/gen/op_info.h"
+
+namespace scorch::fusion {
+
+#define SCORCH_FUSED_PARAMS_BODY \
+  const void* in[16];            \
+  void* out[8];                  \
+  long long n;                   \
+  long long rank;                \
+  long long dims[8];             \
+  long long strides[16][8];      \
+  double fs[16];                 \
+  long long is[16];              \
+  long long vec;
+
+/// The fused kernel's one argument (the generated source declares the same struct).
+struct FusedParams {
+  SCORCH_FUSED_PARAMS_BODY
+};
+inline constexpr size_t kMaxFusedLeaves = 16, kMaxFusedOutputs = 8, kMaxFusedScalars = 16;
+/// Elements a thread of a contiguous kernel handles: moved as one pack per operand when p.vec is set (every
+/// pointer aligned to the pack and n a multiple of it).
+inline constexpr size_t kFusedLanes = 4;
+
+/// One op of a kernel: its inputs (>= 0: an earlier op; < 0: leaf -(k + 1)), its Scalar arguments and dtypes.
+struct KernelOp {
+  OpId op;
+  std::vector<int> inputs;
+  std::vector<Scalar> scalars;
+  DType input_dtype;  // dtype of its first input
+};
+
+/// What a kernel computes: leaves' dtypes, ops in order, the ops whose values are stored (in out[k] order).
+struct KernelPlan {
+  std::vector<DType> leaves;
+  std::vector<KernelOp> ops;
+  std::vector<size_t> outputs;
+  std::vector<DType> output_dtypes;
+  bool contiguous = false;  // every leaf steps like the outputs: no offset arithmetic, kFusedLanes per thread
+};
+
+/// The name of the generated kernel's entry point.
+inline constexpr const char* kFusedEntry = "scorch_fused";
+
+/// The kernel's source, or nullopt when an op or dtype has no recipe (the program then runs unfused).
+std::optional<std::string> generate_cuda_source(const KernelPlan& plan);
+
+/// Fills params' scalar slots from the plan's ops, in the order the source reads them.
+void fill_scalars(const KernelPlan& plan, FusedParams& params);
+
+}  // namespace scorch::fusion
