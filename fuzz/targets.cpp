@@ -16,6 +16,7 @@
 #include "scorch/data/sources/image.h"
 #include "scorch/data/sources/mnist.h"
 #include "scorch/data/sources/sqlite.h"
+#include "scorch/ir/ir_msgpack.h"
 #include "scorch/module/recorder.h"
 
 namespace scorch::fuzz {
@@ -150,6 +151,17 @@ void sqlite(std::span<const std::byte> bytes) {
   }
 }
 
+/// Op IR bytes as Remote receives them: one record, then a stream of them, each decoded and encoded again (which
+/// reads every field).
+void ir_op(std::span<const std::byte> bytes) {
+  try {
+    (void)ir::encode_op(ir::decode_op(bytes)).size();
+  } catch (const FormatError&) {
+    // Not one record (a stream holds several); read the bytes as a stream next.
+  }
+  for (const ir::OpRecord& record : ir::decode_ops(bytes)) (void)ir::encode_op(record).size();
+}
+
 constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"record_bin", &record_file<BinFileRecorder<>>},
     {"record_bin_gz", &record_file<BinGzFileRecorder<>>},
@@ -167,6 +179,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"png", &png},
     {"jpeg", &jpeg},
     {"sqlite", &sqlite},
+    {"ir_op", &ir_op},
 };
 }  // namespace
 

@@ -13,6 +13,7 @@
 #include "scorch/data/sources/image.h"
 #include "scorch/data/sources/mnist.h"
 #include "scorch/data/sources/sqlite.h"
+#include "scorch/ir/ir_msgpack.h"
 #include "scorch/module/recorder.h"
 
 namespace scorch::fuzz {
@@ -152,6 +153,41 @@ void sqlite(const fs::path& out) {
   }
   writer.set_completed();
 }
+
+/// Op IR records of every field kind: tensors, tensor data, options, slices, a distribution, scalars.
+std::vector<ir::OpRecord> seed_ops() {
+  namespace rec = ir::records;
+  rec::FloatAdd add{};
+  add.a = {1, Shape{2, 3}, DType::F32}, add.b = {2, Shape{1, 3}, DType::F32}, add.out[0] = {3, Shape{2, 3}, DType::F32};
+  rec::FloatFromData data{};
+  data.data = TensorData(std::vector<bool>{true, false, true}, Shape{3, 1});
+  data.device = {"Cpu"}, data.out[0] = {4, Shape{3, 1}, DType::Bool};
+  rec::ModuleConv conv{};
+  conv.x = {5, Shape{1, 3, 8, 8}, DType::F16}, conv.w = {6, Shape{4, 3, 3, 3}, DType::F16};
+  conv.bias = ir::TensorIr{7, Shape{4}, DType::F16};
+  conv.spec = {{2, 2}, {1, 1}, {1, 1}, {0, 0}, 1}, conv.out[0] = {8, Shape{1, 4, 4, 4}, DType::F16};
+  rec::FloatSlice slice{};
+  slice.x = {9, Shape{6, 4}, DType::F64}, slice.ranges = {{1, 5, 2}, {0, 4, -1}};
+  slice.out[0] = {10, Shape{2, 4}, DType::F64};
+  rec::FloatRandom random{};
+  random.shape = Shape{0, 5}, random.dist = Distribution::normal(0.0, 2.0), random.device = {"Cuda(0)"};
+  random.dtype = DType::BF16, random.out[0] = {11, Shape{0, 5}, DType::BF16};
+  rec::FloatFull full{};
+  full.shape = Shape{2}, full.value = Scalar(int64_t{-1} << 40), full.device = {"Cpu"}, full.dtype = DType::I64;
+  full.out[0] = {12, Shape{2}, DType::I64};
+  return {add, data, conv, slice, random, full};
+}
+
+void ir_ops(const fs::path& out) {
+  fs::create_directories(out / "ir_op");
+  auto write = [&](const std::string& name, const std::vector<std::byte>& bytes) {
+    std::ofstream(out / "ir_op" / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  };
+  auto ops = seed_ops();
+  for (size_t i = 0; i < ops.size(); ++i) write("op" + std::to_string(i), ir::encode_op(ops[i]));
+  write("stream", ir::encode_ops(ops));
+}
 }  // namespace
 }  // namespace scorch::fuzz
 
@@ -167,6 +203,7 @@ int main(int argc, char** argv) {
     scorch::fuzz::tables(out);
     scorch::fuzz::images(out);
     scorch::fuzz::sqlite(out);
+    scorch::fuzz::ir_ops(out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "write_corpus: %s\n", e.what());
     return 1;

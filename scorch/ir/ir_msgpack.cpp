@@ -1,0 +1,741 @@
+// MessagePack coding of the op IR (the format is in ir_msgpack.h): a small writer, a bounds-checked reader that
+// names the field it is in, and one Codec<T> per field type; records are coded through their visit().
+#include "scorch/ir/ir_msgpack.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <concepts>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+
+#include "scorch/core/error.h"
+
+namespace scorch::ir {
+
+namespace {
+constexpr uint64_t kMax32 = std::numeric_limits<uint32_t>::max();
+constexpr size_t kNone = static_cast<size_t>(-1);
+/// The key that holds a tensor's dtype, as the named MessagePack recorder writes tensors.
+constexpr std::string_view kTensorKey = "__tensor__";
+
+/// text from untrusted bytes, fit for an error message: at most 40 characters, non-printable ones as '?'.
+std::string quoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, 40)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out + (text.size() > 40 ? "...'" : "'");
+}
+
+/// Appends MessagePack values to a vector, each in its shortest form; errors name the op and field being written.
+class Writer {
+ public:
+  explicit Writer(std::vector<std::byte>& out) : out_(out) {}
+  std::string_view op, field;
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw FormatError("encode_op", std::string(op) + "." + std::string(field) + ": " + why);
+  }
+  void nil() { byte(0xc0); }
+  void boolean(bool v) { byte(v ? 0xc3 : 0xc2); }
+  void uint(uint64_t v) {
+    if (v <= 0x7f) byte(static_cast<uint8_t>(v));
+    else if (v <= 0xff) head(0xcc, v, 1);
+    else if (v <= 0xffff) head(0xcd, v, 2);
+    else if (v <= kMax32) head(0xce, v, 4);
+    else head(0xcf, v, 8);
+  }
+  void sint(int64_t v) {
+    auto bits = static_cast<uint64_t>(v);
+    if (v >= 0) uint(bits);
+    else if (v >= -32) byte(static_cast<uint8_t>(bits));  // negative fixint
+    else if (v >= std::numeric_limits<int8_t>::min()) head(0xd0, bits, 1);
+    else if (v >= std::numeric_limits<int16_t>::min()) head(0xd1, bits, 2);
+    else if (v >= std::numeric_limits<int32_t>::min()) head(0xd2, bits, 4);
+    else head(0xd3, bits, 8);
+  }
+  void float64(double v) { head(0xcb, std::bit_cast<uint64_t>(v), 8); }
+  void str(std::string_view s) {
+    if (s.size() <= 31) byte(static_cast<uint8_t>(0xa0 | s.size()));
+    else if (s.size() <= 0xff) head(0xd9, s.size(), 1);
+    else if (s.size() <= 0xffff) head(0xda, s.size(), 2);
+    else head(0xdb, fits_32(s.size(), "a string of"), 4);
+    append(s.data(), s.size());
+  }
+  void bin(std::span<const std::byte> b) {
+    if (b.size() <= 0xff) head(0xc4, b.size(), 1);
+    else if (b.size() <= 0xffff) head(0xc5, b.size(), 2);
+    else head(0xc6, fits_32(b.size(), "binary data of"), 4);
+    append(b.data(), b.size());
+  }
+  void array(size_t n) {
+    if (n <= 15) byte(static_cast<uint8_t>(0x90 | n));
+    else if (n <= 0xffff) head(0xdc, n, 2);
+    else head(0xdd, fits_32(n, "an array of"), 4);
+  }
+  void map(size_t n) {
+    if (n <= 15) byte(static_cast<uint8_t>(0x80 | n));
+    else if (n <= 0xffff) head(0xde, n, 2);
+    else head(0xdf, fits_32(n, "a map of"), 4);
+  }
+
+ private:
+  uint64_t fits_32(size_t n, const char* what) const {
+    if (n > kMax32) fail(std::string(what) + " " + std::to_string(n) + " exceeds MessagePack's limit of 2^32 - 1");
+    return n;
+  }
+  void byte(uint8_t b) { out_.push_back(static_cast<std::byte>(b)); }
+  void head(uint8_t type, uint64_t v, int bytes) {
+    byte(type);
+    for (int i = bytes - 1; i >= 0; --i) byte(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void append(const void* p, size_t n) {
+    auto* b = static_cast<const std::byte*>(p);
+    out_.insert(out_.end(), b, b + n);
+  }
+  std::vector<std::byte>& out_;
+};
+
+/// The MessagePack type a head byte starts.
+enum class Type { Nil, Bool, UInt, Int, Float, Str, Bin, Array, Map, Ext, Invalid };
+
+Type type_of(uint8_t h) {
+  if (h <= 0x7f || (h >= 0xcc && h <= 0xcf)) return Type::UInt;
+  if (h >= 0xe0 || (h >= 0xd0 && h <= 0xd3)) return Type::Int;
+  if (h <= 0x8f || h == 0xde || h == 0xdf) return Type::Map;
+  if (h <= 0x9f || h == 0xdc || h == 0xdd) return Type::Array;
+  if (h <= 0xbf || (h >= 0xd9 && h <= 0xdb)) return Type::Str;
+  if (h == 0xc0) return Type::Nil;
+  if (h == 0xc2 || h == 0xc3) return Type::Bool;
+  if (h >= 0xc4 && h <= 0xc6) return Type::Bin;
+  if (h == 0xca || h == 0xcb) return Type::Float;
+  return h == 0xc1 ? Type::Invalid : Type::Ext;
+}
+
+std::string_view type_name(Type t) {
+  constexpr std::string_view names[] = {
+      "nil",   "a bool", "a non-negative int",   "an int", "a float", "a str", "a bin", "an array",
+      "a map", "an ext", "the invalid byte 0xc1"};
+  return names[static_cast<size_t>(t)];
+}
+
+/// Reads MessagePack values from untrusted bytes. Every length and count is checked against the bytes that remain
+/// before anything is read or allocated; errors are FormatError "[decode_op] op.field[i]: why (at byte n)".
+class Reader {
+ public:
+  Reader(std::span<const std::byte> bytes, size_t pos) : bytes_(bytes), pos_(pos) {}
+  /// The record's op, once known (errors name "record" before).
+  std::string_view op;
+
+  /// Names a field (or an element, by index) in errors while it lives.
+  class Scope {
+   public:
+    Scope(Reader& r, std::string_view name) : r_(r) { r.push({name, kNone}); }
+    Scope(Reader& r, size_t index) : r_(r) { r.push({{}, index}); }
+    ~Scope() { --r_.depth_; }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Reader& r_;
+  };
+
+  size_t pos() const { return pos_; }
+  [[noreturn]] void fail(const std::string& why) const;
+  [[noreturn]] void expected(std::string_view what) {
+    fail("expected " + std::string(what) + ", found " + std::string(type_name(type_of(peek()))));
+  }
+  /// The type of the next value; fails at the end of the bytes.
+  Type next_type() { return type_of(peek()); }
+  /// Consumes a nil when one comes next.
+  bool nil();
+  bool boolean();
+  uint64_t uint();
+  int64_t sint();
+  /// A float, or an int converted to double.
+  double number();
+  std::string_view str();
+  std::span<const std::byte> bin();
+  /// An array's element count, at most the bytes that remain.
+  size_t array();
+  /// A map's pair count, at most half the bytes that remain.
+  size_t map();
+  /// A map key: a str.
+  std::string_view key();
+
+ private:
+  struct Step {
+    std::string_view name;
+    size_t index;
+  };
+  static constexpr size_t kMaxSteps = 8;  // deeper than any field type nests
+  void push(Step step) {
+    if (depth_ < kMaxSteps) path_[depth_] = step;
+    ++depth_;
+  }
+  size_t remaining() const { return bytes_.size() - pos_; }
+  uint8_t peek() {
+    if (pos_ >= bytes_.size()) fail("truncated: the bytes end before the value");
+    return static_cast<uint8_t>(bytes_[pos_]);
+  }
+  uint64_t big_endian(size_t n);
+  std::span<const std::byte> take(uint64_t n);
+  /// An int of any width: its value as two's complement bits, and whether it is negative.
+  std::pair<uint64_t, bool> integer(std::string_view what);
+
+  std::span<const std::byte> bytes_;
+  size_t pos_;
+  std::array<Step, kMaxSteps> path_{};
+  size_t depth_ = 0;
+};
+
+void Reader::fail(const std::string& why) const {
+  std::string where = op.empty() ? "record" : std::string(op);
+  for (size_t i = 0; i < std::min(depth_, kMaxSteps); ++i) {
+    if (path_[i].index == kNone) {
+      where += '.';
+      where += path_[i].name;
+    } else {
+      where += '[';
+      where += std::to_string(path_[i].index);
+      where += ']';
+    }
+  }
+  throw FormatError("decode_op", where + ": " + why + " (at byte " + std::to_string(pos_) + ")");
+}
+
+uint64_t Reader::big_endian(size_t n) {
+  if (n > remaining())
+    fail("truncated: the value needs " + std::to_string(n) + " more bytes, " + std::to_string(remaining()) + " remain");
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(bytes_[pos_ + i]);
+  pos_ += n;
+  return v;
+}
+
+std::span<const std::byte> Reader::take(uint64_t n) {
+  if (n > remaining())
+    fail("a length of " + std::to_string(n) + " bytes exceeds the " + std::to_string(remaining()) + " that remain");
+  auto out = bytes_.subspan(pos_, n);
+  pos_ += n;
+  return out;
+}
+
+bool Reader::nil() {
+  if (peek() != 0xc0) return false;
+  ++pos_;
+  return true;
+}
+
+bool Reader::boolean() {
+  uint8_t h = peek();
+  if (h != 0xc2 && h != 0xc3) expected("a bool");
+  ++pos_;
+  return h == 0xc3;
+}
+
+std::pair<uint64_t, bool> Reader::integer(std::string_view what) {
+  uint8_t h = peek();
+  Type t = type_of(h);
+  if (t != Type::UInt && t != Type::Int) expected(what);
+  ++pos_;
+  if (h <= 0x7f) return {h, false};
+  if (h >= 0xe0) return {static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(h))), true};
+  if (h <= 0xcf) return {big_endian(size_t{1} << (h - 0xcc)), false};
+  size_t n = size_t{1} << (h - 0xd0);
+  uint64_t bits = big_endian(n);
+  int64_t v = n == 1   ? static_cast<int8_t>(bits)
+              : n == 2 ? static_cast<int16_t>(bits)
+              : n == 4 ? static_cast<int32_t>(bits)
+                       : static_cast<int64_t>(bits);
+  return {static_cast<uint64_t>(v), v < 0};
+}
+
+uint64_t Reader::uint() {
+  auto [bits, negative] = integer("a non-negative int");
+  if (negative) fail("expected a non-negative int, found " + std::to_string(static_cast<int64_t>(bits)));
+  return bits;
+}
+
+int64_t Reader::sint() {
+  auto [bits, negative] = integer("an int");
+  if (!negative && bits > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    fail("int " + std::to_string(bits) + " exceeds the int64 range");
+  return static_cast<int64_t>(bits);
+}
+
+double Reader::number() {
+  uint8_t h = peek();
+  if (h == 0xca || h == 0xcb) {
+    ++pos_;
+    if (h == 0xca) return std::bit_cast<float>(static_cast<uint32_t>(big_endian(4)));
+    return std::bit_cast<double>(big_endian(8));
+  }
+  Type t = type_of(h);
+  if (t == Type::Int) return static_cast<double>(sint());
+  if (t == Type::UInt) return static_cast<double>(uint());
+  expected("a float");
+}
+
+std::string_view Reader::str() {
+  uint8_t h = peek();
+  if (type_of(h) != Type::Str) expected("a str");
+  ++pos_;
+  uint64_t n = h <= 0xbf ? h & 0x1f : big_endian(size_t{1} << (h - 0xd9));
+  auto b = take(n);
+  return {reinterpret_cast<const char*>(b.data()), b.size()};
+}
+
+std::span<const std::byte> Reader::bin() {
+  uint8_t h = peek();
+  if (type_of(h) != Type::Bin) expected("a bin");
+  ++pos_;
+  return take(big_endian(size_t{1} << (h - 0xc4)));
+}
+
+size_t Reader::array() {
+  uint8_t h = peek();
+  if (type_of(h) != Type::Array) expected("an array");
+  ++pos_;
+  uint64_t n = h <= 0x9f ? h & 0x0f : big_endian(h == 0xdc ? 2 : 4);
+  if (n > remaining())
+    fail("a count of " + std::to_string(n) + " elements exceeds the " + std::to_string(remaining()) +
+         " bytes that remain");
+  return n;
+}
+
+size_t Reader::map() {
+  uint8_t h = peek();
+  if (type_of(h) != Type::Map) expected("a map");
+  ++pos_;
+  uint64_t n = h <= 0x8f ? h & 0x0f : big_endian(h == 0xde ? 2 : 4);
+  if (n > remaining() / 2)
+    fail("a count of " + std::to_string(n) + " pairs exceeds the " + std::to_string(remaining()) +
+         " bytes that remain");
+  return n;
+}
+
+std::string_view Reader::key() {
+  if (next_type() != Type::Str) expected("a field name (a str)");
+  return str();
+}
+
+// One Codec<T> per field type: write(Writer&, const T&) and read(Reader&, T&).
+template <class T> struct Codec;
+
+template <> struct Codec<bool> {
+  static void write(Writer& w, bool v) { w.boolean(v); }
+  static void read(Reader& r, bool& v) { v = r.boolean(); }
+};
+
+template <std::unsigned_integral T>
+requires(!std::same_as<T, bool>) struct Codec<T> {
+  static void write(Writer& w, T v) { w.uint(v); }
+  static void read(Reader& r, T& v) {
+    uint64_t u = r.uint();
+    if (u > std::numeric_limits<T>::max()) r.fail("int " + std::to_string(u) + " is out of range");
+    v = static_cast<T>(u);
+  }
+};
+
+template <std::signed_integral T> struct Codec<T> {
+  static void write(Writer& w, T v) { w.sint(v); }
+  static void read(Reader& r, T& v) {
+    int64_t s = r.sint();
+    if (s < std::numeric_limits<T>::min() || s > std::numeric_limits<T>::max())
+      r.fail("int " + std::to_string(s) + " is out of range");
+    v = static_cast<T>(s);
+  }
+};
+
+template <> struct Codec<double> {
+  static void write(Writer& w, double v) { w.float64(v); }
+  static void read(Reader& r, double& v) { v = r.number(); }
+};
+
+/// The names an enum's values are written as, indexed by value.
+template <class E> struct EnumNames {};
+template <> struct EnumNames<InterpolateMode> {
+  static constexpr std::string_view what = "interpolate mode";
+  static constexpr std::array<std::string_view, 3> names = {"nearest", "bilinear", "bicubic"};
+};
+template <> struct EnumNames<Distribution::Kind> {
+  static constexpr std::string_view what = "distribution kind";
+  static constexpr std::array<std::string_view, 4> names = {"default", "uniform", "bernoulli", "normal"};
+};
+
+template <class E>
+requires std::is_enum_v<E> && requires { EnumNames<E>::names; }
+struct Codec<E> {
+  static constexpr auto& names = EnumNames<E>::names;
+  static void write(Writer& w, E v) {
+    auto i = static_cast<size_t>(v);
+    if (i >= names.size()) w.fail("invalid " + std::string(EnumNames<E>::what) + " " + std::to_string(i));
+    w.str(names[i]);
+  }
+  static void read(Reader& r, E& v) {
+    std::string_view name = r.str();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] != name) continue;
+      v = static_cast<E>(i);
+      return;
+    }
+    r.fail("unknown " + std::string(EnumNames<E>::what) + " " + quoted(name));
+  }
+};
+
+template <> struct Codec<DType> {
+  static constexpr int kCount = static_cast<int>(DType::Bool) + 1;
+  static void write(Writer& w, DType v) {
+    if (static_cast<int>(v) >= kCount) w.fail("invalid dtype " + std::to_string(static_cast<int>(v)));
+    w.str(dtype_name(v));
+  }
+  static void read(Reader& r, DType& v) {
+    std::string_view name = r.str();
+    for (int i = 0; i < kCount; ++i) {
+      if (dtype_name(static_cast<DType>(i)) != name) continue;
+      v = static_cast<DType>(i);
+      return;
+    }
+    r.fail("unknown dtype " + quoted(name));
+  }
+};
+
+template <> struct Codec<DeviceIr> {
+  static void write(Writer& w, const DeviceIr& v) { w.str(v.name); }
+  static void read(Reader& r, DeviceIr& v) { v.name = std::string(r.str()); }
+};
+
+template <> struct Codec<Shape> {
+  static void write(Writer& w, const Shape& s) {
+    w.array(s.rank());
+    for (size_t d : s) w.uint(d);
+  }
+  static void read(Reader& r, Shape& s) {
+    size_t rank = r.array();
+    if (rank > kMaxRank) r.fail("rank " + std::to_string(rank) + " exceeds the maximum " + std::to_string(kMaxRank));
+    std::array<size_t, kMaxRank> dims{};
+    for (size_t i = 0; i < rank; ++i) {
+      Reader::Scope element(r, i);
+      Codec<size_t>::read(r, dims[i]);
+    }
+    s = Shape(std::span<const size_t>(dims.data(), rank));
+    if (!s.checked_num_elements()) r.fail("shape " + s.to_string() + " overflows the element count");
+  }
+};
+
+template <> struct Codec<TensorIr> {
+  static void write(Writer& w, const TensorIr& t) {
+    w.array(3);
+    w.uint(t.id);
+    Codec<Shape>::write(w, t.shape);
+    Codec<DType>::write(w, t.dtype);
+  }
+  static void read(Reader& r, TensorIr& t) {
+    size_t n = r.array();
+    if (n != 3) r.fail("a tensor is [id, shape, dtype], not an array of " + std::to_string(n));
+    {
+      Reader::Scope field(r, "id");
+      Codec<uint64_t>::read(r, t.id);
+    }
+    {
+      Reader::Scope field(r, "shape");
+      Codec<Shape>::read(r, t.shape);
+    }
+    Reader::Scope field(r, "dtype");
+    Codec<DType>::read(r, t.dtype);
+  }
+};
+
+template <> struct Codec<Scalar> {
+  static void write(Writer& w, const Scalar& s) {
+    switch (s.kind()) {
+      case Scalar::Kind::Float: return w.float64(s.to_double());
+      case Scalar::Kind::Int: return w.sint(s.to_int());
+      case Scalar::Kind::Bool: return w.boolean(s.to_bool());
+    }
+  }
+  static void read(Reader& r, Scalar& s) {
+    switch (r.next_type()) {
+      case Type::Bool: s = Scalar(r.boolean()); return;
+      case Type::Float: s = Scalar(r.number()); return;
+      case Type::UInt:
+      case Type::Int: s = Scalar(r.sint()); return;
+      default: r.expected("a scalar (a float, int or bool)");
+    }
+  }
+};
+
+template <> struct Codec<TensorData> {
+  static void write(Writer& w, const TensorData& t) {
+    auto expected = t.shape().checked_num_bytes(dtype_size(t.dtype()));
+    if (!expected || *expected != t.bytes().size())
+      w.fail(std::to_string(t.bytes().size()) + " bytes do not hold a tensor " + std::string(dtype_name(t.dtype())) +
+             t.shape().to_string());
+    w.map(3);
+    w.str(kTensorKey);
+    Codec<DType>::write(w, t.dtype());
+    w.str("shape");
+    Codec<Shape>::write(w, t.shape());
+    w.str("data");
+    w.bin(t.bytes());
+  }
+  static void read(Reader& r, TensorData& t);
+};
+
+void Codec<TensorData>::read(Reader& r, TensorData& t) {
+  std::optional<DType> dtype;
+  std::optional<Shape> shape;
+  std::optional<std::span<const std::byte>> data;
+  size_t pairs = r.map();
+  for (size_t i = 0; i < pairs; ++i) {
+    std::string_view key = r.key();
+    bool repeated = key == kTensorKey ? dtype.has_value() : key == "shape" ? shape.has_value() : data.has_value();
+    if (key != kTensorKey && key != "shape" && key != "data") r.fail("unknown tensor field " + quoted(key));
+    if (repeated) r.fail("tensor field " + quoted(key) + " appears twice");
+    Reader::Scope field(r, key == kTensorKey ? kTensorKey : key == "shape" ? "shape" : "data");
+    if (key == kTensorKey) Codec<DType>::read(r, dtype.emplace());
+    else if (key == "shape") Codec<Shape>::read(r, shape.emplace());
+    else data = r.bin();
+  }
+  if (!dtype || !shape || !data) r.fail("a tensor needs \"__tensor__\" (its dtype), \"shape\" and \"data\"");
+  std::string what = "tensor " + std::string(dtype_name(*dtype)) + shape->to_string();
+  auto expected = shape->checked_num_bytes(dtype_size(*dtype));
+  if (!expected) r.fail(what + " overflows the byte count");
+  if (data->size() != *expected)
+    r.fail(what + " needs " + std::to_string(*expected) + " bytes, found " + std::to_string(data->size()));
+  if (*dtype == DType::Bool)
+    for (size_t i = 0; i < data->size(); ++i)
+      if (static_cast<uint8_t>((*data)[i]) > 1) r.fail(what + ": bool value " + std::to_string(i) + " is not 0 or 1");
+  t = TensorData::from_bytes(std::vector<std::byte>(data->begin(), data->end()), *shape, *dtype);
+}
+
+template <class T> struct Codec<std::vector<T>> {
+  static void write(Writer& w, const std::vector<T>& v) {
+    w.array(v.size());
+    for (const T& x : v) Codec<T>::write(w, x);
+  }
+  static void read(Reader& r, std::vector<T>& v) {
+    size_t n = r.array();
+    v.clear();  // grows with the elements read, never to n up front
+    for (size_t i = 0; i < n; ++i) {
+      Reader::Scope element(r, i);
+      Codec<T>::read(r, v.emplace_back());
+    }
+  }
+};
+
+template <class T, size_t N> struct Codec<std::array<T, N>> {
+  static void write(Writer& w, const std::array<T, N>& a) {
+    w.array(N);
+    for (const T& x : a) Codec<T>::write(w, x);
+  }
+  static void read(Reader& r, std::array<T, N>& a) {
+    size_t n = r.array();
+    if (n != N) r.fail("expected an array of " + std::to_string(N) + ", found one of " + std::to_string(n));
+    for (size_t i = 0; i < N; ++i) {
+      Reader::Scope element(r, i);
+      Codec<T>::read(r, a[i]);
+    }
+  }
+};
+
+template <class T> struct Codec<std::optional<T>> {
+  static void write(Writer& w, const std::optional<T>& v) {
+    if (v) Codec<T>::write(w, *v);
+    else w.nil();
+  }
+  static void read(Reader& r, std::optional<T>& v) {
+    if (r.nil()) v.reset();
+    else Codec<T>::read(r, v.emplace());
+  }
+};
+
+// The fields of the option structs, by name, as the records' visit() lists theirs.
+template <class S, class T>
+concept Same = std::same_as<std::remove_const_t<S>, T>;
+/// The option structs, coded as maps of their fields.
+template <class S>
+concept OptionStruct = std::same_as<S, ConvSpec> || std::same_as<S, PoolSpec> || std::same_as<S, InterpolateSpec> ||
+    std::same_as<S, Distribution> || std::same_as<S, SliceRange>;
+
+template <Same<ConvSpec> S, class F> void fields(S& s, F&& f) {
+  f("stride", s.stride), f("padding", s.padding), f("dilation", s.dilation), f("padding_out", s.padding_out);
+  f("groups", s.groups);
+}
+template <Same<PoolSpec> S, class F> void fields(S& s, F&& f) {
+  f("kernel", s.kernel), f("stride", s.stride), f("padding", s.padding), f("dilation", s.dilation);
+  f("ceil_mode", s.ceil_mode), f("count_include_pad", s.count_include_pad);
+}
+template <Same<InterpolateSpec> S, class F> void fields(S& s, F&& f) {
+  f("output_size", s.output_size), f("mode", s.mode), f("align_corners", s.align_corners);
+}
+template <Same<Distribution> S, class F> void fields(S& s, F&& f) { f("kind", s.kind), f("a", s.a), f("b", s.b); }
+template <Same<SliceRange> S, class F> void fields(S& s, F&& f) {
+  f("start", s.start), f("end", s.end), f("step", s.step);
+}
+/// A record's fields: its visit().
+template <class S, class F>
+requires requires { std::remove_const_t<S>::id; }
+void fields(S& s, F&& f) { s.visit(std::forward<F>(f)); }
+
+template <class S> size_t field_count(const S& s) {
+  size_t n = 0;
+  fields(s, [&](const char*, const auto&) { ++n; });
+  return n;
+}
+
+template <class S> void write_fields(Writer& w, const S& s) {
+  fields(s, [&](const char* name, const auto& v) {
+    w.str(name);
+    Codec<std::decay_t<decltype(v)>>::write(w, v);
+  });
+}
+
+/// Reads pairs fields of s, each named once, in any order; fails on an unknown, repeated or missing one.
+template <class S> void read_fields(Reader& r, S& s, size_t pairs) {
+  uint64_t seen = 0;  // bit i: field i was read (no struct has 64 fields)
+  for (size_t p = 0; p < pairs; ++p) {
+    std::string_view key = r.key();
+    size_t i = 0, found = kNone;
+    fields(s, [&](const char* name, auto& v) {
+      if (found == kNone && key == name) {
+        found = i;
+        if ((seen >> i) & 1) r.fail("field " + quoted(key) + " appears twice");
+        Reader::Scope field(r, name);
+        Codec<std::decay_t<decltype(v)>>::read(r, v);
+      }
+      ++i;
+    });
+    if (found == kNone) r.fail("unknown field " + quoted(key));
+    seen |= uint64_t{1} << found;
+  }
+  size_t i = 0;
+  fields(s, [&](const char* name, const auto&) {
+    if (!((seen >> i++) & 1)) r.fail("missing field '" + std::string(name) + "'");
+  });
+}
+
+template <OptionStruct S> struct Codec<S> {
+  static void write(Writer& w, const S& s) {
+    w.map(field_count(s));
+    write_fields(w, s);
+  }
+  static void read(Reader& r, S& s) {
+    read_fields(r, s, r.map());
+    if constexpr (std::is_same_v<S, SliceRange>) {
+      if (s.step == 0) r.fail("a slice range's step must not be 0");
+      if (s.start > s.end) r.fail("a slice range's start exceeds its end");
+    }
+  }
+};
+
+void write_record(Writer& w, const OpRecord& record) {
+  std::visit(
+      [&](const auto& rec) {
+        w.op = kOpNames[static_cast<size_t>(std::decay_t<decltype(rec)>::id)];
+        w.map(field_count(rec) + 1);
+        w.str("op");
+        w.str(w.op);
+        rec.visit([&](const char* name, const auto& v) {
+          w.field = name;
+          w.str(name);
+          Codec<std::decay_t<decltype(v)>>::write(w, v);
+        });
+      },
+      record);
+}
+
+/// Builds the record of alternative I from the pairs (after "op") of its map.
+template <size_t I> OpRecord read_alternative(Reader& r, size_t pairs) {
+  static_assert(static_cast<size_t>(std::variant_alternative_t<I, OpRecord>::id) == I, "record I is op I");
+  OpRecord record(std::in_place_index<I>);
+  read_fields(r, std::get<I>(record), pairs);
+  return record;
+}
+
+using Factory = OpRecord (*)(Reader&, size_t);
+// A pack expansion, not a fold: clang bounds folds at 256 operands and there is one record per op.
+template <size_t... I> constexpr std::array<Factory, sizeof...(I)> make_factories(std::index_sequence<I...>) {
+  return {&read_alternative<I>...};
+}
+constexpr auto kFactories = make_factories(std::make_index_sequence<std::variant_size_v<OpRecord>>{});
+static_assert(kFactories.size() == kOpCount, "one record per op");
+
+const std::unordered_map<std::string_view, size_t>& op_index() {
+  static const auto index = [] {
+    std::unordered_map<std::string_view, size_t> out;
+    for (size_t i = 0; i < kOpCount; ++i) out.emplace(kOpNames[i], i);
+    return out;
+  }();
+  return index;
+}
+
+OpRecord read_record(Reader& r) {
+  size_t pairs = r.map();
+  if (pairs == 0) r.fail("a record needs \"op\", found an empty map");
+  std::string_view key = r.key();
+  if (key != "op") r.fail("a record's first key must be \"op\", not " + quoted(key));
+  std::string_view name;
+  {
+    Reader::Scope field(r, "op");
+    name = r.str();
+  }
+  auto it = op_index().find(name);
+  if (it == op_index().end()) r.fail("unknown op " + quoted(name));
+  r.op = kOpNames[it->second];
+  return kFactories[it->second](r, pairs - 1);
+}
+}  // namespace
+
+void append_op(std::vector<std::byte>& out, const OpRecord& record) {
+  size_t size = out.size();
+  try {
+    Writer w(out);
+    write_record(w, record);
+  } catch (...) {
+    out.resize(size);
+    throw;
+  }
+}
+
+std::vector<std::byte> encode_op(const OpRecord& record) {
+  std::vector<std::byte> out;
+  append_op(out, record);
+  return out;
+}
+
+OpRecord decode_op_at(std::span<const std::byte> bytes, size_t& offset) {
+  Reader r(bytes, offset);
+  OpRecord record = read_record(r);
+  offset = r.pos();
+  return record;
+}
+
+OpRecord decode_op(std::span<const std::byte> bytes) {
+  size_t offset = 0;
+  OpRecord record = decode_op_at(bytes, offset);
+  if (offset != bytes.size())
+    throw FormatError("decode_op", std::string(kOpNames[record.index()]) + ": " +
+                                       std::to_string(bytes.size() - offset) + " bytes follow the record (at byte " +
+                                       std::to_string(offset) + ")");
+  return record;
+}
+
+std::vector<std::byte> encode_ops(std::span<const OpRecord> records) {
+  std::vector<std::byte> out;
+  for (const OpRecord& record : records) append_op(out, record);
+  return out;
+}
+
+std::vector<OpRecord> decode_ops(std::span<const std::byte> bytes) {
+  std::vector<OpRecord> out;
+  for (size_t offset = 0; offset < bytes.size();) out.push_back(decode_op_at(bytes, offset));
+  return out;
+}
+
+}  // namespace scorch::ir
