@@ -58,9 +58,11 @@ format:
 # backend with the book's settings, save it, then classify the test set. Last line: test accuracy.
 GUIDE_DIR ?= $(BUILD)/guide-artifacts
 GUIDE_FLAGS := $(if $(filter 1,$(DIGITS)),--digits,)
+# FUSION=1 trains on Autodiff<Fusion<Cpu>> (scorch/fusion/README.md).
+GUIDE_TRAIN_FLAGS := $(GUIDE_FLAGS) $(if $(filter 1,$(FUSION)),--fusion,)
 guide: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target guide
-	@$(BUILD)/examples/guide train --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
+	@$(BUILD)/examples/guide train --artifact-dir $(GUIDE_DIR) $(GUIDE_TRAIN_FLAGS)
 	@$(BUILD)/examples/guide infer --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
 
 bench: configure

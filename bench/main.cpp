@@ -119,6 +119,19 @@ template <class B> void elementwise(const Options& o) {
       [](double ms) { return 2.0 * 2048 * 2048 * 4 / ms / 1e6; });
 }
 
+/// Host cost of recording one elementwise op on Fusion<Cpu>: 1,000 ops whose results are dropped before they are
+/// needed (so nothing is computed), per op.
+void fusion_recording(const Options& o) {
+  auto x = Tensor<FusionCpu, 1>::random({8}, Distribution::normal(0, 1));
+  Tensor<FusionCpu, 1> out;
+  run(
+      o, "fusion_record_op", 3,
+      [&] {
+        for (int i = 0; i < 1000; ++i) out = x + 1.0;
+      },
+      "us_per_op", [](double ms) { return ms; });  // ms per 1,000 ops = µs per op
+}
+
 }  // namespace
 
 void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
@@ -204,6 +217,7 @@ int main(int argc, char** argv) {
     o.sync = [] { scorch::FusionCpu::sync({}); };
     scorch::Cpu::seed(0);
     elementwise<scorch::FusionCpu>(o);
+    fusion_recording(o);
   } else if (o.backend == "cpu") {
     run_backend<scorch::Cpu>(o);
     fp32_peak(o);

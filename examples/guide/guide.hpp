@@ -17,10 +17,11 @@ struct TrainOptions {
   DataSource source = DataSource::Fashion;
   size_t num_epochs = 10;
   bool resume = false;                                       // continue from the latest checkpoint
+  bool fusion = false;                                       // train on Autodiff<Fusion<Cpu>> (fused elementwise ops)
   std::shared_ptr<scorch::train::MetricsRenderer> renderer;  // null: the default (TUI on a terminal)
 };
 
-/// Trains the guide's model with the book's settings on the Cpu backend; saves it to artifact_dir.
+/// Trains the guide's model with the book's settings on the Cpu backend (or Fusion<Cpu>); saves it to artifact_dir.
 scorch::train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions& options);
 
 /// One test image's prediction.

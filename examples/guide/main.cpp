@@ -1,5 +1,5 @@
 // The Burn Book's guide as a program:
-//   guide train [--digits] [--resume] [--epochs N] [--cli] [--artifact-dir DIR]
+//   guide train [--digits] [--resume] [--fusion] [--epochs N] [--cli] [--artifact-dir DIR]
 //   guide infer [--digits] [--show N] [--artifact-dir DIR]
 // train fits the CNN with the Learner (Fashion-MNIST by default, MNIST digits with --digits) and
 // saves it; infer loads it, prints predictions for a few test images and the test accuracy.
@@ -18,15 +18,16 @@ const char* kFashionNames[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", 
 
 struct Args {
   std::string command, artifact_dir = "/tmp/guide";
-  bool digits = false, resume = false, cli = false;
+  bool digits = false, resume = false, cli = false, fusion = false;
   size_t epochs = 10, show = 10;
 };
 
 Args parse(int argc, char** argv) {
   Args a;
   if (argc < 2)
-    throw scorch::ValueError(
-        "guide", "usage: guide train|infer [--digits] [--resume] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
+    throw scorch::ValueError("guide",
+                             "usage: guide train|infer [--digits] [--resume] [--fusion] [--epochs N] [--cli] [--show "
+                             "N] [--artifact-dir DIR]");
   a.command = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string f = argv[i];
@@ -37,6 +38,7 @@ Args parse(int argc, char** argv) {
     if (f == "--digits") a.digits = true;
     else if (f == "--resume") a.resume = true;
     else if (f == "--cli") a.cli = true;
+    else if (f == "--fusion") a.fusion = true;
     else if (f == "--epochs") a.epochs = std::stoul(value());
     else if (f == "--show") a.show = std::stoul(value());
     else if (f == "--artifact-dir") a.artifact_dir = value();
@@ -49,7 +51,7 @@ Args parse(int argc, char** argv) {
 
 int train(const Args& args) {
   guide::TrainOptions options{args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.epochs,
-                              args.resume, nullptr};
+                              args.resume, args.fusion, nullptr};
   if (args.cli) options.renderer = std::make_shared<scorch::train::CliRenderer>();
   auto report = guide::train_guide(args.artifact_dir, options);
   std::cout << "trained " << report.epochs_completed << " epochs"

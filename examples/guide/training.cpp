@@ -1,5 +1,7 @@
-// The guide's training on Autodiff<Cpu> (see training.hpp) and the program's train command.
+// The guide's training on Autodiff<Cpu> or Autodiff<Fusion<Cpu>> (see training.hpp) and the program's train command.
 #include "training.hpp"
+
+#include <scorch/stacks/fusion_cpu/autodiff.h>
 
 namespace guide {
 
@@ -15,6 +17,7 @@ std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> 
 
 train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions& options) {
   auto config = TrainingConfig(ModelConfig(10, 512), optim::AdamConfig()).with_num_epochs(options.num_epochs);
+  if (options.fusion) return run_training<Autodiff<FusionCpu>>(artifact_dir, config, {}, options);
   return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
 }
 
