@@ -85,28 +85,10 @@ const CpuTensor& primitive(const Value<Cpu>& v) {
 
 /// Runs the program on one block: leaves and outputs as block views.
 void run_block(const Program<Cpu>& program, const std::vector<CpuTensor>& leaf_blocks,
-               const std::vector<CpuTensor>& out_blocks, const std::vector<size_t>& uses_template) {
-  size_t n = program.ops.size();
-  std::vector<size_t> uses = uses_template;
-  std::vector<std::optional<Value<Cpu>>> results(n);
-  for (size_t i = 0; i < n; ++i) {
-    Args<Cpu> args;
-    for (auto& in : program.ops[i]->pending->inputs) {
-      auto it = program.position.find(in.get());
-      if (it == program.position.end()) {
-        size_t leaf = std::find(program.leaves.begin(), program.leaves.end(), in.get()) - program.leaves.begin();
-        args.values.push_back(Value<Cpu>::of_kind(in->kind, leaf_blocks[leaf]));
-      } else if (--uses[it->second] == 0) {
-        args.values.push_back(std::move(*results[it->second]));
-        results[it->second].reset();
-      } else {
-        args.values.push_back(*results[it->second]);
-      }
-    }
-    results[i] = program.ops[i]->pending->run(args);
-  }
-  for (size_t k = 0; k < program.outputs.size(); ++k)
-    backends::cpu::assign_view(out_blocks[k], primitive(*results[program.outputs[k]]));
+               const std::vector<CpuTensor>& out_blocks, const std::vector<size_t>& uses) {
+  auto values = evaluate(
+      program, uses, [&](size_t k, const Node<Cpu>& node) { return Value<Cpu>::of_kind(node.kind, leaf_blocks[k]); });
+  for (size_t k = 0; k < values.size(); ++k) backends::cpu::assign_view(out_blocks[k], primitive(values[k]));
 }
 
 }  // namespace
@@ -132,11 +114,7 @@ std::vector<Value<Cpu>> Executor<Cpu>::run(const Program<Cpu>& program, Stats& s
   }
   Layout layout = coalesce(shape, strides);
   Blocking blocking = plan_blocks(layout.dims);
-  std::vector<size_t> uses(program.ops.size(), 0);
-  for (auto* op : program.ops)
-    for (auto& in : op->pending->inputs)
-      if (auto it = program.position.find(in.get()); it != program.position.end()) ++uses[it->second];
-  for (size_t out : program.outputs) ++uses[out];
+  std::vector<size_t> uses = count_uses(program);
   size_t leaves = program.leaves.size();
   backends::cpu::parallel_for(blocking.blocks, 1, [&](size_t lo, size_t hi) {
     std::vector<CpuTensor> leaf_blocks(leaves), out_blocks(operands.size() - leaves);

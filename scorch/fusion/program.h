@@ -1,7 +1,9 @@
 #pragma once
 // A fused program: the waiting ops of one computation in dependency order, the values they read and the ones
 // they must produce. Executor<B> runs it; the default runs op after op on B (the unfused fallback).
+#include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -32,21 +34,28 @@ struct Stats {
   size_t eager_ops = 0;       // ops run on B at once (not elementwise)
 };
 
-/// Runs a program on B one op at a time over whole tensors, freeing each intermediate after its last use.
-template <class B> std::vector<Value<B>> run_unfused(const Program<B>& program) {
-  size_t n = program.ops.size();
-  std::vector<size_t> uses(n, 0);
+/// How many times each op's value is read inside the program, plus one for each output.
+template <class B> std::vector<size_t> count_uses(const Program<B>& program) {
+  std::vector<size_t> uses(program.ops.size(), 0);
   for (auto* op : program.ops)
     for (auto& in : op->pending->inputs)
       if (auto it = program.position.find(in.get()); it != program.position.end()) ++uses[it->second];
   for (size_t out : program.outputs) ++uses[out];
-  std::vector<std::optional<Value<B>>> results(n);
-  for (size_t i = 0; i < n; ++i) {
+  return uses;
+}
+
+/// Runs the ops in order, reading leaf k as leaf(k, node) and moving each intermediate into its last reader
+/// (uses from count_uses); returns the outputs' values in program.outputs order.
+template <class B, class Leaf>
+std::vector<Value<B>> evaluate(const Program<B>& program, std::vector<size_t> uses, Leaf leaf) {
+  std::vector<std::optional<Value<B>>> results(program.ops.size());
+  for (size_t i = 0; i < program.ops.size(); ++i) {
     Args<B> args;
     for (auto& in : program.ops[i]->pending->inputs) {
       auto it = program.position.find(in.get());
       if (it == program.position.end()) {
-        args.values.push_back(*in->value);
+        auto k = std::find(program.leaves.begin(), program.leaves.end(), in.get()) - program.leaves.begin();
+        args.values.push_back(leaf(static_cast<size_t>(k), *in));
       } else if (--uses[it->second] == 0) {
         args.values.push_back(std::move(*results[it->second]));
         results[it->second].reset();
@@ -59,6 +68,11 @@ template <class B> std::vector<Value<B>> run_unfused(const Program<B>& program) 
   std::vector<Value<B>> out;
   for (size_t i : program.outputs) out.push_back(std::move(*results[i]));
   return out;
+}
+
+/// Runs a program on B one op at a time over whole tensors, freeing each intermediate after its last use.
+template <class B> std::vector<Value<B>> run_unfused(const Program<B>& program) {
+  return evaluate(program, count_uses(program), [](size_t, const Node<B>& node) { return *node.value; });
 }
 
 /// Runs programs for Fusion<B>; a backend with a fusing executor specializes it (Cpu: cpu_executor.h).
