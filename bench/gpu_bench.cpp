@@ -99,6 +99,10 @@ template <class B> void bandwidth(const Options& o) {
   run_gpu(
       o, "softmax_8192x8192", [&] { (void)activation::softmax(z, -1); }, "gb_per_s",
       [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
+  auto bias = Tensor<B, 2>::random({1, 8192}, Distribution::normal(0, 1));
+  run_gpu(
+      o, "softmax_expr_8192x8192", [&] { (void)activation::softmax(z * 0.125 + bias, -1); }, "gb_per_s_eff",
+      [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
 }
 
 // The same chains on Fusion<Cuda>: each runs as one generated kernel. Each result is queued at once with
@@ -122,6 +126,17 @@ template <class B> void fused_bandwidth(const Options& o) {
         B::flush();
       },
       "gb_per_s", gbs(8));
+  // Softmax of an expression: the scale and bias are computed as the softmax kernel reads them.
+  auto z = Tensor<B, 2>::random({8192, 8192}, Distribution::normal(0, 1));
+  auto bias = Tensor<B, 2>::random({1, 8192}, Distribution::normal(0, 1));
+  Tensor<B, 2> soft;
+  run_gpu(
+      o, "softmax_expr_fused_8192x8192",
+      [&] {
+        soft = activation::softmax(z * 0.125 + bias, -1);
+        B::flush();
+      },
+      "gb_per_s_eff", [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
 }
 
 /// Queues what a Fusion stack has recorded (the bench's sync is the inner backend's); nothing otherwise.

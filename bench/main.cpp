@@ -117,6 +117,10 @@ template <class B> void elementwise(const Options& o) {
   run(
       o, "softmax_2048x2048", 3, [&] { out2 = activation::softmax(z, -1); }, "gb_per_s_eff",
       [](double ms) { return 2.0 * 2048 * 2048 * 4 / ms / 1e6; });
+  auto bias = Tensor<B, 2>::random({1, 2048}, Distribution::normal(0, 1));
+  run(
+      o, "softmax_expr_2048x2048", 3, [&] { out2 = activation::softmax(z * 0.125 + bias, -1); }, "gb_per_s_eff",
+      [](double ms) { return 2.0 * 2048 * 2048 * 4 / ms / 1e6; });
 }
 
 /// Host cost of recording one elementwise op on Fusion<Cpu>: 1,000 ops whose results are dropped before they are

@@ -484,8 +484,27 @@ def fusion_eager(op):
             f"    Stream<B>::count_eager();\n    return {fusion_wrap(op.result, call)};\n  }}")
 
 
+def is_fusable_reduction(op):
+    """A float op of class reduce over one tensor along one dim: recorded so its input's ops can fuse into it."""
+    return op.cls == "reduce" and op.kind == "float" and op.signature == "(F x, size_t dim) -> F"
+
+
+def fusion_reduction(op):
+    """A reduction along a dim: recorded after its pending input (an executor may fuse them), else run at once.
+    Ops named *_dim keep the dim as size 1; the others (scans, softmax) keep the input's shape."""
+    keep_dim = "true" if op.name.endswith("_dim") else "false"
+    eager = fusion_eager(op).split("{\n", 1)[1]
+    return (f"  static F {op.full}(F x, size_t dim) {{\n"
+            f"    if (auto node = Stream<B>::template record_reduction<Float>(OpId::{op.full}, x.node, dim, {keep_dim},\n"
+            f"            [dim](Args<B>& in) {{\n"
+            f"              return Value<B>::template of<Float>({fusion_target(op)}(in.template take<Float>(0), dim));\n"
+            f"            }}))\n"
+            f"      return F(std::move(node));\n{eager}")
+
+
 def gen_fusion(ops):
-    lines = [fusion_recorded(op) if op.cls == "elementwise" else fusion_eager(op) for op in ops]
+    lines = [fusion_recorded(op) if op.cls == "elementwise" else
+             fusion_reduction(op) if is_fusable_reduction(op) else fusion_eager(op) for op in ops]
     return f"""#pragma once
 {HEADER}// Fusion<B>'s ops: every op of the table, written out. Elementwise ops are recorded in B's stream
 // (scorch/fusion/stream.h) and return at once; every other op computes its pending inputs and runs on B.

@@ -91,6 +91,14 @@ void run_block(const Program<Cpu>& program, const std::vector<CpuTensor>& leaf_b
   for (size_t k = 0; k < values.size(); ++k) backends::cpu::assign_view(out_blocks[k], primitive(values[k]));
 }
 
+/// x's elements start .. start + length along dim.
+CpuTensor narrowed(const CpuTensor& x, size_t dim, size_t start, size_t length) {
+  Shape shape = x.shape();
+  shape[dim] = length;
+  return CpuTensor(x.storage(), shape, x.strides(), x.offset() + static_cast<int64_t>(start) * x.strides()[dim],
+                   x.dtype());
+}
+
 }  // namespace
 
 std::vector<Value<Cpu>> Executor<Cpu>::run(const Program<Cpu>& program, Stats& stats) {
@@ -121,6 +129,42 @@ std::vector<Value<Cpu>> Executor<Cpu>::run(const Program<Cpu>& program, Stats& s
     for (size_t b = lo; b < hi; ++b) {
       for (size_t k = 0; k < operands.size(); ++k)
         (k < leaves ? leaf_blocks[k] : out_blocks[k - leaves]) = block_view(operands[k], layout, k, blocking, b);
+      run_block(program, leaf_blocks, out_blocks, uses);
+    }
+  });
+  ++stats.fused_programs;
+  return outputs;
+}
+
+std::optional<std::vector<Value<Cpu>>> Executor<Cpu>::run_reduction(const Program<Cpu>& program, Stats& stats) {
+  const Node<Cpu>* reduction = program.reduction();
+  const Shape& shape = reduction->pending->inputs.front()->shape;
+  if (program.ops.size() < 2 || shape.rank() < 2 || shape.num_elements() < kFusedMinElements) return std::nullopt;
+  for (auto* op : program.ops)
+    if (op != reduction && op->shape != shape) return std::nullopt;
+  // Blocks of whole slices along a dim other than the reduced one, so each block reduces on its own.
+  size_t along = *reduction->pending->reduce_dim == 0 ? shape.rank() - 1 : 0;
+  size_t slice = shape.num_elements() / shape[along];
+  if (slice > 4 * kFusedBlock) return std::nullopt;  // a slice would not stay in cache
+  size_t rows = std::max<size_t>(1, kFusedBlock / slice), blocks = (shape[along] + rows - 1) / rows;
+  std::vector<CpuTensor> leaves, outs;
+  for (auto* leaf : program.leaves) {
+    const CpuTensor& x = primitive(*leaf->value);
+    leaves.emplace_back(x.storage(), shape, backends::cpu::broadcast_strides(x, shape), x.offset(), x.dtype());
+  }
+  std::vector<Value<Cpu>> outputs;
+  for (size_t i : program.outputs) {
+    Node<Cpu>* op = program.ops[i];
+    outs.emplace_back(op->shape, op->dtype);
+    outputs.push_back(Value<Cpu>::of_kind(op->kind, outs.back()));
+  }
+  std::vector<size_t> uses = count_uses(program);
+  backends::cpu::parallel_for(blocks, 1, [&](size_t lo, size_t hi) {
+    std::vector<CpuTensor> leaf_blocks(leaves.size()), out_blocks(outs.size());
+    for (size_t b = lo; b < hi; ++b) {
+      size_t start = b * rows, length = std::min(rows, shape[along] - start);
+      for (size_t k = 0; k < leaves.size(); ++k) leaf_blocks[k] = narrowed(leaves[k], along, start, length);
+      for (size_t k = 0; k < outs.size(); ++k) out_blocks[k] = narrowed(outs[k], along, start, length);
       run_block(program, leaf_blocks, out_blocks, uses);
     }
   });

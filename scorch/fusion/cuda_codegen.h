@@ -1,9 +1,11 @@
 #pragma once
-// CUDA C source for a fused elementwise program (Fusion<Cuda>): one thread per element of the program's shape
-// loads each leaf once, applies every op with the backends/common/scalar_ops.h functors (the eager kernels'
-// own), and stores each output once. Pure host code: the source is compiled at run time by NVRTC
-// (backends/cuda/jit.h) and cached by its text, which depends only on the program's structure (scalars and
-// strides are kernel parameters).
+// CUDA C source for a fused program (Fusion<Cuda>): one thread per element of the program's shape loads each
+// leaf once, applies every op with the backends/common/scalar_ops.h functors (the eager kernels' own, f16/bf16
+// computed in f32 and rounded after each op as the eager kernels store them), and stores each output once; a
+// program closed by a reduction (sum/mean/max/min along a dim, softmax, log-softmax) computes its elementwise
+// ops as the reduction reads them. Pure host code: the source is compiled at run time by NVRTC
+// (backends/cuda/jit.h) and cached by its text, which depends only on the program's structure (scalars, strides
+// and the reduction's extent are kernel parameters).
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,7 +25,10 @@ namespace scorch::fusion {
   long long strides[16][8];      \
   double fs[16];                 \
   long long is[16];              \
-  long long vec;
+  long long vec;                 \
+  long long red_n;               \
+  long long red_inner;           \
+  long long red_mode;
 
 /// The fused kernel's one argument (the generated source declares the same struct).
 struct FusedParams {
@@ -39,7 +44,26 @@ struct KernelOp {
   OpId op;
   std::vector<int> inputs;
   std::vector<Scalar> scalars;
-  DType input_dtype;  // dtype of its first input
+  DType input_dtype;                    // dtype of its first input
+  std::optional<DType> output_dtype{};  // unset: the input's (bool for comparisons)
+};
+
+/// How a reduction kernel maps threads (FusedParams::red_mode).
+enum class ReduceMode : long long {
+  lanes = 0,      // one thread per output lane (the reduced dim is not innermost)
+  warp_rows = 1,  // one warp per row (innermost dim of at most kWarpRowMax elements)
+  block_rows = 2  // one block of kFusedThreads per row
+};
+inline constexpr long long kWarpRowMax = 1024;
+inline constexpr unsigned kFusedThreads = 256;
+
+/// The reduction closing a kernel: op (float sum_dim, mean_dim, max_dim, min_dim, softmax, log_softmax) over
+/// the value input (an op of the plan or a leaf, as KernelOp::inputs) of dtype; its result goes to
+/// out[outputs.size()]. The reduced shape is [lanes / inner, red_n, red_inner] of the program's shape.
+struct KernelReduce {
+  OpId op;
+  int input;
+  DType dtype;
 };
 
 /// What a kernel computes: leaves' dtypes, ops in order, the ops whose values are stored (in out[k] order).
@@ -49,7 +73,11 @@ struct KernelPlan {
   std::vector<size_t> outputs;
   std::vector<DType> output_dtypes;
   bool contiguous = false;  // every leaf steps like the outputs: no offset arithmetic, kFusedLanes per thread
+  std::optional<KernelReduce> reduce;  // set: the kernel ends in this reduction
 };
+
+/// True when op is a reduction a generated kernel can close with.
+bool is_generated_reduction(OpId op);
 
 /// The name of the generated kernel's entry point.
 inline constexpr const char* kFusedEntry = "scorch_fused";

@@ -21,7 +21,7 @@ const CudaTensor& primitive(const Value<Cuda>& v) {
   return std::visit([](const CudaTensor& t) -> const CudaTensor& { return t; }, v.primitive);
 }
 
-/// The kernel plan of a program: leaves and op inputs by position.
+/// The kernel plan of a program: leaves and op inputs by position; a closing reduction becomes plan.reduce.
 KernelPlan plan_of(const Program<Cuda>& program) {
   KernelPlan plan;
   std::unordered_map<const Node<Cuda>*, int> leaf_index;
@@ -29,16 +29,24 @@ KernelPlan plan_of(const Program<Cuda>& program) {
     leaf_index[program.leaves[k]] = static_cast<int>(k);
     plan.leaves.push_back(program.leaves[k]->dtype);
   }
+  auto input_of = [&](const Node<Cuda>* in) {
+    auto it = program.position.find(in);
+    return it != program.position.end() ? static_cast<int>(it->second) : -leaf_index[in] - 1;
+  };
+  const Node<Cuda>* reduction = program.reduction();
   for (auto* node : program.ops) {
-    KernelOp op{node->pending->op, {}, node->pending->scalars, node->pending->inputs.front()->dtype};
-    for (auto& in : node->pending->inputs) {
-      auto it = program.position.find(in.get());
-      op.inputs.push_back(it != program.position.end() ? static_cast<int>(it->second) : -leaf_index[in.get()] - 1);
-    }
+    if (node == reduction) break;
+    KernelOp op{node->pending->op, {}, node->pending->scalars, node->pending->inputs.front()->dtype, node->dtype};
+    for (auto& in : node->pending->inputs) op.inputs.push_back(input_of(in.get()));
     plan.ops.push_back(std::move(op));
   }
-  plan.outputs = program.outputs;
-  for (size_t i : program.outputs) plan.output_dtypes.push_back(program.ops[i]->dtype);
+  for (size_t i : program.outputs) {
+    if (program.ops[i] == reduction) continue;
+    plan.outputs.push_back(i);
+    plan.output_dtypes.push_back(program.ops[i]->dtype);
+  }
+  if (reduction)
+    plan.reduce = KernelReduce{reduction->pending->op, input_of(reduction->pending->inputs[0].get()), reduction->dtype};
   return plan;
 }
 
@@ -128,42 +136,133 @@ bool packs_aligned(const FusedParams& p, size_t leaves, size_t outputs, const Ke
   return true;
 }
 
+/// The plan's structure as bytes: everything its generated source depends on (ops, operand positions, dtypes,
+/// which scalars are floats, outputs, the contiguous path, the reduction), not scalar values or strides.
+std::string structure_key(const KernelPlan& plan, int device) {
+  std::string key;
+  auto put = [&](long long v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(device);
+  put(plan.contiguous);
+  for (DType d : plan.leaves) put(static_cast<long long>(d));
+  put(-1);
+  for (const KernelOp& op : plan.ops) {
+    put(static_cast<long long>(op.op));
+    put(static_cast<long long>(op.input_dtype));
+    put(op.output_dtype ? static_cast<long long>(*op.output_dtype) : -1);
+    for (int in : op.inputs) put(in);
+    for (const Scalar& v : op.scalars) put(v.is_float() ? -2 : -3);
+    put(-4);
+  }
+  for (size_t k = 0; k < plan.outputs.size(); ++k)
+    put(static_cast<long long>(plan.outputs[k])), put(static_cast<long long>(plan.output_dtypes[k]));
+  if (plan.reduce)
+    put(static_cast<long long>(plan.reduce->op)), put(plan.reduce->input),
+        put(static_cast<long long>(plan.reduce->dtype));
+  return key;
+}
+
+/// Kernels by plan structure (nullptr: no generated kernel), so a repeated program skips writing its source.
+const backends::cuda::jit::Kernel* kernel_for(const KernelPlan& plan, int device) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, const backends::cuda::jit::Kernel*> kernels;
+  std::string key = structure_key(plan, device);
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = kernels.find(key); it != kernels.end()) return it->second;
+  }
+  auto source = generate_cuda_source(plan);
+  const backends::cuda::jit::Kernel* kernel = source ? cache().get(*source, device) : nullptr;
+  std::lock_guard lock(mutex);
+  kernels.emplace(std::move(key), kernel);
+  return kernel;
+}
+
+/// A kernel ready to launch: its parameters with leaves, geometry and scalars filled, and its plan.
+struct Prepared {
+  FusedParams params{};
+  KernelPlan plan;
+  const backends::cuda::jit::Kernel* kernel = nullptr;
+  int device = 0;
+};
+
+/// Fills the kernel for program's ops over shape (every op's, or the reduction's input's); nullopt when it has
+/// no generated kernel (too many operands or dims, an op without a recipe, a compile failure).
+std::optional<Prepared> prepare(const Program<Cuda>& program, const Shape& shape) {
+  if (program.leaves.empty() || program.leaves.size() > kMaxFusedLeaves) return std::nullopt;
+  Prepared k;
+  std::vector<backends::cuda::Strides> strides;
+  for (size_t i = 0; i < program.leaves.size(); ++i) {
+    const CudaTensor& leaf = primitive(*program.leaves[i]->value);
+    k.params.in[i] = leaf.raw();
+    strides.push_back(backends::cuda::broadcast_strides(leaf, shape));
+  }
+  k.plan = plan_of(program);
+  if (!fill_geometry(shape, strides, k.params, k.plan.contiguous)) return std::nullopt;
+  k.device = primitive(*program.leaves.front()->value).device().index;
+  k.kernel = kernel_for(k.plan, k.device);
+  if (!k.kernel) return std::nullopt;
+  fill_scalars(k.plan, k.params);
+  k.params.n = static_cast<long long>(shape.num_elements());
+  return k;
+}
+
+/// A new tensor for each output of program (elementwise ones of shape, then the reduction's), in out[] order.
+std::vector<Value<Cuda>> allocate_outputs(const Program<Cuda>& program, const Shape& shape, Prepared& k) {
+  std::vector<Value<Cuda>> outputs;
+  for (size_t i = 0; i < program.outputs.size(); ++i) {
+    Node<Cuda>* op = program.ops[program.outputs[i]];
+    CudaTensor out(op == program.reduction() ? op->shape : shape, op->dtype, backends::cuda::CudaDevice{k.device});
+    k.params.out[i] = out.raw();
+    outputs.push_back(Value<Cuda>::of_kind(op->kind, std::move(out)));
+  }
+  return outputs;
+}
+
 }  // namespace
 
 std::vector<Value<Cuda>> Executor<Cuda>::run(const Program<Cuda>& program, Stats& stats) {
   if (!program.uniform_shape() || program.ops.size() < 2) return run_unfused(program);
   const Shape& shape = program.ops.front()->shape;
   size_t n = shape.num_elements();
-  if (n == 0 || program.leaves.empty() || program.leaves.size() > kMaxFusedLeaves ||
-      program.outputs.size() > kMaxFusedOutputs)
-    return run_unfused(program);
-  FusedParams params{};
-  std::vector<backends::cuda::Strides> strides;
-  for (size_t k = 0; k < program.leaves.size(); ++k) {
-    const CudaTensor& leaf = primitive(*program.leaves[k]->value);
-    params.in[k] = leaf.raw();
-    strides.push_back(backends::cuda::broadcast_strides(leaf, shape));
-  }
-  KernelPlan plan = plan_of(program);
-  if (!fill_geometry(shape, strides, params, plan.contiguous)) return run_unfused(program);
-  auto source = generate_cuda_source(plan);
-  if (!source) return run_unfused(program);
-  int device = primitive(*program.leaves.front()->value).device().index;
-  const auto* kernel = cache().get(*source, device);
-  if (!kernel) return run_unfused(program);
-  fill_scalars(plan, params);
-  params.n = static_cast<long long>(n);
-  std::vector<Value<Cuda>> outputs;
-  for (size_t k = 0; k < program.outputs.size(); ++k) {
-    Node<Cuda>* op = program.ops[program.outputs[k]];
-    CudaTensor out(shape, op->dtype, backends::cuda::CudaDevice{device});
-    params.out[k] = out.raw();
-    outputs.push_back(Value<Cuda>::of_kind(op->kind, std::move(out)));
-  }
-  size_t per_thread = plan.contiguous ? kFusedLanes : 1;
-  if (plan.contiguous) params.vec = packs_aligned(params, program.leaves.size(), program.outputs.size(), plan);
-  void* args[] = {&params};
-  kernel->launch(static_cast<unsigned>((n + 256 * per_thread - 1) / (256 * per_thread)), 256, args);
+  if (n == 0 || program.outputs.size() > kMaxFusedOutputs) return run_unfused(program);
+  auto k = prepare(program, shape);
+  if (!k) return run_unfused(program);
+  auto outputs = allocate_outputs(program, shape, *k);
+  size_t per_thread = k->plan.contiguous ? kFusedLanes : 1;
+  if (k->plan.contiguous)
+    k->params.vec = packs_aligned(k->params, program.leaves.size(), program.outputs.size(), k->plan);
+  void* args[] = {&k->params};
+  k->kernel->launch(static_cast<unsigned>((n + kFusedThreads * per_thread - 1) / (kFusedThreads * per_thread)),
+                    kFusedThreads, args);
+  ++stats.fused_programs;
+  return outputs;
+}
+
+std::optional<std::vector<Value<Cuda>>> Executor<Cuda>::run_reduction(const Program<Cuda>& program, Stats& stats) {
+  const Node<Cuda>* reduction = program.reduction();
+  if (program.ops.size() < 2 || !is_generated_reduction(reduction->pending->op)) return std::nullopt;
+  const Shape& shape = reduction->pending->inputs.front()->shape;
+  for (auto* op : program.ops)
+    if (op != reduction && op->shape != shape) return std::nullopt;
+  size_t dim = *reduction->pending->reduce_dim;
+  long long n = static_cast<long long>(shape[dim]), inner = 1, lanes = 1;
+  for (size_t d = dim + 1; d < shape.rank(); ++d) inner *= static_cast<long long>(shape[d]);
+  if (n == 0 || shape.num_elements() == 0 || program.outputs.size() > kMaxFusedOutputs) return std::nullopt;
+  lanes = static_cast<long long>(shape.num_elements()) / n;
+  // Few long lanes leave the device idle: the eager reduction splits them (the input's ops still fuse).
+  if (lanes < 2 * kFusedThreads && n > 4 * kWarpRowMax) return std::nullopt;
+  auto k = prepare(program, shape);
+  if (!k) return std::nullopt;
+  auto outputs = allocate_outputs(program, shape, *k);
+  ReduceMode mode = inner > 1 ? ReduceMode::lanes : n <= kWarpRowMax ? ReduceMode::warp_rows : ReduceMode::block_rows;
+  k->params.red_n = n;
+  k->params.red_inner = inner;
+  k->params.red_mode = static_cast<long long>(mode);
+  long long blocks = mode == ReduceMode::block_rows  ? lanes
+                     : mode == ReduceMode::warp_rows ? (lanes + kFusedThreads / 32 - 1) / (kFusedThreads / 32)
+                                                     : (lanes + kFusedThreads - 1) / kFusedThreads;
+  void* args[] = {&k->params};
+  k->kernel->launch(static_cast<unsigned>(blocks), kFusedThreads, args);
   ++stats.fused_programs;
   return outputs;
 }

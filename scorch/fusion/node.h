@@ -51,13 +51,14 @@ template <class B> using RunOp = std::function<Value<B>(Args<B>&)>;
 template <class B> struct Node;
 using NodeCount = uint32_t;
 
-/// An elementwise op waiting in the stream.
+/// An op waiting in the stream: elementwise, or a reduction closing its input's graph.
 template <class B> struct PendingOp {
   OpId op;
   std::vector<std::shared_ptr<Node<B>>> inputs;
   std::vector<Scalar> scalars;  // the op's Scalar arguments, in table order (for generated kernels)
   RunOp<B> run;
   NodeCount chain = 1;  // ops waiting in this node's graph (counting shared ones once per path): bounds its size
+  std::optional<size_t> reduce_dim{};  // set for a reduction (along this dim of its one input)
 };
 
 /// A tensor of Fusion<B>: its value, or the op that will compute it.

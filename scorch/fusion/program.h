@@ -18,6 +18,8 @@ template <class B> struct Program {
   std::vector<Node<B>*> leaves;                         // computed nodes the ops read, each once
   std::unordered_map<const Node<B>*, size_t> position;  // op → its position in ops
 
+  /// The reduction closing the program (its last op), or nullptr when every op is elementwise.
+  const Node<B>* reduction() const { return !ops.empty() && ops.back()->pending->reduce_dim ? ops.back() : nullptr; }
   /// True when every op has one shape: the program can run block by block.
   bool uniform_shape() const {
     for (auto* op : ops)
@@ -75,10 +77,19 @@ template <class B> std::vector<Value<B>> run_unfused(const Program<B>& program) 
   return evaluate(program, count_uses(program), [](size_t, const Node<B>& node) { return *node.value; });
 }
 
-/// Runs programs for Fusion<B>; a backend with a fusing executor specializes it (Cpu: cpu_executor.h).
-template <class B> struct Executor {
-  /// The program's output values; counts a fused run in stats.
+/// What an executor does unless it fuses: every op on B on whole tensors, reductions at once.
+template <class B> struct UnfusedExecutor {
+  /// True when run_reduction may fuse a reduction with the elementwise ops it reads (else reductions run at once).
+  static constexpr bool kFusesReductions = false;
+  /// The program's output values; counts a fused run in stats. The program is elementwise.
   static std::vector<Value<B>> run(const Program<B>& program, Stats&) { return run_unfused(program); }
+  /// The outputs of a program closed by a reduction, computed together, or nullopt when this executor does not
+  /// fuse it (the stream then computes the reduction's input and runs the reduction alone).
+  static std::optional<std::vector<Value<B>>> run_reduction(const Program<B>&, Stats&) { return std::nullopt; }
 };
+
+/// Runs programs for Fusion<B>; a backend with a fusing executor specializes it, deriving from UnfusedExecutor
+/// for what it does not fuse (Cpu: cpu_executor.h, Cuda: cuda_executor.h).
+template <class B> struct Executor : UnfusedExecutor<B> {};
 
 }  // namespace scorch::fusion

@@ -31,8 +31,10 @@ template <class B> class Stream {
       shape = broadcast_shapes(kOpNames[static_cast<size_t>(op)].data(), shape, inputs[i]->shape);
     NodeCount chain = 1;
     for (auto& in : inputs) {
-      // A pending input of another shape (broadcast) or a long chain is computed first: programs keep one shape.
-      if (in->pending && (in->shape != shape || in->pending->chain >= kMaxChain)) compute(in);
+      // A pending input of another shape (broadcast), a long chain or a reduction is computed first: programs
+      // keep one shape, and a reduction closes its program.
+      if (in->pending && (in->shape != shape || in->pending->chain >= kMaxChain || in->pending->reduce_dim))
+        compute(in);
       if (in->pending) chain += in->pending->chain;
     }
     auto node = std::make_shared<Node<B>>();
@@ -45,6 +47,30 @@ template <class B> class Stream {
     state().live.push_back(node);
     if (state().live.size() >= 2 * state().pruned_size + 1024) prune();
     return node;
+  }
+
+  /// A pending node of kind K for the reduction op along dim of input (shape: input's with dim kept as 1 when
+  /// keep_dim, else input's), run later by run; nullptr when Executor<B> does not fuse reductions or input is not
+  /// pending (then there is nothing to fuse: the caller runs the op at once).
+  template <class K>
+  static NodePtr record_reduction(OpId op, const NodePtr& input, size_t dim, bool keep_dim, RunOp<B> run) {
+    if constexpr (!Executor<B>::kFusesReductions) {
+      return nullptr;
+    } else {
+      std::lock_guard lock(state().mutex);
+      if (!input || !input->pending || dim >= input->shape.rank()) return nullptr;
+      if (input->pending->reduce_dim || input->pending->chain >= kMaxChain) return nullptr;
+      auto node = std::make_shared<Node<B>>();
+      node->shape = input->shape;
+      if (keep_dim) node->shape[dim] = 1;
+      node->dtype = input->dtype;
+      node->kind = kKindIndex<K>;
+      node->device = input->device;
+      node->pending.reset(
+          new PendingOp<B>{op, {input}, {}, std::move(run), static_cast<NodeCount>(input->pending->chain + 1), dim});
+      state().live.push_back(node);
+      return node;
+    }
   }
 
   /// node's value, computing it (and its graph's other waiting ops) first.
@@ -62,6 +88,9 @@ template <class B> class Stream {
       if (auto node = weak.lock(); node && node->pending) roots.push_back(std::move(node));
     state().live.clear();
     state().pruned_size = 0;
+    for (auto& root : roots)  // each reduction closes its own program
+      if (root->pending && root->pending->reduce_dim) run_graph({root});
+    std::erase_if(roots, [](const NodePtr& root) { return !root->pending; });
     if (!roots.empty()) run_graph(roots);
   }
 
@@ -130,8 +159,28 @@ template <class B> class Stream {
       if (counts[program.ops[i]] > holders[program.ops[i]]) program.outputs.push_back(i);
     if (roots.size() == 1 && !std::count(program.outputs.begin(), program.outputs.end(), program.ops.size() - 1))
       program.outputs.push_back(program.ops.size() - 1);
+    if (program.reduction()) return run_reduction(program);
+    store(program, Executor<B>::run(program, state().stats));
+  }
+
+  /// Runs a program closed by a reduction fused, or else computes the reduction's input (fused as elementwise)
+  /// and runs the reduction alone.
+  static void run_reduction(Program<B>& program) {
+    if (auto values = Executor<B>::run_reduction(program, state().stats)) return store(program, std::move(*values));
+    Node<B>* reduction = program.ops.back();
+    const NodePtr& input = reduction->pending->inputs.front();
+    if (input->pending) run_graph({input});
+    Program<B> alone;
+    alone.ops = {reduction};
+    alone.position[reduction] = 0;
+    alone.leaves = {input.get()};
+    alone.outputs = {0};
+    store(alone, run_unfused(alone));
+  }
+
+  /// Gives the program's outputs their values and releases their pending ops.
+  static void store(const Program<B>& program, std::vector<Value<B>> values) {
     auto& stats = state().stats;
-    auto values = Executor<B>::run(program, stats);
     ++stats.programs;
     stats.ops += program.ops.size();
     std::vector<std::unique_ptr<PendingOp<B>>> done;  // freed last: they hold the graph's intermediates

@@ -8,6 +8,7 @@
 #include <scorch/stacks/fusion_cuda/autodiff.h>
 
 #include "cuda_test_util.h"
+#include "fusion/random_graph.h"
 
 namespace scorch {
 namespace {
@@ -56,21 +57,58 @@ TEST(FusionCudaCodegen, GeneratedSourceCompilesForEveryLoopKind) {
   }
 }
 
+/// Casts through every float width and back, clamped: f32 → f16 → bf16 → f64 → i32 → f32.
+KernelPlan cast_plan() {
+  KernelPlan plan;
+  plan.leaves = {DType::F32};
+  plan.ops = {{OpId::float_cast, {-1}, {}, DType::F32, DType::F16},
+              {OpId::float_clamp, {0}, {Scalar(-2.0), Scalar(3.0)}, DType::F16},
+              {OpId::float_cast, {1}, {}, DType::F16, DType::BF16},
+              {OpId::float_cast, {2}, {}, DType::BF16, DType::F64},
+              {OpId::float_into_int, {3}, {}, DType::F64, DType::I32},
+              {OpId::int_clamp, {4}, {Scalar(int64_t{-1}), Scalar(int64_t{2})}, DType::I32},
+              {OpId::int_into_float, {5}, {}, DType::I32, DType::F32}};
+  plan.outputs = {6, 2};
+  plan.output_dtypes = {DType::F32, DType::BF16};
+  return plan;
+}
+
+/// gelu_plan(d) closed by reduction op (its input: the gelu value), keeping the gelu value as an output.
+KernelPlan reduce_plan(DType d, OpId op) {
+  KernelPlan plan = gelu_plan(d);
+  plan.reduce = fusion::KernelReduce{op, 4, d};
+  plan.contiguous = false;
+  return plan;
+}
+
+TEST(FusionCudaCodegen, HalfCastsClampsAndReductionsCompile) {
+  if (!jit::nvrtc_available()) GTEST_SKIP() << "NVRTC cannot be opened here";
+  std::vector<KernelPlan> plans = {gelu_plan(DType::F16), gelu_plan(DType::BF16), cast_plan()};
+  for (OpId op : {OpId::float_sum_dim, OpId::float_mean_dim, OpId::float_max_dim, OpId::float_min_dim,
+                  OpId::float_softmax, OpId::float_log_softmax})
+    for (DType d : {DType::F32, DType::F64, DType::F16}) plans.push_back(reduce_plan(d, op));
+  for (const KernelPlan& plan : plans) {
+    auto source = fusion::generate_cuda_source(plan);
+    ASSERT_TRUE(source.has_value());
+    EXPECT_NO_THROW((void)jit::compile(*source, "fused.cu", 90)) << *source;
+  }
+}
+
 TEST(FusionCudaCodegen, OpsWithoutARecipeRunUnfused) {
-  KernelPlan f16 = gelu_plan(DType::F16);  // eager rounds to f16 between ops: not generated
-  EXPECT_FALSE(fusion::generate_cuda_source(f16).has_value());
-  KernelPlan clamp = gelu_plan(DType::F32);
-  clamp.ops.push_back({OpId::float_clamp, {4}, {Scalar(0.0), Scalar(1.0)}, DType::F32});
-  EXPECT_FALSE(fusion::generate_cuda_source(clamp).has_value());
   KernelPlan int_div;
   int_div.leaves = {DType::I64, DType::I64};
   int_div.ops = {{OpId::int_div, {-1, -2}, {}, DType::I64}};  // reports division by zero: eager only
   int_div.outputs = {0};
   int_div.output_dtypes = {DType::I64};
   EXPECT_FALSE(fusion::generate_cuda_source(int_div).has_value());
+  KernelPlan prod = reduce_plan(DType::F32, OpId::float_prod_dim);  // no generated fold
+  EXPECT_FALSE(fusion::generate_cuda_source(prod).has_value());
+  KernelPlan too_many = gelu_plan(DType::F32);
+  too_many.leaves.assign(fusion::kMaxFusedLeaves + 1, DType::F32);
+  EXPECT_FALSE(fusion::generate_cuda_source(too_many).has_value());
 }
 
-template <class B> Tensor<B, 2> gelu_custom(const Tensor<B, 2>& x) {
+template <class B, size_t D> Tensor<B, D> gelu_custom(const Tensor<B, D>& x) {
   return x * 0.5 * ((x / std::sqrt(2.0)).erf() + 1.0);
 }
 
@@ -107,6 +145,101 @@ TEST(FusionCuda, BroadcastsViewsMasksAndIntsMatchEager) {
   auto [masked_eager, ints_eager] = run.template operator()<Cuda>();
   masked.assert_approx_eq(masked_eager, Tolerance::rel_abs(1e-6, 1e-5));
   ints.assert_eq(ints_eager);
+}
+
+/// The kernels fn queues on device 0, after a warm-up run (compiles, pool blocks) that is waited for.
+template <class Fn> size_t kernels_of(Fn fn) {
+  fn();
+  Cuda::sync(CudaDevice{0});
+  return backends::cuda::count_kernels(0, fn);
+}
+
+TEST(FusionCuda, KernelCountsOfGeluAndSoftmaxOfAnExpression) {
+  SCORCH_REQUIRE_CUDA();
+  CudaDevice device{0};
+  Cuda::seed(5);
+  auto data = Tensor<Cuda, 2>::random({512, 384}, Distribution::uniform(-4, 4), device).to_data();
+  auto eager = Tensor<Cuda, 2>::from_data(data, device);
+  auto fused = Tensor<FusionCuda, 2>::from_data(data, device);
+  Tensor<FusionCuda, 2> out;
+  EXPECT_GE(kernels_of([&] { (void)gelu_custom(eager); }), 5u);  // the counter sees every eager kernel
+  EXPECT_EQ(kernels_of([&] {
+              out = gelu_custom(fused);
+              FusionCuda::flush();
+            }),
+            1u);
+  EXPECT_EQ(kernels_of([&] {
+              out = activation::softmax(fused * 0.125 + fused.exp(), 1);
+              FusionCuda::flush();
+            }),
+            1u);
+  EXPECT_LE(kernels_of([&] {
+              out = activation::log_softmax(gelu_custom(fused), 0) * 2.0;
+              FusionCuda::flush();
+            }),
+            2u);
+}
+
+TEST(FusionCuda, ReductionsOfExpressionsMatchEager) {
+  SCORCH_REQUIRE_CUDA();
+  CudaDevice device{0};
+  Cuda::seed(6);
+  // Rows of 3000 (one block per row), 200 (one warp per row), 513, lanes of a leading dim, and a single element.
+  for (Shape shape : {Shape{2, 64, 3000}, Shape{3, 300, 200}, Shape{7, 2, 513}, Shape{1, 1, 1}}) {
+    SCOPED_TRACE(shape.to_string());
+    auto a =
+        Tensor<Cuda, 3>::random(Shape{shape[2], shape[1], shape[0]}, Distribution::uniform(-3, 3), device).to_data();
+    auto run = [&]<class B>() {
+      auto x = Tensor<B, 3>::from_data(a, device).swap_dims(0, 2);  // strided leaves
+      auto e = gelu_custom(x) - 0.25;
+      std::vector<TensorData> out;
+      for (int64_t dim = 0; dim < 3; ++dim) {
+        out.push_back(e.sum_dim(dim).to_data());
+        out.push_back(e.mean_dim(dim).to_data());
+        out.push_back((e * 3.0).max_dim(dim).to_data());
+        out.push_back((e + 1.0).min_dim(dim).to_data());
+        out.push_back(activation::softmax(e * 2.0, dim).to_data());
+        out.push_back(activation::log_softmax(e.cast(DType::F16) * 2.0, dim).cast(DType::F32).to_data());
+      }
+      out.push_back(e.to_data());  // held by a handle: stored by the first reduction's kernel
+      return out;
+    };
+    auto fused = run.template operator()<FusionCuda>();
+    auto eager = run.template operator()<Cuda>();
+    for (size_t i = 0; i < fused.size(); ++i) {
+      SCOPED_TRACE("value " + std::to_string(i));
+      fused[i].assert_approx_eq(eager[i], Tolerance::rel_abs(2e-3, 2e-3));
+    }
+  }
+}
+
+TEST(FusionCuda, HalfPrecisionCastsAndClampsMatchEagerExactly) {
+  SCORCH_REQUIRE_CUDA();
+  CudaDevice device{0};
+  Cuda::seed(7);
+  auto data = Tensor<Cuda, 2>::random({333, 777}, Distribution::uniform(-6, 6), device).to_data();
+  auto run = [&]<class B>() {
+    auto x = Tensor<B, 2>::from_data(data, device);
+    std::vector<TensorData> out;
+    for (DType d : {DType::F16, DType::BF16}) {
+      auto h = x.cast(d);
+      out.push_back((h * 0.5 * ((h / std::sqrt(2.0)).erf() + 1.0)).to_data());
+      out.push_back(h.clamp(-2.5, 1.25).exp().cast(DType::F32).to_data());
+    }
+    out.push_back((x * 7.0).int_().clamp(-20, 15).float_().cast(DType::F64).sqrt().to_data());
+    out.push_back(x.greater_elem(0.5).int_().float_().to_data());
+    return out;
+  };
+  auto fused = run.template operator()<FusionCuda>();
+  auto eager = run.template operator()<Cuda>();
+  for (size_t i = 0; i < fused.size(); ++i) fused[i].assert_eq(eager[i]);
+}
+
+TEST(FusionCuda, RandomGraphsAgreeWithCuda) {
+  SCORCH_REQUIRE_CUDA();
+  auto before = FusionCuda::stats();
+  testing::fuzz_random_graphs<FusionCuda, Cuda>(CudaDevice{0}, Tolerance::rel_abs(1e-5, 1e-5));
+  EXPECT_GT(FusionCuda::stats().fused_programs, before.fused_programs);
 }
 
 }  // namespace

@@ -46,6 +46,31 @@ TEST(FusionStream, GeluChainIsOneProgramAndMatchesCpu) {
   }
 }
 
+TEST(FusionStream, ReductionsRunOnTheBlocksOfTheOpsTheyRead) {
+  auto data = random_data({300, 1000}, 9);
+  auto run = [&]<class B>(std::vector<TensorData>& out) {
+    auto x = on<B>(data);
+    auto expression = [&] { return x * 0.5 + x.exp(); };
+    out.push_back(activation::softmax(expression(), 1).to_data());
+    out.push_back(activation::log_softmax(expression(), 0).to_data());
+    out.push_back(expression().sum_dim(0).to_data());
+    out.push_back(expression().mean_dim(1).to_data());
+    auto held = expression();  // a handle keeps it: the reduction's blocks store it too
+    auto max = held.max_dim(1);
+    if constexpr (std::is_same_v<B, FB>) EXPECT_TRUE(max.primitive().is_pending());
+    out.push_back(max.to_data());
+    out.push_back(held.to_data());
+  };
+  std::vector<TensorData> fused, eager;
+  auto stats = counted([&] { run.template operator()<FB>(fused); });
+  run.template operator()<Cpu>(eager);
+  EXPECT_EQ(stats.programs, 5u);
+  EXPECT_EQ(stats.fused_programs, 5u);
+  EXPECT_EQ(stats.ops, 5u * 4u);   // mul, exp, add and the reduction
+  EXPECT_EQ(stats.eager_ops, 7u);  // from_data and six into_data: no reduction ran on its own
+  for (size_t i = 0; i < fused.size(); ++i) fused[i].assert_eq(eager[i]);
+}
+
 TEST(FusionStream, OpsWaitUntilAValueIsNeeded) {
   auto x = on<FB>(random_data({4, 4}, 2));
   auto y = (x + 1.0).exp();

@@ -15,7 +15,10 @@ using fusion::KernelDiskCache;
 
 TEST(KernelDiskCache, StoredCodeLoadsBackUnderItsKeyOnly) {
   TempDir dir("kernel-cache");
-  const std::string code("\x7f" "ELF code with \0 bytes", 22);
+  const std::string code(
+      "\x7f"
+      "ELF code with \0 bytes",
+      22);
   ASSERT_TRUE(KernelDiskCache(dir.path()).store("source A // sm_90", code));
   EXPECT_EQ(KernelDiskCache(dir.path()).load("source A // sm_90"), code);
   EXPECT_FALSE(KernelDiskCache(dir.path()).load("source A // sm_80").has_value());

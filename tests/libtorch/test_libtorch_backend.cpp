@@ -3,6 +3,7 @@
 // linked LibTorch has CUDA and a card) the same results on Cuda(0) as on the host.
 #include <gtest/gtest.h>
 
+#include <scorch/fusion/fusion.h>
 #include <scorch/stacks/libtorch/autodiff.h>
 #include <scorch/scorch.hpp>
 
@@ -16,6 +17,26 @@ TorchTensor ramp(size_t n, DType dtype = DType::F32) {
   std::vector<float> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i) - 2.5f;
   return ops::from_data(TensorData(v, Shape{n}).convert(dtype), TorchDevice::cpu());
+}
+
+// Fusion<LibTorch> records elementwise ops and runs each program op after op on LibTorch: the same values.
+TEST(LibTorchBackend, RunsUnderFusionUnfusedWithTheSameValues) {
+  TensorData data(std::vector<float>{-3.0f, -0.5f, 0.0f, 0.25f, 1.5f, 4.0f, 0.0f, -1.0f}, Shape{2, 4});
+  auto run = [&]<class B>() {
+    auto x = Tensor<B, 2>::from_data(data, TorchDevice::cpu());
+    auto gelu = x * 0.5 * ((x / std::sqrt(2.0)).erf() + 1.0);
+    auto soft = activation::softmax(gelu * 2.0 - x.abs(), 1);
+    return std::vector<TensorData>{gelu.to_data(), soft.to_data(), gelu.sum_dim(0).to_data(),
+                                   x.greater_elem(0.1).int_().to_data()};
+  };
+  auto before = Fusion<LibTorch>::stats();
+  auto fused = run.template operator()<Fusion<LibTorch>>();
+  auto eager = run.template operator()<LibTorch>();
+  auto after = Fusion<LibTorch>::stats();
+  for (size_t i = 0; i < fused.size(); ++i) fused[i].assert_eq(eager[i]);
+  EXPECT_EQ(after.programs - before.programs, 2u);  // gelu with the softmax's input, then the comparison and cast
+  EXPECT_EQ(after.fused_programs, before.fused_programs);  // LibTorch has no fusing executor
+  EXPECT_EQ(Fusion<LibTorch>::name(), "fusion<" + LibTorch::name() + ">");
 }
 
 TEST(LibTorchBackend, UniqueOperandIsOverwrittenInPlace) {

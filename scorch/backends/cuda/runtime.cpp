@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -135,5 +136,34 @@ std::string profile_report(int device) {
 }
 
 void synchronize(int device) { check(cudaStreamSynchronize(stream(device)), "cuda.sync"); }
+
+size_t count_kernels(int device, const std::function<void()>& fn) {
+  check_device(device, "cuda.count_kernels");
+  cudaStream_t s = stream(device);
+  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed), "cuda.count_kernels");
+  cudaGraph_t graph = nullptr;
+  try {
+    fn();
+  } catch (...) {
+    cudaStreamEndCapture(s, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();
+    throw;
+  }
+  check(cudaStreamEndCapture(s, &graph), "cuda.count_kernels");
+  size_t count = 0;
+  cudaError_t status = cudaGraphGetNodes(graph, nullptr, &count);
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (status == cudaSuccess && count > 0) status = cudaGraphGetNodes(graph, nodes.data(), &count);
+  size_t kernels = 0;
+  for (size_t i = 0; status == cudaSuccess && i < count; ++i) {
+    cudaGraphNodeType type{};
+    status = cudaGraphNodeGetType(nodes[i], &type);
+    kernels += type == cudaGraphNodeTypeKernel;
+  }
+  cudaGraphDestroy(graph);
+  check(status, "cuda.count_kernels");
+  return kernels;
+}
 
 }  // namespace scorch::backends::cuda

@@ -3,6 +3,7 @@
 // kernel-selection switches. No CUDA header needed; every call is valid without a GPU (counts are 0).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace scorch::backends::cuda {
@@ -13,6 +14,10 @@ int device_count();
 bool is_available();
 /// Blocks until every op queued on device's stream has finished; rethrows a pending device fault.
 void synchronize(int device);
+/// The kernels fn queues on device's stream, counted by capturing the stream into a CUDA graph that is never
+/// launched (for tests: nothing fn queues runs, so what it writes holds no values; fn must not wait on the
+/// device). Rethrows what fn throws once the capture has ended.
+size_t count_kernels(int device, const std::function<void()>& fn);
 
 /// What the caching pool holds on one device (bytes).
 struct PoolStats {
