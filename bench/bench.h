@@ -26,6 +26,9 @@ struct Options {
   std::function<void()> sync;   ///< waits for the backend's queued work
 };
 
+/// True when name passes the filter: it is empty, or name contains one of its comma-separated parts.
+bool selected(const Options& o, const std::string& name);
+
 /// Runs one workload if its name passes the filter: fn is timed (median of o.reps after warm
 /// runs) and extra(ms) gives the figure printed under key.
 void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,

@@ -31,9 +31,7 @@ struct FashionBatcher : data::Batcher<Cpu, data::MnistItem, FashionBatch> {
 
 void data_workloads(const Options& o) {
   const std::string name = "dataloader_fashion_mnist_b64_w";
-  if (!o.filter.empty() && (name + "1").find(o.filter) == std::string::npos &&
-      (name + "2").find(o.filter) == std::string::npos)
-    return;  // skip the load
+  if (!selected(o, name + "1") && !selected(o, name + "2")) return;  // skip the load
   auto dataset = data::share(data::MnistDataset::fashion_train());
   for (size_t workers : {1, 2}) {
     auto loader = data::dataloader_builder(std::make_shared<FashionBatcher>())

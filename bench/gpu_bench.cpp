@@ -137,6 +137,13 @@ template <class B> void fused_bandwidth(const Options& o) {
         B::flush();
       },
       "gb_per_s_eff", [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
+  run_gpu(
+      o, "softmax_scaled_fused_8192x8192",  // contiguous leaves: no offsets
+      [&] {
+        soft = activation::softmax(z * 0.125, -1);
+        B::flush();
+      },
+      "gb_per_s_eff", [](double ms) { return 2.0 * 8192 * 8192 * 4 / ms / 1e6; });
 }
 
 /// Queues what a Fusion stack has recorded (the bench's sync is the inner backend's); nothing otherwise.

@@ -1,7 +1,7 @@
 // scorch-bench: one JSON line per workload, named as in bench/anchors/torch_cpu_anchor.py so
 // each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
 // last line reports the process's peak resident memory.
-// Usage: scorch-bench [--filter SUBSTRING] [--reps N] [--backend cpu|fusion-cpu|libtorch|cuda]
+// Usage: scorch-bench [--filter SUBSTRING[,SUBSTRING...]] [--reps N] [--backend cpu|fusion-cpu|libtorch|cuda]
 // --backend cuda runs the GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on Cuda(0)
 // under its names, then the backend workloads, and reports the caching pool's peak.
 // --backend libtorch runs the backend workloads (tensor ops, autodiff, nn) on LibTorch with the
@@ -138,16 +138,26 @@ void fusion_recording(const Options& o) {
 
 }  // namespace
 
+bool selected(const Options& o, const std::string& name) {
+  if (o.filter.empty()) return true;
+  for (size_t start = 0; start <= o.filter.size();) {
+    size_t end = std::min(o.filter.find(',', start), o.filter.size());
+    if (end > start && name.find(o.filter.substr(start, end - start)) != std::string::npos) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
 void run(const Options& o, const std::string& name, int warm, const std::function<void()>& fn, const std::string& key,
          const std::function<double(double)>& extra) {
-  if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
+  if (!selected(o, name)) return;
   double ms = median_ms(fn, warm, o.reps, o.sync);
   report(o, name, ms, key, extra(ms));
 }
 
 void run_repeated(const Options& o, const std::string& name, int warm, int inner, const std::function<void()>& fn,
                   const std::string& key, const std::function<double(double)>& extra) {
-  if (!o.filter.empty() && name.find(o.filter) == std::string::npos) return;
+  if (!selected(o, name)) return;
   double ms = median_ms(
                   [&] {
                     for (int i = 0; i < inner; ++i) fn();

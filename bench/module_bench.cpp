@@ -37,8 +37,7 @@ void module_workloads(const Options& o) {
   const std::vector<std::string> tags = {"mpk", "bin", "safetensors", "mpk_gz", "bin_gz", "compact_f16_gz"};
   bool any = o.filter.empty();
   for (const auto& tag : tags)
-    any = any || ("record_save_100m_" + tag).find(o.filter) != std::string::npos ||
-          ("record_load_100m_" + tag).find(o.filter) != std::string::npos;
+    any = any || selected(o, "record_save_100m_" + tag) || selected(o, "record_load_100m_" + tag);
   if (!any) return;  // skip building the model
   BigModel<Cpu> model;
   for (int i = 0; i < 10; ++i)

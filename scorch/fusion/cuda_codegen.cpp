@@ -4,6 +4,11 @@
 #include <cstdint>
 #include <sstream>
 
+// g++ 12 reports "literal" + std::string concatenations as overlapping memcpy (a false positive, fixed in 13).
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic ignored "-Wrestrict"
+#endif
+
 #define SCORCH_FUSION_STR2(x) #x
 #define SCORCH_FUSION_STR(x) SCORCH_FUSION_STR2(x)
 
@@ -49,6 +54,13 @@ std::string store_value(DType d, const std::string& v) {
 
 /// v rounded to what storing it as d keeps (eager kernels store every op's result).
 std::string rounded(DType d, const std::string& v) { return is_half(d) ? load_value(d, store_value(d, v)) : v; }
+
+/// Leaf loads through the read-only cache: leaves are never written by the kernel, so the compiler may move them
+/// ahead of shared-memory stores and keep several in flight.
+constexpr const char* kLoadHelpers =
+    R"(template <class T> __device__ __forceinline__ T ld(const T* p) { return __ldg(p); }
+__device__ __forceinline__ bool ld(const bool* p) { return __ldg((const unsigned char*)p) != 0; }
+)";
 
 /// Conversions between f32 and f16/bf16 bits with the instructions cuda_fp16/cuda_bf16 use (sm_80 and newer).
 constexpr const char* kHalfHelpers = R"(__device__ __forceinline__ float h2f(unsigned short h) {
@@ -149,8 +161,8 @@ bool emit_ops(const KernelPlan& plan, std::ostream& s, const std::string& indent
 
 /// Leaf k's value at offset (an index expression).
 std::string leaf_load(const KernelPlan& plan, size_t k, const std::string& offset) {
-  return load_value(plan.leaves[k], std::string("((const ") + storage_type(plan.leaves[k]) + "*)p.in[" +
-                                        std::to_string(k) + "])[" + offset + "]");
+  return load_value(plan.leaves[k], std::string("ld((const ") + storage_type(plan.leaves[k]) + "*)p.in[" +
+                                        std::to_string(k) + "] + " + offset + ")");
 }
 
 /// Output k's store of its value at index i.
@@ -170,10 +182,11 @@ void emit_offsets(const KernelPlan& plan, std::ostream& s, const std::string& in
     << indent << "}\n";
 }
 
-/// One element at index i: leaves loaded at their offsets (o[k], or i when contiguous), outputs stored at i
-/// (guarded by `if (keep)` when keep_guard).
-bool emit_element(const KernelPlan& plan, std::ostream& s, const std::string& indent, bool keep_guard = false) {
-  if (!plan.contiguous) emit_offsets(plan, s, indent);
+/// One element at index i: leaves loaded at their offsets (o[k], computed here unless offsets_given, or i when
+/// contiguous), outputs stored at i (guarded by `if (keep)` when keep_guard).
+bool emit_element(const KernelPlan& plan, std::ostream& s, const std::string& indent, bool keep_guard = false,
+                  bool offsets_given = false) {
+  if (!plan.contiguous && !offsets_given) emit_offsets(plan, s, indent);
   for (size_t k = 0; k < plan.leaves.size(); ++k)
     s << indent << "const " << c_type(plan.leaves[k]) << " l" << k << " = "
       << leaf_load(plan, k, plan.contiguous ? "i" : "o[" + std::to_string(k) + "]") << ";\n";
@@ -217,7 +230,7 @@ void emit_prelude(std::ostream& s) {
   s << "#include \"scorch/backends/common/scalar_ops.h\"\n"
     << "struct FusedParams { " SCORCH_FUSION_STR(SCORCH_FUSED_PARAMS_BODY) " };\n"
     << "template <class T> struct alignas(" << kFusedLanes << " * sizeof(T)) Pack { T v[" << kFusedLanes << "]; };\n"
-    << kHalfHelpers;
+    << kHalfHelpers << kLoadHelpers;
 }
 
 bool plan_fits(const KernelPlan& plan) {
@@ -233,7 +246,7 @@ bool plan_fits(const KernelPlan& plan) {
 std::optional<std::string> elementwise_source(const KernelPlan& plan) {
   std::ostringstream s;
   emit_prelude(s);
-  s << "extern \"C\" __global__ void " << kFusedEntry << "(const FusedParams p) {\n";
+  s << "extern \"C\" __global__ void " << kFusedEntry << "(const __grid_constant__ FusedParams p) {\n";
   if (plan.contiguous) {
     s << "  const long long base = ((long long)blockIdx.x * blockDim.x + threadIdx.x) * " << kFusedLanes << ";\n"
       << "  if (base >= p.n) return;\n";
@@ -288,18 +301,51 @@ bool emit_reduce_helpers(const KernelPlan& plan, const Fold& fold, std::ostream&
     << "struct Combine { __device__ " << a << " operator()(" << a << " a, " << a
     << " b) const { return combine(a, b); } };\n"
     << "struct Sum { template <class A> __device__ A operator()(A a, A b) const { return a + b; } };\n"
-    << "__device__ __forceinline__ " << a << " value_at(const FusedParams& p, long long i, bool keep) {\n";
-  if (!emit_element(plan, s, "  ", true)) return false;
+    << "__device__ __forceinline__ void offsets_at(const FusedParams& p, long long i, long long* out) {\n";
+  if (!plan.contiguous) {
+    emit_offsets(plan, s, "  ");
+    s << "  for (int k = 0; k < " << plan.leaves.size() << "; ++k) out[k] = o[k];\n";
+  }
+  s << "}\n"
+    << "__device__ __forceinline__ " << a
+    << " value_at(const FusedParams& p, long long i, const long long* o, bool keep) {\n";
+  if (!emit_element(plan, s, "  ", true, true)) return false;
   s << "  return (" << a << ")" << value_name(plan.reduce->input) << ";\n}\n";
   return true;
 }
 
-/// The loop over a lane's or a row's elements: index expression `first + k * step` for k from start by stride.
+/// The loop over a lane's or a row's elements: index `first + k * step` for k from start by stride. Along a row
+/// (the innermost dim), each leaf's offset steps by its innermost stride from the row's first element's.
 struct Walk {
   std::string start, stride, first, step;
-  std::string index() const { return first + " + k * " + step; }
-  std::string loop() const { return "for (long long k = " + start + "; k < n; k += " + stride + ")"; }
+  bool row = false;
+  std::string index() const { return first + " + (long long)k * " + step; }
+  std::string loop() const { return "for (int k = " + start + "; k < n; k += " + stride + ")"; }
 };
+
+/// Before a group's loops: the first element's offsets and the innermost strides (rows of a strided plan).
+void emit_walk_start(const KernelPlan& plan, const Walk& w, std::ostream& s) {
+  if (plan.contiguous || !w.row) return;
+  size_t leaves = plan.leaves.size();
+  s << "    long long first[" << leaves << "], step[" << leaves << "];\n"
+    << "    offsets_at(p, " << w.first << ", first);\n"
+    << "    for (int q = 0; q < " << leaves << "; ++q) step[q] = p.rank > 0 ? p.strides[q][p.rank - 1] : 0;\n";
+}
+
+/// value_at's call for element k of the walk (declaring its offsets first when the plan is strided).
+std::string walk_value(const KernelPlan& plan, const Walk& w, bool keep) {
+  std::string call =
+      "value_at(p, " + w.index() + ", " + (plan.contiguous ? "nullptr" : "o") + ", " + (keep ? "true" : "false") + ")";
+  if (plan.contiguous) return call;
+  std::string leaves = std::to_string(plan.leaves.size());
+  std::string offsets =
+      w.row ? "long long o[" + leaves + "]; for (int q = 0; q < " + leaves + "; ++q) o[q] = first[q] + k * step[q];"
+            : "long long o[" + leaves + "]; offsets_at(p, " + w.index() + ", o);";
+  std::string lambda = "([&] { ";
+  lambda += offsets;
+  lambda += " return " + call + "; }())";
+  return lambda;
+}
 
 /// The fold and the stores of one group (a lane, a warp's row or a block's row); all_of folds across the group.
 void emit_group(const KernelPlan& plan, const Fold& fold, const Walk& w, const std::string& all_of,
@@ -307,8 +353,13 @@ void emit_group(const KernelPlan& plan, const Fold& fold, const Walk& w, const s
   const std::string& a = fold.acc;
   std::string out =
       std::string("((") + storage_type(plan.reduce->dtype) + "*)p.out[" + std::to_string(plan.outputs.size()) + "])";
+  emit_walk_start(plan, w, s);
+  std::string first_pass = "combine(acc, " + walk_value(plan, w, true) + ")";
+  if (fold.softmax && w.row)
+    first_pass = "[&] { const " + a + " v = " + walk_value(plan, w, true) +
+                 "; if (p.red_cache) cached[k] = v; return combine(acc, v); }()";
   s << "    " << a << " acc = " << fold.identity << ";\n"
-    << "    " << w.loop() << " acc = combine(acc, value_at(p, " << w.index() << ", true));\n"
+    << "    " << w.loop() << " acc = " << first_pass << ";\n"
     << "    acc = " << (all_of.empty() ? "acc" : all_of + "(acc, Combine{})") << ";\n";
   if (!fold.softmax) {
     s << "    if (" << leader << ") { const " << a << " a = acc; " << out << "[" << out_index
@@ -316,13 +367,26 @@ void emit_group(const KernelPlan& plan, const Fold& fold, const Walk& w, const s
     return;
   }
   std::string exp = a == "double" ? "exp" : "expf", log = a == "double" ? "log" : "logf";
-  s << "    const " << a << " m = acc;\n    " << a << " total = 0;\n"
-    << "    " << w.loop() << " total += " << exp << "(value_at(p, " << w.index() << ", false) - m);\n"
-    << "    total = " << (all_of.empty() ? "total" : all_of + "(total, Sum{})") << ";\n"
-    << "    const " << a << " shift = m + " << log << "(total), inv = " << a << "(1) / total;\n"
-    << "    " << w.loop() << " {\n      const " << a << " v = value_at(p, " << w.index() << ", false);\n"
-    << "      " << out << "[" << w.index()
-    << "] = " << store_value(plan.reduce->dtype, fold.log ? "v - shift" : exp + "(v - m) * inv") << ";\n    }\n";
+  std::string result = fold.log ? "v - shift" : exp + "(v - m) * inv";
+  s << "    const " << a << " m = acc;\n    " << a << " total = 0;\n";
+  if (w.row) {  // the row's values kept in shared memory (softmax keeps exp(v - m) there after the second pass)
+    s << "    if (p.red_cache) {\n"
+      << "      " << w.loop() << " {\n        const " << a << " e = " << exp << "(cached[k] - m);\n"
+      << (fold.log ? "" : "        cached[k] = e;\n") << "        total += e;\n      }\n    } else {\n";
+  }
+  s << "    " << w.loop() << " total += " << exp << "(" << walk_value(plan, w, false) << " - m);\n";
+  if (w.row) s << "    }\n";
+  s << "    total = " << (all_of.empty() ? "total" : all_of + "(total, Sum{})") << ";\n"
+    << "    const " << a << " shift = m + " << log << "(total), inv = " << a << "(1) / total;\n";
+  if (w.row) {
+    s << "    if (p.red_cache) {\n"
+      << "      " << w.loop() << " " << out << "[" << w.index()
+      << "] = " << store_value(plan.reduce->dtype, fold.log ? "cached[k] - shift" : "cached[k] * inv") << ";\n"
+      << "    } else {\n";
+  }
+  s << "    " << w.loop() << " {\n      const " << a << " v = " << walk_value(plan, w, false) << ";\n"
+    << "      " << out << "[" << w.index() << "] = " << store_value(plan.reduce->dtype, result) << ";\n    }\n";
+  if (w.row) s << "    }\n";
 }
 
 std::optional<std::string> reduction_source(const KernelPlan& plan) {
@@ -331,7 +395,8 @@ std::optional<std::string> reduction_source(const KernelPlan& plan) {
   std::ostringstream s;
   emit_prelude(s);
   if (!emit_reduce_helpers(plan, *fold, s)) return std::nullopt;
-  s << "extern \"C\" __global__ void " << kFusedEntry << "(const FusedParams p) {\n"
+  s << "extern \"C\" __global__ void " << kFusedEntry << "(const __grid_constant__ FusedParams p) {\n"
+    << "  extern __shared__ " << fold->acc << " row_cache[];\n"
     << "  const long long n = p.red_n, inner = p.red_inner, lanes = p.n / n;\n"
     << "  if (p.red_mode == " << static_cast<long long>(ReduceMode::lanes) << ") {\n"
     << "    const long long lane = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -341,11 +406,14 @@ std::optional<std::string> reduction_source(const KernelPlan& plan) {
   s << "  } else if (p.red_mode == " << static_cast<long long>(ReduceMode::warp_rows) << ") {\n"
     << "    const long long row = (long long)blockIdx.x * " << kFusedThreads / 32 << " + threadIdx.x / 32;\n"
     << "    if (row >= lanes) return;  // the whole warp leaves together\n"
-    << "    const long long base = row * n;\n";
-  emit_group(plan, *fold, {"threadIdx.x % 32", "32", "base", "1"}, "warp_all", "row", "threadIdx.x % 32 == 0", s);
+    << "    const long long base = row * n;\n"
+    << "    " << fold->acc << "* const cached = row_cache + (threadIdx.x / 32) * n;\n";
+  emit_group(plan, *fold, {"threadIdx.x % 32", "32", "base", "1", true}, "warp_all", "row", "threadIdx.x % 32 == 0", s);
   s << "  } else {\n"
-    << "    const long long row = blockIdx.x, base = row * n;\n";
-  emit_group(plan, *fold, {"threadIdx.x", "blockDim.x", "base", "1"}, "block_all", "row", "threadIdx.x == 0", s);
+    << "    const long long base = (long long)blockIdx.x * n;\n"
+    << "    " << fold->acc << "* const cached = row_cache;\n";
+  emit_group(plan, *fold, {"threadIdx.x", "blockDim.x", "base", "1", true}, "block_all", "blockIdx.x",
+             "threadIdx.x == 0", s);
   s << "  }\n}\n";
   return s.str();
 }

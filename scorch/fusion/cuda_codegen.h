@@ -28,7 +28,8 @@ namespace scorch::fusion {
   long long vec;                 \
   long long red_n;               \
   long long red_inner;           \
-  long long red_mode;
+  long long red_mode;            \
+  long long red_cache;
 
 /// The fused kernel's one argument (the generated source declares the same struct).
 struct FusedParams {
@@ -56,6 +57,9 @@ enum class ReduceMode : long long {
 };
 inline constexpr long long kWarpRowMax = 1024;
 inline constexpr unsigned kFusedThreads = 256;
+/// Dynamic shared memory a softmax over rows may use to keep a row's values between its passes
+/// (FusedParams::red_cache set: the launch gives rows-per-block × n accumulators of it).
+inline constexpr size_t kFusedRowCacheBytes = 48 * 1024;
 
 /// The reduction closing a kernel: op (float sum_dim, mean_dim, max_dim, min_dim, softmax, log_softmax) over
 /// the value input (an op of the plan or a leaf, as KernelOp::inputs) of dtype; its result goes to

@@ -247,7 +247,8 @@ std::optional<std::vector<Value<Cuda>>> Executor<Cuda>::run_reduction(const Prog
   size_t dim = *reduction->pending->reduce_dim;
   long long n = static_cast<long long>(shape[dim]), inner = 1, lanes = 1;
   for (size_t d = dim + 1; d < shape.rank(); ++d) inner *= static_cast<long long>(shape[d]);
-  if (n == 0 || shape.num_elements() == 0 || program.outputs.size() > kMaxFusedOutputs) return std::nullopt;
+  if (n == 0 || n > INT32_MAX || shape.num_elements() == 0 || program.outputs.size() > kMaxFusedOutputs)
+    return std::nullopt;  // the kernel counts along the reduced dim in int
   lanes = static_cast<long long>(shape.num_elements()) / n;
   // Few long lanes leave the device idle: the eager reduction splits them (the input's ops still fuse).
   if (lanes < 2 * kFusedThreads && n > 4 * kWarpRowMax) return std::nullopt;
@@ -261,8 +262,13 @@ std::optional<std::vector<Value<Cuda>>> Executor<Cuda>::run_reduction(const Prog
   long long blocks = mode == ReduceMode::block_rows  ? lanes
                      : mode == ReduceMode::warp_rows ? (lanes + kFusedThreads / 32 - 1) / (kFusedThreads / 32)
                                                      : (lanes + kFusedThreads - 1) / kFusedThreads;
+  // A softmax over rows keeps each row's values in shared memory between its three passes when they fit.
+  size_t rows_per_block = mode == ReduceMode::warp_rows ? kFusedThreads / 32 : 1;
+  size_t cache_bytes = rows_per_block * static_cast<size_t>(n) * (reduction->dtype == DType::F64 ? 8 : 4);
+  bool softmax = reduction->pending->op == OpId::float_softmax || reduction->pending->op == OpId::float_log_softmax;
+  k->params.red_cache = softmax && mode != ReduceMode::lanes && cache_bytes <= kFusedRowCacheBytes;
   void* args[] = {&k->params};
-  k->kernel->launch(static_cast<unsigned>(blocks), kFusedThreads, args);
+  k->kernel->launch(static_cast<unsigned>(blocks), kFusedThreads, args, k->params.red_cache ? cache_bytes : 0);
   ++stats.fused_programs;
   return outputs;
 }

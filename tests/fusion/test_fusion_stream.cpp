@@ -57,7 +57,9 @@ TEST(FusionStream, ReductionsRunOnTheBlocksOfTheOpsTheyRead) {
     out.push_back(expression().mean_dim(1).to_data());
     auto held = expression();  // a handle keeps it: the reduction's blocks store it too
     auto max = held.max_dim(1);
-    if constexpr (std::is_same_v<B, FB>) EXPECT_TRUE(max.primitive().is_pending());
+    if constexpr (std::is_same_v<B, FB>) {
+      EXPECT_TRUE(max.primitive().is_pending());
+    }
     out.push_back(max.to_data());
     out.push_back(held.to_data());
   };

@@ -160,10 +160,10 @@ Kernel::~Kernel() {
   cudaLibraryUnload(static_cast<cudaLibrary_t>(library_));
 }
 
-void Kernel::launch(unsigned grid, unsigned block, void** args) const {
+void Kernel::launch(unsigned grid, unsigned block, void** args, size_t shared_bytes) const {
   if (!kernel_) throw DeviceError(kOp, "launch of a moved-from kernel");
   cudaStream_t s = stream(device_);
-  check(cudaLaunchKernel(kernel_, dim3(grid), dim3(block), args, 0, s), kOp);
+  check(cudaLaunchKernel(kernel_, dim3(grid), dim3(block), args, shared_bytes, s), kOp);
   check_launch(kOp);
 }
 

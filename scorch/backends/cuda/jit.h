@@ -32,8 +32,9 @@ class Kernel {
   Kernel& operator=(const Kernel&) = delete;
   ~Kernel();
 
-  /// Queues grid × block threads on the device's op stream; args[i] points at the i-th argument.
-  void launch(unsigned grid, unsigned block, void** args) const;
+  /// Queues grid × block threads on the device's op stream; args[i] points at the i-th argument; shared_bytes of
+  /// dynamic shared memory per block (at most 48 KiB).
+  void launch(unsigned grid, unsigned block, void** args, size_t shared_bytes = 0) const;
 
  private:
   void* library_ = nullptr;  // cudaLibrary_t
