@@ -100,10 +100,10 @@ TEST(AdversarialSources, IdxGzipBombsStopAtTheHeader) {
 
 TEST(AdversarialSources, CsvLineOfDelimitersStreams) {
   TempDir dir("adv-csv");
-  write_file(dir.file("header.csv"), std::string(20 << 20, ','));
+  write_file(dir.file("header.csv"), std::string(100 << 20, ','));  // a 100 MB line
   expect_rejected([&] { read_csv(dir.file("header.csv")); }, "read_csv", dir.file("header.csv") + ":1",
                   "more than 1048576 fields (the most a CSV header may have)");
-  write_file(dir.file("row.csv"), "a,b,c\n1,2,3\n" + std::string(20 << 20, ','));
+  write_file(dir.file("row.csv"), "a,b,c\n1,2,3\n" + std::string(100 << 20, ','));
   expect_rejected([&] { read_csv(dir.file("row.csv")); }, "read_csv", dir.file("row.csv") + ":3",
                   "more than 3 fields, the header has 3");
 }
