@@ -314,6 +314,9 @@ bool emit_reduce_helpers(const KernelPlan& plan, const Fold& fold, std::ostream&
   return true;
 }
 
+/// Elements of a row each thread loads before using any, in a reduction's first pass.
+constexpr int kRowBatch = 4;
+
 /// The loop over a lane's or a row's elements: index `first + k * step` for k from start by stride. Along a row
 /// (the innermost dim), each leaf's offset steps by its innermost stride from the row's first element's.
 struct Walk {
@@ -354,13 +357,20 @@ void emit_group(const KernelPlan& plan, const Fold& fold, const Walk& w, const s
   std::string out =
       std::string("((") + storage_type(plan.reduce->dtype) + "*)p.out[" + std::to_string(plan.outputs.size()) + "])";
   emit_walk_start(plan, w, s);
-  std::string first_pass = "combine(acc, " + walk_value(plan, w, true) + ")";
-  if (fold.softmax && w.row)
-    first_pass = "[&] { const " + a + " v = " + walk_value(plan, w, true) +
-                 "; if (p.red_cache) cached[k] = v; return combine(acc, v); }()";
-  s << "    " << a << " acc = " << fold.identity << ";\n"
-    << "    " << w.loop() << " acc = " << first_pass << ";\n"
-    << "    acc = " << (all_of.empty() ? "acc" : all_of + "(acc, Combine{})") << ";\n";
+  s << "    " << a << " acc = " << fold.identity << ";\n";
+  if (w.row) {  // kRowBatch elements per step, all loaded before any is used: several loads in flight per thread
+    std::string batch = std::to_string(kRowBatch), at = "const int k = k0 + u * " + w.stride + ";";
+    s << "    for (int k0 = " << w.start << "; k0 < n; k0 += " << batch << " * " << w.stride << ") {\n"
+      << "      " << a << " values[" << batch << "];\n"
+      << "#pragma unroll\n      for (int u = 0; u < " << batch << "; ++u) { " << at
+      << " if (k < n) values[u] = " << walk_value(plan, w, true) << "; }\n"
+      << "#pragma unroll\n      for (int u = 0; u < " << batch << "; ++u) { " << at << " if (k < n) { "
+      << (fold.softmax ? "if (p.red_cache) cached[k] = values[u]; " : "") << "acc = combine(acc, values[u]); } }\n"
+      << "    }\n";
+  } else {
+    s << "    " << w.loop() << " acc = combine(acc, " << walk_value(plan, w, true) << ");\n";
+  }
+  s << "    acc = " << (all_of.empty() ? "acc" : all_of + "(acc, Combine{})") << ";\n";
   if (!fold.softmax) {
     s << "    if (" << leader << ") { const " << a << " a = acc; " << out << "[" << out_index
       << "] = " << store_value(plan.reduce->dtype, fold.finish) << "; }\n";
