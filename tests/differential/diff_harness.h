@@ -2,7 +2,8 @@
 // Differential testing: every op of op_table.txt on random inputs (several shapes, broadcasting,
 // non-contiguous views, edge values), run on each backend under test and on the oracle
 // (LibTorch; Cpu where LibTorch is not built), compared within per-dtype tolerances; gradients through Autodiff<B>
-// compared the same way. A case body is written once as a generic lambda over the backend.
+// compared the same way. The backends: Cpu and Fusion<Cpu>, and Cuda and Fusion<Cuda> where a GPU is visible.
+// A case body is written once as a generic lambda over the backend.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,8 +18,10 @@
 #endif
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>
+#include <scorch/stacks/fusion_cuda/autodiff.h>
 #endif
 #include <scorch/scorch.hpp>
+#include <scorch/stacks/fusion_cpu/autodiff.h>
 
 namespace scorch::differential {
 
@@ -231,8 +234,12 @@ class DiffList {
     add_backend<kGrad, LibTorch>(c.runners, body);  // the oracle when present
 #endif
     add_backend<kGrad, Cpu>(c.runners, body);  // else Cpu is the reference
+    add_backend<kGrad, FusionCpu>(c.runners, body);
 #ifdef SCORCH_HAVE_CUDA
-    if (backends::cuda::is_available()) add_backend<kGrad, Cuda>(c.runners, body);
+    if (backends::cuda::is_available()) {
+      add_backend<kGrad, Cuda>(c.runners, body);
+      add_backend<kGrad, FusionCuda>(c.runners, body);
+    }
 #endif
     cases.push_back(std::move(c));
   }
