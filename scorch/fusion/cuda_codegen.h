@@ -59,7 +59,8 @@ inline constexpr long long kWarpRowMax = 1024;
 inline constexpr unsigned kFusedThreads = 256;
 /// Dynamic shared memory a softmax over rows may use to keep a row's values between its passes
 /// (FusedParams::red_cache set: the launch gives rows-per-block × n accumulators of it).
-inline constexpr size_t kFusedRowCacheBytes = 48 * 1024;
+/// (47 KiB: a block may use 48 KiB of shared memory in all without opting in, and the kernel's folds use some.)
+inline constexpr size_t kFusedRowCacheBytes = 47 * 1024;
 
 /// The reduction closing a kernel: op (float sum_dim, mean_dim, max_dim, min_dim, softmax, log_softmax) over
 /// the value input (an op of the plan or a leaf, as KernelOp::inputs) of dtype; its result goes to

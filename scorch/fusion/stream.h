@@ -58,7 +58,8 @@ template <class B> class Stream {
       return nullptr;
     } else {
       std::lock_guard lock(state().mutex);
-      if (!input || !input->pending || dim >= input->shape.rank()) return nullptr;
+      // An empty dim runs at once: B reports what it cannot reduce (max/min) when the op is called.
+      if (!input || !input->pending || dim >= input->shape.rank() || input->shape[dim] == 0) return nullptr;
       if (input->pending->reduce_dim || input->pending->chain >= kMaxChain) return nullptr;
       auto node = std::make_shared<Node<B>>();
       node->shape = input->shape;
@@ -83,15 +84,21 @@ template <class B> class Stream {
   /// Computes every pending value that a handle still holds.
   static void flush() {
     std::lock_guard lock(state().mutex);
+    // Each reduction closes its own program; only the reductions are held meanwhile, so the intermediates of
+    // their graphs stay unheld (not outputs).
+    std::vector<NodePtr> reductions;
+    for (auto& weak : state().live)
+      if (auto node = weak.lock(); node && node->pending && node->pending->reduce_dim)
+        reductions.push_back(std::move(node));
+    for (auto& reduction : reductions)
+      if (reduction->pending) run_graph({reduction});
+    reductions.clear();
     std::vector<NodePtr> roots;
     for (auto& weak : state().live)
       if (auto node = weak.lock(); node && node->pending) roots.push_back(std::move(node));
-    state().live.clear();
-    state().pruned_size = 0;
-    for (auto& root : roots)  // each reduction closes its own program
-      if (root->pending && root->pending->reduce_dim) run_graph({root});
-    std::erase_if(roots, [](const NodePtr& root) { return !root->pending; });
     if (!roots.empty()) run_graph(roots);
+    state().live.clear();  // after the runs: a failed run leaves its nodes findable by the next flush
+    state().pruned_size = 0;
   }
 
   /// What the stream has run so far.

@@ -73,6 +73,13 @@ TEST(FusionStream, ReductionsRunOnTheBlocksOfTheOpsTheyRead) {
   for (size_t i = 0; i < fused.size(); ++i) fused[i].assert_eq(eager[i]);
 }
 
+TEST(FusionStream, ReductionsOfAnEmptyDimBehaveAsOnCpuAtOnce) {
+  auto empty = Tensor<FB, 2>::zeros({3, 0}) + 1.0;   // pending
+  EXPECT_THROW((void)empty.max_dim(1), ShapeError);  // when called, as on Cpu, not when read
+  auto sums = (Tensor<FB, 2>::zeros({3, 0}) * 2.0).sum_dim(1);
+  sums.to_data().assert_eq(Tensor<Cpu, 2>::zeros({3, 1}).to_data());
+}
+
 TEST(FusionStream, OpsWaitUntilAValueIsNeeded) {
   auto x = on<FB>(random_data({4, 4}, 2));
   auto y = (x + 1.0).exp();
