@@ -7,7 +7,8 @@
 namespace scorch::backends::cuda::kernels {
 namespace {
 
-constexpr int64_t kMaxCachedBytes = 48 * 1024;
+// Rows cached in dynamic shared memory: 48 KiB a block may use in all without opting in, less the static scratch.
+constexpr int64_t kMaxCachedBytes = 47 * 1024;
 
 template <class C> __device__ C nan_max(C a, C b) { return (a != a || a > b) ? a : b; }
 
