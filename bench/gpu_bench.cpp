@@ -2,13 +2,15 @@
 // matmul in f32, tf32 and bf16; the gelu_custom chain and single elementwise ops on 64M f32 (their
 // GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at
 // batch 64 and 1024; one transformer encoder layer (d512, 8 heads, ff 2048, seq 256, batch 32) forward
-// + backward. Each timed repetition runs the workload kInner times between device syncs, so
+// + backward; the guide step and the transformer layer replayed as CUDA graphs by train::StepGraph (_graph). Each timed repetition runs the workload kInner times between device syncs, so
 // launch queuing overlaps as in PyTorch eager and one sync is amortized.
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "bench.h"
 #include "guide/model.hpp"
+#include "scorch/train/step_graph.h"
 
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>
@@ -168,6 +170,29 @@ template <class AD> void guide_step(const Options& o, size_t batch, const std::s
       "img_per_s", [=](double ms) { return batch / ms * 1e3; });
 }
 
+/// The guide's step captured once by a StepGraph and replayed (Adam counting steps on the device).
+template <class AD> void guide_step_graphed(const Options& o, size_t batch, const std::string& name) {
+  auto model = guide::ModelConfig(10, 512).template init<AD>();
+  auto optim = optim::AdamConfig().with_capturable(true).init();
+  auto images = Tensor<AD, 3>::random({batch, 28, 28}, Distribution::normal(0, 1));
+  auto labels = Tensor<AD, 1, Int>::random({batch}, Distribution::uniform(0, 10));
+  auto loss_fn = nn::CrossEntropyLossConfig().template init<AD>();
+  using Graph = train::StepGraph<AD>;
+  Graph graph;
+  const auto inputs = typename Graph::Tensors().add(images).add(labels);
+  run_gpu(
+      o, name,
+      [&] {
+        graph.step(inputs, [&] { return typename Graph::Tensors().add_module(model).add_optimizer(optim); },
+                   [&] {
+                     auto loss = loss_fn.forward(model.forward(images), labels);
+                     auto grads = optim::GradientsParams::from_grads(loss.backward(), model);
+                     model = optim.step(1e-4, model, std::move(grads));
+                   });
+      },
+      "img_per_s", [=](double ms) { return batch / ms * 1e3; });
+}
+
 template <class AD> void transformer(const Options& o, const std::string& name) {
   const size_t batch = 32, seq = 256, d = 512, heads = 8, ff = 2048;
   auto config = nn::TransformerEncoderConfig(d, ff, heads, 1)
@@ -188,6 +213,34 @@ template <class AD> void transformer(const Options& o, const std::string& name) 
       });
 }
 
+/// The transformer layer's forward and backward captured once and replayed; the input's gradient is its output.
+template <class AD> void transformer_graphed(const Options& o, const std::string& name) {
+  const size_t batch = 32, seq = 256, d = 512, heads = 8, ff = 2048;
+  auto encoder = nn::TransformerEncoderConfig(d, ff, heads, 1)
+                     .with_dropout(0.0)
+                     .with_activation(nn::ActivationConfig::of(nn::ActivationKind::Relu))
+                     .template init<AD>();
+  auto x = Tensor<AD, 3>::random({batch, seq, d}, Distribution::normal(0, 1)).require_grad();
+  std::optional<Tensor<typename AD::InnerBackend, 3>> dx;
+  using Graph = train::StepGraph<AD>;
+  Graph graph;
+  const auto inputs = typename Graph::Tensors().add(x);
+  run_gpu(
+      o, name,
+      [&] {
+        graph.step(inputs, [] { return typename Graph::Tensors(); },
+                   [&] {
+                     auto grads = encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward();
+                     dx = x.grad(grads);
+                   });
+      },
+      "tflops_fwd",
+      [&](double ms) {
+        return (2.0 * batch * seq * d * (4.0 * d + 2.0 * ff) + 4.0 * batch * heads * seq * seq * (d / heads)) / ms /
+               1e9;
+      });
+}
+
 }  // namespace
 
 template <class B> void gpu_workloads(const Options& o) {
@@ -200,6 +253,10 @@ template <class B> void gpu_workloads(const Options& o) {
   fused_bandwidth<Fusion<B>>(o);
   guide_step<Autodiff<Fusion<B>>>(o, 64, "mnist_guide_train_step_b64_fused");
   transformer<Autodiff<Fusion<B>>>(o, "transformer_layer_fwd_bwd_f32_fused");
+  guide_step_graphed<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64_graph");
+  guide_step_graphed<Autodiff<Fusion<B>>>(o, 64, "mnist_guide_train_step_b64_graph_fused");
+  transformer_graphed<Autodiff<B>>(o, "transformer_layer_fwd_bwd_f32_graph");
+  transformer_graphed<Autodiff<Fusion<B>>>(o, "transformer_layer_fwd_bwd_f32_graph_fused");
 }
 #ifdef SCORCH_HAVE_CUDA
 template void gpu_workloads<Cuda>(const Options&);  // GPU workloads only for the GPU backend

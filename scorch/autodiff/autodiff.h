@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scorch/autodiff/backward.h"
+#include "scorch/backend/graph_capture.h"
 #include "scorch/autodiff/checkpointing.h"
 #include "scorch/autodiff/ops/basic_ops.h"
 #include "scorch/autodiff/ops/layout_ops.h"
@@ -88,6 +89,14 @@ template <class B> struct Autodiff : autodiff::GeneratedOps<B> {
   }
   /// NoCheckpointing everywhere.
   static void reset_checkpointing() { autodiff::CheckpointingTable<Device>::instance().reset(); }
+};
+
+/// Autodiff<B> captures what B captures (its float tensors by their inner primitive).
+template <class B> struct GraphCapture<Autodiff<B>> : GraphCapture<B> {
+  using GraphCapture<B>::handle;
+  static typename GraphCapture<B>::Handle handle(const autodiff::AutodiffTensor<B>& t) {
+    return GraphCapture<B>::handle(t.primitive);
+  }
 };
 
 }  // namespace scorch

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "scorch/backend/graph_capture.h"
 #include "scorch/gen/fusion_ops.h"
 
 namespace scorch {
@@ -30,6 +31,24 @@ template <class B> struct Fusion : fusion::GeneratedOps<B> {
   }
   /// What the stream has run so far (programs, fused programs, ops).
   static fusion::Stats stats() { return fusion::Stream<B>::stats(); }
+};
+
+/// Fusion<B> captures what B captures; recorded ops are run first, and the step's last ones inside the capture.
+template <class B> struct GraphCapture<Fusion<B>> : GraphCapture<B> {
+  using Inner = GraphCapture<B>;
+  template <class K> static typename Inner::Handle handle(const fusion::FusionTensor<B, K>& t) {
+    return Inner::handle(fusion::inner(t));
+  }
+  static void prepare(const typename B::Device& device) {
+    Fusion<B>::flush();
+    Inner::prepare(device);
+  }
+  static auto capture(const typename B::Device& device, const std::function<void()>& fn) {
+    return Inner::capture(device, [&] {
+      fn();
+      Fusion<B>::flush();
+    });
+  }
 };
 
 }  // namespace scorch

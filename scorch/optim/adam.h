@@ -1,15 +1,33 @@
 #pragma once
 // Adam (L2 weight decay on the gradient) and AdamW (decoupled decay), both with AMSGrad.
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "scorch/optim/sgd.h"
 
 namespace scorch::optim {
 
 namespace detail {
+/// 1 − β^t (in dtype) for the step t counted on the device (state "step_count", shape [1, ..., 1]), which it advances.
+template <class B, size_t D>
+std::pair<Tensor<B, D>, Tensor<B, D>> device_bias_corrections(ParamState<B>& state, double beta_1, double beta_2,
+                                                               const typename B::Device& device, DType dtype) {
+  std::array<size_t, D> ones;
+  ones.fill(1);
+  auto previous = state.template get<D>("step_count");  // f64: 1 − β^t in f32 would lose digits as β^t nears 1
+  auto t = previous ? *previous + 1.0
+                    : Tensor<B, D>::full(Shape(ones), static_cast<double>(state.step + 1), device, DType::F64);
+  state.set("step_count", t);
+  auto correction = [&](double beta) { return (-(t * std::log(beta)).exp() + 1.0).cast(dtype); };
+  return {correction(beta_1), correction(beta_2)};
+}
+
 /// The bias-corrected Adam direction m̂ / (√v̂ + ε) (v̂ from the running maximum under AMSGrad); updates the moments.
+/// capturable counts steps on the device, so a replayed step graph advances the corrections.
 template <class B, size_t D> Tensor<B, D> adam_direction(const Tensor<B, D>& g, ParamState<B>& state, double beta_1,
-                                                         double beta_2, double epsilon, bool amsgrad) {
+                                                         double beta_2, double epsilon, bool amsgrad,
+                                                         bool capturable) {
   auto m_prev = state.template get<D>("moment_1"), v_prev = state.template get<D>("moment_2");
   auto m = m_prev ? *m_prev * beta_1 + g * (1.0 - beta_1) : g * (1.0 - beta_1);
   auto v = v_prev ? *v_prev * beta_2 + g.square() * (1.0 - beta_2) : g.square() * (1.0 - beta_2);
@@ -19,6 +37,10 @@ template <class B, size_t D> Tensor<B, D> adam_direction(const Tensor<B, D>& g, 
     auto v_max_prev = state.template get<D>("max_moment_2");
     v = v_max_prev ? v_max_prev->max_pair(v) : v;
     state.set("max_moment_2", v);
+  }
+  if (capturable) {
+    auto [bc1, bc2] = device_bias_corrections<B, D>(state, beta_1, beta_2, g.device(), g.dtype());
+    return (m / bc1) / ((v / bc2).sqrt() + epsilon);
   }
   double t = static_cast<double>(state.step + 1);
   double bc1 = 1.0 - std::pow(beta_1, t), bc2 = 1.0 - std::pow(beta_2, t);
@@ -31,22 +53,24 @@ struct Adam {
   double beta_1 = 0.9, beta_2 = 0.999, epsilon = 1e-5;
   bool amsgrad = false;
   std::optional<WeightDecayConfig> weight_decay;
+  bool capturable = false;  ///< counts steps on the device (PyTorch's capturable), as a replayed StepGraph needs
   template <class B, size_t D>
   Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     auto g = detail::with_decay(grad, param, weight_decay);
-    return param - detail::adam_direction(g, state, beta_1, beta_2, epsilon, amsgrad) * lr;
+    return param - detail::adam_direction(g, state, beta_1, beta_2, epsilon, amsgrad, capturable) * lr;
   }
 };
 
-/// Adam settings (Burn's defaults: ε = 1e-5).
+/// Adam settings (Burn's defaults: ε = 1e-5; capturable: the step count on the device, for train::StepGraph).
 struct AdamConfig {
   double beta_1 = 0.9, beta_2 = 0.999, epsilon = 1e-5;
   bool amsgrad = false;
   std::optional<WeightDecayConfig> weight_decay;
   std::optional<GradientClippingConfig> grad_clipping;
-  SCORCH_CONFIG(AdamConfig, (), (beta_1, beta_2, epsilon, amsgrad, weight_decay, grad_clipping))
+  bool capturable = false;
+  SCORCH_CONFIG(AdamConfig, (), (beta_1, beta_2, epsilon, amsgrad, weight_decay, grad_clipping, capturable))
   OptimizerAdaptor<Adam> init() const {
-    return OptimizerAdaptor<Adam>(Adam{beta_1, beta_2, epsilon, amsgrad, weight_decay}, grad_clipping);
+    return OptimizerAdaptor<Adam>(Adam{beta_1, beta_2, epsilon, amsgrad, weight_decay, capturable}, grad_clipping);
   }
 };
 
@@ -55,9 +79,10 @@ struct AdamConfig {
 struct AdamW {
   double beta_1 = 0.9, beta_2 = 0.999, epsilon = 1e-5, weight_decay = 1e-4;
   bool cautious_weight_decay = false, amsgrad = false;
+  bool capturable = false;  ///< counts steps on the device, as a replayed StepGraph needs
   template <class B, size_t D>
   Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
-    auto direction = detail::adam_direction(grad, state, beta_1, beta_2, epsilon, amsgrad);
+    auto direction = detail::adam_direction(grad, state, beta_1, beta_2, epsilon, amsgrad, capturable);
     auto decay = param * (lr * weight_decay);
     if (cautious_weight_decay) decay = decay.mask_fill((direction * param).lower_equal_elem(0.0), 0.0);
     return param - decay - direction * lr;
@@ -69,10 +94,12 @@ struct AdamWConfig {
   double beta_1 = 0.9, beta_2 = 0.999, epsilon = 1e-5, weight_decay = 1e-4;
   bool cautious_weight_decay = false, amsgrad = false;
   std::optional<GradientClippingConfig> grad_clipping;
-  SCORCH_CONFIG(AdamWConfig, (), (beta_1, beta_2, epsilon, weight_decay, cautious_weight_decay, amsgrad, grad_clipping))
+  bool capturable = false;
+  SCORCH_CONFIG(AdamWConfig, (), (beta_1, beta_2, epsilon, weight_decay, cautious_weight_decay, amsgrad, grad_clipping,
+                                  capturable))
   OptimizerAdaptor<AdamW> init() const {
-    return OptimizerAdaptor<AdamW>(AdamW{beta_1, beta_2, epsilon, weight_decay, cautious_weight_decay, amsgrad},
-                                   grad_clipping);
+    return OptimizerAdaptor<AdamW>(
+        AdamW{beta_1, beta_2, epsilon, weight_decay, cautious_weight_decay, amsgrad, capturable}, grad_clipping);
   }
 };
 

@@ -8,6 +8,7 @@ namespace scorch::optim {
 
 /// AdaGrad: θ −= lr/(1 + (t−1)·lr_decay) · g / (√Σg² + ε).
 struct AdaGrad {
+  static constexpr bool capturable = false;  ///< its step constants are computed on the host
   double lr_decay = 0.0, epsilon = 1e-5;
   std::optional<WeightDecayConfig> weight_decay;
   template <class B, size_t D>
@@ -71,6 +72,7 @@ struct RmsPropConfig {
 
 /// Adan (Xie et al.): Nesterov-style moments of g and of its change; no_prox selects decoupled decay.
 struct Adan {
+  static constexpr bool capturable = false;  ///< its step constants are computed on the host
   double beta_1 = 0.98, beta_2 = 0.92, beta_3 = 0.99, epsilon = 1e-8, weight_decay = 0.0;
   bool no_prox = false;
   template <class B, size_t D>

@@ -6,6 +6,7 @@
 #include <any>
 #include <map>
 
+#include "scorch/backend/graph_capture.h"
 #include "scorch/module/module.h"
 #include "scorch/optim/clipping.h"
 #include "scorch/optim/gradients_params.h"
@@ -78,6 +79,12 @@ template <class Rule> class OptimizerAdaptor {
   }
   /// Parameters with a state.
   size_t num_states() const { return states_.size() + pending_.size(); }
+  /// Calls fn(id, name, primitive) for each state tensor kept on backend B, by parameter id then name.
+  template <class B, class F> void visit_states(F&& fn) const {
+    for (const auto& [id, slot] : states_)
+      if (const auto* state = std::any_cast<ParamState<B>>(&slot.state))
+        for (const auto& [name, t] : state->tensors) fn(id, name, t);
+  }
   const Rule& rule() const { return rule_; }
 
  private:
@@ -138,8 +145,19 @@ template <class Rule> class OptimizerAdaptor {
   std::map<ParamId, Record> pending_;
 };
 
+namespace detail {
+/// False for a rule that computes host values from its step count (they would be frozen into a replayed step).
+template <class Rule> bool capturable(const Rule& rule) {
+  if constexpr (requires { rule.capturable; }) return rule.capturable;
+  else return true;
+}
+}  // namespace detail
+
 template <class Rule> template <class B, size_t D>
 Tensor<B, D> OptimizerAdaptor<Rule>::step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad) {
+  if (step_capture_active() && !detail::capturable(rule_))
+    throw ValueError("Optimizer::step", "this rule computes its step's constants on the host, so a captured step "
+                                        "would replay them frozen; use a rule with capturable = true (Adam, AdamW)");
   if (clipping_) grad = clipping_->clip(grad);
   auto& state = state_for<B>(id, value.device());
   auto updated = rule_.step(lr, value, grad, state);

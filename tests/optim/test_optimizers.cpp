@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <scorch/scorch.hpp>
+#include <scorch/train/step_graph.h>
 
 #include "conformance/harness.h"
 #include "optim_fixtures.h"
@@ -67,6 +68,62 @@ TEST(Optimizers, AdamAndAdamWMatchPyTorch) {
   run_fixture("adam_amsgrad_wd", AdamConfig().with_amsgrad(true).with_weight_decay(WeightDecayConfig(0.01)).init());
   run_fixture("adamw", AdamWConfig().with_weight_decay(0.01).init());
   run_fixture("adamw_amsgrad", AdamWConfig().with_weight_decay(0.01).with_amsgrad(true).init());
+}
+
+TEST(Optimizers, CapturableRulesMatchPyTorchWhileTheirStepIsCaptured) {
+  StepCaptureScope capturing;  // as inside StepGraph's capture: the step constants must come from the device
+  run_fixture("adam", AdamConfig().with_capturable(true).init());
+  run_fixture("adam_amsgrad_wd", AdamConfig()
+                                     .with_amsgrad(true)
+                                     .with_weight_decay(WeightDecayConfig(0.01))
+                                     .with_capturable(true)
+                                     .init());
+  run_fixture("adamw", AdamWConfig().with_weight_decay(0.01).with_capturable(true).init());
+  run_fixture("sgd_clip_norm", SgdConfig().with_gradient_clipping(GradientClippingConfig::norm(0.5)).init());
+}
+
+TEST(Optimizers, CapturableAdamMatchesPyTorchOutsideACaptureToo) {
+  run_fixture("adam", AdamConfig().with_capturable(true).init());
+}
+
+TEST(Optimizers, RulesWithHostStepConstantsRefuseToBeCaptured) {
+  TwoParams<Cpu> model{Param(Tensor<Cpu, 2>::ones({2, 3})), Param(Tensor<Cpu, 1>::ones({3}))};
+  auto grads = [&] {
+    GradientsParams g;
+    g.register_grad(model.a.id(), Tensor<Cpu, 2>::ones({2, 3}));
+    g.register_grad(model.b.id(), Tensor<Cpu, 1>::ones({3}));
+    return g;
+  };
+  StepCaptureScope capturing;
+  auto adam = AdamConfig().init();
+  auto adagrad = AdaGradConfig().init();
+  auto adan = AdanConfig().init();
+  EXPECT_THROW(adam.step(0.1, model, grads()), ValueError);
+  EXPECT_THROW(adagrad.step(0.1, model, grads()), ValueError);
+  EXPECT_THROW(adan.step(0.1, model, grads()), ValueError);
+}
+
+TEST(Optimizers, StepGraphRunsEveryStepOnABackendWithoutCapture) {
+  TwoParams<Cpu> model{Param(Tensor<Cpu, 2>::ones({2, 3})), Param(Tensor<Cpu, 1>::ones({3}))};
+  auto optim = AdamConfig().with_capturable(true).init();
+  train::StepGraph<Cpu> graph;
+  auto input = Tensor<Cpu, 2>::ones({2, 3});
+  for (int i = 0; i < 3; ++i)
+    graph.step(
+        train::StepGraph<Cpu>::Tensors().add(input), [&] { return train::StepGraph<Cpu>::Tensors().add_module(model); },
+        [&] {
+          GradientsParams g;
+          g.register_grad(model.a.id(), input * 2.0);
+          model = optim.step(0.1, model, std::move(g));
+        });
+  EXPECT_EQ(graph.stats().eager_steps, 3u);
+  EXPECT_EQ(graph.stats().captures, 0u);
+  EXPECT_FALSE(train::StepGraph<Cpu>::captures());
+  auto a = model.a.val().to_data().to_vector<float>();
+  EXPECT_NEAR(a[0], 1.0 - 3 * 0.1, 1e-3) << "three Adam steps of size lr along a constant gradient";
+  EXPECT_EQ(train::StepGraph<Cpu>::Tensors().add_module(model).size(), 2u);
+  EXPECT_NE(train::StepGraph<Cpu>::Tensors().add(input).signature(),
+            train::StepGraph<Cpu>::Tensors().add(Tensor<Cpu, 2>::ones({3, 2})).signature());
 }
 
 TEST(Optimizers, AdaGradRmsPropAdanMatchReference) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "scorch/backend/graph_capture.h"
+#include "scorch/backends/cuda/graph.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
 #include "scorch/backends/cuda/runtime.h"
 
@@ -31,4 +33,21 @@ struct Cuda : CudaKernelOps {
 namespace scorch {
 using backends::cuda::Cuda;
 using backends::cuda::CudaDevice;
+
+/// Cuda steps are captured into CUDA graphs (backends/cuda/graph.h).
+template <> struct GraphCapture<Cuda> {
+  static constexpr bool kSupported = true;
+  using Handle = backends::cuda::CudaTensor;
+  using Graph = backends::cuda::CudaGraph;
+  static Handle handle(const Handle& t) { return t; }
+  static void prepare(const CudaDevice&) {}
+  static std::unique_ptr<Graph> capture(const CudaDevice& device, const std::function<void()>& fn) {
+    return Graph::capture(device.index, fn);
+  }
+  static void copy(const Handle& dst, const Handle& src) { backends::cuda::assign_view(dst, src); }
+  static bool same(const Handle& a, const Handle& b) {
+    return a.storage() == b.storage() && a.offset() == b.offset() && a.shape() == b.shape() &&
+           a.strides() == b.strides() && a.dtype() == b.dtype();
+  }
+};
 }  // namespace scorch

@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
 
 namespace scorch::backends::cuda {
 
@@ -26,5 +27,17 @@ void profile_mark(const char* op);
 void* pool_allocate(size_t bytes, int device, size_t& capacity);
 /// Returns a block (of size class capacity) to the pool; stream order keeps later reuse safe.
 void pool_free(void* ptr, size_t capacity, int device);
+/// Blocks reserved for one captured graph (freed ones wait for its replays, not for other tensors).
+struct PrivatePool;
+/// A fresh private pool serving device's allocations until end_private_pool; its blocks go back to the shared pool
+/// when the last reference is dropped (those still in use, when freed).
+std::shared_ptr<PrivatePool> begin_private_pool(int device);
+/// Serves device's allocations from the shared pool again.
+void end_private_pool(int device);
+/// True while device's stream is being captured into a graph (checks that wait on the device are skipped).
+bool is_capturing(cudaStream_t stream);
+struct LaunchCounts;
+/// The kernels, child graphs and copies of graph.
+LaunchCounts count_launches(cudaGraph_t graph);
 
 }  // namespace scorch::backends::cuda

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "scorch/backends/cuda/cuda_tensor.h"
@@ -31,14 +32,18 @@ size_t cap_from_env() {
   return static_cast<size_t>(std::strtoull(v, nullptr, 10));
 }
 
+using FreeLists = std::unordered_map<size_t, std::vector<void*>>;
+
 struct DevicePool {
-  std::unordered_map<size_t, std::vector<void*>> free_blocks;
+  FreeLists free_blocks;
   PoolStats stats;
+  PrivatePool* active = nullptr;  // serves every allocation while a graph is captured
 };
 
 struct Pool {
   std::mutex mutex;
   std::vector<DevicePool> devices;
+  std::unordered_map<void*, PrivatePool*> owner;  // blocks of live private pools
   size_t cap = cap_from_env();
   DevicePool& at(int device) {
     if (devices.size() <= static_cast<size_t>(device)) devices.resize(static_cast<size_t>(device) + 1);
@@ -79,17 +84,66 @@ void trim(DevicePool& d, int device, size_t keep) {
 
 }  // namespace
 
+/// Blocks kept for one captured graph: handed out only while it is active, freed into its own lists.
+struct PrivatePool {
+  int device = 0;
+  FreeLists free_blocks;
+  std::unordered_set<void*> owned;
+  ~PrivatePool();
+};
+
+PrivatePool::~PrivatePool() {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  DevicePool& d = p.at(device);
+  if (d.active == this) d.active = nullptr;
+  for (auto& [capacity, list] : free_blocks)
+    for (void* ptr : list) d.free_blocks[capacity].push_back(ptr);  // already counted as cached
+  for (void* ptr : owned) p.owner.erase(ptr);  // blocks still in use return to the shared lists when freed
+}
+
+std::shared_ptr<PrivatePool> begin_private_pool(int device) {
+  auto pool_ptr = std::make_shared<PrivatePool>();
+  pool_ptr->device = device;
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  p.at(device).active = pool_ptr.get();
+  return pool_ptr;
+}
+
+void end_private_pool(int device) {
+  Pool& p = pool();
+  std::lock_guard lock(p.mutex);
+  p.at(device).active = nullptr;
+}
+
+namespace {
+// A block of class capacity from the active private pool's list or the shared list (adopted by the private pool).
+void* reuse_block(DevicePool& d, size_t capacity) {
+  std::vector<void*>* list = nullptr;
+  if (d.active && !d.active->free_blocks[capacity].empty()) list = &d.active->free_blocks[capacity];
+  else if (!d.free_blocks[capacity].empty()) list = &d.free_blocks[capacity];
+  if (!list) return nullptr;
+  void* ptr = list->back();
+  list->pop_back();
+  d.stats.cached -= capacity;
+  return ptr;
+}
+void adopt(Pool& p, DevicePool& d, void* ptr) {
+  if (!d.active) return;
+  d.active->owned.insert(ptr);
+  p.owner[ptr] = d.active;
+}
+}  // namespace
+
 void* pool_allocate(size_t bytes, int device, size_t& capacity) {
   capacity = size_class(bytes);
   Pool& p = pool();
   std::lock_guard lock(p.mutex);
   DevicePool& d = p.at(device);
   ++d.stats.allocations;
-  auto& list = d.free_blocks[capacity];
-  if (!list.empty()) {
-    void* ptr = list.back();
-    list.pop_back();
-    d.stats.cached -= capacity;
+  if (void* ptr = reuse_block(d, capacity)) {
+    adopt(p, d, ptr);
     d.stats.in_use += capacity;
     ++d.stats.cache_hits;
     note_peak(d.stats);
@@ -111,6 +165,7 @@ void* pool_allocate(size_t bytes, int device, size_t& capacity) {
                                         " bytes in use by tensors): " + cudaGetErrorString(status));
   }
   ++d.stats.device_mallocs;
+  adopt(p, d, ptr);
   d.stats.in_use += capacity;
   note_peak(d.stats);
   return ptr;
@@ -122,8 +177,15 @@ void pool_free(void* ptr, size_t capacity, int device) {
   std::lock_guard lock(p.mutex);
   DevicePool& d = p.at(device);
   d.stats.in_use -= capacity;
-  d.free_blocks[capacity].push_back(ptr);
   d.stats.cached += capacity;
+  if (!p.owner.empty()) {
+    auto it = p.owner.find(ptr);
+    if (it != p.owner.end()) {
+      it->second->free_blocks[capacity].push_back(ptr);  // kept for its graph's next replay
+      return;
+    }
+  }
+  d.free_blocks[capacity].push_back(ptr);
   if (d.stats.cached > p.cap) trim(d, device, p.cap);
 }
 

@@ -137,10 +137,32 @@ std::string profile_report(int device) {
 
 void synchronize(int device) { check(cudaStreamSynchronize(stream(device)), "cuda.sync"); }
 
-size_t count_kernels(int device, const std::function<void()>& fn) {
-  check_device(device, "cuda.count_kernels");
+bool is_capturing(cudaStream_t s) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  return cudaStreamIsCapturing(s, &status) == cudaSuccess && status == cudaStreamCaptureStatusActive;
+}
+
+LaunchCounts count_launches(cudaGraph_t graph) {
+  size_t count = 0;
+  cudaError_t status = cudaGraphGetNodes(graph, nullptr, &count);
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (status == cudaSuccess && count > 0) status = cudaGraphGetNodes(graph, nodes.data(), &count);
+  LaunchCounts counts;
+  for (size_t i = 0; status == cudaSuccess && i < count; ++i) {
+    cudaGraphNodeType type{};
+    status = cudaGraphNodeGetType(nodes[i], &type);
+    counts.kernels += type == cudaGraphNodeTypeKernel;
+    counts.graphs += type == cudaGraphNodeTypeGraph;
+    counts.copies += type == cudaGraphNodeTypeMemcpy || type == cudaGraphNodeTypeMemset;
+  }
+  check(status, "cuda.count_launches");
+  return counts;
+}
+
+LaunchCounts count_launches(int device, const std::function<void()>& fn) {
+  check_device(device, "cuda.count_launches");
   cudaStream_t s = stream(device);
-  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed), "cuda.count_kernels");
+  check(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed), "cuda.count_launches");
   cudaGraph_t graph = nullptr;
   try {
     fn();
@@ -150,20 +172,17 @@ size_t count_kernels(int device, const std::function<void()>& fn) {
     cudaGetLastError();
     throw;
   }
-  check(cudaStreamEndCapture(s, &graph), "cuda.count_kernels");
-  size_t count = 0;
-  cudaError_t status = cudaGraphGetNodes(graph, nullptr, &count);
-  std::vector<cudaGraphNode_t> nodes(count);
-  if (status == cudaSuccess && count > 0) status = cudaGraphGetNodes(graph, nodes.data(), &count);
-  size_t kernels = 0;
-  for (size_t i = 0; status == cudaSuccess && i < count; ++i) {
-    cudaGraphNodeType type{};
-    status = cudaGraphNodeGetType(nodes[i], &type);
-    kernels += type == cudaGraphNodeTypeKernel;
+  check(cudaStreamEndCapture(s, &graph), "cuda.count_launches");
+  try {
+    LaunchCounts counts = count_launches(graph);
+    cudaGraphDestroy(graph);
+    return counts;
+  } catch (...) {
+    cudaGraphDestroy(graph);
+    throw;
   }
-  cudaGraphDestroy(graph);
-  check(status, "cuda.count_kernels");
-  return kernels;
 }
+
+size_t count_kernels(int device, const std::function<void()>& fn) { return count_launches(device, fn).kernels; }
 
 }  // namespace scorch::backends::cuda

@@ -18,6 +18,12 @@ void synchronize(int device);
 /// launched (for tests: nothing fn queues runs, so what it writes holds no values; fn must not wait on the
 /// device). Rethrows what fn throws once the capture has ended.
 size_t count_kernels(int device, const std::function<void()>& fn);
+/// What a graph holds: kernels, child graphs (a replayed CudaGraph queued inside a capture) and copies/memsets.
+struct LaunchCounts {
+  size_t kernels = 0, graphs = 0, copies = 0;
+};
+/// Like count_kernels, counting every kind of work fn queues.
+LaunchCounts count_launches(int device, const std::function<void()>& fn);
 
 /// What the caching pool holds on one device (bytes).
 struct PoolStats {

@@ -37,9 +37,13 @@ __device__ __forceinline__ double unit(uint32_t lo, uint32_t hi) {  // [0, 1) wi
   return static_cast<double>(((static_cast<uint64_t>(hi) << 32) | lo) >> 11) * 0x1.0p-53;
 }
 
-template <class E> __global__ void random_kernel(E* out, int64_t n, Distribution dist, uint64_t key, uint64_t draw) {
+// draw_base (set while a graph is captured) points at the device counter each replay advances.
+template <class E>
+__global__ void random_kernel(E* out, int64_t n, Distribution dist, uint64_t key, uint64_t draw,
+                              const uint64_t* draw_base) {
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
+  if (draw_base) draw += *draw_base;
   Words r = philox(static_cast<uint32_t>(i), static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32),
                    static_cast<uint32_t>(draw), static_cast<uint32_t>(draw >> 32), static_cast<uint32_t>(key),
                    static_cast<uint32_t>(key >> 32));
@@ -66,6 +70,18 @@ RandomStream& random_stream() {
   static RandomStream s;
   return s;
 }
+
+__global__ void advance_kernel(uint64_t* base, uint64_t draws) { *base += draws; }
+
+// The random stream of a graph being captured on a device: its own key, draws counted from *base.
+struct GraphRandom {
+  uint64_t* base = nullptr;
+  uint64_t key = 0;
+  uint64_t draws = 0;
+};
+constexpr int kMaxGraphDevices = 64;
+std::atomic<GraphRandom*> g_graph_random[kMaxGraphDevices] = {};
+std::atomic<uint64_t> g_graphs_captured{0};
 
 }  // namespace
 
@@ -127,12 +143,34 @@ T random(Shape shape, Distribution dist, Device device, DType dtype) {
   auto n = static_cast<int64_t>(out.numel());
   if (n == 0) return out;
   RandomStream& rs = random_stream();
-  uint64_t key = rs.key.load(), draw = rs.draws.fetch_add(1);
+  GraphRandom* graph = device.index < kMaxGraphDevices ? g_graph_random[device.index].load() : nullptr;
+  uint64_t key = graph ? graph->key : rs.key.load(), draw = graph ? graph->draws++ : rs.draws.fetch_add(1);
+  const uint64_t* base = graph ? graph->base : nullptr;
   visit_any("random", dtype, [&]<class E>() {
-    random_kernel<E><<<blocks_for(n), kThreads, 0, stream(device.index)>>>(out.data<E>(), n, dist, key, draw);
+    random_kernel<E><<<blocks_for(n), kThreads, 0, stream(device.index)>>>(out.data<E>(), n, dist, key, draw, base);
   });
   check_launch("random");
   return out;
+}
+
+void begin_graph_random(int device, uint64_t* base) {
+  if (device < 0 || device >= kMaxGraphDevices) throw DeviceError("cuda.graph", "device index out of range");
+  uint64_t serial = g_graphs_captured.fetch_add(1) + 1;
+  auto* graph = new GraphRandom{base, mix64(random_stream().key.load() ^ mix64(serial)), 0};
+  delete g_graph_random[device].exchange(graph);
+}
+
+uint64_t end_graph_random(int device, bool advance) {
+  if (device < 0 || device >= kMaxGraphDevices) return 0;
+  GraphRandom* graph = g_graph_random[device].exchange(nullptr);
+  if (!graph) return 0;
+  uint64_t draws = graph->draws;
+  if (advance && draws > 0) {
+    advance_kernel<<<1, 1, 0, stream(device)>>>(graph->base, draws);
+    check_launch("cuda.graph");
+  }
+  delete graph;
+  return draws;
 }
 
 void seed(uint64_t s) {

@@ -38,7 +38,8 @@ __global__ void normalize_kernel(const int64_t* in, int64_t* out, int64_t count,
 }
 
 // Indices as a fresh contiguous I64 tensor with negatives resolved; throws ShapeError like Cpu
-// (naming the first out-of-range index in row-major order). Synchronizes the stream to check.
+// (naming the first out-of-range index in row-major order). Synchronizes the stream to check, except while a graph
+// is captured: then an out-of-range index reads element 0 unchecked.
 T read_indices(const char* op, const T& indices, size_t dim_size, Device device) {
   T idx = contiguous(cast(indices, DType::I64));
   T out(idx.shape(), DType::I64, device);
@@ -51,6 +52,7 @@ T read_indices(const char* op, const T& indices, size_t dim_size, Device device)
   auto n = static_cast<int64_t>(dim_size);
   normalize_kernel<<<blocks_for(count), kThreads, 0, s>>>(idx.data<int64_t>(), out.data<int64_t>(), count, n, pbad);
   check_launch(op);
+  if (is_capturing(s)) return out;
   unsigned long long first = kNoBadIndex;
   check(cudaMemcpyAsync(&first, pbad, sizeof first, cudaMemcpyDeviceToHost, s), op);
   check(cudaStreamSynchronize(s), op);

@@ -24,5 +24,11 @@ using Device = CudaDevice;
 
 /// Restarts the Philox random stream: the same seed gives the same random tensors.
 void seed(uint64_t seed);
+/// While a graph is captured on device, random ops use a key of their own and draw number *base + n (n counting the
+/// graph's draws), so each replay draws fresh values once the graph advances *base (a device counter).
+void begin_graph_random(int device, uint64_t* base);
+/// Ends begin_graph_random; with advance, queues (into the graph) the kernel that advances *base. Returns the draws
+/// captured.
+uint64_t end_graph_random(int device, bool advance);
 
 }  // namespace scorch::backends::cuda::kernels

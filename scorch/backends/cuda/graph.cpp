@@ -1,0 +1,80 @@
+#include "scorch/backends/cuda/graph.h"
+
+#include <string>
+
+#include "scorch/backends/cuda/device_runtime.h"
+#include "scorch/backends/cuda/kernels/kernels.h"
+#include "scorch/backends/cuda/runtime.h"
+#include "scorch/core/error.h"
+
+namespace scorch::backends::cuda {
+
+struct CudaGraph::Impl {
+  int device = 0;
+  std::shared_ptr<PrivatePool> pool;
+  uint64_t* draw_base = nullptr;  // the graph's random draws start here; each replay advances it
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  size_t kernels = 0;
+
+  ~Impl() {
+    cudaStreamSynchronize(stream(device));  // no replay may still use the pool's blocks
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    if (draw_base) cudaFree(draw_base);
+    cudaGetLastError();
+  }
+};
+
+namespace {
+// Ends device's capture after a failure, dropping what was captured.
+void abandon_capture(int device, cudaStream_t s) {
+  kernels::end_graph_random(device, false);
+  end_private_pool(device);
+  cudaGraph_t partial = nullptr;
+  cudaStreamEndCapture(s, &partial);
+  if (partial) cudaGraphDestroy(partial);
+  cudaGetLastError();
+}
+}  // namespace
+
+std::unique_ptr<CudaGraph> CudaGraph::capture(int device, const std::function<void()>& fn) {
+  check_device(device, "cuda.graph");
+  cudaStream_t s = stream(device);
+  auto impl = std::make_unique<Impl>();
+  impl->device = device;
+  check(cudaMalloc(&impl->draw_base, sizeof(uint64_t)), "cuda.graph");
+  check(cudaMemsetAsync(impl->draw_base, 0, sizeof(uint64_t), s), "cuda.graph");
+  impl->pool = begin_private_pool(device);
+  kernels::begin_graph_random(device, impl->draw_base);
+  cudaError_t begun = cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+  if (begun != cudaSuccess) {
+    kernels::end_graph_random(device, false);
+    end_private_pool(device);
+    check(begun, "cuda.graph");
+  }
+  try {
+    fn();
+    kernels::end_graph_random(device, true);  // the counter's advance is the graph's last node
+  } catch (...) {
+    abandon_capture(device, s);
+    throw;
+  }
+  end_private_pool(device);
+  cudaError_t ended = cudaStreamEndCapture(s, &impl->graph);
+  if (ended != cudaSuccess)
+    throw DeviceError("cuda.graph", std::string("the captured work cannot form a graph (CUDA ") +
+                                        cudaGetErrorName(ended) + "): it waited on the device or used another stream");
+  check(cudaGraphInstantiate(&impl->exec, impl->graph, 0), "cuda.graph");
+  impl->kernels = count_launches(impl->graph).kernels;
+  return std::unique_ptr<CudaGraph>(new CudaGraph(std::move(impl)));
+}
+
+CudaGraph::CudaGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CudaGraph::~CudaGraph() = default;
+
+void CudaGraph::replay() { check(cudaGraphLaunch(impl_->exec, stream(impl_->device)), "cuda.graph"); }
+
+size_t CudaGraph::kernels() const { return impl_->kernels; }
+
+}  // namespace scorch::backends::cuda
