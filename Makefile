@@ -82,6 +82,7 @@ example: build
 	@$(BUILD)/examples/custom_op
 	@$(BUILD)/examples/records
 	@$(BUILD)/examples/custom-training-loop
+	@$(BUILD)/examples/step-graph
 
 # Regenerates the conformance and gradient fixtures from PyTorch (needs python3-torch).
 fixtures:

@@ -191,6 +191,7 @@ template <class AD> void guide_step_graphed(const Options& o, size_t batch, cons
                    });
       },
       "img_per_s", [=](double ms) { return batch / ms * 1e3; });
+  if (selected(o, name)) std::fprintf(stderr, "%s: %zu kernels in the graph\n", name.c_str(), graph.stats().graph_kernels);
 }
 
 template <class AD> void transformer(const Options& o, const std::string& name) {
@@ -239,6 +240,7 @@ template <class AD> void transformer_graphed(const Options& o, const std::string
         return (2.0 * batch * seq * d * (4.0 * d + 2.0 * ff) + 4.0 * batch * heads * seq * seq * (d / heads)) / ms /
                1e9;
       });
+  if (selected(o, name)) std::fprintf(stderr, "%s: %zu kernels in the graph\n", name.c_str(), graph.stats().graph_kernels);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 set -euo pipefail
 build=${1:-build-gpu}
 rm -rf .gpu && mkdir -p .gpu/lib
+# PACK_ONLY="scorch_cuda_tests scorch-bench" packs only those (leaving out stale binaries).
 for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conformance_fusion_cuda tests/scorch_differential_tests \
   bench/scorch-bench; do
+  if [[ -n ${PACK_ONLY:-} && " $PACK_ONLY " != *" $(basename $b) "* ]]; then continue; fi
   [[ -f $build/$b ]] && strip -o .gpu/$(basename $b) $build/$b
 done
 cp bench/anchors/torch_gpu_anchor.py .gpu/

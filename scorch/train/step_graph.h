@@ -85,7 +85,8 @@ template <class B> class StepGraph {
 
   /// One step. body runs the step on the tensors named by inputs (reading them from its captures) and leaves its
   /// results in the caller's variables; state() lists what the step carries, before and after it (same order, shapes
-  /// and dtypes). Replays write the results into the captured step's tensors, which the caller's variables hold.
+  /// and dtypes). Replays write the results into the captured step's tensors, which the caller's variables hold, and
+  /// copy each step's inputs into the captured step's inputs (those tensors' values change).
   /// host_key lists host values the step bakes in (a learning rate): a change captures again. A body run under capture
   /// must not read device values; a new input shape runs that step eagerly.
   void step(const Tensors& inputs, const std::function<Tensors()>& state, const std::function<void()>& body,
@@ -148,6 +149,7 @@ void StepGraph<B>::capture(const Tensors& inputs, const std::function<Tensors()>
     graph_ = Capture::capture(device_, [&] {
       StepCaptureScope scope;
       body();
+      Capture::prepare(device_);  // recorded ops still reading the old state run before it is overwritten
       after = state();
       if (after.signature() != before.signature()) return;  // no copies: this graph runs once
       for (size_t i = 0; i < after.size(); ++i)

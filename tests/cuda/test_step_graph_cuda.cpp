@@ -43,15 +43,18 @@ template <class AD> struct Trainer {
   }
 };
 
+/// Appends every parameter's values, in visiting order.
+struct CollectParams {
+  std::vector<float>& out;
+  template <class P> void visit(const std::string&, const P& p) {
+    auto values = p.val().inner().into_data().template to_vector<float>();
+    out.insert(out.end(), values.begin(), values.end());
+  }
+};
+
 template <class AD> std::vector<float> flat_params(const guide::Model<AD>& model) {
   std::vector<float> out;
-  struct Collect {
-    std::vector<float>& out;
-    template <class P> void visit(const std::string&, const P& p) {
-      auto values = p.val().inner().into_data().template to_vector<float>();
-      out.insert(out.end(), values.begin(), values.end());
-    }
-  } collect{out};
+  CollectParams collect{out};
   visit_module(model, collect);
   return out;
 }

@@ -43,7 +43,7 @@ std::unique_ptr<CudaGraph> CudaGraph::capture(int device, const std::function<vo
   cudaStream_t s = stream(device);
   auto impl = std::make_unique<Impl>();
   impl->device = device;
-  check(cudaMalloc(&impl->draw_base, sizeof(uint64_t)), "cuda.graph");
+  check(cudaMalloc(reinterpret_cast<void**>(&impl->draw_base), sizeof(uint64_t)), "cuda.graph");
   check(cudaMemsetAsync(impl->draw_base, 0, sizeof(uint64_t), s), "cuda.graph");
   impl->pool = begin_private_pool(device);
   kernels::begin_graph_random(device, impl->draw_base);
@@ -73,7 +73,19 @@ std::unique_ptr<CudaGraph> CudaGraph::capture(int device, const std::function<vo
 CudaGraph::CudaGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 CudaGraph::~CudaGraph() = default;
 
-void CudaGraph::replay() { check(cudaGraphLaunch(impl_->exec, stream(impl_->device)), "cuda.graph"); }
+void CudaGraph::replay() {
+  cudaStream_t s = stream(impl_->device);
+  if (!is_capturing(s)) return check(cudaGraphLaunch(impl_->exec, s), "cuda.graph");
+  // Inside another capture a launch is not allowed: the graph joins that capture as one child-graph node.
+  cudaStreamCaptureStatus status{};
+  cudaGraph_t outer = nullptr;
+  const cudaGraphNode_t* dependencies = nullptr;
+  size_t count = 0;
+  check(cudaStreamGetCaptureInfo(s, &status, nullptr, &outer, &dependencies, nullptr, &count), "cuda.graph");
+  cudaGraphNode_t node = nullptr;
+  check(cudaGraphAddChildGraphNode(&node, outer, dependencies, count, impl_->graph), "cuda.graph");
+  check(cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies), "cuda.graph");
+}
 
 size_t CudaGraph::kernels() const { return impl_->kernels; }
 

@@ -19,7 +19,8 @@ class CudaGraph {
   CudaGraph(const CudaGraph&) = delete;
   CudaGraph& operator=(const CudaGraph&) = delete;
 
-  /// Queues the captured work again: one graph launch on the device's stream.
+  /// Queues the captured work again: one graph launch on the device's stream (while that stream is itself being
+  /// captured, one child-graph node of that capture).
   void replay();
   /// Kernel nodes in the graph.
   size_t kernels() const;
