@@ -6,6 +6,8 @@
 // launch queuing overlaps as in PyTorch eager and one sync is amortized.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <optional>
 
 #include "bench.h"
@@ -170,6 +172,16 @@ template <class AD> void guide_step(const Options& o, size_t batch, const std::s
       "img_per_s", [=](double ms) { return batch / ms * 1e3; });
 }
 
+/// Prints how many kernels the workload's graph holds (and, with SCORCH_GRAPH_KERNELS=1, how many of each).
+template <class AD> void report_graph(const Options& o, const std::string& name, const train::StepGraph<AD>& graph) {
+  if (!selected(o, name) || !graph.graph()) return;
+  std::fprintf(stderr, "%s: %zu kernels in the graph\n", name.c_str(), graph.stats().graph_kernels);
+  if (!std::getenv("SCORCH_GRAPH_KERNELS")) return;
+  std::map<std::string, int> counts;
+  for (const auto& kernel : graph.graph()->kernel_names()) ++counts[kernel];
+  for (const auto& [kernel, count] : counts) std::fprintf(stderr, "  %4d  %s\n", count, kernel.c_str());
+}
+
 /// The guide's step captured once by a StepGraph and replayed (Adam counting steps on the device).
 template <class AD> void guide_step_graphed(const Options& o, size_t batch, const std::string& name) {
   auto model = guide::ModelConfig(10, 512).template init<AD>();
@@ -191,7 +203,7 @@ template <class AD> void guide_step_graphed(const Options& o, size_t batch, cons
                    });
       },
       "img_per_s", [=](double ms) { return batch / ms * 1e3; });
-  if (selected(o, name)) std::fprintf(stderr, "%s: %zu kernels in the graph\n", name.c_str(), graph.stats().graph_kernels);
+  report_graph(o, name, graph);
 }
 
 template <class AD> void transformer(const Options& o, const std::string& name) {
@@ -240,7 +252,7 @@ template <class AD> void transformer_graphed(const Options& o, const std::string
         return (2.0 * batch * seq * d * (4.0 * d + 2.0 * ff) + 4.0 * batch * heads * seq * seq * (d / heads)) / ms /
                1e9;
       });
-  if (selected(o, name)) std::fprintf(stderr, "%s: %zu kernels in the graph\n", name.c_str(), graph.stats().graph_kernels);
+  report_graph(o, name, graph);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 // kMaxChain ops, a broadcast of a pending value, B's sync), together with every other waiting op of its graph,
 // as one Program run by Executor<B>. Intermediates no handle holds are never written to memory.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
+#include <string>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -93,10 +96,18 @@ template <class B> class Stream {
     for (auto& reduction : reductions)
       if (reduction->pending) run_graph({reduction});
     reductions.clear();
-    std::vector<NodePtr> roots;
-    for (auto& weak : state().live)
-      if (auto node = weak.lock(); node && node->pending) roots.push_back(std::move(node));
-    if (!roots.empty()) run_graph(roots);
+    // One program per shape: record() computes a pending input of another shape first, so roots of different
+    // shapes share no waiting op, and a program of one shape runs fused (a mixed one would run op by op).
+    std::vector<std::vector<NodePtr>> groups;
+    for (auto& weak : state().live) {
+      auto node = weak.lock();
+      if (!node || !node->pending) continue;
+      auto group = std::find_if(groups.begin(), groups.end(),
+                                [&](const auto& g) { return g.front()->shape == node->shape; });
+      if (group == groups.end()) groups.push_back({std::move(node)});
+      else group->push_back(std::move(node));
+    }
+    for (auto& group : groups) run_graph(group);
     state().live.clear();  // after the runs: a failed run leaves its nodes findable by the next flush
     state().pruned_size = 0;
   }
@@ -170,6 +181,13 @@ template <class B> class Stream {
     store(program, Executor<B>::run(program, state().stats));
   }
 
+  /// Prints "fusion program [shape]: op op ..." to stderr (SCORCH_FUSION_TRACE).
+  static void print_program(const Program<B>& program) {
+    std::string line = "fusion program " + program.ops.back()->shape.to_string() + ":";
+    for (const Node<B>* n : program.ops) line += " " + std::string(kOpNames[static_cast<size_t>(n->pending->op)]);
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+
   /// Runs a program closed by a reduction fused, or else computes the reduction's input (fused as elementwise)
   /// and runs the reduction alone.
   static void run_reduction(Program<B>& program) {
@@ -187,6 +205,8 @@ template <class B> class Stream {
 
   /// Gives the program's outputs their values and releases their pending ops.
   static void store(const Program<B>& program, std::vector<Value<B>> values) {
+    static const bool trace = std::getenv("SCORCH_FUSION_TRACE") != nullptr;
+    if (trace) print_program(program);
     auto& stats = state().stats;
     ++stats.programs;
     stats.ops += program.ops.size();

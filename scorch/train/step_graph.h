@@ -93,6 +93,8 @@ template <class B> class StepGraph {
             const std::vector<double>& host_key = {});
 
   const StepGraphStats& stats() const { return stats_; }
+  /// The captured graph (nullptr before the capture or after a failed one).
+  const typename Capture::Graph* graph() const { return graph_.get(); }
   /// Forgets the graph: the next step captures again.
   void reset() {
     graph_.reset();

@@ -137,6 +137,21 @@ TEST(FusionStream, ZeroSizeAndSyncComputeEverythingHeld) {
   EXPECT_FALSE(y.primitive().is_pending());
 }
 
+TEST(FusionStream, AFlushRunsOneFusedProgramPerShape) {
+  // An optimizer step leaves one waiting chain per parameter: a mixed-shape program would run op by op.
+  auto a_data = random_data({300, 1000}, 8), b_data = random_data({600, 500}, 9);
+  auto a = on<FB>(a_data), b = on<FB>(b_data);
+  auto a2 = a * 2.0 + 1.0, a3 = a.exp() - a, b2 = b * 3.0 - 1.0;
+  auto stats = counted([] { FB::flush(); });
+  EXPECT_EQ(stats.programs, 2u);
+  EXPECT_EQ(stats.fused_programs, 2u);
+  EXPECT_EQ(stats.ops, 6u);
+  auto ca = on<Cpu>(a_data), cb = on<Cpu>(b_data);
+  a2.to_data().assert_eq((ca * 2.0 + 1.0).to_data());
+  a3.to_data().assert_eq((ca.exp() - ca).to_data());
+  b2.to_data().assert_eq((cb * 3.0 - 1.0).to_data());
+}
+
 TEST(FusionStream, LongChainsAreCutAndResultsStayExact) {
   auto data = random_data({100, 100}, 8);
   auto f = on<FB>(data);

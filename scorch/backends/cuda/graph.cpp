@@ -1,6 +1,10 @@
 #include "scorch/backends/cuda/graph.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "scorch/backends/cuda/device_runtime.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
@@ -88,5 +92,39 @@ void CudaGraph::replay() {
 }
 
 size_t CudaGraph::kernels() const { return impl_->kernels; }
+
+namespace {
+// "scorch::...::random_kernel" from a mangled kernel name (template and function arguments dropped).
+std::string short_name(const char* mangled) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled ? demangled : mangled;
+  std::free(demangled);
+  if (name.rfind("void ", 0) == 0) name = name.substr(5);  // a function template's name carries its return type
+  return name.substr(0, name.find_first_of("<("));
+}
+}  // namespace
+
+std::vector<std::string> CudaGraph::kernel_names() const {
+  size_t count = 0;
+  check(cudaGraphGetNodes(impl_->graph, nullptr, &count), "cuda.graph");
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (count) check(cudaGraphGetNodes(impl_->graph, nodes.data(), &count), "cuda.graph");
+  std::vector<std::string> names;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    check(cudaGraphNodeGetType(node, &type), "cuda.graph");
+    if (type != cudaGraphNodeTypeKernel) continue;
+    cudaKernelNodeParams params{};
+    const char* name = nullptr;
+    if (cudaGraphKernelNodeGetParams(node, &params) == cudaSuccess && params.func &&
+        cudaFuncGetName(&name, params.func) == cudaSuccess && name)
+      names.push_back(short_name(name));
+    else
+      names.push_back("generated");
+    cudaGetLastError();
+  }
+  return names;
+}
 
 }  // namespace scorch::backends::cuda

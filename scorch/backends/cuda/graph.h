@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace scorch::backends::cuda {
 
@@ -24,6 +26,8 @@ class CudaGraph {
   void replay();
   /// Kernel nodes in the graph.
   size_t kernels() const;
+  /// Each kernel node's function name, demangled without arguments ("generated" for NVRTC kernels).
+  std::vector<std::string> kernel_names() const;
 
  private:
   struct Impl;
