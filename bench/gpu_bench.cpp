@@ -2,8 +2,9 @@
 // matmul in f32, tf32 and bf16; the gelu_custom chain and single elementwise ops on 64M f32 (their
 // GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at
 // batch 64 and 1024; one transformer encoder layer (d512, 8 heads, ff 2048, seq 256, batch 32) forward
-// + backward; the guide step and the transformer layer replayed as CUDA graphs by train::StepGraph (_graph). Each timed repetition runs the workload kInner times between device syncs, so
-// launch queuing overlaps as in PyTorch eager and one sync is amortized.
+// + backward; the guide step and the transformer layer replayed as CUDA graphs by train::StepGraph (_graph). Each timed
+// repetition runs the workload kInner times between device syncs, so launch queuing overlaps as in PyTorch eager and
+// one sync is amortized.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -195,12 +196,13 @@ template <class AD> void guide_step_graphed(const Options& o, size_t batch, cons
   run_gpu(
       o, name,
       [&] {
-        graph.step(inputs, [&] { return typename Graph::Tensors().add_module(model).add_optimizer(optim); },
-                   [&] {
-                     auto loss = loss_fn.forward(model.forward(images), labels);
-                     auto grads = optim::GradientsParams::from_grads(loss.backward(), model);
-                     model = optim.step(1e-4, model, std::move(grads));
-                   });
+        graph.step(
+            inputs, [&] { return typename Graph::Tensors().add_module(model).add_optimizer(optim); },
+            [&] {
+              auto loss = loss_fn.forward(model.forward(images), labels);
+              auto grads = optim::GradientsParams::from_grads(loss.backward(), model);
+              model = optim.step(1e-4, model, std::move(grads));
+            });
       },
       "img_per_s", [=](double ms) { return batch / ms * 1e3; });
   report_graph(o, name, graph);
@@ -241,11 +243,12 @@ template <class AD> void transformer_graphed(const Options& o, const std::string
   run_gpu(
       o, name,
       [&] {
-        graph.step(inputs, [] { return typename Graph::Tensors(); },
-                   [&] {
-                     auto grads = encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward();
-                     dx = x.grad(grads);
-                   });
+        graph.step(
+            inputs, [] { return typename Graph::Tensors(); },
+            [&] {
+              auto grads = encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward();
+              dx = x.grad(grads);
+            });
       },
       "tflops_fwd",
       [&](double ms) {

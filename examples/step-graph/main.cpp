@@ -48,10 +48,12 @@ template <class AD> double train(size_t steps, bool graphed) {
     if (!graphed) {
       body();
     } else {
-      graph.step(train::StepTensors<AD>().add(images).add(labels),
-                 [&] { return train::StepTensors<AD>().add_module(model).add_optimizer(optim); }, body);
+      graph.step(
+          train::StepTensors<AD>().add(images).add(labels),
+          [&] { return train::StepTensors<AD>().add_module(model).add_optimizer(optim); }, body);
     }
-    if (step % 10 == 0 || step + 1 == steps) std::cout << "  step " << step << "  loss " << loss.into_scalar().to_double() << "\n";
+    if (step % 10 == 0 || step + 1 == steps)
+      std::cout << "  step " << step << "  loss " << loss.into_scalar().to_double() << "\n";
   }
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() /
               static_cast<double>(steps - 2);

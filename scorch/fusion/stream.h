@@ -102,8 +102,8 @@ template <class B> class Stream {
     for (auto& weak : state().live) {
       auto node = weak.lock();
       if (!node || !node->pending) continue;
-      auto group = std::find_if(groups.begin(), groups.end(),
-                                [&](const auto& g) { return g.front()->shape == node->shape; });
+      auto group =
+          std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.front()->shape == node->shape; });
       if (group == groups.end()) groups.push_back({std::move(node)});
       else group->push_back(std::move(node));
     }

@@ -12,7 +12,7 @@ namespace detail {
 /// 1 − β^t (in dtype) for the step t counted on the device (state "step_count", shape [1, ..., 1]), which it advances.
 template <class B, size_t D>
 std::pair<Tensor<B, D>, Tensor<B, D>> device_bias_corrections(ParamState<B>& state, double beta_1, double beta_2,
-                                                               const typename B::Device& device, DType dtype) {
+                                                              const typename B::Device& device, DType dtype) {
   std::array<size_t, D> ones;
   ones.fill(1);
   auto previous = state.template get<D>("step_count");  // f64: 1 − β^t in f32 would lose digits as β^t nears 1
@@ -26,8 +26,7 @@ std::pair<Tensor<B, D>, Tensor<B, D>> device_bias_corrections(ParamState<B>& sta
 /// The bias-corrected Adam direction m̂ / (√v̂ + ε) (v̂ from the running maximum under AMSGrad); updates the moments.
 /// capturable counts steps on the device, so a replayed step graph advances the corrections.
 template <class B, size_t D> Tensor<B, D> adam_direction(const Tensor<B, D>& g, ParamState<B>& state, double beta_1,
-                                                         double beta_2, double epsilon, bool amsgrad,
-                                                         bool capturable) {
+                                                         double beta_2, double epsilon, bool amsgrad, bool capturable) {
   auto m_prev = state.template get<D>("moment_1"), v_prev = state.template get<D>("moment_2");
   auto m = m_prev ? *m_prev * beta_1 + g * (1.0 - beta_1) : g * (1.0 - beta_1);
   auto v = v_prev ? *v_prev * beta_2 + g.square() * (1.0 - beta_2) : g.square() * (1.0 - beta_2);
@@ -95,8 +94,8 @@ struct AdamWConfig {
   bool cautious_weight_decay = false, amsgrad = false;
   std::optional<GradientClippingConfig> grad_clipping;
   bool capturable = false;
-  SCORCH_CONFIG(AdamWConfig, (), (beta_1, beta_2, epsilon, weight_decay, cautious_weight_decay, amsgrad, grad_clipping,
-                                  capturable))
+  SCORCH_CONFIG(AdamWConfig, (),
+                (beta_1, beta_2, epsilon, weight_decay, cautious_weight_decay, amsgrad, grad_clipping, capturable))
   OptimizerAdaptor<AdamW> init() const {
     return OptimizerAdaptor<AdamW>(
         AdamW{beta_1, beta_2, epsilon, weight_decay, cautious_weight_decay, amsgrad, capturable}, grad_clipping);

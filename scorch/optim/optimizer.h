@@ -156,8 +156,9 @@ template <class Rule> bool capturable(const Rule& rule) {
 template <class Rule> template <class B, size_t D>
 Tensor<B, D> OptimizerAdaptor<Rule>::step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad) {
   if (step_capture_active() && !detail::capturable(rule_))
-    throw ValueError("Optimizer::step", "this rule computes its step's constants on the host, so a captured step "
-                                        "would replay them frozen; use a rule with capturable = true (Adam, AdamW)");
+    throw ValueError("Optimizer::step",
+                     "this rule computes its step's constants on the host, so a captured step "
+                     "would replay them frozen; use a rule with capturable = true (Adam, AdamW)");
   if (clipping_) grad = clipping_->clip(grad);
   auto& state = state_for<B>(id, value.device());
   auto updated = rule_.step(lr, value, grad, state);

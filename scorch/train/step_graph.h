@@ -81,7 +81,8 @@ template <class B> class StepGraph {
   using Tensors = StepTensors<B>;
 
   /// warmup_steps run eagerly first (kernels compile, optimizer states appear) before the capture.
-  explicit StepGraph(typename B::Device device = {}, size_t warmup_steps = 1) : device_(device), warmup_(warmup_steps) {}
+  explicit StepGraph(typename B::Device device = {}, size_t warmup_steps = 1)
+      : device_(device), warmup_(warmup_steps) {}
 
   /// One step. body runs the step on the tensors named by inputs (reading them from its captures) and leaves its
   /// results in the caller's variables; state() lists what the step carries, before and after it (same order, shapes
@@ -126,9 +127,8 @@ template <class B> class StepGraph {
   std::vector<Handle> state_in_, state_out_, inputs_;  // the captured step's tensors, kept alive for its replays
 };
 
-template <class B>
-void StepGraph<B>::step(const Tensors& inputs, const std::function<Tensors()>& state, const std::function<void()>& body,
-                        const std::vector<double>& host_key) {
+template <class B> void StepGraph<B>::step(const Tensors& inputs, const std::function<Tensors()>& state,
+                                           const std::function<void()>& body, const std::vector<double>& host_key) {
   if (!Capture::kSupported || !stats_.eager_reason.empty() || stats_.eager_steps < warmup_) return run_eager(body);
   if (graph_ && host_key == host_key_) {
     if (inputs.signature() == input_signature_) return replay(inputs, state, body);
@@ -139,9 +139,8 @@ void StepGraph<B>::step(const Tensors& inputs, const std::function<Tensors()>& s
   capture(inputs, state, body);
 }
 
-template <class B>
-void StepGraph<B>::capture(const Tensors& inputs, const std::function<Tensors()>& state,
-                           const std::function<void()>& body) {
+template <class B> void StepGraph<B>::capture(const Tensors& inputs, const std::function<Tensors()>& state,
+                                              const std::function<void()>& body) {
   reset();
   Capture::prepare(device_);
   Tensors before = state();
@@ -160,14 +159,17 @@ void StepGraph<B>::capture(const Tensors& inputs, const std::function<Tensors()>
     });
   } catch (const std::exception& e) {
     stats_.eager_reason = std::string("capture failed: ") + e.what();
-    throw Error("StepGraph::step", "capturing the step failed (a captured step must not read device values); later "
-                                   "steps run eagerly: " + std::string(e.what()));
+    throw Error("StepGraph::step",
+                "capturing the step failed (a captured step must not read device values); later "
+                "steps run eagerly: " +
+                    std::string(e.what()));
   }
   ++stats_.captures;
   stats_.graph_kernels = graph_->kernels();
   launch();  // the captured step itself
   if (after.signature() != before.signature()) {
-    stats_.eager_reason = "the step changed its state's shapes (" + before.signature() + " -> " + after.signature() + ")";
+    stats_.eager_reason =
+        "the step changed its state's shapes (" + before.signature() + " -> " + after.signature() + ")";
     reset();
     return;
   }
@@ -178,9 +180,8 @@ void StepGraph<B>::capture(const Tensors& inputs, const std::function<Tensors()>
   state_signature_ = before.signature();
 }
 
-template <class B>
-void StepGraph<B>::replay(const Tensors& inputs, const std::function<Tensors()>& state,
-                          const std::function<void()>& body) {
+template <class B> void StepGraph<B>::replay(const Tensors& inputs, const std::function<Tensors()>& state,
+                                             const std::function<void()>& body) {
   Tensors current = state();
   if (current.signature() != state_signature_) {  // the caller replaced the state by tensors of other shapes
     ++stats_.fallbacks;

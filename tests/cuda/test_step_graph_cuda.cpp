@@ -67,8 +67,9 @@ template <class AD> void expect_replays_match_eager() {
   train::StepGraph<AD> graph;
   for (const auto& batch : data) {
     eager.step(batch);
-    graph.step(typename train::StepGraph<AD>::Tensors().add(batch.images).add(batch.targets),
-               [&] { return graphed.state(); }, [&] { graphed.step(batch); });
+    graph.step(
+        typename train::StepGraph<AD>::Tensors().add(batch.images).add(batch.targets), [&] { return graphed.state(); },
+        [&] { graphed.step(batch); });
     EXPECT_NEAR(graphed.loss.into_scalar().to_double(), eager.loss.into_scalar().to_double(), 1e-4);
   }
   const auto& stats = graph.stats();
@@ -101,8 +102,9 @@ TEST(StepGraphCuda, AReplayedStepLaunchesOneGraphAndANewShapeRunsEagerly) {
   train::StepGraph<AD> graph;
   auto data = batches<AD>(1, 32);
   auto run = [&](const Batch<AD>& batch) {
-    graph.step(train::StepGraph<AD>::Tensors().add(batch.images).add(batch.targets), [&] { return trainer.state(); },
-               [&] { trainer.step(batch); });
+    graph.step(
+        train::StepGraph<AD>::Tensors().add(batch.images).add(batch.targets), [&] { return trainer.state(); },
+        [&] { trainer.step(batch); });
   };
   run(data[0]);
   run(data[0]);
@@ -126,8 +128,9 @@ TEST(StepGraphCuda, RandomOpsDrawFreshValuesOnEachReplay) {
   Tensor<B, 1> mask;
   std::vector<std::vector<float>> seen;
   for (int i = 0; i < 4; ++i) {
-    graph.step({}, [] { return train::StepGraph<B>::Tensors(); },
-               [&] { mask = Tensor<B, 1>::random({4096}, Distribution::bernoulli(0.5)); });
+    graph.step(
+        {}, [] { return train::StepGraph<B>::Tensors(); },
+        [&] { mask = Tensor<B, 1>::random({4096}, Distribution::bernoulli(0.5)); });
     seen.push_back(mask.into_data().to_vector<float>());
   }
   EXPECT_EQ(graph.stats().replays, 3u);

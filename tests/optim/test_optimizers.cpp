@@ -73,11 +73,8 @@ TEST(Optimizers, AdamAndAdamWMatchPyTorch) {
 TEST(Optimizers, CapturableRulesMatchPyTorchWhileTheirStepIsCaptured) {
   StepCaptureScope capturing;  // as inside StepGraph's capture: the step constants must come from the device
   run_fixture("adam", AdamConfig().with_capturable(true).init());
-  run_fixture("adam_amsgrad_wd", AdamConfig()
-                                     .with_amsgrad(true)
-                                     .with_weight_decay(WeightDecayConfig(0.01))
-                                     .with_capturable(true)
-                                     .init());
+  run_fixture("adam_amsgrad_wd",
+              AdamConfig().with_amsgrad(true).with_weight_decay(WeightDecayConfig(0.01)).with_capturable(true).init());
   run_fixture("adamw", AdamWConfig().with_weight_decay(0.01).with_capturable(true).init());
   run_fixture("sgd_clip_norm", SgdConfig().with_gradient_clipping(GradientClippingConfig::norm(0.5)).init());
 }

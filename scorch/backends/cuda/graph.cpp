@@ -101,6 +101,7 @@ std::string short_name(const char* mangled) {
   std::string name = status == 0 && demangled ? demangled : mangled;
   std::free(demangled);
   if (name.rfind("void ", 0) == 0) name = name.substr(5);  // a function template's name carries its return type
+  for (size_t at; (at = name.find("(anonymous namespace)::")) != std::string::npos;) name.erase(at, 23);
   return name.substr(0, name.find_first_of("<("));
 }
 }  // namespace
@@ -120,8 +121,7 @@ std::vector<std::string> CudaGraph::kernel_names() const {
     if (cudaGraphKernelNodeGetParams(node, &params) == cudaSuccess && params.func &&
         cudaFuncGetName(&name, params.func) == cudaSuccess && name)
       names.push_back(short_name(name));
-    else
-      names.push_back("generated");
+    else names.push_back("generated");
     cudaGetLastError();
   }
   return names;

@@ -38,9 +38,8 @@ __device__ __forceinline__ double unit(uint32_t lo, uint32_t hi) {  // [0, 1) wi
 }
 
 // draw_base (set while a graph is captured) points at the device counter each replay advances.
-template <class E>
-__global__ void random_kernel(E* out, int64_t n, Distribution dist, uint64_t key, uint64_t draw,
-                              const uint64_t* draw_base) {
+template <class E> __global__ void random_kernel(E* out, int64_t n, Distribution dist, uint64_t key, uint64_t draw,
+                                                 const uint64_t* draw_base) {
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   if (draw_base) draw += *draw_base;
