@@ -14,7 +14,7 @@ done
 cp bench/anchors/torch_gpu_anchor.py .gpu/
 pwd > .gpu/source_root
 for f in .gpu/scorch*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
-  grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' |
+  { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |
   while read -r lib; do cp -L "$lib" .gpu/lib/; done
 tar -C .gpu -cJf /tmp/scorch-gpu-bundle.tar.xz . && rm -rf .gpu && mkdir .gpu && mv /tmp/scorch-gpu-bundle.tar.xz .gpu/bundle.tar.xz
 du -sh .gpu

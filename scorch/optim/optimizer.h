@@ -34,6 +34,8 @@ template <class B> Record state_record(const ParamState<B>& s) {
   Record r = Record::map();
   r.set("step", s.step);
   for (const auto& [name, t] : s.tensors) r.set(name, Record(B::float_into_data(t)));
+  if (auto count = s.tensors.find("step_count"); count != s.tensors.end())  // counted on the device (replayed steps)
+    r.set("step", static_cast<int64_t>(B::float_into_data(count->second).template to_vector<double>().at(0)));
   return r;
 }
 /// A state read back from state_record's form onto device; throws FormatError naming the key.
@@ -43,8 +45,9 @@ ParamState<B> state_from_record(const Record& r, const typename B::Device& devic
   ParamState<B> s;
   for (const auto& [name, value] : r.as_map()) {
     if (name == "step") s.step = value.as_int();
-    else if (value.is_tensor())
-      s.tensors[name] = B::float_from_data(value.as_tensor().data.convert(Float::default_dtype), device);
+    else if (value.is_tensor())  // a device step count keeps its f64
+      s.tensors[name] = B::float_from_data(
+          value.as_tensor().data.convert(name == "step_count" ? DType::F64 : Float::default_dtype), device);
     else
       throw FormatError("Optimizer::load_record",
                         "'" + key + "." + name + "': expected a tensor, found " + describe(value));

@@ -88,8 +88,9 @@ template <class B> class StepGraph {
   /// results in the caller's variables; state() lists what the step carries, before and after it (same order, shapes
   /// and dtypes). Replays write the results into the captured step's tensors, which the caller's variables hold, and
   /// copy each step's inputs into the captured step's inputs (those tensors' values change).
-  /// host_key lists host values the step bakes in (a learning rate): a change captures again. A body run under capture
-  /// must not read device values; a new input shape runs that step eagerly.
+  /// host_key lists host values the step bakes in (a learning rate): a change captures again, as does a state of other
+  /// shapes. A body run under capture must not read device values (nor make tensors from host data); a new input
+  /// shape runs that step eagerly.
   void step(const Tensors& inputs, const std::function<Tensors()>& state, const std::function<void()>& body,
             const std::vector<double>& host_key = {});
 
@@ -113,6 +114,8 @@ template <class B> class StepGraph {
   }
   void capture(const Tensors& inputs, const std::function<Tensors()>& state, const std::function<void()>& body);
   void replay(const Tensors& inputs, const std::function<Tensors()>& state, const std::function<void()>& body);
+  /// After a failed capture: the values of before copied into the handles the step left in its state.
+  void restore(const Tensors& before, const std::function<Tensors()>& state);
   void launch() {
     graph_->replay();
     ++stats_.replays;
@@ -159,9 +162,10 @@ template <class B> void StepGraph<B>::capture(const Tensors& inputs, const std::
     });
   } catch (const std::exception& e) {
     stats_.eager_reason = std::string("capture failed: ") + e.what();
+    restore(before, state);
     throw Error("StepGraph::step",
-                "capturing the step failed (a captured step must not read device values); later "
-                "steps run eagerly: " +
+                "capturing the step failed (a captured step must not read device values); the "
+                "state is as before the step, later steps run eagerly: " +
                     std::string(e.what()));
   }
   ++stats_.captures;
@@ -180,13 +184,21 @@ template <class B> void StepGraph<B>::capture(const Tensors& inputs, const std::
   state_signature_ = before.signature();
 }
 
+template <class B> void StepGraph<B>::restore(const Tensors& before, const std::function<Tensors()>& state) {
+  try {
+    Tensors now = state();  // the handles the failed step left, whose values were never computed
+    if (now.signature() != before.signature()) return;
+    for (size_t i = 0; i < now.size(); ++i)
+      if (!Capture::same(now.handles()[i], before.handles()[i])) Capture::copy(now.handles()[i], before.handles()[i]);
+  } catch (const std::exception&) {  // the capture's own error is the one to report
+  }
+}
+
 template <class B> void StepGraph<B>::replay(const Tensors& inputs, const std::function<Tensors()>& state,
                                              const std::function<void()>& body) {
+  Capture::prepare(device_);  // recorded ops reading the captured tensors run before the replay overwrites them
   Tensors current = state();
-  if (current.signature() != state_signature_) {  // the caller replaced the state by tensors of other shapes
-    ++stats_.fallbacks;
-    return run_eager(body);
-  }
+  if (current.signature() != state_signature_) return capture(inputs, state, body);  // a state of other shapes
   for (size_t j = 0; j < inputs_.size(); ++j)
     if (!Capture::same(inputs.handles()[j], inputs_[j])) Capture::copy(inputs_[j], inputs.handles()[j]);
   std::vector<size_t> moved;  // state the caller holds elsewhere (after an eager step): copied in, then back

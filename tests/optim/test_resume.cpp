@@ -34,11 +34,13 @@ std::pair<Tensor<AD, 2>, Tensor<AD, 1, Int>> batch(size_t t) {
   for (size_t i = 0; i < y.size(); ++i) y[i] = static_cast<int64_t>((i + t) % 3);
   return {Tensor<AD, 2>::from_data(TensorData(x, {8, 6})), Tensor<AD, 1, Int>::from_data(TensorData(y, {8}))};
 }
-auto make_optim() {
+/// capturable keeps the step count on the device (as under train::StepGraph); it must resume the same way.
+auto make_optim(bool capturable = false) {
   return AdamWConfig()
       .with_weight_decay(0.01)
       .with_amsgrad(true)
       .with_grad_clipping(GradientClippingConfig::norm(1.0))
+      .with_capturable(capturable)
       .init();
 }
 auto make_scheduler() { return CosineAnnealingLrSchedulerConfig(0.05, 12).with_min_lr(0.001).init(); }
@@ -53,21 +55,30 @@ template <class Optim> Mlp<AD> train(Mlp<AD> model, Optim& optim, LrScheduler& s
   return model;
 }
 
+void check_resume(bool capturable);
+
 TEST(Resume, SavedTrainingContinuesBitIdentically) {
+  for (bool capturable : {false, true}) {
+    SCOPED_TRACE(capturable ? "capturable" : "host step count");
+    check_resume(capturable);
+  }
+}
+
+void check_resume(bool capturable) {
   const size_t n = 5, m = 7;
-  auto straight_optim = make_optim();
+  auto straight_optim = make_optim(capturable);
   auto straight_sched = make_scheduler();
   auto straight = train(fresh_model(), straight_optim, *straight_sched, 0, n + m);
 
   testing::TempDir dir("resume");
-  auto optim = make_optim();
+  auto optim = make_optim(capturable);
   auto sched = make_scheduler();
   auto paused = train(fresh_model(), optim, *sched, 0, n);
   paused.save_file(dir.file("model"), DefaultFileRecorder<>{});
   optim.save(dir.file("optim"), DefaultFileRecorder<>{});
   DefaultFileRecorder<>{}.record(sched->to_record(), dir.file("scheduler"));
 
-  auto loaded_optim = make_optim();
+  auto loaded_optim = make_optim(capturable);
   loaded_optim.load(dir.file("optim"), DefaultFileRecorder<>{});
   auto loaded_sched = make_scheduler();
   loaded_sched->load_record(DefaultFileRecorder<>{}.load(dir.file("scheduler")));
@@ -82,6 +93,11 @@ TEST(Resume, SavedTrainingContinuesBitIdentically) {
   EXPECT_TRUE(a.find("output")->at("bias").as_tensor().data == b.find("output")->at("bias").as_tensor().data);
   EXPECT_TRUE(a.find("norm")->at("gamma").as_tensor().data == b.find("norm")->at("gamma").as_tensor().data);
   EXPECT_EQ(optim.num_states(), 6u);
+  const Record record = optim.to_record();
+  for (const auto& [id, state] : record.as_map()) {
+    EXPECT_EQ(state.find("step")->as_int(), static_cast<int64_t>(n));
+    if (capturable) EXPECT_EQ(state.find("step_count")->as_tensor().data.dtype(), DType::F64);
+  }
 }
 
 TEST(Resume, OptimizerRecordRejectsBadKeys) {

@@ -45,6 +45,7 @@ void abandon_capture(int device, cudaStream_t s) {
 std::unique_ptr<CudaGraph> CudaGraph::capture(int device, const std::function<void()>& fn) {
   check_device(device, "cuda.graph");
   cudaStream_t s = stream(device);
+  if (is_capturing(s)) throw DeviceError("cuda.graph", "the device's stream is already being captured");
   auto impl = std::make_unique<Impl>();
   impl->device = device;
   check(cudaMalloc(reinterpret_cast<void**>(&impl->draw_base), sizeof(uint64_t)), "cuda.graph");

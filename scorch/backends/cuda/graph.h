@@ -22,7 +22,8 @@ class CudaGraph {
   CudaGraph& operator=(const CudaGraph&) = delete;
 
   /// Queues the captured work again: one graph launch on the device's stream (while that stream is itself being
-  /// captured, one child-graph node of that capture).
+  /// captured, one child-graph node of that capture, which then writes this graph's memory: keep this graph alive
+  /// while that one lives).
   void replay();
   /// Kernel nodes in the graph.
   size_t kernels() const;

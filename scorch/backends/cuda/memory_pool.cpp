@@ -38,6 +38,8 @@ struct DevicePool {
   FreeLists free_blocks;
   PoolStats stats;
   PrivatePool* active = nullptr;  // serves every allocation while a graph is captured
+  size_t private_cached = 0;      // of stats.cached, blocks waiting in graphs' private lists (never trimmed)
+  size_t shared_cached() const { return stats.cached - private_cached; }
 };
 
 struct Pool {
@@ -63,7 +65,7 @@ void note_peak(PoolStats& s) {
 
 // Frees cached blocks of d (largest classes first) until at most keep bytes stay cached.
 void trim(DevicePool& d, int device, size_t keep) {
-  if (d.stats.cached <= keep) return;
+  if (d.shared_cached() <= keep) return;
   std::vector<size_t> classes;
   for (auto& [c, list] : d.free_blocks)
     if (!list.empty()) classes.push_back(c);
@@ -73,7 +75,7 @@ void trim(DevicePool& d, int device, size_t keep) {
   cudaSetDevice(device);
   for (size_t c : classes) {
     auto& list = d.free_blocks[c];
-    while (!list.empty() && d.stats.cached > keep) {
+    while (!list.empty() && d.shared_cached() > keep) {
       cudaFree(list.back());
       list.pop_back();
       d.stats.cached -= c;
@@ -98,7 +100,10 @@ PrivatePool::~PrivatePool() {
   DevicePool& d = p.at(device);
   if (d.active == this) d.active = nullptr;
   for (auto& [capacity, list] : free_blocks)
-    for (void* ptr : list) d.free_blocks[capacity].push_back(ptr);  // already counted as cached
+    for (void* ptr : list) {
+      d.free_blocks[capacity].push_back(ptr);  // already counted as cached
+      d.private_cached -= capacity;
+    }
   for (void* ptr : owned) p.owner.erase(ptr);  // blocks still in use return to the shared lists when freed
 }
 
@@ -107,6 +112,7 @@ std::shared_ptr<PrivatePool> begin_private_pool(int device) {
   pool_ptr->device = device;
   Pool& p = pool();
   std::lock_guard lock(p.mutex);
+  if (p.at(device).active) throw DeviceError("cuda.graph", "a graph is already being captured on this device");
   p.at(device).active = pool_ptr.get();
   return pool_ptr;
 }
@@ -121,8 +127,12 @@ namespace {
 // A block of class capacity from the active private pool's list or the shared list (adopted by the private pool).
 void* reuse_block(DevicePool& d, size_t capacity) {
   std::vector<void*>* list = nullptr;
-  if (d.active && !d.active->free_blocks[capacity].empty()) list = &d.active->free_blocks[capacity];
-  else if (!d.free_blocks[capacity].empty()) list = &d.free_blocks[capacity];
+  if (d.active && !d.active->free_blocks[capacity].empty()) {
+    list = &d.active->free_blocks[capacity];
+    d.private_cached -= capacity;
+  } else if (!d.free_blocks[capacity].empty()) {
+    list = &d.free_blocks[capacity];
+  }
   if (!list) return nullptr;
   void* ptr = list->back();
   list->pop_back();
@@ -152,7 +162,7 @@ void* pool_allocate(size_t bytes, int device, size_t& capacity) {
   stream(device);  // sets the device current
   void* ptr = nullptr;
   cudaError_t status = cudaMalloc(&ptr, capacity);
-  if (status == cudaErrorMemoryAllocation) {  // give the cache back to the driver and try once more
+  if (status == cudaErrorMemoryAllocation && !d.active) {  // give the cache back and try once (not while capturing)
     cudaGetLastError();
     cudaDeviceSynchronize();
     trim(d, device, 0);
@@ -182,11 +192,12 @@ void pool_free(void* ptr, size_t capacity, int device) {
     auto it = p.owner.find(ptr);
     if (it != p.owner.end()) {
       it->second->free_blocks[capacity].push_back(ptr);  // kept for its graph's next replay
+      d.private_cached += capacity;
       return;
     }
   }
   d.free_blocks[capacity].push_back(ptr);
-  if (d.stats.cached > p.cap) trim(d, device, p.cap);
+  if (d.shared_cached() > p.cap) trim(d, device, p.cap);
 }
 
 PoolStats pool_stats(int device) {

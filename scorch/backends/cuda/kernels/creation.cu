@@ -80,7 +80,6 @@ struct GraphRandom {
 };
 constexpr int kMaxGraphDevices = 64;
 std::atomic<GraphRandom*> g_graph_random[kMaxGraphDevices] = {};
-std::atomic<uint64_t> g_graphs_captured{0};
 
 }  // namespace
 
@@ -154,8 +153,8 @@ T random(Shape shape, Distribution dist, Device device, DType dtype) {
 
 void begin_graph_random(int device, uint64_t* base) {
   if (device < 0 || device >= kMaxGraphDevices) throw DeviceError("cuda.graph", "device index out of range");
-  uint64_t serial = g_graphs_captured.fetch_add(1) + 1;
-  auto* graph = new GraphRandom{base, mix64(random_stream().key.load() ^ mix64(serial)), 0};
+  uint64_t serial = random_stream().draws.fetch_add(1);  // from the seeded stream: seed() reproduces graphs' draws
+  auto* graph = new GraphRandom{base, mix64(random_stream().key.load() ^ mix64(serial + 0x6a09e667f3bcc909ULL)), 0};
   delete g_graph_random[device].exchange(graph);
 }
 
