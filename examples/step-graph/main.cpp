@@ -29,7 +29,7 @@ template <class AD> std::pair<Tensor<AD, 3>, Tensor<AD, 1, Int>> make_batch(size
 }
 
 /// Trains for steps steps (replayed when graphed) and returns milliseconds per step after the first two.
-template <class AD> double train(size_t steps, bool graphed) {
+template <class AD> double run_training(size_t steps, bool graphed) {
   AD::seed(42);
   auto model = guide::ModelConfig(10, 128).init<AD>();
   auto optim = optim::AdamConfig().with_capturable(true).init();  // the step count lives on the device
@@ -66,10 +66,10 @@ template <class AD> double train(size_t steps, bool graphed) {
 
 template <class AD> void compare(const char* name, size_t steps) {
   std::cout << name << ", eager:\n";
-  double eager = train<AD>(steps, false);
+  double eager = run_training<AD>(steps, false);
   std::cout << name << ", StepGraph" << (train::StepGraph<AD>::captures() ? " (replayed)" : " (runs each step here)")
             << ":\n";
-  double graphed = train<AD>(steps, true);
+  double graphed = run_training<AD>(steps, true);
   std::cout << name << ": " << eager << " ms per step eager, " << graphed << " ms with StepGraph (the times include "
             << "making each batch on the host and reading its loss)\n";
 }
