@@ -6,23 +6,10 @@
 #include <iostream>
 
 #include "guide/model.hpp"
+#include "guide/synthetic.hpp"
 
 using namespace scorch;
 using AD = Autodiff<Cpu>;
-
-/// A batch of 28×28 images whose class (0–9) sets where a bright block sits.
-std::pair<Tensor<AD, 3>, Tensor<AD, 1, Int>> make_batch(size_t batch, size_t step) {
-  std::vector<float> pixels(batch * 28 * 28, 0.0f);
-  std::vector<int64_t> labels(batch);
-  for (size_t b = 0; b < batch; ++b) {
-    size_t c = (b * 3 + step) % 10, row = (c / 5) * 14 + 4, col = (c % 5) * 5 + 2;
-    labels[b] = static_cast<int64_t>(c);
-    for (size_t r = row; r < row + 6; ++r)
-      for (size_t k = col; k < col + 4; ++k) pixels[b * 784 + r * 28 + k] = 1.0f;
-  }
-  return {Tensor<AD, 3>::from_data(TensorData(pixels, {batch, 28, 28})),
-          Tensor<AD, 1, Int>::from_data(TensorData(labels, {batch}))};
-}
 
 int main() {
   AD::seed(42);
@@ -37,7 +24,7 @@ int main() {
     optim::GradientsAccumulator<guide::Model<AD>> accumulator;
     double loss_sum = 0;
     for (size_t part = 0; part < accumulate; ++part) {
-      auto [images, labels] = make_batch(16, step * accumulate + part);
+      auto [images, labels] = guide::synthetic_batch<AD>(16, step * accumulate + part, 3);
       auto loss = loss_fn.forward(model.forward(images), labels);
       loss_sum += loss.into_scalar().to_double();
       accumulator.accumulate(model, optim::GradientsParams::from_grads(loss.backward(), model));
@@ -49,7 +36,7 @@ int main() {
   }
 
   auto inference = model.valid();  // Model<Cpu>: no graph, dropout off
-  auto [images, labels] = make_batch(100, 1000);
+  auto [images, labels] = guide::synthetic_batch<AD>(100, 1000, 3);
   auto predicted = inference.forward(images.inner()).argmax(1).reshape<1>({-1});
   double accuracy = predicted.equal(labels.inner()).int_().float_().mean().into_scalar().to_double();
   std::cout << "accuracy on 100 new images: " << accuracy << "\n";

@@ -7,26 +7,13 @@
 #include <scorch/train/step_graph.h>
 
 #include "guide/model.hpp"
+#include "guide/synthetic.hpp"
 
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>
 #endif
 
 using namespace scorch;
-
-/// Synthetic 28×28 images whose class (0–9) sets where a bright block sits.
-template <class AD> std::pair<Tensor<AD, 3>, Tensor<AD, 1, Int>> make_batch(size_t batch, size_t step) {
-  std::vector<float> pixels(batch * 28 * 28, 0.0f);
-  std::vector<int64_t> labels(batch);
-  for (size_t b = 0; b < batch; ++b) {
-    size_t c = (b * 7 + step) % 10, row = (c / 5) * 14 + 4, col = (c % 5) * 5 + 2;
-    labels[b] = static_cast<int64_t>(c);
-    for (size_t r = row; r < row + 6; ++r)
-      for (size_t k = col; k < col + 4; ++k) pixels[b * 784 + r * 28 + k] = 1.0f;
-  }
-  return {Tensor<AD, 3>::from_data(TensorData(pixels, {batch, 28, 28})),
-          Tensor<AD, 1, Int>::from_data(TensorData(labels, {batch}))};
-}
 
 /// Trains for steps steps (replayed when graphed) and returns milliseconds per step after the first two.
 template <class AD> double run_training(size_t steps, bool graphed) {
@@ -39,7 +26,7 @@ template <class AD> double run_training(size_t steps, bool graphed) {
   auto start = std::chrono::steady_clock::now();
   for (size_t step = 0; step < steps; ++step) {
     if (step == 2) start = std::chrono::steady_clock::now();
-    auto [images, labels] = make_batch<AD>(64, step);
+    auto [images, labels] = guide::synthetic_batch<AD>(64, step, 7);
     auto body = [&] {
       auto l = loss_fn.forward(model.forward(images), labels);
       model = optim.step(1e-3, model, optim::GradientsParams::from_grads(l.backward(), model));

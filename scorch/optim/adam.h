@@ -9,7 +9,7 @@
 namespace scorch::optim {
 
 namespace detail {
-/// 1 − β^t (in dtype) for the step t counted on the device (state "step_count", shape [1, ..., 1]), which it advances.
+/// 1 − β^t (in dtype) for the step t counted on the device (state "step_count", shape [1, ..., 1]); advances t.
 template <class B, size_t D>
 std::pair<Tensor<B, D>, Tensor<B, D>> device_bias_corrections(ParamState<B>& state, double beta_1, double beta_2,
                                                               const typename B::Device& device, DType dtype) {
