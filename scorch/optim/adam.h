@@ -23,7 +23,7 @@ std::pair<Tensor<B, D>, Tensor<B, D>> device_bias_corrections(ParamState<B>& sta
   return {correction(beta_1), correction(beta_2)};
 }
 
-/// The bias-corrected Adam direction m̂ / (√v̂ + ε) (v̂ from the running maximum under AMSGrad); updates the moments.
+/// The bias-corrected Adam direction m̂ / (√v̂ + ε) (v̂: the running maximum under AMSGrad); updates the moments.
 /// capturable counts steps on the device, so a replayed step graph advances the corrections.
 template <class B, size_t D> Tensor<B, D> adam_direction(const Tensor<B, D>& g, ParamState<B>& state, double beta_1,
                                                          double beta_2, double epsilon, bool amsgrad, bool capturable) {
