@@ -1,10 +1,10 @@
 // GPU workloads paired with bench/anchors/torch_gpu_anchor.py, under the same names: 4096²
 // matmul in f32, tf32 and bf16; the gelu_custom chain and single elementwise ops on 64M f32 (their
 // GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at
-// batch 64 and 1024; one transformer encoder layer (d512, 8 heads, ff 2048, seq 256, batch 32) forward
-// + backward; the guide step and the transformer layer replayed as CUDA graphs by train::StepGraph (_graph). Each timed
-// repetition runs the workload kInner times between device syncs, so launch queuing overlaps as in PyTorch eager and
-// one sync is amortized.
+// batch 64 and 1024; a Linear with bias and relu (eager and fused); one transformer encoder layer (d512, 8 heads,
+// ff 2048, seq 256, batch 32) forward + backward; the guide step and the transformer layer replayed as CUDA graphs
+// by train::StepGraph (_graph). Each timed repetition runs the workload kInner times between device syncs, so
+// launch queuing overlaps as in PyTorch eager and one sync is amortized.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -248,6 +248,7 @@ template <class AD> void transformer_graphed(const Options& o, const std::string
             [&] {
               auto grads = encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward();
               dx = x.grad(grads);
+              flush_recorded<AD>();  // every gradient, as PyTorch's backward computes (not only dx's graph)
             });
       },
       "tflops_fwd",
@@ -260,6 +261,22 @@ template <class AD> void transformer_graphed(const Options& o, const std::string
 
 }  // namespace
 
+/// relu(x·W + b), x [8192, 1024], W [1024, 4096], f32: a Linear's forward with its bias and relu (three kernels
+/// eager; one cuBLASLt call with its RELU_BIAS epilogue on Fusion<Cuda>).
+template <class B> void linear_relu(const Options& o, const std::string& name) {
+  auto x = Tensor<B, 2>::random({8192, 1024}, Distribution::normal(0, 1));
+  auto w = Tensor<B, 2>::random({1024, 4096}, Distribution::normal(0, 0.03));
+  auto b = Tensor<B, 2>::random({1, 4096}, Distribution::normal(0, 1));
+  Tensor<B, 2> out;
+  run_gpu(
+      o, name,
+      [&] {
+        out = activation::relu(x.matmul(w) + b);
+        if constexpr (requires { B::flush(); }) B::flush();
+      },
+      "tflops", [](double ms) { return 2.0 * 8192 * 1024 * 4096 / ms / 1e9; });
+}
+
 template <class B> void gpu_workloads(const Options& o) {
   gemm<B>(o);
   gemm_shapes<B>(o);
@@ -267,7 +284,9 @@ template <class B> void gpu_workloads(const Options& o) {
   guide_step<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64");
   guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");
   transformer<Autodiff<B>>(o, "transformer_layer_fwd_bwd_f32");
+  linear_relu<B>(o, "linear_relu_f32_8192x1024x4096");
   fused_bandwidth<Fusion<B>>(o);
+  linear_relu<Fusion<B>>(o, "linear_relu_f32_8192x1024x4096_fused");
   guide_step<Autodiff<Fusion<B>>>(o, 64, "mnist_guide_train_step_b64_fused");
   transformer<Autodiff<Fusion<B>>>(o, "transformer_layer_fwd_bwd_f32_fused");
   guide_step_graphed<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64_graph");

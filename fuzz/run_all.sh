@@ -13,7 +13,7 @@ targets=("$@")
 if ((${#targets[@]} == 0)); then
   for binary in "$build"/fuzz/fuzz_*; do
     name=$(basename "$binary")
-    [[ $name == fuzz_write_corpus ]] || targets+=("${name#fuzz_}")
+    [[ $name == fuzz_write_corpus || $name == fuzz_targets ]] || targets+=("${name#fuzz_}")
   done
 fi
 

@@ -10,7 +10,7 @@ namespace scorch::fuzz {
 /// Parses bytes as one file format and reads everything it produced.
 using Target = void (*)(std::span<const std::byte> bytes);
 
-/// The target called name (the executable fuzz_<name> runs it); nullptr when there is none.
+/// The target called name (the launcher fuzz_<name> runs it); nullptr when there is none.
 Target find_target(std::string_view name);
 
 }  // namespace scorch::fuzz

@@ -10,7 +10,8 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/fuzz" "$stage/lib"
 cp "$build"/fuzz/fuzz_* "$stage/fuzz/"
 cp -r "$build/fuzz/corpus" "$stage/fuzz/"
-for f in "$stage"/fuzz/fuzz_*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
+for f in "$stage"/fuzz/fuzz_targets "$stage"/fuzz/fuzz_write_corpus; do ldd "$f"; done |
+  awk '/=> \// {print $3}' | sort -u |
   grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libpthread|libdl\.so|librt\.so' |
   while read -r lib; do cp -L "$lib" "$stage/lib/"; done
 rm -rf .fuzz && mkdir .fuzz

@@ -549,11 +549,11 @@ def gen_ir(ops):
                        f"  /// Calls f(field_name, field) for every field, in declaration order.\n"
                        f"  template <class Fn> void visit(Fn&& f) {{\n{visit}  }}\n"
                        f"  template <class Fn> void visit(Fn&& f) const {{\n{visit}  }}\n}};\n")
-        alts.append(f"records::{camel(op.full)}")
+        alts.append(f"template <> struct RecordAt<{len(alts)}> {{ using type = records::{camel(op.full)}; }};")
     return f"""#pragma once
 {HEADER}// The op IR: one plain-data record per op of the table (tensor operands and results as TensorIr,
 // scalars and options by value). Fusion records them, Router dispatches them, Remote serializes them.
-#include <variant>
+// scorch/ir/op_record.h holds any of them (OpRecord).
 {includes(['"scorch/gen/op_info.h"', '"scorch/ir/tensor_ir.h"'])}
 namespace scorch::ir::records {{
 
@@ -562,9 +562,10 @@ namespace scorch::ir::records {{
 
 namespace scorch::ir {{
 
-/// Any op's record; the alternative's index is its OpId.
-using OpRecord = std::variant<
-    {(","+chr(10)+"    ").join(alts)}>;
+/// The record type of the op numbered I (OpId I).
+template <size_t I> struct RecordAt;
+{chr(10).join(alts)}
+template <size_t I> using RecordOf = typename RecordAt<I>::type;
 
 }}  // namespace scorch::ir
 """

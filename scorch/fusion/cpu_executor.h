@@ -16,6 +16,8 @@ inline constexpr size_t kFusedMinElements = 1 << 16;
 
 template <> struct Executor<Cpu> : UnfusedExecutor<Cpu> {
   static constexpr bool kFusesReductions = true;
+  /// Products are recorded (their readers wait with them) but run alone: a Cpu product has no epilogue.
+  static constexpr bool kRecordsProducts = true;
   /// The program's output values; counts a blocked run in stats.
   static std::vector<Value<Cpu>> run(const Program<Cpu>& program, Stats& stats);
   /// A program closed by a reduction that shrinks the shape (sum, mean, prod, max, min along a dim), block by

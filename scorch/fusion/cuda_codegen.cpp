@@ -104,9 +104,12 @@ DType op_dtype(const KernelOp& k) {
   return loop == "compare" || loop == "compare_scalar" ? DType::Bool : k.input_dtype;
 }
 
-/// The expression computing op (in its output's compute type); advances scalar (the next FusedParams scalar
-/// slot). Empty: no recipe.
-std::string op_expression(const KernelOp& k, size_t& scalar) {
+/// The name of a value an op after a reduction reads: -1 the reduction's result, k >= 0 the k-th op after it.
+std::string epilogue_name(int input) { return input < 0 ? "r" : "e" + std::to_string(input); }
+
+/// The expression computing op (in its output's compute type), naming its inputs with name; advances scalar (the
+/// next FusedParams scalar slot). Empty: no recipe.
+std::string op_expression(const KernelOp& k, size_t& scalar, std::string (*name)(int) = value_name) {
   const OpInfo& info = op_info(k.op);
   std::string_view loop = info.loop, functor = info.functor;
   if (functor.empty()) functor = extra_functor(k.op, loop);
@@ -115,7 +118,7 @@ std::string op_expression(const KernelOp& k, size_t& scalar) {
   bool floating = is_float_dtype(k.input_dtype);
   std::string f = "scorch::scalar_ops::" + std::string(functor) + "{}";
   std::vector<std::string> in;
-  for (int i : k.inputs) in.push_back(value_name(i));
+  for (int i : k.inputs) in.push_back(name(i));
   auto slot = [&](const char* array) { return std::string("p.") + array + "[" + std::to_string(scalar++) + "]"; };
   if (loop == "unary_float" || loop == "unary_numeric") return f + "(" + in[0] + ")";
   if (loop == "binary_numeric" || loop == "int_binary" || loop == "bool_binary" || loop == "compare")
@@ -143,20 +146,34 @@ std::string op_expression(const KernelOp& k, size_t& scalar) {
   return "";
 }
 
-/// The ops' statements over values l<k> (leaves) into v<i>; false when an op or dtype has no recipe.
-bool emit_ops(const KernelPlan& plan, std::ostream& s, const std::string& indent) {
-  size_t scalar = 0;
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
-    const KernelOp& k = plan.ops[i];
+/// The statements of ops over values l<k> (leaves) into <prefix><i>, naming inputs with name and taking scalar
+/// slots from scalar on; false when an op or dtype has no recipe.
+bool emit_op_list(const std::vector<KernelOp>& ops, std::ostream& s, const std::string& indent, size_t& scalar,
+                  const char* prefix, std::string (*name)(int)) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const KernelOp& k = ops[i];
     DType out_dtype = op_dtype(k);
     const char* out = c_type(out_dtype);
     if (!c_type(k.input_dtype) || !out) return false;
-    std::string e = op_expression(k, scalar);
+    std::string e = op_expression(k, scalar, name);
     if (e.empty() || scalar > kMaxFusedScalars) return false;
-    s << indent << "const " << out << " v" << i << " = " << rounded(out_dtype, "(" + std::string(out) + ")" + e)
-      << ";\n";
+    s << indent << "const " << out << " " << prefix << i << " = "
+      << rounded(out_dtype, "(" + std::string(out) + ")" + e) << ";\n";
   }
   return true;
+}
+
+/// The plan's ops' statements over values l<k> (leaves) into v<i>; false when an op or dtype has no recipe.
+bool emit_ops(const KernelPlan& plan, std::ostream& s, const std::string& indent) {
+  size_t scalar = 0;
+  return emit_op_list(plan.ops, s, indent, scalar, "v", value_name);
+}
+
+/// Scalar slots the plan's ops before any reduction take.
+size_t scalars_before_reduction(const KernelPlan& plan) {
+  size_t n = 0;
+  for (const KernelOp& k : plan.ops) n += k.scalars.size();
+  return n;
 }
 
 /// Leaf k's value at offset (an index expression).
@@ -234,13 +251,19 @@ void emit_prelude(std::ostream& s) {
 }
 
 bool plan_fits(const KernelPlan& plan) {
-  size_t outputs = plan.outputs.size() + (plan.reduce ? 1 : 0);
+  size_t outputs = plan.outputs.size() + (plan.reduce ? 1 : 0) + plan.epilogue_outputs.size();
   if (plan.leaves.size() > kMaxFusedLeaves || outputs > kMaxFusedOutputs) return false;
+  if (!plan.epilogue.empty() && (!plan.reduce || !c_type(plan.reduce->dtype))) return false;
   for (DType d : plan.leaves)
     if (!c_type(d)) return false;
   for (DType d : plan.output_dtypes)
     if (!c_type(d)) return false;
-  return true;
+  for (DType d : plan.epilogue_output_dtypes)
+    if (!c_type(d)) return false;
+  // Every op after the reduction has a recipe (the kernel source writes them without checking again).
+  std::ostringstream scratch;
+  size_t scalar = scalars_before_reduction(plan);
+  return emit_op_list(plan.epilogue, scratch, "", scalar, "e", epilogue_name);
 }
 
 std::optional<std::string> elementwise_source(const KernelPlan& plan) {
@@ -372,8 +395,18 @@ void emit_group(const KernelPlan& plan, const Fold& fold, const Walk& w, const s
   }
   s << "    acc = " << (all_of.empty() ? "acc" : all_of + "(acc, Combine{})") << ";\n";
   if (!fold.softmax) {
-    s << "    if (" << leader << ") { const " << a << " a = acc; " << out << "[" << out_index
-      << "] = " << store_value(plan.reduce->dtype, fold.finish) << "; }\n";
+    DType d = plan.reduce->dtype;
+    s << "    if (" << leader << ") {\n      const " << a << " a = acc;\n      const " << c_type(d)
+      << " r = " << rounded(d, "(" + std::string(c_type(d)) + ")(" + fold.finish + ")") << ";\n      " << out << "["
+      << out_index << "] = " << store_value(d, "r") << ";\n";
+    size_t scalar = scalars_before_reduction(plan);
+    emit_op_list(plan.epilogue, s, "      ", scalar, "e", epilogue_name);  // checked by plan_fits
+    for (size_t k = 0; k < plan.epilogue_outputs.size(); ++k) {
+      DType e = plan.epilogue_output_dtypes[k];
+      s << "      ((" << storage_type(e) << "*)p.out[" << plan.outputs.size() + 1 + k << "])[" << out_index
+        << "] = " << store_value(e, "e" + std::to_string(plan.epilogue_outputs[k])) << ";\n";
+    }
+    s << "    }\n";
     return;
   }
   std::string exp = a == "double" ? "exp" : "expf", log = a == "double" ? "log" : "logf";
@@ -449,8 +482,11 @@ std::optional<std::string> generate_cuda_source(const KernelPlan& plan) {
 
 void fill_scalars(const KernelPlan& plan, FusedParams& params) {
   size_t slot = 0;
-  for (const auto& k : plan.ops)
-    for (const Scalar& v : k.scalars) {
+  std::vector<const KernelOp*> ops;
+  for (const auto& k : plan.ops) ops.push_back(&k);
+  for (const auto& k : plan.epilogue) ops.push_back(&k);
+  for (const KernelOp* k : ops)
+    for (const Scalar& v : k->scalars) {
       params.fs[slot] = v.to_double();
       // As the eager kernels' scalar_as (a float scalar truncated), without the undefined conversion of a
       // value beyond int64 (x86's result, INT64_MIN, instead).

@@ -79,6 +79,11 @@ struct KernelPlan {
   std::vector<DType> output_dtypes;
   bool contiguous = false;  // every leaf steps like the outputs: no offset arithmetic, kFusedLanes per thread
   std::optional<KernelReduce> reduce;  // set: the kernel ends in this reduction
+  /// Ops applied to each result of the reduction (inputs: -1 its result, k >= 0 the k-th epilogue op); those of
+  /// epilogue_outputs are stored after the reduction's result, at out[outputs.size() + 1 + k].
+  std::vector<KernelOp> epilogue;
+  std::vector<size_t> epilogue_outputs;
+  std::vector<DType> epilogue_output_dtypes;
 };
 
 /// True when op is a reduction a generated kernel can close with.

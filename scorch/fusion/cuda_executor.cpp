@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "scorch/backends/cuda/jit.h"
+#include "scorch/backends/cuda/kernels/kernels.h"
 #include "scorch/fusion/cuda_codegen.h"
 #include "scorch/fusion/kernel_disk_cache.h"
 
@@ -34,16 +35,27 @@ KernelPlan plan_of(const Program<Cuda>& program) {
     return it != program.position.end() ? static_cast<int>(it->second) : -leaf_index[in] - 1;
   };
   const Node<Cuda>* reduction = program.reduction();
-  for (auto* node : program.ops) {
-    if (node == reduction) break;
+  size_t reduced_at = reduction ? program.position.at(reduction) : program.ops.size();
+  for (size_t i = 0; i < program.ops.size(); ++i) {
+    if (i == reduced_at) continue;
+    const Node<Cuda>* node = program.ops[i];
     KernelOp op{node->pending->op, {}, node->pending->scalars, node->pending->inputs.front()->dtype, node->dtype};
-    for (auto& in : node->pending->inputs) op.inputs.push_back(input_of(in.get()));
-    plan.ops.push_back(std::move(op));
+    for (auto& in : node->pending->inputs) {
+      int at = input_of(in.get());
+      // After the reduction: -1 is its result, k >= 0 the k-th op after it.
+      op.inputs.push_back(i < reduced_at ? at : at == static_cast<int>(reduced_at) ? -1 : at - int(reduced_at) - 1);
+    }
+    (i < reduced_at ? plan.ops : plan.epilogue).push_back(std::move(op));
   }
   for (size_t i : program.outputs) {
-    if (program.ops[i] == reduction) continue;
-    plan.outputs.push_back(i);
-    plan.output_dtypes.push_back(program.ops[i]->dtype);
+    if (i == reduced_at) continue;
+    if (i < reduced_at) {
+      plan.outputs.push_back(i);
+      plan.output_dtypes.push_back(program.ops[i]->dtype);
+    } else {
+      plan.epilogue_outputs.push_back(i - reduced_at - 1);
+      plan.epilogue_output_dtypes.push_back(program.ops[i]->dtype);
+    }
   }
   if (reduction)
     plan.reduce = KernelReduce{reduction->pending->op, input_of(reduction->pending->inputs[0].get()), reduction->dtype};
@@ -141,23 +153,29 @@ bool packs_aligned(const FusedParams& p, size_t leaves, size_t outputs, const Ke
 std::string structure_key(const KernelPlan& plan, int device) {
   std::string key;
   auto put = [&](long long v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  auto put_ops = [&](const std::vector<KernelOp>& ops, const std::vector<size_t>& outputs,
+                     const std::vector<DType>& dtypes) {
+    for (const KernelOp& op : ops) {
+      put(static_cast<long long>(op.op));
+      put(static_cast<long long>(op.input_dtype));
+      put(op.output_dtype ? static_cast<long long>(*op.output_dtype) : -1);
+      for (int in : op.inputs) put(in);
+      for (const Scalar& v : op.scalars) put(v.is_float() ? -2 : -3);
+      put(-4);
+    }
+    for (size_t k = 0; k < outputs.size(); ++k)
+      put(static_cast<long long>(outputs[k])), put(static_cast<long long>(dtypes[k]));
+  };
   put(device);
   put(plan.contiguous);
   for (DType d : plan.leaves) put(static_cast<long long>(d));
   put(-1);
-  for (const KernelOp& op : plan.ops) {
-    put(static_cast<long long>(op.op));
-    put(static_cast<long long>(op.input_dtype));
-    put(op.output_dtype ? static_cast<long long>(*op.output_dtype) : -1);
-    for (int in : op.inputs) put(in);
-    for (const Scalar& v : op.scalars) put(v.is_float() ? -2 : -3);
-    put(-4);
-  }
-  for (size_t k = 0; k < plan.outputs.size(); ++k)
-    put(static_cast<long long>(plan.outputs[k])), put(static_cast<long long>(plan.output_dtypes[k]));
+  put_ops(plan.ops, plan.outputs, plan.output_dtypes);
   if (plan.reduce)
     put(static_cast<long long>(plan.reduce->op)), put(plan.reduce->input),
         put(static_cast<long long>(plan.reduce->dtype));
+  put(-5);
+  put_ops(plan.epilogue, plan.epilogue_outputs, plan.epilogue_output_dtypes);
   return key;
 }
 
@@ -211,7 +229,7 @@ std::vector<Value<Cuda>> allocate_outputs(const Program<Cuda>& program, const Sh
   std::vector<Value<Cuda>> outputs;
   for (size_t i = 0; i < program.outputs.size(); ++i) {
     Node<Cuda>* op = program.ops[program.outputs[i]];
-    CudaTensor out(op == program.reduction() ? op->shape : shape, op->dtype, backends::cuda::CudaDevice{k.device});
+    CudaTensor out(op->shape, op->dtype, backends::cuda::CudaDevice{k.device});
     k.params.out[i] = out.raw();
     outputs.push_back(Value<Cuda>::of_kind(op->kind, std::move(out)));
   }
@@ -238,12 +256,61 @@ std::vector<Value<Cuda>> Executor<Cuda>::run(const Program<Cuda>& program, Stats
   return outputs;
 }
 
+bool Executor<Cuda>::fuses_after(OpId reduction) {
+  return reduction == OpId::float_sum_dim || reduction == OpId::float_mean_dim || reduction == OpId::float_max_dim ||
+         reduction == OpId::float_min_dim;
+}
+
+std::pair<size_t, Value<Cuda>> Executor<Cuda>::run_head(const Program<Cuda>& program,
+                                                         const std::vector<Node<Cuda>*>& chain, Stats& stats) {
+  const Node<Cuda>* product = chain.front();
+  backends::cuda::kernels::MatmulEpilogue epilogue;
+  size_t folded = 1;
+  for (size_t i = 1; i < chain.size() && !epilogue.relu; ++i) {
+    const PendingOp<Cuda>& op = *chain[i]->pending;
+    if (chain[i]->dtype != product->dtype || chain[i]->shape != product->shape) break;
+    if (op.op == OpId::float_relu) {
+      epilogue.relu = true;
+    } else if (op.op == OpId::float_mul_scalar && i == 1) {
+      epilogue.alpha = op.scalars.at(0).to_double();
+    } else if (op.op == OpId::float_add) {
+      const Node<Cuda>* other = op.inputs[op.inputs[0].get() == chain[i - 1] ? 1 : 0].get();
+      if (other == chain[i - 1] || other->pending || other->dtype != product->dtype) break;
+      const CudaTensor& value = primitive(*other->value);
+      bool row = other->shape.rank() >= 1 && other->shape.num_elements() == product->shape[1] &&
+                 other->shape[other->shape.rank() - 1] == product->shape[1];
+      if (other->shape == product->shape && !epilogue.residual) epilogue.residual = &value;
+      else if (row && !epilogue.bias) epilogue.bias = &value;
+      else break;
+    } else {
+      break;
+    }
+    folded = i + 1;
+  }
+  if (folded > 1) {
+    const CudaTensor& a = primitive(*product->pending->inputs[0]->value);
+    const CudaTensor& b = primitive(*product->pending->inputs[1]->value);
+    if (auto out = backends::cuda::kernels::matmul_with_epilogue(a, b, epilogue)) {
+      ++stats.fused_programs;
+      return {folded, Value<Cuda>::of<Float>(std::move(*out))};
+    }
+  }
+  return UnfusedExecutor<Cuda>::run_head(program, chain, stats);
+}
+
 std::optional<std::vector<Value<Cuda>>> Executor<Cuda>::run_reduction(const Program<Cuda>& program, Stats& stats) {
   const Node<Cuda>* reduction = program.reduction();
   if (program.ops.size() < 2 || !is_generated_reduction(reduction->pending->op)) return std::nullopt;
   const Shape& shape = reduction->pending->inputs.front()->shape;
-  for (auto* op : program.ops)
-    if (op != reduction && op->shape != shape) return std::nullopt;
+  size_t reduced_at = program.position.at(reduction);
+  if (reduced_at + 1 < program.ops.size() && !fuses_after(reduction->pending->op)) return std::nullopt;
+  for (size_t i = 0; i < program.ops.size(); ++i) {
+    if (i != reduced_at && program.ops[i]->shape != (i < reduced_at ? shape : reduction->shape)) return std::nullopt;
+    if (i > reduced_at)  // an op after the reduction reads only it and the ops after it
+      for (auto& in : program.ops[i]->pending->inputs)
+        if (auto at = program.position.find(in.get()); at == program.position.end() || at->second < reduced_at)
+          return std::nullopt;
+  }
   size_t dim = *reduction->pending->reduce_dim;
   long long n = static_cast<long long>(shape[dim]), inner = 1, lanes = 1;
   for (size_t d = dim + 1; d < shape.rank(); ++d) inner *= static_cast<long long>(shape[d]);

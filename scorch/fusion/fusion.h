@@ -3,7 +3,10 @@
 // program (scorch/fusion/README.md): on Cpu block by block in one pass over memory, elsewhere op after op
 // until B has a fusing executor. Every op of the table is written out in gen/fusion_ops.h.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "scorch/backend/graph_capture.h"
 #include "scorch/gen/fusion_ops.h"
@@ -31,6 +34,37 @@ template <class B> struct Fusion : fusion::GeneratedOps<B> {
   }
   /// What the stream has run so far (programs, fused programs, ops).
   static fusion::Stats stats() { return fusion::Stream<B>::stats(); }
+
+  /// a·b. When B's executor asks for it, a product of two float matrices is recorded as the head of a program, so
+  /// the scale, bias, residual and relu after it can run in the product's own kernel.
+  static FloatTensor float_matmul(FloatTensor a, FloatTensor b) {
+    if constexpr (fusion::Executor<B>::kRecordsProducts) {
+      if (auto shape = fusion::product_shape(a, b))
+        return FloatTensor(fusion::Stream<B>::template record_head<Float>(
+            OpId::float_matmul, {a.node, b.node}, std::move(*shape), a.dtype(), [](fusion::Args<B>& in) {
+              return fusion::Value<B>::template of<Float>(
+                  KindOps<B, Float>::matmul(in.template take<Float>(0), in.template take<Float>(1)));
+            }));
+    }
+    return fusion::GeneratedOps<B>::float_matmul(std::move(a), std::move(b));
+  }
+
+  /// conv(x, w) + bias. When B's executor asks for it, the bias is added by a recorded op, so it fuses with the
+  /// activation after it into one pass over the output.
+  static FloatTensor module_conv(FloatTensor x, FloatTensor w, std::optional<FloatTensor> bias, const ConvSpec& spec) {
+    if constexpr (fusion::Executor<B>::kSplitsConvBias) {
+      // Anything else (a bias that does not match the output channels included) goes to B, which reports it.
+      if (bias && bias->shape().rank() == 1 && w.shape().rank() >= 3 && w.shape()[0] == bias->shape()[0] &&
+          bias->dtype() == x.dtype()) {
+        auto y = FloatTensor::wrap(ModuleOpsOf<B>::conv(fusion::inner(x), fusion::inner(w), std::nullopt, spec));
+        std::vector<size_t> channels(y.shape().rank(), 1);
+        channels[1] = y.shape()[1];
+        auto view = fusion::GeneratedOps<B>::float_reshape(std::move(*bias), Shape(channels));
+        return fusion::GeneratedOps<B>::float_add(std::move(y), std::move(view));
+      }
+    }
+    return fusion::GeneratedOps<B>::module_conv(std::move(x), std::move(w), std::move(bias), spec);
+  }
 };
 
 /// Fusion<B> captures what B captures; recorded ops are run first, and the step's last ones inside the capture.

@@ -51,7 +51,8 @@ template <class B> using RunOp = std::function<Value<B>(Args<B>&)>;
 template <class B> struct Node;
 using NodeCount = uint32_t;
 
-/// An op waiting in the stream: elementwise, or a reduction closing its input's graph.
+/// An op waiting in the stream: elementwise, a reduction over its input's graph (and ops fused after it), or a
+/// product heading a graph.
 template <class B> struct PendingOp {
   OpId op;
   std::vector<std::shared_ptr<Node<B>>> inputs;
@@ -59,6 +60,8 @@ template <class B> struct PendingOp {
   RunOp<B> run;
   NodeCount chain = 1;  // ops waiting in this node's graph (counting shared ones once per path): bounds its size
   std::optional<size_t> reduce_dim{};  // set for a reduction (along this dim of its one input)
+  bool head = false;  // opens its program (a product): runs on B first unless the executor folds its readers in
+  const Node<B>* after = nullptr;  // a reduction (itself) and the ops fused after it: that reduction's node
 };
 
 /// A tensor of Fusion<B>: its value, or the op that will compute it.

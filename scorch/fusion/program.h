@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "scorch/fusion/node.h"
@@ -18,8 +19,13 @@ template <class B> struct Program {
   std::vector<Node<B>*> leaves;                         // computed nodes the ops read, each once
   std::unordered_map<const Node<B>*, size_t> position;  // op → its position in ops
 
-  /// The reduction closing the program (its last op), or nullptr when every op is elementwise.
-  const Node<B>* reduction() const { return !ops.empty() && ops.back()->pending->reduce_dim ? ops.back() : nullptr; }
+  /// The program's one reduction (its last op, or followed by the ops fused after it), or nullptr when every op
+  /// is elementwise.
+  const Node<B>* reduction() const {
+    for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+      if ((*it)->pending->reduce_dim) return *it;
+    return nullptr;
+  }
   /// True when every op has one shape: the program can run block by block.
   bool uniform_shape() const {
     for (auto* op : ops)
@@ -81,6 +87,21 @@ template <class B> std::vector<Value<B>> run_unfused(const Program<B>& program) 
 template <class B> struct UnfusedExecutor {
   /// True when run_reduction may fuse a reduction with the elementwise ops it reads (else reductions run at once).
   static constexpr bool kFusesReductions = false;
+  /// True when Fusion<B> records a float matrix product as the head of a program, so run_head sees the ops after it.
+  static constexpr bool kRecordsProducts = false;
+  /// True when Fusion<B> adds a convolution's bias as a recorded op (fusing with the activation after it) instead
+  /// of in B's convolution.
+  static constexpr bool kSplitsConvBias = false;
+  /// True when run_reduction computes elementwise ops after the reduction op (reading only its result) in the
+  /// same kernel.
+  static bool fuses_after(OpId) { return false; }
+  /// Runs chain[0], a head whose inputs are computed, folding in the ops chain[1..] (each reading the one before)
+  /// as far as it can: returns how many it folded (at least 1) and the value of the last one.
+  static std::pair<size_t, Value<B>> run_head(const Program<B>&, const std::vector<Node<B>*>& chain, Stats&) {
+    Args<B> args;
+    for (auto& in : chain.front()->pending->inputs) args.values.push_back(*in->value);
+    return {1, chain.front()->pending->run(args)};
+  }
   /// The program's output values; counts a fused run in stats. The program is elementwise.
   static std::vector<Value<B>> run(const Program<B>& program, Stats&) { return run_unfused(program); }
   /// The outputs of a program closed by a reduction, computed together, or nullopt when this executor does not

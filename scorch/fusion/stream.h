@@ -32,11 +32,13 @@ template <class B> class Stream {
     Shape shape = inputs.front()->shape;
     for (size_t i = 1; i < inputs.size(); ++i)
       shape = broadcast_shapes(kOpNames[static_cast<size_t>(op)].data(), shape, inputs[i]->shape);
+    const Node<B>* after = fused_after(inputs, shape);
     NodeCount chain = 1;
     for (auto& in : inputs) {
       // A pending input of another shape (broadcast), a long chain or a reduction is computed first: programs
-      // keep one shape, and a reduction closes its program.
-      if (in->pending && (in->shape != shape || in->pending->chain >= kMaxChain || in->pending->reduce_dim))
+      // keep one shape, and a reduction closes its program unless this op is fused after it.
+      if (in->pending && !after &&
+          (in->shape != shape || in->pending->chain >= kMaxChain || in->pending->reduce_dim || in->pending->after))
         compute(in);
       if (in->pending) chain += in->pending->chain;
     }
@@ -47,6 +49,7 @@ template <class B> class Stream {
     node->device = inputs.front()->device;
     node->pending.reset(
         new PendingOp<B>{op, std::move(inputs), std::move(scalars), std::move(run), std::min(chain, kMaxChain)});
+    node->pending->after = after;
     state().live.push_back(node);
     if (state().live.size() >= 2 * state().pruned_size + 1024) prune();
     return node;
@@ -63,7 +66,7 @@ template <class B> class Stream {
       std::lock_guard lock(state().mutex);
       // An empty dim runs at once: B reports what it cannot reduce (max/min) when the op is called.
       if (!input || !input->pending || dim >= input->shape.rank() || input->shape[dim] == 0) return nullptr;
-      if (input->pending->reduce_dim || input->pending->chain >= kMaxChain) return nullptr;
+      if (input->pending->after || input->pending->chain >= kMaxChain) return nullptr;
       auto node = std::make_shared<Node<B>>();
       node->shape = input->shape;
       if (keep_dim) node->shape[dim] = 1;
@@ -72,9 +75,28 @@ template <class B> class Stream {
       node->device = input->device;
       node->pending.reset(
           new PendingOp<B>{op, {input}, {}, std::move(run), static_cast<NodeCount>(input->pending->chain + 1), dim});
+      node->pending->after = node.get();
       state().live.push_back(node);
       return node;
     }
+  }
+
+  /// A pending node of kind K heading its own program: op over computed inputs (pending ones are computed first),
+  /// of shape and dtype, run later by run, or by Executor<B>::run_head together with the elementwise ops reading it.
+  template <class K>
+  static NodePtr record_head(OpId op, std::vector<NodePtr> inputs, Shape shape, DType dtype, RunOp<B> run) {
+    std::lock_guard lock(state().mutex);
+    for (auto& in : inputs)
+      if (in->pending) run_graph({in});
+    auto node = std::make_shared<Node<B>>();
+    node->shape = std::move(shape);
+    node->dtype = dtype;
+    node->kind = kKindIndex<K>;
+    node->device = inputs.front()->device;
+    node->pending.reset(new PendingOp<B>{op, std::move(inputs), {}, std::move(run), 1});
+    node->pending->head = true;
+    state().live.push_back(node);
+    return node;
   }
 
   /// node's value, computing it (and its graph's other waiting ops) first.
@@ -87,14 +109,18 @@ template <class B> class Stream {
   /// Computes every pending value that a handle still holds.
   static void flush() {
     std::lock_guard lock(state().mutex);
-    // Each reduction closes its own program; only the reductions are held meanwhile, so the intermediates of
-    // their graphs stay unheld (not outputs).
-    std::vector<NodePtr> reductions;
-    for (auto& weak : state().live)
-      if (auto node = weak.lock(); node && node->pending && node->pending->reduce_dim)
-        reductions.push_back(std::move(node));
-    for (auto& reduction : reductions)
-      if (reduction->pending) run_graph({reduction});
+    // Each reduction, with the ops fused after it, is its own program; only those are held meanwhile, so the
+    // intermediates of their graphs stay unheld (not outputs).
+    std::vector<std::vector<NodePtr>> reductions;
+    for (auto& weak : state().live) {
+      auto node = weak.lock();
+      if (!node || !node->pending || !node->pending->after) continue;
+      auto group = std::find_if(reductions.begin(), reductions.end(),
+                                [&](const auto& g) { return g.front()->pending->after == node->pending->after; });
+      if (group == reductions.end()) reductions.push_back({std::move(node)});
+      else group->push_back(std::move(node));
+    }
+    for (auto& group : reductions) run_graph(std::move(group));
     reductions.clear();
     // One program per shape: record() computes a pending input of another shape first, so roots of different
     // shapes share no waiting op, and a program of one shape runs fused (a mixed one would run op by op).
@@ -107,7 +133,7 @@ template <class B> class Stream {
       if (group == groups.end()) groups.push_back({std::move(node)});
       else group->push_back(std::move(node));
     }
-    for (auto& group : groups) run_graph(group);
+    for (auto& group : groups) run_graph(std::move(group));
     state().live.clear();  // after the runs: a failed run leaves its nodes findable by the next flush
     state().pruned_size = 0;
   }
@@ -145,9 +171,33 @@ template <class B> class Stream {
     state().pruned_size = live.size();
   }
 
+  /// True when op may be fused after the reduction its inputs read: every input is that reduction or an op fused
+  /// after it, of shape, and the executor fuses ops after such a reduction. Returns the reduction, else nullptr.
+  static const Node<B>* fused_after(const std::vector<NodePtr>& inputs, const Shape& shape) {
+    const Node<B>* after = inputs.front()->pending ? inputs.front()->pending->after : nullptr;
+    if (!after) return nullptr;
+    for (auto& in : inputs)
+      if (!in->pending || in->pending->after != after || in->shape != shape || in->pending->chain >= kMaxChain)
+        return nullptr;
+    // The reduction is alive while an op fused after it is pending (that op holds it), but may be computed.
+    return after->pending && Executor<B>::fuses_after(after->pending->op) ? after : nullptr;
+  }
+
   /// Runs the pending graph under roots as one program. A node becomes an output when something outside the
-  /// graph holds it: a handle, a pending op elsewhere, or a root's caller.
-  static void run_graph(const std::vector<NodePtr>& roots) {
+  /// graph holds it: a handle, a pending op elsewhere, or a root's caller. Callers hand their roots over (moved),
+  /// since every other reference to a node makes it an output. A product heading the graph runs first,
+  /// with the readers its executor folds in; the rest then runs as its own program.
+  static void run_graph(std::vector<NodePtr> roots) {
+    // A computed root needs nothing; a root only roots holds is needed by no one (an intermediate of a product's
+    // folded chain, or one whose readers already ran).
+    // Dropping one may leave another unheld (its reader): repeat until none goes.
+    for (size_t before = 0; before != roots.size();) {
+      before = roots.size();
+      roots.erase(std::remove_if(roots.begin(), roots.end(),
+                                 [](const NodePtr& r) { return !r->pending || r.use_count() == 1; }),
+                  roots.end());
+    }
+    if (roots.empty()) return;
     Program<B> program;
     std::unordered_map<const Node<B>*, long> holders;  // references from inside the graph (and from roots)
     std::unordered_map<const Node<B>*, long> counts;   // each op's use_count, from one of its references
@@ -177,8 +227,43 @@ template <class B> class Stream {
       if (counts[program.ops[i]] > holders[program.ops[i]]) program.outputs.push_back(i);
     if (roots.size() == 1 && !std::count(program.outputs.begin(), program.outputs.end(), program.ops.size() - 1))
       program.outputs.push_back(program.ops.size() - 1);
-    if (program.reduction()) return run_reduction(program);
+    if (run_head(program)) return run_graph(std::move(roots));
+    if (const Node<B>* reduction = program.reduction()) {
+      // A reduction with ops fused after it is always stored (its kernel writes it before them).
+      size_t at = program.position.at(reduction);
+      if (!std::count(program.outputs.begin(), program.outputs.end(), at)) {
+        program.outputs.push_back(at);
+        std::sort(program.outputs.begin(), program.outputs.end());
+      }
+      return run_reduction(program, roots);
+    }
     store(program, Executor<B>::run(program, state().stats));
+  }
+
+  /// Runs the program's first head with the chain of ops after it that read only it (each the one reader of the
+  /// one before, none an output) as far as Executor<B>::run_head folds them in; false when it has no head.
+  static bool run_head(const Program<B>& program) {
+    auto head = std::find_if(program.ops.begin(), program.ops.end(), [](auto* n) { return n->pending->head; });
+    if (head == program.ops.end()) return false;
+    std::vector<size_t> uses = count_uses(program);
+    std::vector<Node<B>*> chain{*head};
+    for (size_t at = static_cast<size_t>(head - program.ops.begin()); uses[at] == 1;) {
+      auto reader = std::find_if(program.ops.begin() + static_cast<long>(at) + 1, program.ops.end(), [&](auto* n) {
+        return std::any_of(n->pending->inputs.begin(), n->pending->inputs.end(),
+                           [&](const NodePtr& in) { return in.get() == program.ops[at]; });
+      });
+      if (reader == program.ops.end() || (*reader)->pending->head || (*reader)->pending->after) break;
+      chain.push_back(*reader);
+      at = static_cast<size_t>(reader - program.ops.begin());
+    }
+    auto [folded, value] = Executor<B>::run_head(program, chain, state().stats);
+    Program<B> done;  // the folded ops as a program of one output, for store
+    done.ops.assign(chain.begin(), chain.begin() + static_cast<long>(folded));
+    done.outputs = {folded - 1};
+    std::vector<Value<B>> values;
+    values.push_back(std::move(value));
+    store(done, std::move(values));
+    return true;
   }
 
   /// Prints "fusion program [shape]: op op ..." to stderr (SCORCH_FUSION_TRACE).
@@ -188,11 +273,19 @@ template <class B> class Stream {
     std::fprintf(stderr, "%s\n", line.c_str());
   }
 
-  /// Runs a program closed by a reduction fused, or else computes the reduction's input (fused as elementwise)
-  /// and runs the reduction alone.
-  static void run_reduction(Program<B>& program) {
+  /// Runs a program with a reduction fused, or else computes the reduction first (its input fused as elementwise,
+  /// then the reduction alone) and then the ops fused after it as their own program.
+  static void run_reduction(Program<B>& program, std::vector<NodePtr>& roots) {
     if (auto values = Executor<B>::run_reduction(program, state().stats)) return store(program, std::move(*values));
-    Node<B>* reduction = program.ops.back();
+    Node<B>* reduction = const_cast<Node<B>*>(program.reduction());
+    if (reduction != program.ops.back()) {
+      for (auto* op : program.ops)
+        for (auto& in : op->pending->inputs)
+          if (in.get() == reduction) {
+            run_graph({NodePtr(in)});
+            return run_graph(std::move(roots));
+          }
+    }
     const NodePtr& input = reduction->pending->inputs.front();
     if (input->pending) run_graph({input});
     Program<B> alone;
@@ -234,6 +327,18 @@ template <class B, class K> std::vector<typename K::template Primitive<B>> inner
   out.reserve(xs.size());
   for (auto& x : xs) out.push_back(inner(std::move(x)));
   return out;
+}
+
+/// The shape of a·b when a product head may record it (two float matrices of one dtype on one device, inner
+/// extents equal, none zero), else nullopt (B runs it at once and reports what is wrong).
+template <class B>
+std::optional<Shape> product_shape(const FusionTensor<B, Float>& a, const FusionTensor<B, Float>& b) {
+  if (!a.node || !b.node || a.shape().rank() != 2 || b.shape().rank() != 2 || a.shape()[1] != b.shape()[0])
+    return std::nullopt;
+  if (a.dtype() != b.dtype() || !(a.device() == b.device()) || a.shape().num_elements() == 0 ||
+      b.shape().num_elements() == 0)
+    return std::nullopt;
+  return Shape{a.shape()[0], b.shape()[1]};
 }
 
 /// B's pair result as Fusion<B>'s.

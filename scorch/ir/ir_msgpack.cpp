@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "scorch/core/error.h"
 
@@ -578,10 +579,6 @@ template <Same<Distribution> S, class F> void fields(S& s, F&& f) { f("kind", s.
 template <Same<SliceRange> S, class F> void fields(S& s, F&& f) {
   f("start", s.start), f("end", s.end), f("step", s.step);
 }
-/// A record's fields: its visit().
-template <class S, class F>
-requires requires { std::remove_const_t<S>::id; }
-void fields(S& s, F&& f) { s.visit(std::forward<F>(f)); }
 
 template <class S> size_t field_count(const S& s) {
   size_t n = 0;
@@ -598,7 +595,7 @@ template <class S> void write_fields(Writer& w, const S& s) {
 
 /// Reads pairs fields of s, each named once, in any order; fails on an unknown, repeated or missing one.
 template <class S> void read_fields(Reader& r, S& s, size_t pairs) {
-  uint64_t seen = 0;  // bit i: field i was read (no struct has 64 fields)
+  uint64_t seen = 0;  // bit i: field i was read
   for (size_t p = 0; p < pairs; ++p) {
     std::string_view key = r.key();
     size_t i = 0, found = kNone;
@@ -634,37 +631,84 @@ template <OptionStruct S> struct Codec<S> {
   }
 };
 
-void write_record(Writer& w, const OpRecord& record) {
-  std::visit(
-      [&](const auto& rec) {
-        w.op = kOpNames[static_cast<size_t>(std::decay_t<decltype(rec)>::id)];
-        w.map(field_count(rec) + 1);
-        w.str("op");
-        w.str(w.op);
-        rec.visit([&](const char* name, const auto& v) {
-          w.field = name;
-          w.str(name);
-          Codec<std::decay_t<decltype(v)>>::write(w, v);
-        });
-      },
-      record);
+// Records are coded through a table of their fields built once per record type, so the coding itself is compiled
+// once per field type rather than once per record (several hundred records made this file slow to build).
+
+/// One field of a record: its name, its offset in the record, and its type's write and read.
+struct FieldCoder {
+  const char* name;
+  size_t offset;
+  void (*write)(Writer&, const void*);
+  void (*read)(Reader&, void*);
+};
+template <class T> void write_field(Writer& w, const void* v) { Codec<T>::write(w, *static_cast<const T*>(v)); }
+template <class T> void read_field(Reader& r, void* v) { Codec<T>::read(r, *static_cast<T*>(v)); }
+
+/// Record R's fields in declaration order, found once through its visit().
+template <class R> const std::vector<FieldCoder>& coders() {
+  static const std::vector<FieldCoder> table = [] {
+    std::vector<FieldCoder> out;
+    R probe{};
+    const auto* base = reinterpret_cast<const char*>(&probe);
+    probe.visit([&](const char* name, auto& v) {
+      using T = std::decay_t<decltype(v)>;
+      auto offset = static_cast<size_t>(reinterpret_cast<const char*>(&v) - base);
+      out.push_back({name, offset, &write_field<T>, &read_field<T>});
+    });
+    return out;
+  }();
+  return table;
 }
 
-/// Builds the record of alternative I from the pairs (after "op") of its map.
-template <size_t I> OpRecord read_alternative(Reader& r, size_t pairs) {
-  static_assert(static_cast<size_t>(std::variant_alternative_t<I, OpRecord>::id) == I, "record I is op I");
-  OpRecord record(std::in_place_index<I>);
-  read_fields(r, std::get<I>(record), pairs);
-  return record;
+/// Writes the record at rec (fields as table) as a map whose first pair is "op": op.
+void write_record_fields(Writer& w, std::string_view op, const void* rec, const std::vector<FieldCoder>& table) {
+  w.op = op;
+  w.map(table.size() + 1);
+  w.str("op");
+  w.str(op);
+  for (const FieldCoder& f : table) {
+    w.field = f.name;
+    w.str(f.name);
+    f.write(w, static_cast<const char*>(rec) + f.offset);
+  }
 }
 
-using Factory = OpRecord (*)(Reader&, size_t);
+/// Reads pairs fields of the record at rec (fields as table), each named once, in any order; fails on an unknown,
+/// repeated or missing one.
+void read_record_fields(Reader& r, void* rec, const std::vector<FieldCoder>& table, size_t pairs) {
+  uint64_t seen = 0;  // bit i: field i was read (no record has 64 fields)
+  for (size_t p = 0; p < pairs; ++p) {
+    std::string_view key = r.key();
+    auto it = std::find_if(table.begin(), table.end(), [&](const FieldCoder& f) { return key == f.name; });
+    if (it == table.end()) r.fail("unknown field " + quoted(key));
+    auto i = static_cast<size_t>(it - table.begin());
+    if ((seen >> i) & 1) r.fail("field " + quoted(key) + " appears twice");
+    Reader::Scope field(r, it->name);
+    it->read(r, static_cast<char*>(rec) + it->offset);
+    seen |= uint64_t{1} << i;
+  }
+  for (size_t i = 0; i < table.size(); ++i)
+    if (!((seen >> i) & 1)) r.fail("missing field '" + std::string(table[i].name) + "'");
+}
+
+/// What the coder needs of op I's record type: a default record and its field table.
+struct RecordCoding {
+  OpRecord (*make)();
+  const std::vector<FieldCoder>& (*fields)();
+};
+template <size_t I> OpRecord make_record() {
+  static_assert(static_cast<size_t>(RecordOf<I>::id) == I, "record I is op I");
+  return OpRecord(RecordOf<I>{});
+}
 // A pack expansion, not a fold: clang bounds folds at 256 operands and there is one record per op.
-template <size_t... I> constexpr std::array<Factory, sizeof...(I)> make_factories(std::index_sequence<I...>) {
-  return {&read_alternative<I>...};
+template <size_t... I> constexpr std::array<RecordCoding, sizeof...(I)> make_codings(std::index_sequence<I...>) {
+  return {RecordCoding{&make_record<I>, &coders<RecordOf<I>>}...};
 }
-constexpr auto kFactories = make_factories(std::make_index_sequence<std::variant_size_v<OpRecord>>{});
-static_assert(kFactories.size() == kOpCount, "one record per op");
+constexpr auto kCodings = make_codings(std::make_index_sequence<kOpCount>{});
+
+void write_record(Writer& w, const OpRecord& record) {
+  write_record_fields(w, kOpNames[record.index()], record.data(), kCodings[record.index()].fields());
+}
 
 const std::unordered_map<std::string_view, size_t>& op_index() {
   static const auto index = [] {
@@ -688,7 +732,9 @@ OpRecord read_record(Reader& r) {
   auto it = op_index().find(name);
   if (it == op_index().end()) r.fail("unknown op " + quoted(name));
   r.op = kOpNames[it->second];
-  return kFactories[it->second](r, pairs - 1);
+  OpRecord record = kCodings[it->second].make();
+  read_record_fields(r, record.data(), kCodings[it->second].fields(), pairs - 1);
+  return record;
 }
 }  // namespace
 

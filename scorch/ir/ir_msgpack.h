@@ -25,7 +25,7 @@
 #include <span>
 #include <vector>
 
-#include "scorch/gen/ir_records.h"
+#include "scorch/ir/op_record.h"
 
 namespace scorch::ir {
 

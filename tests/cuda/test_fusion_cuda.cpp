@@ -2,8 +2,10 @@
 // Book's GELU runs as one generated kernel whose values match the eager Cuda kernels, with broadcasts, views,
 // comparisons and masks fused too.
 #include <cmath>
+#include <functional>
 
 #include <scorch/backends/cuda/jit.h>
+#include <scorch/backends/cuda/kernels/kernels.h>
 #include <scorch/fusion/cuda_codegen.h>
 #include <scorch/stacks/fusion_cuda/autodiff.h>
 
@@ -81,12 +83,25 @@ KernelPlan reduce_plan(DType d, OpId op) {
   return plan;
 }
 
+/// The reductions of reduce_plan with a layer norm's deviation after them: + 1e-5, sqrt, and a cast to f16 stored.
+KernelPlan reduce_plan_with_epilogue(DType d, OpId op) {
+  KernelPlan plan = reduce_plan(d, op);
+  plan.epilogue = {{OpId::float_add_scalar, {-1}, {Scalar(1e-5)}, d},
+                   {OpId::float_sqrt, {0}, {}, d},
+                   {OpId::float_cast, {1}, {}, d, DType::F16}};
+  plan.epilogue_outputs = {1, 2};
+  plan.epilogue_output_dtypes = {d, DType::F16};
+  return plan;
+}
+
 TEST(FusionCudaCodegen, HalfCastsClampsAndReductionsCompile) {
   if (!jit::nvrtc_available()) GTEST_SKIP() << "NVRTC cannot be opened here";
   std::vector<KernelPlan> plans = {gelu_plan(DType::F16), gelu_plan(DType::BF16), cast_plan()};
   for (OpId op : {OpId::float_sum_dim, OpId::float_mean_dim, OpId::float_max_dim, OpId::float_min_dim,
                   OpId::float_softmax, OpId::float_log_softmax})
     for (DType d : {DType::F32, DType::F64, DType::F16}) plans.push_back(reduce_plan(d, op));
+  for (OpId op : {OpId::float_sum_dim, OpId::float_mean_dim, OpId::float_max_dim, OpId::float_min_dim})
+    for (DType d : {DType::F32, DType::F16}) plans.push_back(reduce_plan_with_epilogue(d, op));
   for (const KernelPlan& plan : plans) {
     auto source = fusion::generate_cuda_source(plan);
     ASSERT_TRUE(source.has_value());
@@ -178,6 +193,115 @@ TEST(FusionCuda, KernelCountsOfGeluAndSoftmaxOfAnExpression) {
               FusionCuda::flush();
             }),
             2u);
+}
+
+TEST(FusionCuda, ProductEpiloguesRunInTheProductsKernel) {
+  SCORCH_REQUIRE_CUDA();
+  CudaDevice device{0};
+  Cuda::seed(8);
+  auto data = [&](Shape s) { return Tensor<Cuda, 2>::random(s, Distribution::uniform(-1, 1), device).to_data(); };
+  TensorData x = data({256, 192}), w = data({192, 320}), bias = data({1, 320}), residual = data({256, 320});
+  auto expressions = [&]<class B>() {
+    auto X = Tensor<B, 2>::from_data(x, device), W = Tensor<B, 2>::from_data(w, device);
+    auto b = Tensor<B, 2>::from_data(bias, device), r = Tensor<B, 2>::from_data(residual, device);
+    return std::vector<std::function<Tensor<B, 2>()>>{
+        [=] { return activation::relu(X.matmul(W) + b); },  // bias and relu: cuBLASLt's RELU_BIAS
+        [=] { return X.matmul(W) * 0.5 + r; },             // scale and residual: alpha and beta·C
+        [=] { return r + X.matmul(W) + b; },               // residual, then bias
+        [=] { return b + X.matmul(W.transpose().transpose()); },
+        [=] { return activation::gelu(X.matmul(W) + b); },  // bias folded; gelu in a generated kernel
+        [=] { return (X.matmul(W) + b).exp().sum_dim(1); }};
+  };
+  auto eager = expressions.template operator()<Cuda>();
+  auto fused = expressions.template operator()<FusionCuda>();
+  for (size_t i = 0; i < fused.size(); ++i) {
+    SCOPED_TRACE("expression " + std::to_string(i));
+    fused[i]().to_data().assert_approx_eq(eager[i]().to_data(), Tolerance::rel_abs(1e-4, 1e-4));
+  }
+  auto X = Tensor<Cuda, 2>::from_data(x, device), W = Tensor<Cuda, 2>::from_data(w, device);
+  auto B = Tensor<Cuda, 2>::from_data(bias, device), R = Tensor<Cuda, 2>::from_data(residual, device);
+  backends::cuda::kernels::MatmulEpilogue epilogue{0.5, &B.primitive(), &R.primitive(), true};
+  auto direct = backends::cuda::kernels::matmul_with_epilogue(X.primitive(), W.primitive(), epilogue);
+  ASSERT_TRUE(direct.has_value()) << "cuBLASLt has an algorithm for the epilogue";
+  Tensor<Cuda, 2>(*direct).to_data().assert_approx_eq(activation::relu(X.matmul(W) * 0.5 + R + B).to_data(),
+                                                      Tolerance::rel_abs(1e-4, 1e-4));
+  size_t product = kernels_of([&] { (void)X.matmul(W); });
+  Tensor<FusionCuda, 2> out;
+  // Programs and kernels of expression i: one program (the product with its chain folded in) queues no more
+  // kernels than the product alone (cuBLASLt may pick another algorithm for an epilogue: fewer kernels, not more).
+  auto run = [&](size_t i) {
+    auto before = FusionCuda::stats();
+    out = fused[i]();
+    FusionCuda::flush();
+    size_t programs = FusionCuda::stats().programs - before.programs;
+    size_t kernels = kernels_of([&] {
+      out = fused[i]();
+      FusionCuda::flush();
+    });
+    return std::pair{programs, kernels};
+  };
+  for (size_t i : {0, 1, 2}) {
+    SCOPED_TRACE("expression " + std::to_string(i));
+    auto [programs, kernels] = run(i);
+    EXPECT_EQ(programs, 1u);
+    EXPECT_LE(kernels, product);
+  }
+  auto [programs, kernels] = run(4);  // the product with its bias, then the gelu
+  EXPECT_EQ(programs, 2u);
+  EXPECT_LE(kernels, product + 1);
+}
+
+TEST(FusionCuda, ConvolutionBiasFusesWithTheActivationAfterIt) {
+  SCORCH_REQUIRE_CUDA();
+  CudaDevice device{0};
+  Cuda::seed(9);
+  auto x = Tensor<Cuda, 4>::random({8, 3, 20, 20}, Distribution::uniform(-1, 1), device).to_data();
+  auto w = Tensor<Cuda, 4>::random({16, 3, 3, 3}, Distribution::uniform(-1, 1), device).to_data();
+  auto b = Tensor<Cuda, 1>::random({16}, Distribution::uniform(-1, 1), device).to_data();
+  auto forward = [&]<class B>(const Tensor<B, 4>& X, const Tensor<B, 4>& W, const Tensor<B, 1>& bias) {
+    return activation::relu(functional::conv2d(X, W, bias));
+  };
+  auto X = Tensor<FusionCuda, 4>::from_data(x, device), W = Tensor<FusionCuda, 4>::from_data(w, device);
+  auto bias = Tensor<FusionCuda, 1>::from_data(b, device);
+  auto Xc = Tensor<Cuda, 4>::from_data(x, device), Wc = Tensor<Cuda, 4>::from_data(w, device);
+  forward(X, W, bias).to_data().assert_approx_eq(forward(Xc, Wc, Tensor<Cuda, 1>::from_data(b, device)).to_data(),
+                                                 Tolerance::rel_abs(1e-4, 1e-4));
+  size_t conv = kernels_of([&] { (void)functional::conv2d(Xc, Wc, std::nullopt); });
+  Tensor<FusionCuda, 4> out;
+  EXPECT_EQ(kernels_of([&] {
+              out = forward(X, W, bias);
+              FusionCuda::flush();
+            }),
+            conv + 1);  // the convolution, then bias and relu in one generated kernel
+}
+
+TEST(FusionCuda, OpsAfterAReductionRunInItsKernel) {
+  SCORCH_REQUIRE_CUDA();
+  CudaDevice device{0};
+  Cuda::seed(10);
+  auto data = Tensor<Cuda, 2>::random({300, 700}, Distribution::uniform(-2, 2), device).to_data();
+  auto deviation = [&]<class B>(const Tensor<B, 2>& x, int64_t dim) {
+    auto centered = x - 0.5;
+    return ((centered * centered).mean_dim(dim) + 1e-5).sqrt();  // a layer norm's deviation
+  };
+  auto x = Tensor<FusionCuda, 2>::from_data(data, device);
+  for (int64_t dim : {0, 1}) {
+    Tensor<FusionCuda, 2> fused;
+    EXPECT_EQ(kernels_of([&] {  // counted in a graph that is never launched: fused holds no values after it
+                fused = deviation(x, dim);
+                FusionCuda::flush();
+              }),
+              1u);
+    deviation(x, dim).to_data().assert_approx_eq(deviation(Tensor<Cuda, 2>::from_data(data, device), dim).to_data(),
+                                                 Tolerance::rel_abs(1e-5, 1e-6));
+    auto max = (x * 2.0).max_dim(dim);
+    auto shifted = max - 1.0, scaled = shifted * 3.0;  // two outputs after the reduction, and the reduction
+    auto ex = Tensor<Cuda, 2>::from_data(data, device);
+    auto emax = (ex * 2.0).max_dim(dim);
+    scaled.to_data().assert_approx_eq(((emax - 1.0) * 3.0).to_data(), Tolerance::rel_abs(1e-6, 1e-6));
+    shifted.to_data().assert_approx_eq((emax - 1.0).to_data(), Tolerance::rel_abs(1e-6, 1e-6));
+    max.to_data().assert_approx_eq(emax.to_data(), Tolerance::rel_abs(1e-6, 1e-6));
+  }
 }
 
 TEST(FusionCuda, ReductionsOfExpressionsMatchEager) {

@@ -108,6 +108,33 @@ TEST(FusionStream, IntermediatesHeldByAHandleAreOutputsOthersAreNot) {
   kept.to_data().assert_eq((on<Cpu>(data) * 2.0).to_data());
 }
 
+TEST(FusionStream, ProductsWaitWithTheOpsAfterThemAndMatchCpu) {
+  auto a = random_data({64, 48}, 11), w = random_data({48, 80}, 12), bias = random_data({1, 80}, 13);
+  auto r = random_data({64, 80}, 14);
+  auto run = [&]<class B>() {
+    auto x = on<B>(a), W = on<B>(w), b = on<B>(bias), res = on<B>(r);
+    auto h = x.exp();  // pending: computed when the product is recorded
+    auto y = activation::relu(h.matmul(W) + b);
+    auto product = h.matmul(W);  // held by a handle: the chain after it stops at it
+    auto z = product * 0.5 + res;
+    auto two = x.matmul(W) + (x * 2.0).matmul(W);        // two products in one program
+    auto nested = x.matmul(W).matmul(W.transpose());     // a product of a pending product
+    auto empty = x.slice({{0, 0}}).matmul(W) + b;        // no rows: run at once
+    return std::vector<TensorData>{y.to_data(),   product.to_data(), z.to_data(),
+                                   two.to_data(), nested.to_data(),  empty.to_data()};
+  };
+  auto fused = run.template operator()<FB>();
+  auto cpu = run.template operator()<Cpu>();
+  for (size_t i = 0; i < fused.size(); ++i) fused[i].assert_eq(cpu[i]);
+  auto x = on<FB>(a), W = on<FB>(w);
+  auto p = x.matmul(W);
+  EXPECT_TRUE(p.primitive().is_pending());  // waits until its value is needed
+  auto stats = counted([&] { (void)(p + 1.0).to_data(); });
+  EXPECT_EQ(stats.programs, 2u);  // the product (Cpu folds nothing into it), then the add
+  EXPECT_FALSE(p.primitive().is_pending());
+  EXPECT_THROW((void)x.matmul(on<FB>(random_data({47, 3}, 15))), ShapeError);  // checked when called
+}
+
 TEST(FusionStream, BroadcastsViewsDtypesAndKindsMatchCpu) {
   auto a = random_data({256, 300}, 4), row = random_data({1, 300}, 5), col = random_data({256, 1}, 6);
   auto run = [&]<class B>() {

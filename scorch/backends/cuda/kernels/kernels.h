@@ -31,4 +31,15 @@ void begin_graph_random(int device, uint64_t* base);
 /// captured.
 uint64_t end_graph_random(int device, bool advance);
 
+/// What cuBLASLt applies to a float product as it writes it: out = act(alpha · a·b + residual + bias).
+struct MatmulEpilogue {
+  double alpha = 1;
+  const CudaTensor* bias = nullptr;      // [n], contiguous, of the product's dtype: added to every row
+  const CudaTensor* residual = nullptr;  // the product's shape, contiguous, of its dtype
+  bool relu = false;
+};
+/// a·b (float, rank 2, on one device) with the epilogue applied in the same cuBLASLt call; nullopt when cuBLASLt has
+/// no algorithm for it (the caller then runs the ops apart).
+std::optional<CudaTensor> matmul_with_epilogue(T a, T b, const MatmulEpilogue& epilogue);
+
 }  // namespace scorch::backends::cuda::kernels

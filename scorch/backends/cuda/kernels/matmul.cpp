@@ -4,7 +4,11 @@
 // is on, else cuBLASLt's first heuristic choice. TF32 only when allow_tf32() (f32 stays exact).
 #include <cublasLt.h>
 
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -165,12 +169,12 @@ bool unhex(const std::string& s, cublasLtMatmulAlgo_t& algo) {
 struct Call {
   cublasLtHandle_t handle;
   const LtProblem& p;
-  const void *alpha, *beta, *A, *B;
-  void* C;
+  const void *alpha, *beta, *A, *B, *C;  // C: the added matrix (read when beta is not zero)
+  void* D;
   void* workspace;
   cudaStream_t stream;
   cublasStatus_t run(const cublasLtMatmulAlgo_t* algo) const {
-    return cublasLtMatmul(handle, p.desc, alpha, A, p.a, B, p.b, beta, C, p.c, C, p.c, algo, workspace, kWorkspaceBytes,
+    return cublasLtMatmul(handle, p.desc, alpha, A, p.a, B, p.b, beta, C, p.c, D, p.c, algo, workspace, kWorkspaceBytes,
                           stream);
   }
 };
@@ -201,7 +205,8 @@ float time_algo(const Call& call, const cublasLtMatmulAlgo_t& algo) {
   return best;
 }
 
-cublasLtMatmulAlgo_t choose_algo(const Call& call, const std::string& key) {
+/// The algorithm for call (autotuned or cuBLASLt's first choice, cached under key); nullopt when cuBLASLt has none.
+std::optional<cublasLtMatmulAlgo_t> choose_algo(const Call& call, const std::string& key) {
   cublasLtMatmulAlgo_t algo{};
   if (auto cached = autotune::lookup(key); cached && unhex(*cached, algo)) return algo;
   cublasLtMatmulPreference_t pref;
@@ -214,7 +219,13 @@ cublasLtMatmulAlgo_t choose_algo(const Call& call, const std::string& key) {
   cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(call.handle, call.p.desc, call.p.a, call.p.b, call.p.c, call.p.c,
                                                      pref, tune ? 8 : 1, results, &found);
   cublasLtMatmulPreferenceDestroy(pref);
-  if (st != CUBLAS_STATUS_SUCCESS || found == 0) throw DeviceError("matmul", "cuBLASLt found no algorithm for " + key);
+  if (st != CUBLAS_STATUS_SUCCESS || found == 0) {
+    static std::atomic<bool> logged{false};
+    if (key.find("|epilogue") != std::string::npos && !logged.exchange(true))
+      std::fprintf(stderr, "[matmul] cuBLASLt has no algorithm for %s (status %d, %d found); its ops run apart\n",
+                   key.c_str(), static_cast<int>(st), found);
+    return std::nullopt;
+  }
   algo = results[0].algo;
   if (!tune) return algo;
   float best = -1;
@@ -230,8 +241,16 @@ cublasLtMatmulAlgo_t choose_algo(const Call& call, const std::string& key) {
   return algo;
 }
 
-void float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n) {
-  // Column-major view: out^T[n, m] = b^T[n, k] · a^T[k, m].
+/// The cuBLASLt epilogue doing e's bias and relu.
+cublasLtEpilogue_t epilogue_of(const MatmulEpilogue& e) {
+  if (e.bias) return e.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+  return e.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+/// out = a·b with epilogue e; false (nothing run) when cuBLASLt has no algorithm for it.
+bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n,
+                const MatmulEpilogue& e = {}) {
+  // Column-major view: out^T[n, m] = b^T[n, k] · a^T[k, m]; a bias of n entries adds along out^T's rows.
   int device = out.device().index;
   DeviceBlas& bl = blas(device);
   LtTypes t = lt_types(out.dtype());
@@ -240,18 +259,26 @@ void float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
   cublasOperation_t ta = ob.trans ? CUBLAS_OP_T : CUBLAS_OP_N, tb = oa.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta));
   cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb));
+  cublasLtEpilogue_t epi = epilogue_of(e);
+  if (epi != CUBLASLT_EPILOGUE_DEFAULT)
+    check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)), "epilogue");
+  if (e.bias) {
+    const void* bias = e.bias->raw();
+    check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)), "bias");
+  }
   layout(p.a, t.data, ob.rows, ob.cols, ob.ld, batch, ob.batch_stride);
   layout(p.b, t.data, oa.rows, oa.cols, oa.ld, batch, oa.batch_stride);
   layout(p.c, t.data, n, m, n, batch, m * n);
-  double one64 = 1, zero64 = 0;
-  float one32 = 1, zero32 = 0;
+  double alpha64 = e.alpha, beta64 = e.residual ? 1 : 0;
+  float alpha32 = static_cast<float>(e.alpha), beta32 = e.residual ? 1.0f : 0.0f;
   bool f64 = out.dtype() == DType::F64;
   Call call{bl.handle,
             p,
-            f64 ? static_cast<const void*>(&one64) : &one32,
-            f64 ? static_cast<const void*>(&zero64) : &zero32,
+            f64 ? static_cast<const void*>(&alpha64) : &alpha32,
+            f64 ? static_cast<const void*>(&beta64) : &beta32,
             ob.ptr,
             oa.ptr,
+            e.residual ? static_cast<const void*>(e.residual->raw()) : out.raw(),
             out.raw(),
             bl.workspace.raw(),
             stream(device)};
@@ -261,10 +288,17 @@ void float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
                     std::to_string(batch) + "|" + std::to_string(ob.ld) + "," + std::to_string(oa.ld) + "," +
                     std::to_string(ob.batch_stride) + "," + std::to_string(oa.batch_stride) + "|" +
                     autotune::device_name(device);
-  cublasLtMatmulAlgo_t algo = choose_algo(call, key);
-  check_lt(call.run(&algo), "cublasLtMatmul");
-  profile_mark("matmul");
+  if (epi != CUBLASLT_EPILOGUE_DEFAULT || e.residual)
+    key += "|epilogue " + std::to_string(static_cast<int>(epi)) + (e.residual ? "+c" : "");
+  auto algo = choose_algo(call, key);
+  if (!algo) return false;
+  check_lt(call.run(&*algo), "cublasLtMatmul");
+  profile_mark(epi != CUBLASLT_EPILOGUE_DEFAULT || e.residual || e.alpha != 1 ? "matmul+epilogue" : "matmul");
+  return true;
 }
+
+/// True when x's data starts on a 16-byte boundary (what cuBLASLt's epilogue operands are asked to meet).
+bool aligned16(const T& x) { return reinterpret_cast<uintptr_t>(x.raw()) % 16 == 0; }
 
 Shape batch_of(const Shape& s) {
   Shape b = s;
@@ -297,7 +331,30 @@ T matmul(T a, T b) {
     return out;
   }
   Operand oa = operand_of(a, batch), ob = operand_of(b, batch);
-  float_gemm(oa, ob, out, count, m, k, n);
+  if (!float_gemm(oa, ob, out, count, m, k, n))
+    throw DeviceError("matmul", "cuBLASLt found no algorithm for " + a.shape().to_string() + " · " +
+                                    b.shape().to_string() + " in " + std::string(dtype_name(a.dtype())));
+  return out;
+}
+
+std::optional<CudaTensor> matmul_with_epilogue(T a, T b, const MatmulEpilogue& e) {
+  if (a.shape().rank() != 2 || b.shape().rank() != 2 || !is_float(a.dtype()) || a.dtype() != b.dtype() ||
+      !(a.device() == b.device()) || a.shape()[1] != b.shape()[0])
+    return std::nullopt;
+  auto m = static_cast<int64_t>(a.shape()[0]), k = static_cast<int64_t>(a.shape()[1]);
+  auto n = static_cast<int64_t>(b.shape()[1]);
+  if (m == 0 || k == 0 || n == 0) return std::nullopt;
+  Shape out_shape{static_cast<size_t>(m), static_cast<size_t>(n)};
+  if (e.bias && (e.bias->numel() != static_cast<size_t>(n) || !e.bias->is_contiguous() ||
+                 e.bias->dtype() != a.dtype() || !aligned16(*e.bias)))
+    return std::nullopt;
+  if (e.residual && (e.residual->shape() != out_shape || !e.residual->is_contiguous() ||
+                     e.residual->dtype() != a.dtype() || !aligned16(*e.residual)))
+    return std::nullopt;
+  T out(out_shape, a.dtype(), a.device());
+  Shape batch{};
+  Operand oa = operand_of(a, batch), ob = operand_of(b, batch);
+  if (!float_gemm(oa, ob, out, 1, m, k, n, e)) return std::nullopt;
   return out;
 }
 

@@ -1,0 +1,71 @@
+#pragma once
+// Any op's IR record held by value: OpRecord. A tagged holder rather than a std::variant: a variant with one
+// alternative per op (several hundred) made every file that copies or visits one take minutes to build.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "scorch/core/error.h"
+#include "scorch/gen/ir_records.h"
+
+namespace scorch::ir {
+
+/// Any op's record (a records:: struct), held by value: a copy copies its fields. index() is its OpId as a number.
+/// A moved-from record may only be assigned to or destroyed.
+class OpRecord {
+ public:
+  /// The record of OpId 0 with default fields.
+  OpRecord() : OpRecord(RecordOf<0>{}) {}
+  /// Holds record, of any op.
+  template <class R>
+  requires requires { R::id; }
+  OpRecord(R record) : holder_(std::make_unique<Model<R>>(std::move(record))) {}
+  OpRecord(const OpRecord& other) : holder_(other.holder_->clone()) {}
+  OpRecord(OpRecord&&) noexcept = default;
+  OpRecord& operator=(const OpRecord& other) {
+    if (this != &other) holder_ = other.holder_->clone();
+    return *this;
+  }
+  OpRecord& operator=(OpRecord&&) noexcept = default;
+  ~OpRecord() = default;
+
+  /// The op this is a record of.
+  OpId op() const { return holder_->op(); }
+  /// The op's number (OpId as size_t): RecordOf<index()> is the record's type.
+  size_t index() const { return static_cast<size_t>(op()); }
+  /// The record as R, or nullptr when it is another op's.
+  template <class R> R* get_if() { return op() == R::id ? &static_cast<Model<R>&>(*holder_).value : nullptr; }
+  template <class R> const R* get_if() const {
+    return op() == R::id ? &static_cast<const Model<R>&>(*holder_).value : nullptr;
+  }
+  /// The record's address, whatever its type (the MessagePack coder reaches its fields by offset).
+  void* data() { return holder_->data(); }
+  const void* data() const { return holder_->data(); }
+
+ private:
+  struct Holder {
+    virtual ~Holder() = default;
+    virtual std::unique_ptr<Holder> clone() const = 0;
+    virtual OpId op() const = 0;
+    virtual void* data() = 0;
+  };
+  template <class R> struct Model final : Holder {
+    R value;
+    explicit Model(R v) : value(std::move(v)) {}
+    std::unique_ptr<Holder> clone() const override { return std::make_unique<Model>(value); }
+    OpId op() const override { return R::id; }
+    void* data() override { return &value; }
+  };
+  std::unique_ptr<Holder> holder_;
+};
+
+/// record's fields as R; throws ValueError when it is another op's record.
+template <class R> const R& get(const OpRecord& record) {
+  if (const R* r = record.template get_if<R>()) return *r;
+  throw ValueError("ir::get", "the record is " + std::string(kOpNames[record.index()]) + "'s, not " +
+                                  std::string(kOpNames[static_cast<size_t>(R::id)]) + "'s");
+}
+template <class R> R& get(OpRecord& record) { return const_cast<R&>(get<R>(std::as_const(record))); }
+
+}  // namespace scorch::ir
