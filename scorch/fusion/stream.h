@@ -32,13 +32,13 @@ template <class B> class Stream {
     Shape shape = inputs.front()->shape;
     for (size_t i = 1; i < inputs.size(); ++i)
       shape = broadcast_shapes(kOpNames[static_cast<size_t>(op)].data(), shape, inputs[i]->shape);
-    const Node<B>* after = fused_after(inputs, shape);
+    const std::shared_ptr<Node<B>> after = fused_after(inputs, shape);
     NodeCount chain = 1;
     for (auto& in : inputs) {
       // A pending input of another shape (broadcast), a long chain or a reduction is computed first: programs
       // keep one shape, and a reduction closes its program unless this op is fused after it.
       if (in->pending && !after &&
-          (in->shape != shape || in->pending->chain >= kMaxChain || in->pending->reduce_dim || in->pending->after))
+          (in->shape != shape || in->pending->chain >= kMaxChain || in->pending->reduce_dim || closes(*in)))
         compute(in);
       if (in->pending) chain += in->pending->chain;
     }
@@ -50,8 +50,7 @@ template <class B> class Stream {
     node->pending.reset(
         new PendingOp<B>{op, std::move(inputs), std::move(scalars), std::move(run), std::min(chain, kMaxChain)});
     node->pending->after = after;
-    state().live.push_back(node);
-    if (state().live.size() >= 2 * state().pruned_size + 1024) prune();
+    remember(node);
     return node;
   }
 
@@ -66,7 +65,7 @@ template <class B> class Stream {
       std::lock_guard lock(state().mutex);
       // An empty dim runs at once: B reports what it cannot reduce (max/min) when the op is called.
       if (!input || !input->pending || dim >= input->shape.rank() || input->shape[dim] == 0) return nullptr;
-      if (input->pending->after || input->pending->chain >= kMaxChain) return nullptr;
+      if (closes(*input) || input->pending->chain >= kMaxChain) return nullptr;
       auto node = std::make_shared<Node<B>>();
       node->shape = input->shape;
       if (keep_dim) node->shape[dim] = 1;
@@ -75,8 +74,8 @@ template <class B> class Stream {
       node->device = input->device;
       node->pending.reset(
           new PendingOp<B>{op, {input}, {}, std::move(run), static_cast<NodeCount>(input->pending->chain + 1), dim});
-      node->pending->after = node.get();
-      state().live.push_back(node);
+      node->pending->after = node;
+      remember(node);
       return node;
     }
   }
@@ -95,7 +94,7 @@ template <class B> class Stream {
     node->device = inputs.front()->device;
     node->pending.reset(new PendingOp<B>{op, std::move(inputs), {}, std::move(run), 1});
     node->pending->head = true;
-    state().live.push_back(node);
+    remember(node);
     return node;
   }
 
@@ -111,16 +110,16 @@ template <class B> class Stream {
     std::lock_guard lock(state().mutex);
     // Each reduction, with the ops fused after it, is its own program; only those are held meanwhile, so the
     // intermediates of their graphs stay unheld (not outputs).
-    std::vector<std::vector<NodePtr>> reductions;
+    std::vector<std::pair<const Node<B>*, std::vector<NodePtr>>> reductions;
     for (auto& weak : state().live) {
       auto node = weak.lock();
-      if (!node || !node->pending || !node->pending->after) continue;
-      auto group = std::find_if(reductions.begin(), reductions.end(),
-                                [&](const auto& g) { return g.front()->pending->after == node->pending->after; });
-      if (group == reductions.end()) reductions.push_back({std::move(node)});
-      else group->push_back(std::move(node));
+      const Node<B>* reduction = node && node->pending ? node->pending->after.lock().get() : nullptr;
+      if (!reduction) continue;
+      auto group = std::find_if(reductions.begin(), reductions.end(), [&](auto& g) { return g.first == reduction; });
+      if (group == reductions.end()) reductions.push_back({reduction, {std::move(node)}});
+      else group->second.push_back(std::move(node));
     }
-    for (auto& group : reductions) run_graph(std::move(group));
+    for (auto& group : reductions) run_graph(std::move(group.second));
     reductions.clear();
     // One program per shape: record() computes a pending input of another shape first, so roots of different
     // shapes share no waiting op, and a program of one shape runs fused (a mixed one would run op by op).
@@ -160,6 +159,13 @@ template <class B> class Stream {
     static State s;
     return s;
   }
+  /// Adds node to the live list, pruning the list when it has doubled.
+  static void remember(const NodePtr& node) {
+    state().live.push_back(node);
+    if (state().live.size() >= 2 * state().pruned_size + 1024) prune();
+  }
+  /// True when node is a pending reduction or a pending op fused after one (whose reduction is still alive).
+  static bool closes(const Node<B>& node) { return node.pending && !node.pending->after.expired(); }
   static void prune() {
     auto& live = state().live;
     live.erase(std::remove_if(live.begin(), live.end(),
@@ -173,14 +179,15 @@ template <class B> class Stream {
 
   /// True when op may be fused after the reduction its inputs read: every input is that reduction or an op fused
   /// after it, of shape, and the executor fuses ops after such a reduction. Returns the reduction, else nullptr.
-  static const Node<B>* fused_after(const std::vector<NodePtr>& inputs, const Shape& shape) {
-    const Node<B>* after = inputs.front()->pending ? inputs.front()->pending->after : nullptr;
-    if (!after) return nullptr;
+  static std::shared_ptr<Node<B>> fused_after(const std::vector<NodePtr>& inputs, const Shape& shape) {
+    // The reduction may be gone (an op reading another fused op keeps it only through that op) or computed.
+    auto after = inputs.front()->pending ? inputs.front()->pending->after.lock() : nullptr;
+    if (!after || !after->pending || !Executor<B>::fuses_after(after->pending->op)) return nullptr;
     for (auto& in : inputs)
-      if (!in->pending || in->pending->after != after || in->shape != shape || in->pending->chain >= kMaxChain)
+      if (!in->pending || in->pending->after.lock() != after || in->shape != shape ||
+          in->pending->chain >= kMaxChain)
         return nullptr;
-    // The reduction is alive while an op fused after it is pending (that op holds it), but may be computed.
-    return after->pending && Executor<B>::fuses_after(after->pending->op) ? after : nullptr;
+    return after;
   }
 
   /// Runs the pending graph under roots as one program. A node becomes an output when something outside the
@@ -252,7 +259,7 @@ template <class B> class Stream {
         return std::any_of(n->pending->inputs.begin(), n->pending->inputs.end(),
                            [&](const NodePtr& in) { return in.get() == program.ops[at]; });
       });
-      if (reader == program.ops.end() || (*reader)->pending->head || (*reader)->pending->after) break;
+      if (reader == program.ops.end() || (*reader)->pending->head || closes(**reader)) break;
       chain.push_back(*reader);
       at = static_cast<size_t>(reader - program.ops.begin());
     }

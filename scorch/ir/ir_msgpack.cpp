@@ -655,6 +655,8 @@ template <class R> const std::vector<FieldCoder>& coders() {
       auto offset = static_cast<size_t>(reinterpret_cast<const char*>(&v) - base);
       out.push_back({name, offset, &write_field<T>, &read_field<T>});
     });
+    if (out.size() > 64)  // read_record_fields marks the fields it read in a 64-bit mask
+      throw FormatError("ir", std::string(kOpNames[static_cast<size_t>(R::id)]) + " has over 64 fields");
     return out;
   }();
   return table;

@@ -12,7 +12,7 @@
 namespace scorch::ir {
 
 /// Any op's record (a records:: struct), held by value: a copy copies its fields. index() is its OpId as a number.
-/// A moved-from record may only be assigned to or destroyed.
+/// A moved-from record may only be assigned to or destroyed (anything else throws ValueError).
 class OpRecord {
  public:
   /// The record of OpId 0 with default fields.
@@ -21,27 +21,27 @@ class OpRecord {
   template <class R>
   requires requires { R::id; }
   OpRecord(R record) : holder_(std::make_unique<Model<R>>(std::move(record))) {}
-  OpRecord(const OpRecord& other) : holder_(other.holder_->clone()) {}
+  OpRecord(const OpRecord& other) : holder_(other.holder().clone()) {}
   OpRecord(OpRecord&&) noexcept = default;
   OpRecord& operator=(const OpRecord& other) {
-    if (this != &other) holder_ = other.holder_->clone();
+    if (this != &other) holder_ = other.holder().clone();
     return *this;
   }
   OpRecord& operator=(OpRecord&&) noexcept = default;
   ~OpRecord() = default;
 
   /// The op this is a record of.
-  OpId op() const { return holder_->op(); }
+  OpId op() const { return holder().op(); }
   /// The op's number (OpId as size_t): RecordOf<index()> is the record's type.
   size_t index() const { return static_cast<size_t>(op()); }
   /// The record as R, or nullptr when it is another op's.
-  template <class R> R* get_if() { return op() == R::id ? &static_cast<Model<R>&>(*holder_).value : nullptr; }
+  template <class R> R* get_if() { return op() == R::id ? &static_cast<Model<R>&>(holder()).value : nullptr; }
   template <class R> const R* get_if() const {
-    return op() == R::id ? &static_cast<const Model<R>&>(*holder_).value : nullptr;
+    return op() == R::id ? &static_cast<const Model<R>&>(holder()).value : nullptr;
   }
   /// The record's address, whatever its type (the MessagePack coder reaches its fields by offset).
-  void* data() { return holder_->data(); }
-  const void* data() const { return holder_->data(); }
+  void* data() { return holder().data(); }
+  const void* data() const { return holder().data(); }
 
  private:
   struct Holder {
@@ -57,6 +57,11 @@ class OpRecord {
     OpId op() const override { return R::id; }
     void* data() override { return &value; }
   };
+  /// The held record; a moved-from record has none (ValueError).
+  Holder& holder() const {
+    if (!holder_) throw ValueError("ir::OpRecord", "a moved-from record holds no op");
+    return *holder_;
+  }
   std::unique_ptr<Holder> holder_;
 };
 

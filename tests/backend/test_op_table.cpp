@@ -102,6 +102,11 @@ TEST(OpTable, RecordFieldsKeepTheSignaturesOrderAndValues) {
   other = copy;  // a copy holds its own fields
   ir::get<ir::records::FloatGather>(copy).dim = 0;
   EXPECT_EQ(ir::get<ir::records::FloatGather>(other).dim, 1u);
+  ir::OpRecord moved = std::move(other);
+  EXPECT_EQ(moved.op(), OpId::float_gather);
+  EXPECT_THROW((void)other.op(), ValueError);  // NOLINT(bugprone-use-after-move): a moved-from record says so
+  other = moved;
+  EXPECT_EQ(other.op(), OpId::float_gather);
 }
 
 TEST(OpTable, AutodiffRecordsProvidedOpsThroughItsOwnGraph) {

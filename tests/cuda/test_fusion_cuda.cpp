@@ -301,6 +301,13 @@ TEST(FusionCuda, OpsAfterAReductionRunInItsKernel) {
     scaled.to_data().assert_approx_eq(((emax - 1.0) * 3.0).to_data(), Tolerance::rel_abs(1e-6, 1e-6));
     shifted.to_data().assert_approx_eq((emax - 1.0).to_data(), Tolerance::rel_abs(1e-6, 1e-6));
     max.to_data().assert_approx_eq(emax.to_data(), Tolerance::rel_abs(1e-6, 1e-6));
+    // An op fused after an op fused after a reduction, once the reduction's only holder has run.
+    auto sum = (x * 2.0).sum_dim(dim);
+    auto plus = sum + 1.0, root = plus.sqrt();
+    sum = Tensor<FusionCuda, 2>();
+    (void)plus.to_data();
+    auto esum = (ex * 2.0).sum_dim(dim);
+    (root * 3.0).to_data().assert_approx_eq(((esum + 1.0).sqrt() * 3.0).to_data(), Tolerance::rel_abs(1e-5, 1e-5));
   }
 }
 

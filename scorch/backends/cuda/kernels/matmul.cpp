@@ -292,7 +292,10 @@ bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
     key += "|epilogue " + std::to_string(static_cast<int>(epi)) + (e.residual ? "+c" : "");
   auto algo = choose_algo(call, key);
   if (!algo) return false;
-  check_lt(call.run(&*algo), "cublasLtMatmul");
+  cublasStatus_t status = call.run(&*algo);
+  // An epilogue's operands may not suit the algorithm found (their alignment): the caller runs the ops apart.
+  if (status == CUBLAS_STATUS_NOT_SUPPORTED && epi != CUBLASLT_EPILOGUE_DEFAULT) return false;
+  check_lt(status, "cublasLtMatmul");
   profile_mark(epi != CUBLASLT_EPILOGUE_DEFAULT || e.residual || e.alpha != 1 ? "matmul+epilogue" : "matmul");
   return true;
 }
