@@ -481,19 +481,17 @@ std::optional<std::string> generate_cuda_source(const KernelPlan& plan) {
 }
 
 void fill_scalars(const KernelPlan& plan, FusedParams& params) {
-  size_t slot = 0;
-  std::vector<const KernelOp*> ops;
-  for (const auto& k : plan.ops) ops.push_back(&k);
-  for (const auto& k : plan.epilogue) ops.push_back(&k);
-  for (const KernelOp* k : ops)
-    for (const Scalar& v : k->scalars) {
-      params.fs[slot] = v.to_double();
-      // As the eager kernels' scalar_as (a float scalar truncated), without the undefined conversion of a
-      // value beyond int64 (x86's result, INT64_MIN, instead).
-      bool fits = !v.is_float() || (v.to_double() > -9.2e18 && v.to_double() < 9.2e18);
-      params.is[slot] = fits ? static_cast<long long>(v.to_int()) : INT64_MIN;
-      ++slot;
-    }
+  size_t slot = 0;  // the ops before the reduction, then those after it: the order the source reads them
+  for (const auto* ops : {&plan.ops, &plan.epilogue})
+    for (const KernelOp& k : *ops)
+      for (const Scalar& v : k.scalars) {
+        params.fs[slot] = v.to_double();
+        // As the eager kernels' scalar_as (a float scalar truncated), without the undefined conversion of a
+        // value beyond int64 (x86's result, INT64_MIN, instead).
+        bool fits = !v.is_float() || (v.to_double() > -9.2e18 && v.to_double() < 9.2e18);
+        params.is[slot] = fits ? static_cast<long long>(v.to_int()) : INT64_MIN;
+        ++slot;
+      }
 }
 
 }  // namespace scorch::fusion
