@@ -277,6 +277,35 @@ template <class B> void linear_relu(const Options& o, const std::string& name) {
       "tflops", [](double ms) { return 2.0 * 8192 * 1024 * 4096 / ms / 1e9; });
 }
 
+/// Layer norm of x [8192, 512] with gamma and beta, forward and backward of its sum (PyTorch's twin:
+/// ln(x).sum().backward()): reads x twice and the gradient once, writes y and dx.
+template <class AD> void layer_norm_step(const Options& o, const std::string& name) {
+  auto x = Tensor<AD, 2>::random({8192, 512}, Distribution::normal(0, 1)).require_grad();
+  auto ln = nn::LayerNormConfig(512).template init<AD>();
+  run_gpu(
+      o, name,
+      [&] {
+        auto grads = ln.forward(x).sum().backward();
+        flush_recorded<AD>();
+      },
+      "gb_per_s", [](double ms) { return 4.0 * 8192 * 512 * 4 / ms / 1e6; });
+}
+
+/// Scaled dot-product attention of q, k, v [32, 8, 256, 64] of dtype, forward and backward of its sum.
+template <class AD> void attention_step(const Options& o, const std::string& name, DType dtype) {
+  auto make = [&] {
+    return Tensor<AD, 4>::random({32, 8, 256, 64}, Distribution::normal(0, 1)).cast(dtype).detach().require_grad();
+  };
+  auto q = make(), k = make(), v = make();
+  run_gpu(
+      o, name,
+      [&] {
+        auto grads = functional::attention(q, k, v).sum().backward();
+        flush_recorded<AD>();
+      },
+      "tflops", [](double ms) { return 3.5 * 4.0 * 32 * 8 * 256.0 * 256 * 64 / ms / 1e9; });
+}
+
 template <class B> void gpu_workloads(const Options& o) {
   gemm<B>(o);
   gemm_shapes<B>(o);
@@ -285,6 +314,9 @@ template <class B> void gpu_workloads(const Options& o) {
   guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");
   transformer<Autodiff<B>>(o, "transformer_layer_fwd_bwd_f32");
   linear_relu<B>(o, "linear_relu_f32_8192x1024x4096");
+  layer_norm_step<Autodiff<B>>(o, "layer_norm_8192x512_fwd_bwd_f32");
+  attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_f32", DType::F32);
+  attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_bf16", DType::BF16);
   fused_bandwidth<Fusion<B>>(o);
   linear_relu<Fusion<B>>(o, "linear_relu_f32_8192x1024x4096_fused");
   guide_step<Autodiff<Fusion<B>>>(o, 64, "mnist_guide_train_step_b64_fused");

@@ -1,5 +1,6 @@
 #pragma once
-// Rank-erased options of the module ops (convolution, pooling, interpolation, unfold/fold).
+// Rank-erased options and multi-tensor results of the module ops (convolution, pooling, interpolation,
+// unfold/fold, attention, normalization).
 // Spatial options hold one value per spatial dim (1 to 3 of them), outermost first.
 #include <cstddef>
 #include <optional>
@@ -40,6 +41,18 @@ struct InterpolateSpec {
 template <class T> struct ConvGradients {
   T x, weight;
   std::optional<T> bias;
+};
+
+/// Gradients of scaled dot-product attention with respect to q, k and v.
+template <class T> struct AttentionGradients {
+  T q, k, v;
+};
+
+/// Gradients of a normalization with respect to its input and, when it has them, its scale
+/// (gamma) and shift (beta).
+template <class T> struct NormGradients {
+  T x;
+  std::optional<T> gamma, beta;
 };
 
 }  // namespace scorch

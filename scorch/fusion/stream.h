@@ -352,11 +352,21 @@ std::optional<Shape> product_shape(const FusionTensor<B, Float>& a, const Fusion
 template <class P, class Q, class Pair> std::pair<P, Q> wrap_pair(Pair r) {
   return {P::wrap(std::move(r.first)), Q::wrap(std::move(r.second))};
 }
+/// B's optional primitive as Fusion<B>'s.
+template <class P, class Q> std::optional<P> wrap_optional(std::optional<Q> q) {
+  return q ? std::optional<P>(P::wrap(std::move(*q))) : std::nullopt;
+}
 /// B's convolution gradients as Fusion<B>'s.
-template <class P, class Grads> ConvGradients<P> wrap_grads(Grads g) {
-  std::optional<P> bias;
-  if (g.bias) bias = P::wrap(std::move(*g.bias));
-  return {P::wrap(std::move(g.x)), P::wrap(std::move(g.weight)), std::move(bias)};
+template <class P, class Q> ConvGradients<P> wrap_grads(ConvGradients<Q> g) {
+  return {P::wrap(std::move(g.x)), P::wrap(std::move(g.weight)), wrap_optional<P>(std::move(g.bias))};
+}
+/// B's attention gradients as Fusion<B>'s.
+template <class P, class Q> AttentionGradients<P> wrap_grads(AttentionGradients<Q> g) {
+  return {P::wrap(std::move(g.q)), P::wrap(std::move(g.k)), P::wrap(std::move(g.v))};
+}
+/// B's normalization gradients as Fusion<B>'s.
+template <class P, class Q> NormGradients<P> wrap_grads(NormGradients<Q> g) {
+  return {P::wrap(std::move(g.x)), wrap_optional<P>(std::move(g.gamma)), wrap_optional<P>(std::move(g.beta))};
 }
 
 }  // namespace scorch::fusion

@@ -116,8 +116,9 @@ template <class B> struct LayerNorm {
     if (x.shape()[D - 1] != d)
       throw ShapeError("LayerNorm::forward",
                        "input " + x.shape().to_string() + " must end in d_model " + std::to_string(d));
-    auto y = detail::standardize_last(x, epsilon) * gamma.val().template unsqueeze<D>();
-    return beta ? y + beta->val().template unsqueeze<D>() : y;
+    std::optional<Tensor<B, 1>> shift;
+    if (beta) shift = beta->val();
+    return functional::layer_norm(x, std::optional(gamma.val()), shift, epsilon);
   }
 };
 
@@ -218,8 +219,7 @@ template <class B> struct RmsNorm {
   double epsilon = 1e-5;
   SCORCH_MODULE(RmsNorm, gamma, epsilon)
   template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
-    auto rms = (x.square().mean_dim(D - 1) + epsilon).sqrt();
-    return x / rms * gamma.val().template unsqueeze<D>();
+    return functional::rms_norm(x, std::optional(gamma.val()), epsilon);
   }
 };
 

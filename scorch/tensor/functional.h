@@ -325,6 +325,8 @@ Tensor<B, 4> attention(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tenso
 
 }  // namespace scorch::functional
 
+#include "scorch/tensor/functional_fused.h"
+
 namespace scorch {
 /// Burn's name for the functional ops (burn::tensor::module).
 namespace module = functional;

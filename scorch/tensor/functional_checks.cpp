@@ -167,6 +167,36 @@ void attention(const Shape& q, const Shape& k, const Shape& v, const std::option
   }
 }
 
+void attention_backward(const Shape& q, const Shape& v, const Shape& out, const Shape& logsumexp, const Shape& grad) {
+  Shape expected{q[0], q[1], q[2], v[3]}, stats{q[0], q[1], q[2]};
+  if (!(out == expected) || !(grad == expected) || !(logsumexp == stats))
+    throw ShapeError("attention_backward", "output " + out.to_string() + " and gradient " + grad.to_string() +
+                                               " must be " + expected.to_string() + " and the log-sum-exp " +
+                                               logsumexp.to_string() + " must be " + stats.to_string());
+}
+
+void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape>& gamma,
+          const std::optional<Shape>& beta, const std::optional<Shape>& grad) {
+  float_dtype(op, "input", dtype);
+  if (x.rank() == 0) throw ShapeError(op, "the input must have at least one dim, got a scalar");
+  Shape row{x[x.rank() - 1]};
+  auto check = [&](const char* what, const std::optional<Shape>& s) {
+    if (s && !(*s == row))
+      throw ShapeError(op, std::string(what) + " " + s->to_string() + " must be " + row.to_string() +
+                               " (the last dim of the input " + x.to_string() + ")");
+  };
+  check("gamma", gamma);
+  check("beta", beta);
+  if (grad && !(*grad == x))
+    throw ShapeError(op, "gradient " + grad->to_string() + " must have the input's shape " + x.to_string());
+}
+
+void param_dtype(const char* op, const char* what, DType input, DType param) {
+  if (input != param)
+    throw DTypeError(op, std::string(what) + " dtype " + std::string(dtype_name(param)) +
+                             " differs from the input's " + std::string(dtype_name(input)));
+}
+
 SpatialDims spatial_of(const Shape& s) { return SpatialDims(s.begin() + std::min<size_t>(2, s.rank()), s.end()); }
 
 Shape conv_output(const Shape& x, const Shape& w, const ConvSpec& spec, bool transposed) {

@@ -24,6 +24,15 @@ void fold(const char* op, const Shape& x, DType xd, const SpatialDims& output_si
 /// q, k, v are [batch, heads, seq, d] with matching dims and mask broadcasts to the scores.
 void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd,
                DType vd);
+/// Throws unless out and grad are attention's output for q and v ([batch, heads, seq_q, dv]) and
+/// logsumexp is [batch, heads, seq_q].
+void attention_backward(const Shape& q, const Shape& v, const Shape& out, const Shape& logsumexp, const Shape& grad);
+/// Throws unless x is a float tensor of rank >= 1 and gamma / beta (when given) are [x's last dim] of
+/// x's dtype; grad (when given) has x's shape. op names the caller.
+void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape>& gamma,
+          const std::optional<Shape>& beta, const std::optional<Shape>& grad);
+/// Throws DTypeError unless a parameter (gamma, beta) has the input's dtype.
+void param_dtype(const char* op, const char* what, DType input, DType param);
 /// The spatial dims of a [batch, channels, spatial...] shape.
 SpatialDims spatial_of(const Shape& s);
 /// The output shape of a checked (transposed) convolution.

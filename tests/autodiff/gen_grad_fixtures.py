@@ -307,6 +307,12 @@ case("attention_mask", [rn(1, 2, 4, 3), rn(1, 2, 4, 3), rn(1, 2, 4, 3), causal],
      lambda q, k, v, m: (attention_ref(q, k, v, m), attention_ref(q, k, v, m, 0.7)))
 
 
+case("layer_norm", [rn(2, 3, 6), rn(6), rn(6)], lambda x, g, b: (
+    F.layer_norm(x, (6,), g, b), F.layer_norm(x, (6,), None, None, 1e-3)))
+case("rms_norm", [rn(3, 5), rn(5)], lambda x, g: (
+    x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * g, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-2)))
+
+
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "gradients.json"), "w") as f:

@@ -116,7 +116,7 @@ void add_interpolate_cases(std::vector<GradCase>& cases) {
                    }});
 }
 
-void add_unfold_attention_cases(std::vector<GradCase>& cases) {
+void add_unfold_attention_norm_cases(std::vector<GradCase>& cases) {
   cases.push_back({"unfold4d", {"module_unfold"}, [](const GradInputs& in) {
                      return flat(mod::unfold4d(in.f<4>(0), {3, 2}, U2{{2, 1}, {1, 0}, {1, 1}}));
                    }});
@@ -139,6 +139,18 @@ void add_unfold_attention_cases(std::vector<GradCase>& cases) {
          auto mask = in.b<4>(3);
          return join({flat(mod::attention<AD>(q, k, v, mask)), flat(mod::attention<AD>(q, k, v, mask, 0.7))});
        }});
+  // x [2, 3, 6] with gamma and beta [6], then neither (epsilon 1e-3).
+  cases.push_back({"layer_norm", {"module_layer_norm"}, [](const GradInputs& in) {
+                     auto x = in.f<3>(0);
+                     std::optional<Tensor<AD, 1>> g = in.f<1>(1), b = in.f<1>(2), none;
+                     return join({flat(mod::layer_norm(x, g, b)), flat(mod::layer_norm(x, none, none, 1e-3))});
+                   }});
+  // x [3, 5] with gamma [5], then without (epsilon 1e-2).
+  cases.push_back({"rms_norm", {"module_rms_norm"}, [](const GradInputs& in) {
+                     auto x = in.f<2>(0);
+                     std::optional<Tensor<AD, 1>> g = in.f<1>(1), none;
+                     return join({flat(mod::rms_norm(x, g)), flat(mod::rms_norm(x, none, 1e-2))});
+                   }});
 }
 }  // namespace
 
@@ -147,7 +159,7 @@ void add_module_grad_cases(std::vector<GradCase>& cases) {
   add_conv_transpose_cases(cases);
   add_pool_cases(cases);
   add_interpolate_cases(cases);
-  add_unfold_attention_cases(cases);
+  add_unfold_attention_norm_cases(cases);
 }
 
 }  // namespace scorch::gradcheck

@@ -1,5 +1,5 @@
 // Conformance cases: module ops (convolution, transposed convolution, pooling, adaptive pooling,
-// interpolation, unfold/fold, attention), forward. The gradients are in cases_module_grad.cpp.
+// interpolation, unfold/fold, attention, normalization), forward. The gradients are in cases_module_grad.cpp.
 #include "harness.h"
 #include "module_aliases.h"
 
@@ -158,6 +158,27 @@ template <class B> void add_module_cases(CaseList<B>& list) {
     auto causal = Bo<4>(in, 3), m = Bo<4>(in, 4);
     return outs(mod::attention<B>(q, k, v, causal), mod::attention<B>(q, k, v, m),
                 mod::attention<B>(q, k, v, causal, 0.7), mod::attention<B>(q, k, v, m.slice({Slice(), Slice(0, 1)})));
+  });
+  // attention_with_stats: the output and each query's log-sum-exp (f32 for f16/bf16 inputs, compared in the
+  // inputs' dtype), with a mask and without
+  list.add("mod_attention_stats", {"module_attention_with_stats"}, [](const Inputs<B>& in) {
+    auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2);
+    auto [out, lse] = mod::attention_with_stats<B>(q, k, v, Bo<4>(in, 3));
+    auto [out1, lse1] = mod::attention_with_stats<B>(q, k, v, std::nullopt, 0.3);
+    return outs(out, lse.cast(q.dtype()), out1, lse1.cast(q.dtype()));
+  });
+
+  // ---- normalization over the last dim: x, gamma, beta
+  list.add("mod_layer_norm", {"module_layer_norm"}, [](const Inputs<B>& in) {
+    auto x = F<3>(in, 0);
+    std::optional<Tensor<B, 1>> g = F<1>(in, 1), b = F<1>(in, 2), none;
+    return outs(mod::layer_norm(x, g, b), mod::layer_norm(x, none, none, 1e-3), mod::layer_norm(x, g, none),
+                mod::layer_norm(x, none, b, 0.5));
+  });
+  list.add("mod_rms_norm", {"module_rms_norm"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    std::optional<Tensor<B, 1>> g = F<1>(in, 1);
+    return outs(mod::rms_norm(x, g), mod::rms_norm(x, std::optional<Tensor<B, 1>>{}, 1e-2));
   });
 }
 

@@ -37,6 +37,24 @@ def attention_ref(q, k, v, mask=None, scale=None):
     return torch.softmax(s, -1) @ v
 
 
+def attention_stats_ref(q, k, v, mask=None, scale=None):
+    """attention_ref's output and the log-sum-exp of each query's masked scaled scores."""
+    s = (q @ k.transpose(-2, -1)) * (scale if scale is not None else q.shape[-1] ** -0.5)
+    if mask is not None:
+        s = s.masked_fill(mask, float("-inf"))
+    return torch.softmax(s, -1) @ v, torch.logsumexp(s, -1)
+
+
+def rms_norm_ref(x, g=None, eps=1e-5):
+    """x / sqrt(mean(x²) + eps) over the last dim, times g (PyTorch 1.13 has no rms_norm)."""
+    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)
+    return y * g if g is not None else y
+
+
+def layer_norm_ref(x, g=None, b=None, eps=1e-5):
+    return F.layer_norm(x, (x.shape[-1],), g, b, eps)
+
+
 def add_cases(case, rn, rb):
     f64 = torch.float64
 
@@ -186,3 +204,33 @@ def add_cases(case, rn, rb):
     case("mod_attention_mask", [rn(2, 3, 5, 4), rn(2, 3, 5, 4), rn(2, 3, 5, 4), causal, full], ref64(lambda q, k, v, c, m: (
         attention_ref(q, k, v, c), attention_ref(q, k, v, m), attention_ref(q, k, v, c, 0.7),
         attention_ref(q, k, v, m[:, :1]))), tol=TOL)
+
+    # ---- fused ops (appended last so that the cases above keep their random inputs)
+    some = rb(2, 3, 4, 6)
+    some[..., 0] = False  # every query keeps a key
+    case("mod_attention_stats", [rn(2, 3, 4, 8), rn(2, 3, 6, 8), rn(2, 3, 6, 5), some], ref64(lambda q, k, v, m: (
+        *attention_stats_ref(q, k, v, m), *attention_stats_ref(q, k, v, scale=0.3))), tol=TOL)
+    case("mod_layer_norm", [rn(2, 3, 7), rn(7), rn(7)], ref64(lambda x, g, b: (
+        layer_norm_ref(x, g, b), layer_norm_ref(x, eps=1e-3), layer_norm_ref(x, g), layer_norm_ref(x, None, b, 0.5))),
+        tol=TOL)
+    case("mod_rms_norm", [rn(4, 9), rn(9)], ref64(lambda x, g: (rms_norm_ref(x, g), rms_norm_ref(x, eps=1e-2))), tol=TOL)
+
+    q, k, v, mask = rn(2, 3, 5, 4), rn(2, 3, 7, 4), rn(2, 3, 7, 3), rb(2, 1, 5, 7)
+    mask[..., 0] = False
+    g = rn(2, 3, 5, 3)
+
+    def attention_grads(q, k, v, m, g):
+        return (*grads(lambda q, k, v: attention_ref(q, k, v, m), g, q, k, v),
+                *grads(lambda q, k, v: attention_ref(q, k, v, scale=0.3), g, q, k, v))
+    case("mod_attention_backward", [q, k, v, mask, g], ref64(attention_grads), tol=TOL)
+
+    def layer_norm_grads(x, gamma, g):
+        beta = torch.zeros_like(gamma)
+        return (*grads(lambda x, gamma, beta: layer_norm_ref(x, gamma, beta), g, x, gamma, beta),
+                *grads(lambda x, beta: layer_norm_ref(x, None, beta, 1e-3), g, x, beta))
+    case("mod_layer_norm_backward", [rn(3, 2, 6), rn(6), rn(3, 2, 6)], ref64(layer_norm_grads), tol=TOL)
+
+    def rms_norm_grads(x, gamma, g):
+        return (*grads(lambda x, gamma: rms_norm_ref(x, gamma), g, x, gamma),
+                *grads(lambda x: rms_norm_ref(x, eps=1e-2), g, x))
+    case("mod_rms_norm_backward", [rn(5, 8), rn(8), rn(5, 8)], ref64(rms_norm_grads), tol=TOL)

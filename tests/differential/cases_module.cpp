@@ -1,8 +1,8 @@
 // Differential cases: convolution and transposed convolution (1-3 spatial dims, stride, padding,
 // dilation, groups, output padding) and their backward ops, pooling (ceil mode, padding
 // exclusion, dilation) and backward, adaptive pools, interpolation (every mode, both corner
-// conventions) and backward, unfold/fold and attention. Backward ops take cos(forward) as the
-// incoming gradient, so no output shape is written twice.
+// conventions) and backward, unfold/fold, attention (with its statistics) and the norms. Backward
+// ops take cos(forward) as the incoming gradient, so no output shape is written twice.
 #include "diff_harness.h"
 
 namespace scorch::differential {
@@ -209,6 +209,27 @@ void unfold_fold_attention(DiffList& list) {
              SCORCH_DIFF_BODY(
                  fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5)),
                  fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35))));
+  // Autodiff records attention with its statistics and differentiates it through attention_backward.
+  each<true>(list, "module_attention_with_stats", qkv,
+             SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2),
+                                                         std::optional<typename B::BoolTensor>(in.b(3)), 0.4)
+                                     .first)),
+             {"module_attention_with_stats", "module_attention_backward"});
+  each<false>(list, "module_attention_with_stats", qkv,
+              SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6).second)));
+}
+
+void norms(DiffList& list) {
+  Variants inputs = {{in({4, 6, 33}), in({33}), in({33})},
+                     {in({3, 7}, DType::F64, Domain::Normal, kT), in({7}, DType::F64), in({7}, DType::F64)}};
+  each<true>(list, "module_layer_norm", inputs,
+             SCORCH_DIFF_BODY(fo(M::layer_norm(in.f(0), std::optional(in.f(1)), std::optional(in.f(2)), 1e-5)),
+                              fo(M::layer_norm(in.f(0), std::nullopt, std::nullopt, 1e-3))),
+             {"module_layer_norm", "module_layer_norm_backward"});
+  each<true>(list, "module_rms_norm", inputs,
+             SCORCH_DIFF_BODY(fo(M::rms_norm(in.f(0), std::optional(in.f(1)), 1e-5)),
+                              fo(M::rms_norm(in.f(0), std::nullopt, 1e-2))),
+             {"module_rms_norm", "module_rms_norm_backward"});
 }
 
 }  // namespace
@@ -219,6 +240,7 @@ void add_module_cases(DiffList& list) {
   adaptive_pools(list);
   interpolation(list);
   unfold_fold_attention(list);
+  norms(list);
 }
 
 }  // namespace scorch::differential

@@ -1,5 +1,5 @@
 #pragma once
-// Autodiff<B> module ops: convolution, pooling, interpolation, unfold/fold and attention. Their
+// Autodiff<B> module ops: convolution, pooling, interpolation, unfold/fold, attention and the norms. Their
 // gradients use the inner backend's *_backward helpers; the helpers themselves pass through
 // untracked (no second-order gradients).
 #include <optional>
@@ -30,6 +30,13 @@ template <class B> struct ModuleOps : OpsBase<B> {
   static T unfold(T x, const PoolSpec& spec);
   static T fold(T x, const SpatialDims& output_size, const PoolSpec& spec);
   static T attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale);
+  static std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<BoolP>& mask, double scale);
+  static AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<BoolP>& mask, double scale, T out,
+                                                  T logsumexp, T grad);
+  static T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon);
+  static NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta, T grad, double epsilon);
+  static T rms_norm(T x, const std::optional<T>& gamma, double epsilon);
+  static NormGradients<T> rms_norm_backward(T x, const std::optional<T>& gamma, T grad, double epsilon);
 
  private:
   /// conv or conv_transpose, recorded with the matching backward helper.
@@ -38,6 +45,9 @@ template <class B> struct ModuleOps : OpsBase<B> {
   static std::pair<T, IntP> indexed_pool(const char* name, T x, std::pair<P, IntP> result);
   /// A helper's gradients wrapped as untracked tensors.
   static ConvGradients<T> wrap_grads(ConvGradients<P> g);
+  static NormGradients<T> wrap_grads(NormGradients<P> g);
+  /// An optional tensor's primitive.
+  static std::optional<P> primitive_of(const std::optional<T>& t);
 };
 
 }  // namespace scorch::autodiff

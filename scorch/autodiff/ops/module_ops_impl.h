@@ -2,7 +2,6 @@
 // Definitions of ModuleOps<B>; included by the translation unit that instantiates Autodiff<B>.
 #include "scorch/autodiff/autodiff.h"
 #include "scorch/autodiff/ops/module_ops.h"
-#include "scorch/backend/provided/module_defaults.h"
 
 namespace scorch::autodiff {
 
@@ -114,13 +113,95 @@ template <class B> AutodiffTensor<B> ModuleOps<B>::fold(T x, const SpatialDims& 
       [output_size, spec](auto in) { return M::fold(std::move(in[0]), output_size, spec); },
       [spec](auto& c) { c.to(0, [&] { return M::unfold(c.grad(), spec); }); });
 }
-// Untracked inputs use the inner backend's fused kernel; tracked ones the composition of
-// differentiable ops (matmul, softmax, matmul).
+// attention and attention_with_stats: one node whose backward is the inner backend's attention_backward,
+// from the saved inputs, output and log-sum-exp.
+template <class B>
+std::pair<AutodiffTensor<B>, AutodiffTensor<B>> ModuleOps<B>::attention_with_stats(T q, T k, T v,
+                                                                                   const std::optional<BoolP>& mask,
+                                                                                   double scale) {
+  auto [out, lse] = M::attention_with_stats(q.primitive, k.primitive, v.primitive, mask, scale);
+  auto bwd = [mask, scale, lse = lse](auto& c) {
+    auto g = M::attention_backward(c.input(0), c.input(1), c.input(2), mask, scale, c.output(), lse, c.grad());
+    c.to(0, [&] { return std::move(g.q); });
+    c.to(1, [&] { return std::move(g.k); });
+    c.to(2, [&] { return std::move(g.v); });
+  };
+  uint32_t all = in(0) | in(1) | in(2) | kOut;
+  T result = R::computed("attention", std::array<T, 3>{std::move(q), std::move(k), std::move(v)}, {all, all, all},
+                         std::move(out), std::move(bwd));
+  return {std::move(result), T(std::move(lse))};
+}
 template <class B>
 AutodiffTensor<B> ModuleOps<B>::attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale) {
   if (!q.tracked() && !k.tracked() && !v.tracked())
     return T(M::attention(q.primitive, k.primitive, v.primitive, mask, scale));
-  return provided::module_attention<Autodiff<B>>(q, k, v, mask, scale);
+  return attention_with_stats(std::move(q), std::move(k), std::move(v), mask, scale).first;
+}
+template <class B>
+AttentionGradients<AutodiffTensor<B>> ModuleOps<B>::attention_backward(T q, T k, T v, const std::optional<BoolP>& mask,
+                                                                       double scale, T out, T logsumexp, T grad) {
+  auto g = M::attention_backward(std::move(q.primitive), std::move(k.primitive), std::move(v.primitive), mask, scale,
+                                 std::move(out.primitive), std::move(logsumexp.primitive), std::move(grad.primitive));
+  return {T(std::move(g.q)), T(std::move(g.k)), T(std::move(g.v))};
+}
+
+template <class B> std::optional<typename B::FloatTensor> ModuleOps<B>::primitive_of(const std::optional<T>& t) {
+  return t ? std::optional<P>(t->primitive) : std::nullopt;
+}
+template <class B> NormGradients<AutodiffTensor<B>> ModuleOps<B>::wrap_grads(NormGradients<P> g) {
+  auto wrap = [](std::optional<P>& p) { return p ? std::optional<T>(T(std::move(*p))) : std::nullopt; };
+  return {T(std::move(g.x)), wrap(g.gamma), wrap(g.beta)};
+}
+// The norms: one memory-bound node (recomputed under checkpointing) over x, gamma and beta, whose
+// backward is the inner backend's *_backward.
+template <class B>
+AutodiffTensor<B> ModuleOps<B>::layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta,
+                                           double epsilon) {
+  bool has_gamma = gamma.has_value(), has_beta = beta.has_value();
+  auto fwd = [has_gamma, has_beta, epsilon](auto in) {
+    std::optional<P> g = has_gamma ? std::optional<P>(std::move(in[1])) : std::nullopt;
+    std::optional<P> b = has_beta ? std::optional<P>(std::move(in[2])) : std::nullopt;
+    return M::layer_norm(std::move(in[0]), g, b, epsilon);
+  };
+  auto bwd = [has_gamma, has_beta, epsilon](auto& c) {
+    std::optional<P> g = has_gamma ? std::optional<P>(c.input(1)) : std::nullopt;
+    NormGradients<P> r = M::layer_norm_backward(c.input(0), g, has_beta, c.grad(), epsilon);
+    c.to(0, [&] { return std::move(r.x); });
+    if (has_gamma) c.to(1, [&] { return std::move(*r.gamma); });
+    if (has_beta) c.to(2, [&] { return std::move(*r.beta); });
+  };
+  uint32_t need = in(0) | (has_gamma ? in(1) : 0);
+  std::array<T, 3> inputs{std::move(x), gamma ? *gamma : T(), beta ? *beta : T()};
+  return R::op("layer_norm", Bound::Memory, std::move(inputs), {need, need, need}, fwd, bwd);
+}
+template <class B>
+NormGradients<AutodiffTensor<B>> ModuleOps<B>::layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta,
+                                                                   T grad, double epsilon) {
+  return wrap_grads(M::layer_norm_backward(std::move(x.primitive), primitive_of(gamma), has_beta,
+                                           std::move(grad.primitive), epsilon));
+}
+template <class B>
+AutodiffTensor<B> ModuleOps<B>::rms_norm(T x, const std::optional<T>& gamma, double epsilon) {
+  bool has_gamma = gamma.has_value();
+  auto fwd = [has_gamma, epsilon](auto in) {
+    std::optional<P> g = has_gamma ? std::optional<P>(std::move(in[1])) : std::nullopt;
+    return M::rms_norm(std::move(in[0]), g, epsilon);
+  };
+  auto bwd = [has_gamma, epsilon](auto& c) {
+    std::optional<P> g = has_gamma ? std::optional<P>(c.input(1)) : std::nullopt;
+    NormGradients<P> r = M::rms_norm_backward(c.input(0), g, c.grad(), epsilon);
+    c.to(0, [&] { return std::move(r.x); });
+    if (has_gamma) c.to(1, [&] { return std::move(*r.gamma); });
+  };
+  uint32_t need = in(0) | (has_gamma ? in(1) : 0);
+  std::array<T, 2> inputs{std::move(x), gamma ? *gamma : T()};
+  return R::op("rms_norm", Bound::Memory, std::move(inputs), {need, need}, fwd, bwd);
+}
+template <class B>
+NormGradients<AutodiffTensor<B>> ModuleOps<B>::rms_norm_backward(T x, const std::optional<T>& gamma, T grad,
+                                                                 double epsilon) {
+  return wrap_grads(
+      M::rms_norm_backward(std::move(x.primitive), primitive_of(gamma), std::move(grad.primitive), epsilon));
 }
 
 }  // namespace scorch::autodiff

@@ -3,6 +3,7 @@
 // Every call goes through KindOps so a backend's override of another provided op is used.
 #include "scorch/backend/provided/activation_defaults.h"
 #include "scorch/backend/provided/creation_defaults.h"
+#include "scorch/backend/provided/fused_defaults.h"
 #include "scorch/backend/provided/layout_defaults.h"
 #include "scorch/backend/provided/math_defaults.h"
 #include "scorch/backend/provided/module_defaults.h"

@@ -1,5 +1,6 @@
-// Fused scaled dot-product attention: per (batch, head), scores, mask, softmax and the
-// product with v stay in a thread-local buffer; nothing of size seq² is allocated per call.
+// Fused scaled dot-product attention, forward (with each query's log-sum-exp) and backward: per
+// (batch, head), scores, mask, softmax and the products stay in thread-local buffers; nothing of size
+// seq² is allocated per call.
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -23,7 +24,8 @@ std::array<size_t, 4> mask_strides(const T& m) {
   return s;
 }
 
-template <class C> void softmax_row(C* row, size_t n) {
+// Softmax of the row in place; returns the row's log-sum-exp.
+template <class C> C softmax_row(C* row, size_t n) {
   C mx = -std::numeric_limits<C>::infinity();
   for (size_t j = 0; j < n; ++j) mx = std::max(mx, row[j]);
   C sum = 0;
@@ -32,49 +34,144 @@ template <class C> void softmax_row(C* row, size_t n) {
     sum += row[j];
   }
   for (size_t j = 0; j < n; ++j) row[j] /= sum;
+  return std::log(sum) + mx;
 }
 
-template <class C> void attention_as(const T& q, const T& k, const T& v, const T* mask, C scale, T& out) {
+// The [lq, lk] scores q·kᵀ·scale of one (batch, head), -inf where the mask is true.
+template <class C> struct Scores {
+  const T *q, *k, *mask;
+  C scale;
+  std::array<size_t, 4> ms;
+  void fill(size_t bh, C* scores) const {
+    const Shape& s = q->shape();
+    size_t heads = s[1], lq = s[2], d = s[3], lk = k->shape()[2], b = bh / heads, h = bh % heads;
+    const C* qp = q->data<C>() + bh * lq * d;
+    const C* kp = k->data<C>() + bh * lk * d;
+    gemm::strided<C>(lq, lk, d, {qp, static_cast<ptrdiff_t>(d), 1}, {kp, 1, static_cast<ptrdiff_t>(d)}, scores, lk,
+                     false);
+    const bool* mp = mask ? mask->data<bool>() : nullptr;
+    for (size_t i = 0; i < lq; ++i)
+      for (size_t j = 0; j < lk; ++j) {
+        C& x = scores[i * lk + j];
+        x *= scale;
+        if (mp && mp[b * ms[0] + h * ms[1] + i * ms[2] + j * ms[3]]) x = -std::numeric_limits<C>::infinity();
+      }
+  }
+};
+
+template <class C> Scores<C> scores_of(const T& q, const T& k, const T* mask, C scale) {
+  return {&q, &k, mask, scale, mask ? mask_strides(*mask) : std::array<size_t, 4>{}};
+}
+
+// out (and, when given, the [batch·heads·lq] log-sum-exp) of attention, one (batch, head) per task.
+template <class C> void attention_as(const T& q, const T& k, const T& v, const T* mask, C scale, T& out, C* lse) {
   const Shape& s = q.shape();
-  size_t batch = s[0], heads = s[1], lq = s[2], d = s[3], lk = k.shape()[2], dv = v.shape()[3];
-  auto ms = mask ? mask_strides(*mask) : std::array<size_t, 4>{};
-  const bool* mp = mask ? mask->data<bool>() : nullptr;
-  parallel_for(batch * heads, 1, [&](size_t b0, size_t b1) {
+  size_t lq = s[2], lk = k.shape()[2], dv = v.shape()[3];
+  auto scores_for = scores_of(q, k, mask, scale);
+  parallel_for(s[0] * s[1], 1, [&](size_t b0, size_t b1) {
     thread_local std::vector<C> scores;
     scores.resize(lq * lk);
     for (size_t bh = b0; bh < b1; ++bh) {
-      size_t b = bh / heads, h = bh % heads;
-      const C* qp = q.data<C>() + bh * lq * d;
-      const C* kp = k.data<C>() + bh * lk * d;
-      const C* vp = v.data<C>() + bh * lk * dv;
-      gemm::strided<C>(lq, lk, d, {qp, static_cast<ptrdiff_t>(d), 1}, {kp, 1, static_cast<ptrdiff_t>(d)}, scores.data(),
-                       lk, false);
+      scores_for.fill(bh, scores.data());
       for (size_t i = 0; i < lq; ++i) {
-        C* row = scores.data() + i * lk;
-        for (size_t j = 0; j < lk; ++j) {
-          row[j] *= scale;
-          if (mp && mp[b * ms[0] + h * ms[1] + i * ms[2] + j * ms[3]]) row[j] = -std::numeric_limits<C>::infinity();
-        }
-        softmax_row(row, lk);
+        C l = softmax_row(scores.data() + i * lk, lk);
+        if (lse) lse[bh * lq + i] = l;
       }
+      const C* vp = v.data<C>() + bh * lk * dv;
       gemm::strided<C>(lq, dv, lk, {scores.data(), static_cast<ptrdiff_t>(lk), 1}, {vp, static_cast<ptrdiff_t>(dv), 1},
                        out.data<C>() + bh * lq * dv, dv, false);
     }
   });
 }
 
+// The gradients of one (batch, head): P from the scores and lse, dv = Pᵀ·g, dS = P∘(g·vᵀ - rowsum(g∘out)),
+// dq = dS·k·scale, dk = dSᵀ·q·scale.
+template <class C> struct AttentionBackward {
+  const T &q, &k, &v, &out, &grad;
+  const C* lse;
+  Scores<C> scores;
+  T &dq, &dk, &dv;
+
+  void run(size_t bh, std::vector<C>& p, std::vector<C>& dp) const {
+    size_t lq = q.shape()[2], d = q.shape()[3], lk = k.shape()[2], e = v.shape()[3];
+    auto at = [](const T& t, size_t offset) { return t.data<C>() + offset; };
+    const C *qp = at(q, bh * lq * d), *kp = at(k, bh * lk * d), *vp = at(v, bh * lk * e);
+    const C *op = at(out, bh * lq * e), *gp = at(grad, bh * lq * e);
+    auto sd = static_cast<ptrdiff_t>(d), se = static_cast<ptrdiff_t>(e), sk = static_cast<ptrdiff_t>(lk);
+    scores.fill(bh, p.data());
+    for (size_t i = 0; i < lq; ++i)
+      for (size_t j = 0; j < lk; ++j) p[i * lk + j] = std::exp(p[i * lk + j] - lse[bh * lq + i]);
+    gemm::strided<C>(lk, e, lq, {p.data(), 1, sk}, {gp, se, 1}, dv.data<C>() + bh * lk * e, e, false);
+    gemm::strided<C>(lq, lk, e, {gp, se, 1}, {vp, 1, se}, dp.data(), lk, false);
+    for (size_t i = 0; i < lq; ++i) {
+      C delta = 0;
+      for (size_t c = 0; c < e; ++c) delta += gp[i * e + c] * op[i * e + c];
+      for (size_t j = 0; j < lk; ++j) dp[i * lk + j] = p[i * lk + j] * (dp[i * lk + j] - delta) * scores.scale;
+    }
+    gemm::strided<C>(lq, d, lk, {dp.data(), sk, 1}, {kp, sd, 1}, dq.data<C>() + bh * lq * d, d, false);
+    gemm::strided<C>(lk, d, lq, {dp.data(), 1, sk}, {qp, sd, 1}, dk.data<C>() + bh * lk * d, d, false);
+  }
+};
+
+// q, k, v (and out, grad) in the compute dtype, contiguous; the mask contiguous.
+struct Prepared {
+  DType dtype, compute;
+  std::vector<T> tensors;
+  std::optional<T> mask;
+};
+Prepared prepare(std::initializer_list<const T*> tensors, const std::optional<T>& mask) {
+  DType d = (*tensors.begin())->dtype();
+  Prepared p{d, window::compute_dtype(d), {}, std::nullopt};
+  for (const T* t : tensors) p.tensors.push_back(to_dtype(*t, p.compute));
+  if (mask) p.mask = contiguous(*mask);
+  return p;
+}
+
 }  // namespace
 
+std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale) {
+  Prepared p = prepare({&q, &k, &v}, mask);
+  const Shape& s = q.shape();
+  T out(Shape{s[0], s[1], s[2], v.shape()[3]}, p.compute), lse(Shape{s[0], s[1], s[2]}, p.compute);
+  window::in_compute_type(p.dtype, [&](auto zero) {
+    using C = decltype(zero);
+    attention_as<C>(p.tensors[0], p.tensors[1], p.tensors[2], p.mask ? &*p.mask : nullptr, static_cast<C>(scale), out,
+                    lse.data<C>());
+  });
+  return {to_dtype(out, p.dtype), std::move(lse)};
+}
+
 T attention(T q, T k, T v, const std::optional<T>& mask, double scale) {
-  DType d = q.dtype(), cd = window::compute_dtype(d);
-  T qc = to_dtype(q, cd), kc = to_dtype(k, cd), vc = to_dtype(v, cd);
-  std::optional<T> mc;
-  if (mask) mc = contiguous(*mask);
-  const Shape& s = qc.shape();
-  T out(Shape{s[0], s[1], s[2], vc.shape()[3]}, cd);
-  if (cd == DType::F64) attention_as<double>(qc, kc, vc, mc ? &*mc : nullptr, scale, out);
-  else attention_as<float>(qc, kc, vc, mc ? &*mc : nullptr, static_cast<float>(scale), out);
-  return to_dtype(out, d);
+  Prepared p = prepare({&q, &k, &v}, mask);
+  const Shape& s = q.shape();
+  T out(Shape{s[0], s[1], s[2], v.shape()[3]}, p.compute);
+  window::in_compute_type(p.dtype, [&](auto zero) {
+    using C = decltype(zero);
+    attention_as<C>(p.tensors[0], p.tensors[1], p.tensors[2], p.mask ? &*p.mask : nullptr, static_cast<C>(scale), out,
+                    nullptr);
+  });
+  return to_dtype(out, p.dtype);
+}
+
+AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, T out, T logsumexp,
+                                         T grad) {
+  Prepared p = prepare({&q, &k, &v, &out, &logsumexp, &grad}, mask);
+  const auto& t = p.tensors;
+  T dq(q.shape(), p.compute), dk(k.shape(), p.compute), dv(v.shape(), p.compute);
+  window::in_compute_type(p.dtype, [&](auto zero) {
+    using C = decltype(zero);
+    const T* m = p.mask ? &*p.mask : nullptr;
+    AttentionBackward<C> job{t[0], t[1], t[2], t[3], t[5], t[4].template data<C>(),
+                             scores_of(t[0], t[1], m, static_cast<C>(scale)), dq, dk, dv};
+    size_t lq = q.shape()[2], lk = k.shape()[2];
+    parallel_for(q.shape()[0] * q.shape()[1], 1, [&](size_t b0, size_t b1) {
+      thread_local std::vector<C> probs, dprobs;
+      probs.resize(lq * lk);
+      dprobs.resize(lq * lk);
+      for (size_t bh = b0; bh < b1; ++bh) job.run(bh, probs, dprobs);
+    });
+  });
+  return {to_dtype(dq, p.dtype), to_dtype(dk, p.dtype), to_dtype(dv, p.dtype)};
 }
 
 }  // namespace scorch::backends::cpu::kernels

@@ -1,0 +1,181 @@
+#pragma once
+// Provided fused ops (attention with its statistics and its backward, layer norm, RMS norm, their
+// backwards), composed from other ops in f32 for f16/bf16 inputs (f64 for f64), results in the inputs'
+// dtype. Backends override them with single kernels; Autodiff records each as one node whose backward
+// is the matching *_backward op.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "scorch/backend/module_options.h"
+#include "scorch/core/dtype.h"
+#include "scorch/core/scalar.h"
+#include "scorch/core/shape.h"
+
+namespace scorch {
+template <class B, class K> struct KindOps;
+struct Float;
+
+namespace provided {
+namespace fused_detail {
+
+/// The dtype the composition computes in: f64 for f64, f32 otherwise.
+inline DType wide(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
+/// x in dtype d (x itself when it has it).
+template <class B, class T> T as(const T& x, DType d) { return x.dtype() == d ? x : KindOps<B, Float>::cast(x, d); }
+/// An optional x in dtype d.
+template <class B, class T> std::optional<T> as(const std::optional<T>& x, DType d) {
+  return x ? std::optional<T>(as<B>(*x, d)) : std::nullopt;
+}
+
+/// A [n] vector (gamma, beta) as [1, ..., 1, n] of rank r, broadcastable against the input.
+template <class B, class T> T as_row(const T& v, size_t rank) {
+  std::vector<size_t> dims(rank, 1);
+  if (rank) dims.back() = v.shape()[0];
+  return KindOps<B, Float>::reshape(v, Shape(dims));
+}
+/// The sum of x over every dim but the last, as a [n] vector (the gradient of gamma or beta).
+template <class B, class T> T sum_to_last(const T& x) {
+  using F = KindOps<B, Float>;
+  size_t n = x.shape()[x.shape().rank() - 1], rows = n ? x.shape().num_elements() / n : 0;
+  return F::reshape(F::sum_dim(F::reshape(x, Shape{rows, n}), 0), Shape{n});
+}
+/// Masked scaled scores q·kᵀ·scale, with -inf where mask is true.
+template <class B, class T, class Bt>
+T masked_scores(const T& q, const T& k, const std::optional<Bt>& mask, double scale) {
+  using F = KindOps<B, Float>;
+  size_t r = q.shape().rank();
+  auto scores = F::mul_scalar(F::matmul(q, F::swap_dims(k, r - 2, r - 1)), Scalar(scale));
+  if (mask) scores = F::mask_fill(std::move(scores), *mask, Scalar(-std::numeric_limits<double>::infinity()));
+  return scores;
+}
+/// 1 / sqrt(mean of x² over the last dim + epsilon), the last dim kept with size 1.
+template <class B, class T> T inverse_rms(const T& x, double epsilon) {
+  using F = KindOps<B, Float>;
+  auto mean_square = F::mean_dim(F::mul(x, x), x.shape().rank() - 1);
+  return F::recip(F::sqrt(F::add_scalar(std::move(mean_square), Scalar(epsilon))));
+}
+
+}  // namespace fused_detail
+
+/// Attention's output and the log-sum-exp of each query's masked scaled scores ([batch, heads, seq_q], f32 for
+/// f16/bf16 inputs; -inf for a query whose keys are all masked, whose output is then NaN).
+template <class B>
+auto module_attention_with_stats(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
+                                 const typename B::FloatTensor& v, const std::optional<typename B::BoolTensor>& mask,
+                                 double scale) {
+  using F = KindOps<B, Float>;
+  using fused_detail::as;
+  size_t r = q.shape().rank();
+  DType d = q.dtype(), w = fused_detail::wide(d);
+  auto scores = fused_detail::masked_scores<B>(as<B>(q, w), as<B>(k, w), mask, scale);
+  auto peak = F::max_dim(scores, r - 1);
+  auto e = F::exp(F::sub(std::move(scores), peak));
+  auto total = F::sum_dim(e, r - 1);
+  auto out = F::matmul(F::div(std::move(e), total), as<B>(v, w));
+  auto lse = F::add(F::log(std::move(total)), std::move(peak));
+  Shape stats = q.shape();
+  stats.remove(r - 1);
+  return std::pair{as<B>(out, d), F::reshape(std::move(lse), stats)};
+}
+
+/// Gradients of attention for the output gradient grad, from its output and log-sum-exp:
+/// P = exp(S - lse), dv = Pᵀ·grad, dS = P ∘ (grad·vᵀ - rowsum(grad ∘ out)), dq = dS·k·scale,
+/// dk = dSᵀ·q·scale.
+template <class B>
+auto module_attention_backward(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
+                               const typename B::FloatTensor& v, const std::optional<typename B::BoolTensor>& mask,
+                               double scale, const typename B::FloatTensor& out,
+                               const typename B::FloatTensor& logsumexp, const typename B::FloatTensor& grad) {
+  using F = KindOps<B, Float>;
+  using fused_detail::as;
+  size_t r = q.shape().rank();
+  DType d = q.dtype(), w = fused_detail::wide(d);
+  auto qw = as<B>(q, w), kw = as<B>(k, w), g = as<B>(grad, w);
+  Shape kept = logsumexp.shape();
+  kept.push_back(1);
+  auto lse = as<B>(F::reshape(logsumexp, kept), w);
+  auto p = F::exp(F::sub(fused_detail::masked_scores<B>(qw, kw, mask, scale), std::move(lse)));
+  auto dv = F::matmul(F::swap_dims(p, r - 2, r - 1), g);
+  auto delta = F::sum_dim(F::mul(g, as<B>(out, w)), r - 1);
+  auto ds = F::mul(std::move(p), F::sub(F::matmul(g, F::swap_dims(as<B>(v, w), r - 2, r - 1)), std::move(delta)));
+  auto dq = F::mul_scalar(F::matmul(ds, kw), Scalar(scale));
+  auto dk = F::mul_scalar(F::matmul(F::swap_dims(ds, r - 2, r - 1), qw), Scalar(scale));
+  using T = typename B::FloatTensor;
+  return AttentionGradients<T>{as<B>(dq, d), as<B>(dk, d), as<B>(dv, d)};
+}
+
+/// (x - mean) / sqrt(var + epsilon) over the last dim (biased variance), times gamma, plus beta.
+template <class B>
+auto module_layer_norm(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
+                       const std::optional<typename B::FloatTensor>& beta, double epsilon) {
+  using F = KindOps<B, Float>;
+  using fused_detail::as;
+  size_t r = x.shape().rank();
+  DType d = x.dtype(), w = fused_detail::wide(d);
+  auto xw = as<B>(x, w);
+  auto centered = F::sub(xw, F::mean_dim(xw, r - 1));
+  auto y = F::mul(centered, fused_detail::inverse_rms<B>(centered, epsilon));
+  if (gamma) y = F::mul(std::move(y), fused_detail::as_row<B>(as<B>(*gamma, w), r));
+  if (beta) y = F::add(std::move(y), fused_detail::as_row<B>(as<B>(*beta, w), r));
+  return as<B>(y, d);
+}
+
+/// Gradients of layer_norm: dx = rstd·(g - mean(g) - x̂·mean(g·x̂)) with g = grad·gamma and
+/// x̂ the normalized input; dgamma = Σ grad·x̂ and dbeta = Σ grad over every dim but the last.
+template <class B>
+auto module_layer_norm_backward(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
+                                bool has_beta, const typename B::FloatTensor& grad, double epsilon) {
+  using F = KindOps<B, Float>;
+  using T = typename B::FloatTensor;
+  using fused_detail::as;
+  size_t r = x.shape().rank();
+  DType d = x.dtype(), w = fused_detail::wide(d);
+  auto xw = as<B>(x, w), gw = as<B>(grad, w);
+  auto centered = F::sub(xw, F::mean_dim(xw, r - 1));
+  auto rstd = fused_detail::inverse_rms<B>(centered, epsilon);
+  auto xhat = F::mul(std::move(centered), rstd);
+  auto g = gamma ? F::mul(gw, fused_detail::as_row<B>(as<B>(*gamma, w), r)) : gw;
+  auto inner = F::sub(F::sub(g, F::mean_dim(g, r - 1)), F::mul(xhat, F::mean_dim(F::mul(g, xhat), r - 1)));
+  NormGradients<T> out{as<B>(F::mul(std::move(inner), rstd), d), std::nullopt, std::nullopt};
+  if (gamma) out.gamma = as<B>(fused_detail::sum_to_last<B>(F::mul(gw, xhat)), gamma->dtype());
+  if (has_beta) out.beta = as<B>(fused_detail::sum_to_last<B>(gw), d);
+  return out;
+}
+
+/// x / sqrt(mean(x²) + epsilon) over the last dim, times gamma.
+template <class B>
+auto module_rms_norm(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
+                     double epsilon) {
+  using F = KindOps<B, Float>;
+  using fused_detail::as;
+  DType d = x.dtype(), w = fused_detail::wide(d);
+  auto xw = as<B>(x, w);
+  auto y = F::mul(xw, fused_detail::inverse_rms<B>(xw, epsilon));
+  if (gamma) y = F::mul(std::move(y), fused_detail::as_row<B>(as<B>(*gamma, w), x.shape().rank()));
+  return as<B>(y, d);
+}
+
+/// Gradients of rms_norm: dx = rstd·(g - x̂·mean(g·x̂)) with g = grad·gamma and x̂ = x·rstd;
+/// dgamma = Σ grad·x̂ over every dim but the last.
+template <class B>
+auto module_rms_norm_backward(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
+                              const typename B::FloatTensor& grad, double epsilon) {
+  using F = KindOps<B, Float>;
+  using T = typename B::FloatTensor;
+  using fused_detail::as;
+  size_t r = x.shape().rank();
+  DType d = x.dtype(), w = fused_detail::wide(d);
+  auto xw = as<B>(x, w), gw = as<B>(grad, w);
+  auto rstd = fused_detail::inverse_rms<B>(xw, epsilon);
+  auto xhat = F::mul(xw, rstd);
+  auto g = gamma ? F::mul(gw, fused_detail::as_row<B>(as<B>(*gamma, w), r)) : gw;
+  auto inner = F::sub(g, F::mul(xhat, F::mean_dim(F::mul(g, xhat), r - 1)));
+  NormGradients<T> out{as<B>(F::mul(std::move(inner), rstd), d), std::nullopt, std::nullopt};
+  if (gamma) out.gamma = as<B>(fused_detail::sum_to_last<B>(F::mul(gw, xhat)), gamma->dtype());
+  return out;
+}
+
+}  // namespace provided
+}  // namespace scorch
