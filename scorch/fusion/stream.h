@@ -184,8 +184,7 @@ template <class B> class Stream {
     auto after = inputs.front()->pending ? inputs.front()->pending->after.lock() : nullptr;
     if (!after || !after->pending || !Executor<B>::fuses_after(after->pending->op)) return nullptr;
     for (auto& in : inputs)
-      if (!in->pending || in->pending->after.lock() != after || in->shape != shape ||
-          in->pending->chain >= kMaxChain)
+      if (!in->pending || in->pending->after.lock() != after || in->shape != shape || in->pending->chain >= kMaxChain)
         return nullptr;
     return after;
   }

@@ -193,8 +193,8 @@ void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape
 
 void param_dtype(const char* op, const char* what, DType input, DType param) {
   if (input != param)
-    throw DTypeError(op, std::string(what) + " dtype " + std::string(dtype_name(param)) +
-                             " differs from the input's " + std::string(dtype_name(input)));
+    throw DTypeError(op, std::string(what) + " dtype " + std::string(dtype_name(param)) + " differs from the input's " +
+                             std::string(dtype_name(input)));
 }
 
 SpatialDims spatial_of(const Shape& s) { return SpatialDims(s.begin() + std::min<size_t>(2, s.rank()), s.end()); }

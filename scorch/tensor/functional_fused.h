@@ -15,9 +15,7 @@
 namespace scorch::functional {
 
 /// Gradients of attention with respect to q, k and v.
-template <class B> struct AttentionGrads {
-  Tensor<B, 4> q, k, v;
-};
+template <class B> struct AttentionGrads { Tensor<B, 4> q, k, v; };
 /// Gradients of a normalization with respect to its input and, when it had them, gamma and beta.
 template <class B, size_t D> struct NormGrads {
   Tensor<B, D> x;
@@ -32,10 +30,10 @@ template <class T> std::optional<Shape> shape_of_param(const std::optional<T>& t
   return t ? std::optional(t->shape()) : std::nullopt;
 }
 /// Checks a norm's arguments (see check::norm) and the parameters' dtypes.
-template <class B, size_t D>
-void check_norm(const char* op, const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>& gamma,
-                const std::type_identity_t<std::optional<Tensor<B, 1>>>& beta,
-                const std::optional<Shape>& grad = std::nullopt) {
+template <class B, size_t D> void check_norm(const char* op, const Tensor<B, D>& x,
+                                             const std::optional<Tensor<B, 1>>& gamma,
+                                             const std::type_identity_t<std::optional<Tensor<B, 1>>>& beta,
+                                             const std::optional<Shape>& grad = std::nullopt) {
   check::norm(op, x.shape(), x.dtype(), shape_of_param(gamma), shape_of_param(beta), grad);
   if (gamma) check::param_dtype(op, "gamma", x.dtype(), gamma->dtype());
   if (beta) check::param_dtype(op, "beta", x.dtype(), beta->dtype());
@@ -51,15 +49,14 @@ template <class B, size_t D> NormGrads<B, D> wrap_norm_grads(NormGradients<typen
 /// Attention's output and each query's log-sum-exp of its masked scaled scores ([batch, heads, seq_q], f32
 /// for f16/bf16; -inf where every key is masked), the statistics attention_backward reads. Arguments as
 /// attention.
-template <class B>
-std::pair<Tensor<B, 4>, Tensor<B, 3>> attention_with_stats(
+template <class B> std::pair<Tensor<B, 4>, Tensor<B, 3>> attention_with_stats(
     const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
     const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
     std::optional<double> scale = std::nullopt) {
   check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), q.dtype(), k.dtype(), v.dtype());
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  auto [out, lse] =
-      detail::ModOps<B>::attention_with_stats(q.primitive(), k.primitive(), v.primitive(), detail::primitive_of(mask), s);
+  auto [out, lse] = detail::ModOps<B>::attention_with_stats(q.primitive(), k.primitive(), v.primitive(),
+                                                            detail::primitive_of(mask), s);
   return {Tensor<B, 4>(std::move(out)), Tensor<B, 3>(std::move(lse))};
 }
 
@@ -73,8 +70,9 @@ AttentionGrads<B> attention_backward(const Tensor<B, 4>& q, const Tensor<B, 4>& 
   check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), q.dtype(), k.dtype(), v.dtype());
   check::attention_backward(q.shape(), v.shape(), out.shape(), logsumexp.shape(), grad.shape());
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  auto g = detail::ModOps<B>::attention_backward(q.primitive(), k.primitive(), v.primitive(), detail::primitive_of(mask),
-                                                 s, out.primitive(), logsumexp.primitive(), grad.primitive());
+  auto g =
+      detail::ModOps<B>::attention_backward(q.primitive(), k.primitive(), v.primitive(), detail::primitive_of(mask), s,
+                                            out.primitive(), logsumexp.primitive(), grad.primitive());
   return {Tensor<B, 4>(std::move(g.q)), Tensor<B, 4>(std::move(g.k)), Tensor<B, 4>(std::move(g.v))};
 }
 
@@ -84,8 +82,8 @@ template <class B, size_t D>
 Tensor<B, D> layer_norm(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>& gamma = std::nullopt,
                         const std::optional<Tensor<B, 1>>& beta = std::nullopt, double epsilon = 1e-5) {
   detail::check_norm("layer_norm", x, gamma, beta);
-  return Tensor<B, D>(detail::ModOps<B>::layer_norm(x.primitive(), detail::primitive_of(gamma),
-                                                    detail::primitive_of(beta), epsilon));
+  return Tensor<B, D>(
+      detail::ModOps<B>::layer_norm(x.primitive(), detail::primitive_of(gamma), detail::primitive_of(beta), epsilon));
 }
 /// Gradients of layer_norm for the output gradient grad; beta's when has_beta.
 template <class B, size_t D>
@@ -97,16 +95,16 @@ NormGrads<B, D> layer_norm_backward(const Tensor<B, D>& x, const std::optional<T
 }
 
 /// x / sqrt(mean(x²) + epsilon) over the last dim, times gamma when given.
-template <class B, size_t D>
-Tensor<B, D> rms_norm(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>& gamma = std::nullopt,
-                      double epsilon = 1e-5) {
+template <class B, size_t D> Tensor<B, D> rms_norm(const Tensor<B, D>& x,
+                                                   const std::optional<Tensor<B, 1>>& gamma = std::nullopt,
+                                                   double epsilon = 1e-5) {
   detail::check_norm("rms_norm", x, gamma, std::nullopt);
   return Tensor<B, D>(detail::ModOps<B>::rms_norm(x.primitive(), detail::primitive_of(gamma), epsilon));
 }
 /// Gradients of rms_norm for the output gradient grad.
-template <class B, size_t D>
-NormGrads<B, D> rms_norm_backward(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>& gamma,
-                                  const Tensor<B, D>& grad, double epsilon = 1e-5) {
+template <class B, size_t D> NormGrads<B, D> rms_norm_backward(const Tensor<B, D>& x,
+                                                               const std::optional<Tensor<B, 1>>& gamma,
+                                                               const Tensor<B, D>& grad, double epsilon = 1e-5) {
   detail::check_norm("rms_norm_backward", x, gamma, std::nullopt, grad.shape());
   return detail::wrap_norm_grads<B, D>(
       detail::ModOps<B>::rms_norm_backward(x.primitive(), detail::primitive_of(gamma), grad.primitive(), epsilon));

@@ -128,13 +128,13 @@ void add_unfold_attention_norm_cases(std::vector<GradCase>& cases) {
                    }});
   // q [1, 2, 3, 4], k [1, 2, 5, 4], v [1, 2, 5, 3]; the default scale 1/√d and 0.3.
   cases.push_back(
-      {"attention", {"module_attention"}, [](const GradInputs& in) {
+      {"attention", {"module_attention", "module_attention_with_stats"}, [](const GradInputs& in) {
          auto q = in.f<4>(0), k = in.f<4>(1), v = in.f<4>(2);
          return join({flat(mod::attention<AD>(q, k, v)), flat(mod::attention<AD>(q, k, v, std::nullopt, 0.3))});
        }});
   // A causal mask [1, 1, 4, 4] (true = ignore that key).
   cases.push_back(
-      {"attention_mask", {"module_attention"}, [](const GradInputs& in) {
+      {"attention_mask", {"module_attention", "module_attention_with_stats"}, [](const GradInputs& in) {
          auto q = in.f<4>(0), k = in.f<4>(1), v = in.f<4>(2);
          auto mask = in.b<4>(3);
          return join({flat(mod::attention<AD>(q, k, v, mask)), flat(mod::attention<AD>(q, k, v, mask, 0.7))});

@@ -60,7 +60,10 @@ const std::vector<std::string>& non_differentiable_ops() {
                                                "module_avg_pool_backward",
                                                "module_max_pool_backward",
                                                "module_adaptive_avg_pool_backward",
-                                               "module_interpolate_backward"};
+                                               "module_interpolate_backward",
+                                               "module_attention_backward",
+                                               "module_layer_norm_backward",
+                                               "module_rms_norm_backward"};
   return ops;
 }
 

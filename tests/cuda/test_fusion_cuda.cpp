@@ -227,8 +227,9 @@ TEST(FusionCuda, ProductEpiloguesRunInTheProductsKernel) {
                                                       Tolerance::rel_abs(1e-4, 1e-4));
   size_t product = kernels_of([&] { (void)X.matmul(W); });
   Tensor<FusionCuda, 2> out;
-  // Programs and kernels of expression i: one program (the product with its chain folded in) queues no more
-  // kernels than the product alone (cuBLASLt may pick another algorithm for an epilogue: fewer kernels, not more).
+  // Programs and kernels of expression i: one program (the product with its chain folded in; an unfolded chain
+  // would be a second program) queues at most one kernel more than the product alone (cuBLASLt's algorithm for an
+  // epilogue may split the product into a main kernel and a reduction kernel).
   auto run = [&](size_t i) {
     auto before = FusionCuda::stats();
     out = fused[i]();
@@ -244,11 +245,11 @@ TEST(FusionCuda, ProductEpiloguesRunInTheProductsKernel) {
     SCOPED_TRACE("expression " + std::to_string(i));
     auto [programs, kernels] = run(i);
     EXPECT_EQ(programs, 1u);
-    EXPECT_LE(kernels, product);
+    EXPECT_LE(kernels, product + 1);
   }
   auto [programs, kernels] = run(4);  // the product with its bias, then the gelu
   EXPECT_EQ(programs, 2u);
-  EXPECT_LE(kernels, product + 1);
+  EXPECT_LE(kernels, product + 2);
 }
 
 TEST(FusionCuda, ConvolutionBiasFusesWithTheActivationAfterIt) {

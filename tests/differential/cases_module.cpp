@@ -211,9 +211,9 @@ void unfold_fold_attention(DiffList& list) {
                  fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35))));
   // Autodiff records attention with its statistics and differentiates it through attention_backward.
   each<true>(list, "module_attention_with_stats", qkv,
-             SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2),
-                                                         std::optional<typename B::BoolTensor>(in.b(3)), 0.4)
-                                     .first)),
+             SCORCH_DIFF_BODY(fo(
+                 M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.4)
+                     .first)),
              {"module_attention_with_stats", "module_attention_backward"});
   each<false>(list, "module_attention_with_stats", qkv,
               SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6).second)));

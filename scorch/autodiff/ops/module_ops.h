@@ -34,7 +34,8 @@ template <class B> struct ModuleOps : OpsBase<B> {
   static AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<BoolP>& mask, double scale, T out,
                                                   T logsumexp, T grad);
   static T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon);
-  static NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta, T grad, double epsilon);
+  static NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta, T grad,
+                                              double epsilon);
   static T rms_norm(T x, const std::optional<T>& gamma, double epsilon);
   static NormGradients<T> rms_norm_backward(T x, const std::optional<T>& gamma, T grad, double epsilon);
 

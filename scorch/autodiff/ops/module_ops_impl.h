@@ -154,9 +154,8 @@ template <class B> NormGradients<AutodiffTensor<B>> ModuleOps<B>::wrap_grads(Nor
 }
 // The norms: one memory-bound node (recomputed under checkpointing) over x, gamma and beta, whose
 // backward is the inner backend's *_backward.
-template <class B>
-AutodiffTensor<B> ModuleOps<B>::layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta,
-                                           double epsilon) {
+template <class B> AutodiffTensor<B> ModuleOps<B>::layer_norm(T x, const std::optional<T>& gamma,
+                                                              const std::optional<T>& beta, double epsilon) {
   bool has_gamma = gamma.has_value(), has_beta = beta.has_value();
   auto fwd = [has_gamma, has_beta, epsilon](auto in) {
     std::optional<P> g = has_gamma ? std::optional<P>(std::move(in[1])) : std::nullopt;
@@ -180,8 +179,7 @@ NormGradients<AutodiffTensor<B>> ModuleOps<B>::layer_norm_backward(T x, const st
   return wrap_grads(M::layer_norm_backward(std::move(x.primitive), primitive_of(gamma), has_beta,
                                            std::move(grad.primitive), epsilon));
 }
-template <class B>
-AutodiffTensor<B> ModuleOps<B>::rms_norm(T x, const std::optional<T>& gamma, double epsilon) {
+template <class B> AutodiffTensor<B> ModuleOps<B>::rms_norm(T x, const std::optional<T>& gamma, double epsilon) {
   bool has_gamma = gamma.has_value();
   auto fwd = [has_gamma, epsilon](auto in) {
     std::optional<P> g = has_gamma ? std::optional<P>(std::move(in[1])) : std::nullopt;
@@ -197,9 +195,8 @@ AutodiffTensor<B> ModuleOps<B>::rms_norm(T x, const std::optional<T>& gamma, dou
   std::array<T, 2> inputs{std::move(x), gamma ? *gamma : T()};
   return R::op("rms_norm", Bound::Memory, std::move(inputs), {need, need}, fwd, bwd);
 }
-template <class B>
-NormGradients<AutodiffTensor<B>> ModuleOps<B>::rms_norm_backward(T x, const std::optional<T>& gamma, T grad,
-                                                                 double epsilon) {
+template <class B> NormGradients<AutodiffTensor<B>> ModuleOps<B>::rms_norm_backward(T x, const std::optional<T>& gamma,
+                                                                                    T grad, double epsilon) {
   return wrap_grads(
       M::rms_norm_backward(std::move(x.primitive), primitive_of(gamma), std::move(grad.primitive), epsilon));
 }

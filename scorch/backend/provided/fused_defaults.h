@@ -61,10 +61,9 @@ template <class B, class T> T inverse_rms(const T& x, double epsilon) {
 
 /// Attention's output and the log-sum-exp of each query's masked scaled scores ([batch, heads, seq_q], f32 for
 /// f16/bf16 inputs; -inf for a query whose keys are all masked, whose output is then NaN).
-template <class B>
-auto module_attention_with_stats(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
-                                 const typename B::FloatTensor& v, const std::optional<typename B::BoolTensor>& mask,
-                                 double scale) {
+template <class B> auto module_attention_with_stats(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
+                                                    const typename B::FloatTensor& v,
+                                                    const std::optional<typename B::BoolTensor>& mask, double scale) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
   size_t r = q.shape().rank();
@@ -107,9 +106,9 @@ auto module_attention_backward(const typename B::FloatTensor& q, const typename 
 }
 
 /// (x - mean) / sqrt(var + epsilon) over the last dim (biased variance), times gamma, plus beta.
-template <class B>
-auto module_layer_norm(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
-                       const std::optional<typename B::FloatTensor>& beta, double epsilon) {
+template <class B> auto module_layer_norm(const typename B::FloatTensor& x,
+                                          const std::optional<typename B::FloatTensor>& gamma,
+                                          const std::optional<typename B::FloatTensor>& beta, double epsilon) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
   size_t r = x.shape().rank();
@@ -124,9 +123,9 @@ auto module_layer_norm(const typename B::FloatTensor& x, const std::optional<typ
 
 /// Gradients of layer_norm: dx = rstd·(g - mean(g) - x̂·mean(g·x̂)) with g = grad·gamma and
 /// x̂ the normalized input; dgamma = Σ grad·x̂ and dbeta = Σ grad over every dim but the last.
-template <class B>
-auto module_layer_norm_backward(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
-                                bool has_beta, const typename B::FloatTensor& grad, double epsilon) {
+template <class B> auto module_layer_norm_backward(const typename B::FloatTensor& x,
+                                                   const std::optional<typename B::FloatTensor>& gamma, bool has_beta,
+                                                   const typename B::FloatTensor& grad, double epsilon) {
   using F = KindOps<B, Float>;
   using T = typename B::FloatTensor;
   using fused_detail::as;
@@ -145,9 +144,8 @@ auto module_layer_norm_backward(const typename B::FloatTensor& x, const std::opt
 }
 
 /// x / sqrt(mean(x²) + epsilon) over the last dim, times gamma.
-template <class B>
-auto module_rms_norm(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
-                     double epsilon) {
+template <class B> auto module_rms_norm(const typename B::FloatTensor& x,
+                                        const std::optional<typename B::FloatTensor>& gamma, double epsilon) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
   DType d = x.dtype(), w = fused_detail::wide(d);
@@ -159,9 +157,9 @@ auto module_rms_norm(const typename B::FloatTensor& x, const std::optional<typen
 
 /// Gradients of rms_norm: dx = rstd·(g - x̂·mean(g·x̂)) with g = grad·gamma and x̂ = x·rstd;
 /// dgamma = Σ grad·x̂ over every dim but the last.
-template <class B>
-auto module_rms_norm_backward(const typename B::FloatTensor& x, const std::optional<typename B::FloatTensor>& gamma,
-                              const typename B::FloatTensor& grad, double epsilon) {
+template <class B> auto module_rms_norm_backward(const typename B::FloatTensor& x,
+                                                 const std::optional<typename B::FloatTensor>& gamma,
+                                                 const typename B::FloatTensor& grad, double epsilon) {
   using F = KindOps<B, Float>;
   using T = typename B::FloatTensor;
   using fused_detail::as;

@@ -26,9 +26,7 @@ at::Tensor optional_widened(const std::optional<T>& t) { return t ? widened(get(
 at::Tensor sum_to_last(const at::Tensor& x) { return x.reshape({-1, x.size(-1)}).sum(0); }
 
 /// 1 / sqrt(mean(x²) + epsilon) over the last dim, kept with size 1.
-at::Tensor inverse_rms(const at::Tensor& x, double epsilon) {
-  return x.square().mean(-1, true).add_(epsilon).rsqrt_();
-}
+at::Tensor inverse_rms(const at::Tensor& x, double epsilon) { return x.square().mean(-1, true).add_(epsilon).rsqrt_(); }
 
 }  // namespace
 
@@ -59,7 +57,8 @@ T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, d
   return guarded("layer_norm", [&] {
     at::ScalarType type = to_torch(x.dtype());
     at::Tensor input = widened(take(x));
-    auto result = at::native_layer_norm(input, last_dim(input), optional_widened(gamma), optional_widened(beta), epsilon);
+    auto result =
+        at::native_layer_norm(input, last_dim(input), optional_widened(gamma), optional_widened(beta), epsilon);
     return wrap(std::get<0>(result).to(type));
   });
 }

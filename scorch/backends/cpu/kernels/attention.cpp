@@ -161,8 +161,9 @@ AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& 
   window::in_compute_type(p.dtype, [&](auto zero) {
     using C = decltype(zero);
     const T* m = p.mask ? &*p.mask : nullptr;
-    AttentionBackward<C> job{t[0], t[1], t[2], t[3], t[5], t[4].template data<C>(),
-                             scores_of(t[0], t[1], m, static_cast<C>(scale)), dq, dk, dv};
+    AttentionBackward<C> job{
+        t[0], t[1], t[2], t[3], t[5], t[4].template data<C>(), scores_of(t[0], t[1], m, static_cast<C>(scale)),
+        dq,   dk,   dv};
     size_t lq = q.shape()[2], lk = k.shape()[2];
     parallel_for(q.shape()[0] * q.shape()[1], 1, [&](size_t b0, size_t b1) {
       thread_local std::vector<C> probs, dprobs;

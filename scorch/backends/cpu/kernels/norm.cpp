@@ -23,9 +23,8 @@ template <class C> struct NormArgs {
   C scale(size_t j) const { return gamma ? gamma->data<C>()[j] : C(1); }
 };
 
-template <class C>
-NormArgs<C> norm_args(const T& x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon,
-                      bool center) {
+template <class C> NormArgs<C> norm_args(const T& x, const std::optional<T>& gamma, const std::optional<T>& beta,
+                                         double epsilon, bool center) {
   DType cd = window::compute_dtype(x.dtype());
   NormArgs<C> a{to_dtype(x, cd), std::nullopt, std::nullopt, 0, 0, static_cast<C>(epsilon), center};
   if (gamma) a.gamma = to_dtype(*gamma, cd);

@@ -1,0 +1,152 @@
+// One warp per query row of attention's scores: softmax with the row's log-sum-exp, the probabilities
+// again from it, and the scores' gradient (see attention_rows.h). Rows are re-read from cache, not kept
+// in registers, so any key length works.
+#include "scorch/backends/cuda/kernels/attention_rows.h"
+#include "scorch/backends/cuda/kernels/device.cuh"
+#include "scorch/backends/cuda/kernels/kernels.h"
+
+namespace scorch::backends::cuda::kernels::attention_rows {
+namespace {
+
+constexpr int kWarps = kThreads / 32;
+
+// Where a row's mask values start and how far apart its keys are (0 strides where the mask broadcasts).
+struct MaskRows {
+  const bool* data = nullptr;
+  int64_t batch, heads, query, key;  // strides
+  int64_t n_heads, n_queries;
+  __device__ const bool* row(int64_t r) const {
+    if (!data) return nullptr;
+    int64_t i = r % n_queries, bh = r / n_queries;
+    return data + (bh / n_heads) * batch + (bh % n_heads) * heads + i * query;
+  }
+};
+
+MaskRows mask_rows(const std::optional<CudaTensor>& mask, const Shape& scores) {
+  MaskRows m{};
+  m.n_heads = static_cast<int64_t>(scores[1]);
+  m.n_queries = static_cast<int64_t>(scores[2]);
+  if (!mask) return m;
+  Strides s = broadcast_strides(*mask, scores);
+  m.data = mask->data<bool>();
+  m.batch = s[0], m.heads = s[1], m.query = s[2], m.key = s[3];
+  return m;
+}
+
+template <class C> __device__ C warp_reduce_sum(C v) {
+  for (int s = 16; s > 0; s >>= 1) v += __shfl_xor_sync(0xffffffffu, v, s);
+  return v;
+}
+// max that propagates NaN (fmax would drop it, and a NaN score must give a NaN row, as PyTorch's).
+template <class C> __device__ C nan_max(C a, C b) { return (a != a || a > b) ? a : b; }
+template <class C> __device__ C warp_reduce_max(C v) {
+  for (int s = 16; s > 0; s >>= 1) v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, s));
+  return v;
+}
+__device__ inline int64_t warp_row() { return static_cast<int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32; }
+
+// The scaled score, -inf where masked.
+template <class C> __device__ C masked(const C* row, const bool* mask, int64_t key_stride, int64_t j, C scale) {
+  return (mask && mask[j * key_stride]) ? C(-INFINITY) : row[j] * scale;
+}
+
+template <class C>
+__global__ void softmax_lse_kernel(C* scores, C* lse, int64_t rows, int64_t n, C scale, MaskRows mask) {
+  int64_t r = warp_row();
+  if (r >= rows) return;
+  C* s = scores + r * n;
+  const bool* mr = mask.row(r);
+  int lane = threadIdx.x % 32;
+  C m = -INFINITY;
+  for (int64_t j = lane; j < n; j += 32) m = nan_max(m, masked(s, mr, mask.key, j, scale));
+  m = warp_reduce_max(m);
+  C total = 0;
+  if (m != C(-INFINITY))
+    for (int64_t j = lane; j < n; j += 32) total += ::exp(masked(s, mr, mask.key, j, scale) - m);
+  total = warp_reduce_sum(total);
+  C inv = C(1) / total;  // inf for a fully masked row: its probabilities are 0·inf = NaN
+  for (int64_t j = lane; j < n; j += 32) s[j] = ::exp(masked(s, mr, mask.key, j, scale) - m) * inv;
+  if (lane == 0) lse[r] = m == C(-INFINITY) ? m : m + ::log(total);
+}
+
+template <class C>
+__global__ void probs_kernel(C* scores, const C* lse, int64_t rows, int64_t n, C scale, MaskRows mask) {
+  int64_t r = warp_row();
+  if (r >= rows) return;
+  C* s = scores + r * n;
+  const bool* mr = mask.row(r);
+  C l = lse[r];
+  for (int64_t j = threadIdx.x % 32; j < n; j += 32) s[j] = ::exp(masked(s, mr, mask.key, j, scale) - l);
+}
+
+template <class C>
+__global__ void score_grad_kernel(C* dprobs, const C* probs, const C* grad, const C* out, int64_t rows, int64_t n,
+                                  int64_t dv, C scale) {
+  int64_t r = warp_row();
+  if (r >= rows) return;
+  int lane = threadIdx.x % 32;
+  C delta = 0;
+  for (int64_t c = lane; c < dv; c += 32) delta += grad[r * dv + c] * out[r * dv + c];
+  delta = warp_reduce_sum(delta);
+  C* d = dprobs + r * n;
+  const C* p = probs + r * n;
+  for (int64_t j = lane; j < n; j += 32) d[j] = p[j] * (d[j] - delta) * scale;
+}
+
+struct Geometry {
+  int64_t rows, n;
+  unsigned blocks;
+};
+Geometry geometry(const CudaTensor& scores) {
+  const Shape& s = scores.shape();
+  int64_t rows = static_cast<int64_t>(s[0] * s[1] * s[2]), n = static_cast<int64_t>(s[3]);
+  return {rows, n, static_cast<unsigned>((rows + kWarps - 1) / kWarps)};
+}
+
+// f(C{}) with C the scores' compute type.
+template <class F> void in_compute_type(const CudaTensor& scores, F f) {
+  if (scores.dtype() == DType::F64) f(double{});
+  else f(float{});
+}
+
+}  // namespace
+
+CudaTensor softmax_with_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, double scale) {
+  const Shape& s = scores.shape();
+  CudaTensor lse(Shape{s[0], s[1], s[2]}, scores.dtype(), scores.device());
+  Geometry g = geometry(scores);
+  if (g.rows == 0) return lse;
+  in_compute_type(scores, [&](auto zero) {
+    using C = decltype(zero);
+    softmax_lse_kernel<C><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
+        scores.data<C>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale), mask_rows(mask, s));
+  });
+  check_launch("attention_with_stats");
+  return lse;
+}
+
+void probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, const CudaTensor& lse, double scale) {
+  Geometry g = geometry(scores);
+  if (g.rows == 0 || g.n == 0) return;
+  in_compute_type(scores, [&](auto zero) {
+    using C = decltype(zero);
+    probs_kernel<C><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
+        scores.data<C>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale), mask_rows(mask, scores.shape()));
+  });
+  check_launch("attention_backward");
+}
+
+void score_grad(CudaTensor& dprobs, const CudaTensor& probs, const CudaTensor& grad, const CudaTensor& out,
+                double scale) {
+  Geometry g = geometry(dprobs);
+  if (g.rows == 0 || g.n == 0) return;
+  auto dv = static_cast<int64_t>(grad.shape()[3]);
+  in_compute_type(dprobs, [&](auto zero) {
+    using C = decltype(zero);
+    score_grad_kernel<C><<<g.blocks, kThreads, 0, stream(dprobs.device().index)>>>(
+        dprobs.data<C>(), probs.data<C>(), grad.data<C>(), out.data<C>(), g.rows, g.n, dv, static_cast<C>(scale));
+  });
+  check_launch("attention_backward");
+}
+
+}  // namespace scorch::backends::cuda::kernels::attention_rows

@@ -1,0 +1,88 @@
+// Cuda's fused kernels (layer norm, RMS norm, attention with its statistics and backward) against Cpu's on
+// sizes the conformance fixtures do not reach: thousands of rows (the gamma/beta gradients reduce over
+// several chunks of rows), rows that are not a multiple of 32, sequences longer than a tile, f32 and bf16.
+#include <optional>
+
+#include "cuda/cuda_test_util.h"
+
+namespace scorch {
+namespace {
+using backends::cpu::Cpu;
+using backends::cuda::Cuda;
+namespace md = functional;
+
+/// The same random values on Cuda and on Cpu, in dtype.
+template <size_t D> std::pair<Tensor<Cuda, D>, Tensor<Cpu, D>> twin(Shape shape, DType dtype, double scale = 1.0) {
+  auto host = Tensor<Cpu, D>::random(shape, Distribution::normal(0, scale)).cast(dtype);
+  return {Tensor<Cuda, D>::from_data(host.to_data()), host};
+}
+/// Cuda's result, brought to f32, against Cpu's.
+template <size_t D> void expect_near(const Tensor<Cuda, D>& cuda, const Tensor<Cpu, D>& cpu, Tolerance tol) {
+  cuda.cast(DType::F32).to_data().assert_approx_eq(cpu.cast(DType::F32).to_data(), tol);
+}
+Tolerance tolerance_for(DType dtype) {
+  return dtype == DType::F32 ? Tolerance::rel_abs(1e-4, 1e-4) : Tolerance::rel_abs(2e-2, 2e-2);
+}
+
+class FusedOpsCuda : public testing::TestWithParam<DType> {};
+
+TEST_P(FusedOpsCuda, LayerNormForwardAndBackwardMatchCpu) {
+  SCORCH_REQUIRE_CUDA();
+  DType dtype = GetParam();
+  for (size_t d : {512, 1000, 7}) {
+    auto [x, hx] = twin<2>({4099, d}, dtype);
+    auto [g, hg] = twin<2>({4099, d}, dtype);
+    auto [gamma, hgamma] = twin<1>({d}, dtype);
+    auto [beta, hbeta] = twin<1>({d}, dtype);
+    Tolerance tol = tolerance_for(dtype);
+    expect_near(md::layer_norm(x, std::optional(gamma), std::optional(beta)),
+                md::layer_norm(hx, std::optional(hgamma), std::optional(hbeta)), tol);
+    auto r = md::layer_norm_backward(x, std::optional(gamma), true, g);
+    auto hr = md::layer_norm_backward(hx, std::optional(hgamma), true, hg);
+    expect_near(r.x, hr.x, tol);
+    // Sums over 4099 rows: compared relative to their size.
+    expect_near(*r.gamma, *hr.gamma, Tolerance::rel_abs(tol.relative, tol.absolute * 64));
+    expect_near(*r.beta, *hr.beta, Tolerance::rel_abs(tol.relative, tol.absolute * 64));
+  }
+}
+
+TEST_P(FusedOpsCuda, RmsNormForwardAndBackwardMatchCpu) {
+  SCORCH_REQUIRE_CUDA();
+  DType dtype = GetParam();
+  auto [x, hx] = twin<3>({3, 700, 333}, dtype);
+  auto [g, hg] = twin<3>({3, 700, 333}, dtype);
+  auto [gamma, hgamma] = twin<1>({333}, dtype);
+  Tolerance tol = tolerance_for(dtype);
+  expect_near(md::rms_norm(x, std::optional(gamma)), md::rms_norm(hx, std::optional(hgamma)), tol);
+  auto r = md::rms_norm_backward(x, std::optional(gamma), g);
+  auto hr = md::rms_norm_backward(hx, std::optional(hgamma), hg);
+  expect_near(r.x, hr.x, tol);
+  expect_near(*r.gamma, *hr.gamma, Tolerance::rel_abs(tol.relative, tol.absolute * 64));
+}
+
+TEST_P(FusedOpsCuda, AttentionWithStatsAndBackwardMatchCpu) {
+  SCORCH_REQUIRE_CUDA();
+  DType dtype = GetParam();
+  auto [q, hq] = twin<4>({2, 3, 130, 40}, dtype);
+  auto [k, hk] = twin<4>({2, 3, 150, 40}, dtype);
+  auto [v, hv] = twin<4>({2, 3, 150, 24}, dtype);
+  auto [g, hg] = twin<4>({2, 3, 130, 24}, dtype);
+  auto hmask = Tensor<Cpu, 4>::random({2, 1, 130, 150}, Distribution::uniform(0, 1)).greater_elem(0.7);
+  auto mask = Tensor<Cuda, 4, Bool>::from_data(hmask.to_data());
+  Tolerance tol = tolerance_for(dtype);
+  auto [out, lse] = md::attention_with_stats(q, k, v, mask);
+  auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask);
+  expect_near(out, hout, tol);
+  expect_near(lse, hlse, tol);
+  auto r = md::attention_backward(q, k, v, out, lse, g, mask);
+  auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask);
+  expect_near(r.q, hr.q, tol);
+  expect_near(r.k, hr.k, tol);
+  expect_near(r.v, hr.v, tol);
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOpsCuda, testing::Values(DType::F32, DType::BF16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+}  // namespace
+}  // namespace scorch
