@@ -61,7 +61,7 @@ template <class B> struct PendingOp {
   NodeCount chain = 1;  // ops waiting in this node's graph (counting shared ones once per path): bounds its size
   std::optional<size_t> reduce_dim{};  // set for a reduction (along this dim of its one input)
   bool head = false;  // opens its program (a product): runs on B first unless the executor folds its readers in
-  std::weak_ptr<Node<B>> after;  // a reduction (itself) and the ops fused after it: that reduction's node
+  std::weak_ptr<Node<B>> after{};  // a reduction (itself) and the ops fused after it: that reduction's node
 };
 
 /// A tensor of Fusion<B>: its value, or the op that will compute it.

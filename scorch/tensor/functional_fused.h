@@ -48,7 +48,7 @@ template <class B, size_t D> NormGrads<B, D> wrap_norm_grads(NormGradients<typen
 
 /// Attention's output and each query's log-sum-exp of its masked scaled scores ([batch, heads, seq_q], f32
 /// for f16/bf16; -inf where every key is masked), the statistics attention_backward reads. Arguments as
-/// attention.
+/// attention. Under Autodiff the output is differentiable and the log-sum-exp is not (no gradient flows from it).
 template <class B> std::pair<Tensor<B, 4>, Tensor<B, 3>> attention_with_stats(
     const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
     const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,

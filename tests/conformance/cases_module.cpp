@@ -159,6 +159,12 @@ template <class B> void add_module_cases(CaseList<B>& list) {
     return outs(mod::attention<B>(q, k, v, causal), mod::attention<B>(q, k, v, m),
                 mod::attention<B>(q, k, v, causal, 0.7), mod::attention<B>(q, k, v, m.slice({Slice(), Slice(0, 1)})));
   });
+}
+
+SCORCH_CONFORMANCE_INSTANTIATE(add_module_cases);
+
+// Fused ops: attention with its statistics, layer norm and RMS norm.
+template <class B> void add_fused_cases(CaseList<B>& list) {
   // attention_with_stats: the output and each query's log-sum-exp (f32 for f16/bf16 inputs, compared in the
   // inputs' dtype), with a mask and without
   list.add("mod_attention_stats", {"module_attention_with_stats"}, [](const Inputs<B>& in) {
@@ -166,6 +172,11 @@ template <class B> void add_module_cases(CaseList<B>& list) {
     auto [out, lse] = mod::attention_with_stats<B>(q, k, v, Bo<4>(in, 3));
     auto [out1, lse1] = mod::attention_with_stats<B>(q, k, v, std::nullopt, 0.3);
     return outs(out, lse.cast(q.dtype()), out1, lse1.cast(q.dtype()));
+  });
+  // A query whose keys are all masked: its output is NaN and its log-sum-exp -inf, as PyTorch's
+  list.add("mod_attention_stats_masked_row", {"module_attention_with_stats"}, [](const Inputs<B>& in) {
+    auto [out, lse] = mod::attention_with_stats<B>(F<4>(in, 0), F<4>(in, 1), F<4>(in, 2), Bo<4>(in, 3));
+    return outs(out, lse.cast(out.dtype()));
   });
 
   // ---- normalization over the last dim: x, gamma, beta
@@ -182,6 +193,6 @@ template <class B> void add_module_cases(CaseList<B>& list) {
   });
 }
 
-SCORCH_CONFORMANCE_INSTANTIATE(add_module_cases);
+SCORCH_CONFORMANCE_INSTANTIATE(add_fused_cases);
 
 }  // namespace scorch::conformance

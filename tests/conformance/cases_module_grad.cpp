@@ -43,33 +43,6 @@ template <class B> void add_module_grad_cases(CaseList<B>& list) {
     return outs(r.x, r.weight);
   });
 
-  // ---- attention: q, k, v, mask, output gradient; outputs dq, dk, dv (masked, then unmasked with scale 0.3)
-  list.add("mod_attention_backward", {"module_attention_backward"}, [](const Inputs<B>& in) {
-    auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2), g = F<4>(in, 4);
-    auto mask = Bo<4>(in, 3);
-    auto [out, lse] = mod::attention_with_stats<B>(q, k, v, mask);
-    auto r = mod::attention_backward<B>(q, k, v, out, lse, g, mask);
-    auto [out1, lse1] = mod::attention_with_stats<B>(q, k, v, std::nullopt, 0.3);
-    auto r1 = mod::attention_backward<B>(q, k, v, out1, lse1, g, std::nullopt, 0.3);
-    return outs(r.q, r.k, r.v, r1.q, r1.k, r1.v);
-  });
-
-  // ---- normalization: x, gamma, output gradient; outputs dx, dgamma[, dbeta], then dx[, dbeta] without gamma
-  list.add("mod_layer_norm_backward", {"module_layer_norm_backward"}, [](const Inputs<B>& in) {
-    auto x = F<3>(in, 0), g = F<3>(in, 2);
-    std::optional<Tensor<B, 1>> gamma = F<1>(in, 1);
-    auto r = mod::layer_norm_backward(x, gamma, true, g);
-    auto r1 = mod::layer_norm_backward(x, std::optional<Tensor<B, 1>>{}, true, g, 1e-3);
-    return outs(r.x, *r.gamma, *r.beta, r1.x, *r1.beta);
-  });
-  list.add("mod_rms_norm_backward", {"module_rms_norm_backward"}, [](const Inputs<B>& in) {
-    auto x = F<2>(in, 0), g = F<2>(in, 2);
-    std::optional<Tensor<B, 1>> gamma = F<1>(in, 1);
-    auto r = mod::rms_norm_backward(x, gamma, g);
-    auto r1 = mod::rms_norm_backward(x, std::optional<Tensor<B, 1>>{}, g, 1e-2);
-    return outs(r.x, *r.gamma, r1.x);
-  });
-
   // ---- pooling: (kernel, stride, padding, count_include_pad, ceil_mode)
   list.add("mod_avg_pool_backward", {"module_avg_pool_backward"}, [](const Inputs<B>& in) {
     auto x = F<4>(in, 0), g = F<4>(in, 1), gc = F<4>(in, 2);
@@ -108,5 +81,37 @@ template <class B> void add_module_grad_cases(CaseList<B>& list) {
 }
 
 SCORCH_CONFORMANCE_INSTANTIATE(add_module_grad_cases);
+
+// Gradients of the fused ops: attention (from its statistics), layer norm and RMS norm.
+template <class B> void add_fused_grad_cases(CaseList<B>& list) {
+  // ---- attention: q, k, v, mask, output gradient; outputs dq, dk, dv (masked, then unmasked with scale 0.3)
+  list.add("mod_attention_backward", {"module_attention_backward"}, [](const Inputs<B>& in) {
+    auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2), g = F<4>(in, 4);
+    auto mask = Bo<4>(in, 3);
+    auto [out, lse] = mod::attention_with_stats<B>(q, k, v, mask);
+    auto r = mod::attention_backward<B>(q, k, v, out, lse, g, mask);
+    auto [out1, lse1] = mod::attention_with_stats<B>(q, k, v, std::nullopt, 0.3);
+    auto r1 = mod::attention_backward<B>(q, k, v, out1, lse1, g, std::nullopt, 0.3);
+    return outs(r.q, r.k, r.v, r1.q, r1.k, r1.v);
+  });
+
+  // ---- normalization: x, gamma, output gradient; outputs dx, dgamma[, dbeta], then dx[, dbeta] without gamma
+  list.add("mod_layer_norm_backward", {"module_layer_norm_backward"}, [](const Inputs<B>& in) {
+    auto x = F<3>(in, 0), g = F<3>(in, 2);
+    std::optional<Tensor<B, 1>> gamma = F<1>(in, 1);
+    auto r = mod::layer_norm_backward(x, gamma, true, g);
+    auto r1 = mod::layer_norm_backward(x, std::optional<Tensor<B, 1>>{}, true, g, 1e-3);
+    return outs(r.x, *r.gamma, *r.beta, r1.x, *r1.beta);
+  });
+  list.add("mod_rms_norm_backward", {"module_rms_norm_backward"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0), g = F<2>(in, 2);
+    std::optional<Tensor<B, 1>> gamma = F<1>(in, 1);
+    auto r = mod::rms_norm_backward(x, gamma, g);
+    auto r1 = mod::rms_norm_backward(x, std::optional<Tensor<B, 1>>{}, g, 1e-2);
+    return outs(r.x, *r.gamma, r1.x);
+  });
+}
+
+SCORCH_CONFORMANCE_INSTANTIATE(add_fused_grad_cases);
 
 }  // namespace scorch::conformance

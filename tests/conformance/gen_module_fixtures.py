@@ -234,3 +234,7 @@ def add_cases(case, rn, rb):
         return (*grads(lambda x, gamma: rms_norm_ref(x, gamma), g, x, gamma),
                 *grads(lambda x: rms_norm_ref(x, eps=1e-2), g, x))
     case("mod_rms_norm_backward", [rn(5, 8), rn(8), rn(5, 8)], ref64(rms_norm_grads), tol=TOL)
+    hidden = torch.zeros(1, 2, 3, 4, dtype=torch.bool)
+    hidden[0, 1, 2] = True  # query 2 of head 1 sees no key
+    case("mod_attention_stats_masked_row", [rn(1, 2, 3, 5), rn(1, 2, 4, 5), rn(1, 2, 4, 3), hidden],
+         ref64(lambda q, k, v, m: attention_stats_ref(q, k, v, m)), tol=TOL)

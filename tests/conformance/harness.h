@@ -149,6 +149,8 @@ template <class B> void add_activation_cases(CaseList<B>& list);
 template <class B> void add_composite_cases(CaseList<B>& list);
 template <class B> void add_module_cases(CaseList<B>& list);
 template <class B> void add_module_grad_cases(CaseList<B>& list);
+template <class B> void add_fused_cases(CaseList<B>& list);
+template <class B> void add_fused_grad_cases(CaseList<B>& list);
 
 /// Every case, for backend B.
 template <class B> CaseList<B> all_cases() {
@@ -164,6 +166,8 @@ template <class B> CaseList<B> all_cases() {
   add_composite_cases(list);
   add_module_cases(list);
   add_module_grad_cases(list);
+  add_fused_cases(list);
+  add_fused_grad_cases(list);
   return list;
 }
 

@@ -69,7 +69,8 @@ template <class B> auto module_attention_with_stats(const typename B::FloatTenso
   size_t r = q.shape().rank();
   DType d = q.dtype(), w = fused_detail::wide(d);
   auto scores = fused_detail::masked_scores<B>(as<B>(q, w), as<B>(k, w), mask, scale);
-  auto peak = F::max_dim(scores, r - 1);
+  // The row's peak, finite where every key is masked (its exponentials are then 0, its log-sum-exp -inf).
+  auto peak = F::clamp_min(F::max_dim(scores, r - 1), Scalar(std::numeric_limits<float>::lowest()));
   auto e = F::exp(F::sub(std::move(scores), peak));
   auto total = F::sum_dim(e, r - 1);
   auto out = F::matmul(F::div(std::move(e), total), as<B>(v, w));

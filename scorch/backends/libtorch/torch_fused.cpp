@@ -1,5 +1,6 @@
 // Fused module ops on LibTorch: attention with its log-sum-exp and its backward, layer norm (ATen's
-// native_layer_norm and its backward) and RMS norm. f16/bf16 on the host compute in f32.
+// native_layer_norm and its backward) and RMS norm. f16/bf16 compute in f32 on every device (the log-sum-exp
+// stays f32).
 #include <array>
 #include <limits>
 
@@ -19,11 +20,19 @@ at::Tensor masked_scores(const at::Tensor& q, const at::Tensor& k, const std::op
 /// The [d] normalized shape of x's last dim.
 std::vector<int64_t> last_dim(const at::Tensor& x) { return {x.size(-1)}; }
 
-/// An optional handle's tensor widened for the host, or an undefined tensor.
-at::Tensor optional_widened(const std::optional<T>& t) { return t ? widened(get(*t)) : at::Tensor(); }
+/// x in f32 when it is f16/bf16 (on any device: squares and exponentials overflow in half precision).
+at::Tensor wide(const at::Tensor& x) {
+  return x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16 ? x.to(at::kFloat) : widened(x);
+}
+
+/// An optional handle's tensor widened (wide), or an undefined tensor.
+at::Tensor optional_wide(const std::optional<T>& t) { return t ? wide(get(*t)) : at::Tensor(); }
 
 /// The sum of x over every dim but the last.
-at::Tensor sum_to_last(const at::Tensor& x) { return x.reshape({-1, x.size(-1)}).sum(0); }
+at::Tensor sum_to_last(const at::Tensor& x) {
+  int64_t n = x.size(-1), rows = n ? x.numel() / n : 0;
+  return x.reshape({rows, n}).sum(0);
+}
 
 /// 1 / sqrt(mean(x²) + epsilon) over the last dim, kept with size 1.
 at::Tensor inverse_rms(const at::Tensor& x, double epsilon) { return x.square().mean(-1, true).add_(epsilon).rsqrt_(); }
@@ -33,9 +42,9 @@ at::Tensor inverse_rms(const at::Tensor& x, double epsilon) { return x.square().
 std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale) {
   return guarded("attention_with_stats", [&] {
     at::ScalarType type = to_torch(q.dtype());
-    at::Tensor scores = masked_scores(widened(take(q)), widened(take(k)), mask, scale);
+    at::Tensor scores = masked_scores(wide(take(q)), wide(take(k)), mask, scale);
     at::Tensor lse = at::logsumexp(scores, -1);
-    return std::pair{wrap(at::matmul(at::softmax(scores, -1), widened(take(v))).to(type)), wrap(lse)};
+    return std::pair{wrap(at::matmul(at::softmax(scores, -1), wide(take(v))).to(type)), wrap(lse)};
   });
 }
 
@@ -43,10 +52,10 @@ AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& 
                                          T grad) {
   return guarded("attention_backward", [&] {
     at::ScalarType type = to_torch(q.dtype());
-    at::Tensor query = widened(take(q)), key = widened(take(k)), value = widened(take(v)), g = widened(take(grad));
-    at::Tensor p = (masked_scores(query, key, mask, scale) - widened(take(logsumexp)).unsqueeze(-1)).exp_();
+    at::Tensor query = wide(take(q)), key = wide(take(k)), value = wide(take(v)), g = wide(take(grad));
+    at::Tensor p = (masked_scores(query, key, mask, scale) - wide(take(logsumexp)).unsqueeze(-1)).exp_();
     at::Tensor dv = at::matmul(p.transpose(-2, -1), g);
-    at::Tensor delta = (g * widened(take(out))).sum(-1, true);
+    at::Tensor delta = (g * wide(take(out))).sum(-1, true);
     at::Tensor ds = p.mul_(at::matmul(g, value.transpose(-2, -1)).sub_(delta)).mul_(scale);
     at::Tensor dq = at::matmul(ds, key), dk = at::matmul(ds.transpose(-2, -1), query);
     return AttentionGradients<T>{wrap(dq.to(type)), wrap(dk.to(type)), wrap(dv.to(type))};
@@ -56,9 +65,8 @@ AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& 
 T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon) {
   return guarded("layer_norm", [&] {
     at::ScalarType type = to_torch(x.dtype());
-    at::Tensor input = widened(take(x));
-    auto result =
-        at::native_layer_norm(input, last_dim(input), optional_widened(gamma), optional_widened(beta), epsilon);
+    at::Tensor input = wide(take(x));
+    auto result = at::native_layer_norm(input, last_dim(input), optional_wide(gamma), optional_wide(beta), epsilon);
     return wrap(std::get<0>(result).to(type));
   });
 }
@@ -66,7 +74,7 @@ T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, d
 NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta, T grad, double epsilon) {
   return guarded("layer_norm_backward", [&] {
     at::ScalarType type = to_torch(x.dtype());
-    at::Tensor input = widened(take(x)), g = widened(take(grad)), weight = optional_widened(gamma);
+    at::Tensor input = wide(take(x)), g = wide(take(grad)), weight = optional_wide(gamma);
     auto [y, mean, rstd] = at::native_layer_norm(input, last_dim(input), weight, at::Tensor(), epsilon);
     std::array<bool, 3> mask{true, gamma.has_value(), false};
     auto grads = at::native_layer_norm_backward(g, input, last_dim(input), mean, rstd, weight, at::Tensor(), mask);
@@ -80,9 +88,9 @@ NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool ha
 T rms_norm(T x, const std::optional<T>& gamma, double epsilon) {
   return guarded("rms_norm", [&] {
     at::ScalarType type = to_torch(x.dtype());
-    at::Tensor input = widened(take(x));
+    at::Tensor input = wide(take(x));
     at::Tensor y = input * inverse_rms(input, epsilon);
-    if (gamma) y.mul_(widened(get(*gamma)));
+    if (gamma) y.mul_(wide(get(*gamma)));
     return wrap(y.to(type));
   });
 }
@@ -90,9 +98,9 @@ T rms_norm(T x, const std::optional<T>& gamma, double epsilon) {
 NormGradients<T> rms_norm_backward(T x, const std::optional<T>& gamma, T grad, double epsilon) {
   return guarded("rms_norm_backward", [&] {
     at::ScalarType type = to_torch(x.dtype());
-    at::Tensor input = widened(take(x)), g = widened(take(grad));
+    at::Tensor input = wide(take(x)), g = wide(take(grad));
     at::Tensor rstd = inverse_rms(input, epsilon), xhat = input * rstd;
-    at::Tensor gy = gamma ? g * widened(get(*gamma)) : g;
+    at::Tensor gy = gamma ? g * wide(get(*gamma)) : g;
     at::Tensor dx = (gy - xhat * (gy * xhat).mean(-1, true)).mul_(rstd);
     NormGradients<T> result{wrap(dx.to(type)), std::nullopt, std::nullopt};
     if (gamma) result.gamma = wrap(sum_to_last(g * xhat).to(to_torch(gamma->dtype())));

@@ -34,7 +34,7 @@ template <class C> C softmax_row(C* row, size_t n) {
     sum += row[j];
   }
   for (size_t j = 0; j < n; ++j) row[j] /= sum;
-  return std::log(sum) + mx;
+  return mx == -std::numeric_limits<C>::infinity() ? mx : std::log(sum) + mx;  // -inf: every key masked
 }
 
 // The [lq, lk] scores q·kᵀ·scale of one (batch, head), -inf where the mask is true.
