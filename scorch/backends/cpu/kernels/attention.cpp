@@ -27,7 +27,7 @@ std::array<size_t, 4> mask_strides(const T& m) {
 // Softmax of the row in place; returns the row's log-sum-exp.
 template <class C> C softmax_row(C* row, size_t n) {
   C mx = -std::numeric_limits<C>::infinity();
-  for (size_t j = 0; j < n; ++j) mx = std::max(mx, row[j]);
+  for (size_t j = 0; j < n; ++j) mx = (row[j] != row[j] || row[j] > mx) ? row[j] : mx;  // NaN propagates
   C sum = 0;
   for (size_t j = 0; j < n; ++j) {
     row[j] = std::exp(row[j] - mx);
