@@ -106,74 +106,70 @@ auto module_attention_backward(const typename B::FloatTensor& q, const typename 
   return AttentionGradients<T>{as<B>(dq, d), as<B>(dk, d), as<B>(dv, d)};
 }
 
+namespace fused_detail {
+
+/// Layer norm (center: subtract the row's mean) or RMS norm, in the wide dtype; see the callers.
+template <class T, class B>
+T normalize(const T& x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon, bool center) {
+  using F = KindOps<B, Float>;
+  size_t r = x.shape().rank();
+  DType d = x.dtype(), w = wide(d);
+  auto xw = as<B>(x, w);
+  if (center) xw = F::sub(xw, F::mean_dim(xw, r - 1));
+  auto y = F::mul(xw, inverse_rms<B>(xw, epsilon));
+  if (gamma) y = F::mul(std::move(y), as_row<B>(as<B>(*gamma, w), r));
+  if (beta) y = F::add(std::move(y), as_row<B>(as<B>(*beta, w), r));
+  return as<B>(y, d);
+}
+
+/// The gradients of normalize: dx = rstd·(g - mean(g) - x̂·mean(g·x̂)) with g = grad·gamma and x̂ the normalized
+/// input (no mean(g) term without centering); dgamma = Σ grad·x̂ and dbeta = Σ grad over every dim but the last.
+template <class T, class B> NormGradients<T> normalize_backward(const T& x, const std::optional<T>& gamma,
+                                                                bool has_beta, const T& grad, double epsilon,
+                                                                bool center) {
+  using F = KindOps<B, Float>;
+  size_t r = x.shape().rank();
+  DType d = x.dtype(), w = wide(d);
+  auto xw = as<B>(x, w), gw = as<B>(grad, w);
+  if (center) xw = F::sub(xw, F::mean_dim(xw, r - 1));
+  auto rstd = inverse_rms<B>(xw, epsilon);
+  auto xhat = F::mul(std::move(xw), rstd);
+  auto g = gamma ? F::mul(gw, as_row<B>(as<B>(*gamma, w), r)) : gw;
+  auto inner = F::sub(g, F::mul(xhat, F::mean_dim(F::mul(g, xhat), r - 1)));
+  if (center) inner = F::sub(std::move(inner), F::mean_dim(g, r - 1));
+  NormGradients<T> out{as<B>(F::mul(std::move(inner), rstd), d), std::nullopt, std::nullopt};
+  if (gamma) out.gamma = as<B>(sum_to_last<B>(F::mul(gw, xhat)), gamma->dtype());
+  if (has_beta) out.beta = as<B>(sum_to_last<B>(gw), d);
+  return out;
+}
+
+}  // namespace fused_detail
+
 /// (x - mean) / sqrt(var + epsilon) over the last dim (biased variance), times gamma, plus beta.
 template <class B> auto module_layer_norm(const typename B::FloatTensor& x,
                                           const std::optional<typename B::FloatTensor>& gamma,
                                           const std::optional<typename B::FloatTensor>& beta, double epsilon) {
-  using F = KindOps<B, Float>;
-  using fused_detail::as;
-  size_t r = x.shape().rank();
-  DType d = x.dtype(), w = fused_detail::wide(d);
-  auto xw = as<B>(x, w);
-  auto centered = F::sub(xw, F::mean_dim(xw, r - 1));
-  auto y = F::mul(centered, fused_detail::inverse_rms<B>(centered, epsilon));
-  if (gamma) y = F::mul(std::move(y), fused_detail::as_row<B>(as<B>(*gamma, w), r));
-  if (beta) y = F::add(std::move(y), fused_detail::as_row<B>(as<B>(*beta, w), r));
-  return as<B>(y, d);
+  return fused_detail::normalize<typename B::FloatTensor, B>(x, gamma, beta, epsilon, true);
 }
 
-/// Gradients of layer_norm: dx = rstd·(g - mean(g) - x̂·mean(g·x̂)) with g = grad·gamma and
-/// x̂ the normalized input; dgamma = Σ grad·x̂ and dbeta = Σ grad over every dim but the last.
+/// Gradients of layer_norm (see fused_detail::normalize_backward); beta's when has_beta.
 template <class B> auto module_layer_norm_backward(const typename B::FloatTensor& x,
                                                    const std::optional<typename B::FloatTensor>& gamma, bool has_beta,
                                                    const typename B::FloatTensor& grad, double epsilon) {
-  using F = KindOps<B, Float>;
-  using T = typename B::FloatTensor;
-  using fused_detail::as;
-  size_t r = x.shape().rank();
-  DType d = x.dtype(), w = fused_detail::wide(d);
-  auto xw = as<B>(x, w), gw = as<B>(grad, w);
-  auto centered = F::sub(xw, F::mean_dim(xw, r - 1));
-  auto rstd = fused_detail::inverse_rms<B>(centered, epsilon);
-  auto xhat = F::mul(std::move(centered), rstd);
-  auto g = gamma ? F::mul(gw, fused_detail::as_row<B>(as<B>(*gamma, w), r)) : gw;
-  auto inner = F::sub(F::sub(g, F::mean_dim(g, r - 1)), F::mul(xhat, F::mean_dim(F::mul(g, xhat), r - 1)));
-  NormGradients<T> out{as<B>(F::mul(std::move(inner), rstd), d), std::nullopt, std::nullopt};
-  if (gamma) out.gamma = as<B>(fused_detail::sum_to_last<B>(F::mul(gw, xhat)), gamma->dtype());
-  if (has_beta) out.beta = as<B>(fused_detail::sum_to_last<B>(gw), d);
-  return out;
+  return fused_detail::normalize_backward<typename B::FloatTensor, B>(x, gamma, has_beta, grad, epsilon, true);
 }
 
 /// x / sqrt(mean(x²) + epsilon) over the last dim, times gamma.
 template <class B> auto module_rms_norm(const typename B::FloatTensor& x,
                                         const std::optional<typename B::FloatTensor>& gamma, double epsilon) {
-  using F = KindOps<B, Float>;
-  using fused_detail::as;
-  DType d = x.dtype(), w = fused_detail::wide(d);
-  auto xw = as<B>(x, w);
-  auto y = F::mul(xw, fused_detail::inverse_rms<B>(xw, epsilon));
-  if (gamma) y = F::mul(std::move(y), fused_detail::as_row<B>(as<B>(*gamma, w), x.shape().rank()));
-  return as<B>(y, d);
+  return fused_detail::normalize<typename B::FloatTensor, B>(x, gamma, std::nullopt, epsilon, false);
 }
 
-/// Gradients of rms_norm: dx = rstd·(g - x̂·mean(g·x̂)) with g = grad·gamma and x̂ = x·rstd;
-/// dgamma = Σ grad·x̂ over every dim but the last.
+/// Gradients of rms_norm (see fused_detail::normalize_backward).
 template <class B> auto module_rms_norm_backward(const typename B::FloatTensor& x,
                                                  const std::optional<typename B::FloatTensor>& gamma,
                                                  const typename B::FloatTensor& grad, double epsilon) {
-  using F = KindOps<B, Float>;
-  using T = typename B::FloatTensor;
-  using fused_detail::as;
-  size_t r = x.shape().rank();
-  DType d = x.dtype(), w = fused_detail::wide(d);
-  auto xw = as<B>(x, w), gw = as<B>(grad, w);
-  auto rstd = fused_detail::inverse_rms<B>(xw, epsilon);
-  auto xhat = F::mul(xw, rstd);
-  auto g = gamma ? F::mul(gw, fused_detail::as_row<B>(as<B>(*gamma, w), r)) : gw;
-  auto inner = F::sub(g, F::mul(xhat, F::mean_dim(F::mul(g, xhat), r - 1)));
-  NormGradients<T> out{as<B>(F::mul(std::move(inner), rstd), d), std::nullopt, std::nullopt};
-  if (gamma) out.gamma = as<B>(fused_detail::sum_to_last<B>(F::mul(gw, xhat)), gamma->dtype());
-  return out;
+  return fused_detail::normalize_backward<typename B::FloatTensor, B>(x, gamma, false, grad, epsilon, false);
 }
 
 }  // namespace provided
