@@ -34,7 +34,8 @@ std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask
 AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, T out, T logsumexp,
                                          T grad) {
   DType d = q.dtype(), cd = compute_dtype(d);
-  T qc = in_compute(std::move(q), cd), kc = in_compute(std::move(k), cd);
+  // Each is read by two products: made contiguous once (a head view would be copied by each product).
+  T qc = contiguous(in_compute(std::move(q), cd)), kc = contiguous(in_compute(std::move(k), cd));
   T probs = matmul(qc, swap_dims(kc, 2, 3));
   attention_rows::probs_from_lse(probs, mask, contiguous(in_compute(std::move(logsumexp), cd)), scale);
   T g = contiguous(in_compute(std::move(grad), cd));
