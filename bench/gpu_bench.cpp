@@ -3,7 +3,7 @@
 // GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at
 // batch 64 and 1024; a Linear with bias and relu (eager and fused); one transformer encoder layer (d512, 8 heads,
 // ff 2048, seq 256, batch 32) forward + backward; the guide step and the transformer layer replayed as CUDA graphs
-// by train::StepGraph (_graph). Each timed repetition runs the workload kInner times between device syncs, so
+// by train::StepGraph (_graph); the layer under autocast bf16 and the GPT example's train step in f32 and AMP bf16. Each timed repetition runs the workload kInner times between device syncs, so
 // launch queuing overlaps as in PyTorch eager and one sync is amortized.
 #include <cmath>
 #include <cstdio>
@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "guide/model.hpp"
+#include "text-generation/gpt.h"
 #include "scorch/train/step_graph.h"
 
 #ifdef SCORCH_HAVE_CUDA
@@ -208,7 +209,9 @@ template <class AD> void guide_step_graphed(const Options& o, size_t batch, cons
   report_graph(o, name, graph);
 }
 
-template <class AD> void transformer(const Options& o, const std::string& name) {
+/// autocast: the forward inside an amp::Autocast scope of that dtype (the AMP twin).
+template <class AD>
+void transformer(const Options& o, const std::string& name, std::optional<DType> autocast = std::nullopt) {
   const size_t batch = 32, seq = 256, d = 512, heads = 8, ff = 2048;
   auto config = nn::TransformerEncoderConfig(d, ff, heads, 1)
                     .with_dropout(0.0)
@@ -218,7 +221,13 @@ template <class AD> void transformer(const Options& o, const std::string& name) 
   run_gpu(
       o, name,
       [&] {
-        auto grads = encoder.forward(nn::TransformerEncoderInput<AD>(x)).sum().backward();
+        std::optional<Tensor<AD, 3>> y;
+        {
+          std::optional<amp::Autocast> scope;
+          if (autocast) scope.emplace(*autocast);
+          y = encoder.forward(nn::TransformerEncoderInput<AD>(x));
+        }
+        auto grads = y->cast(DType::F32).sum().backward();
         flush_recorded<AD>();  // before grads go: a value no handle holds is never computed
       },
       "tflops_fwd",
@@ -306,6 +315,39 @@ template <class AD> void attention_step(const Options& o, const std::string& nam
       "tflops", [](double ms) { return 3.5 * 4.0 * 32 * 8 * 256.0 * 256 * 64 / ms / 1e9; });
 }
 
+/// One AdamW train step of the 6-layer GPT (examples/text-generation/gpt.h: d512, 8 heads, seq 512, batch 16,
+/// vocab 8192; the forward inside an autocast scope of autocast's dtype when given), and the step's peak memory.
+template <class AD> void gpt_step(const Options& o, const std::string& name, std::optional<DType> autocast) {
+  if (!selected(o, name)) return;  // building the model is costly: skip it when filtered out
+  const size_t batch = 16, seq = 512, vocab = 8192;
+  AD::seed(0);
+  auto config = textgen::GptConfig(vocab).with_max_seq(seq).with_d_model(512).with_n_heads(8).with_n_layers(6);
+  auto model = config.with_d_ff(2048).with_dropout(0.0).template init<AD>();
+  auto optim = optim::AdamWConfig().init();
+  auto ids = [&] { return Tensor<AD, 2>::random({batch, seq}, Distribution::uniform(0, vocab - 1)).int_(); };
+  textgen::TokenBatch<AD> tokens{ids(), ids()};
+  auto step = [&] {
+    std::optional<Tensor<AD, 1>> loss;
+    {
+      std::optional<amp::Autocast> scope;
+      if (autocast) scope.emplace(*autocast);
+      loss = model.forward_classification(tokens).loss;
+    }
+    auto grads = optim::GradientsParams::from_grads(loss->backward(), model);
+    model = optim.step(3e-4, model, std::move(grads));
+  };
+  for (int i = 0; i < 3; ++i) step();
+#ifdef SCORCH_HAVE_CUDA
+  o.sync();
+  backends::cuda::reset_peak(0);
+#endif
+  run_gpu(o, name, step, "tok_per_s", [=](double ms) { return batch * seq / ms * 1e3; });
+#ifdef SCORCH_HAVE_CUDA
+  std::printf("{\"bench\": \"%s_peak_mb\", \"backend\": \"%s\", \"peak_in_use_mb\": %.1f}\n", name.c_str(),
+              o.backend_name.c_str(), backends::cuda::pool_stats(0).peak_in_use / 1048576.0);
+#endif
+}
+
 template <class B> void gpu_workloads(const Options& o) {
   gemm<B>(o);
   gemm_shapes<B>(o);
@@ -313,6 +355,9 @@ template <class B> void gpu_workloads(const Options& o) {
   guide_step<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64");
   guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");
   transformer<Autodiff<B>>(o, "transformer_layer_fwd_bwd_f32");
+  transformer<Autodiff<B>>(o, "transformer_layer_fwd_bwd_amp_bf16", DType::BF16);
+  gpt_step<Autodiff<B>>(o, "gpt6_d512_s512_b16_train_step_f32", std::nullopt);
+  gpt_step<Autodiff<B>>(o, "gpt6_d512_s512_b16_train_step_amp_bf16", DType::BF16);
   linear_relu<B>(o, "linear_relu_f32_8192x1024x4096");
   layer_norm_step<Autodiff<B>>(o, "layer_norm_8192x512_fwd_bwd_f32");
   attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_f32", DType::F32);

@@ -9,6 +9,7 @@
 #include "scorch/autodiff/autodiff_tensor.h"
 #include "scorch/autodiff/gradients.h"
 #include "scorch/gen/kind_ops.h"
+#include "scorch/core/autocast.h"
 #include "scorch/core/error.h"
 
 namespace scorch::autodiff {
@@ -34,7 +35,8 @@ template <class P> std::vector<NodeRef<P>> reverse_topological(const NodeRef<P>&
   return order;
 }
 
-/// Runs backward from root, seeding it with ones; returns the kept gradients.
+/// Runs backward from root, seeding it with ones (with the loss scale of an active amp::Autocast scope); returns
+/// the kept gradients.
 template <class B> Gradients<B> run_backward(const AutodiffTensor<B>& root) {
   if (!root.node)
     throw ValueError("backward", "the tensor of shape " + Shape(root.shape()).to_string() +
@@ -42,7 +44,8 @@ template <class B> Gradients<B> run_backward(const AutodiffTensor<B>& root) {
   using P = typename B::FloatTensor;
   auto order = reverse_topological<P>(root.node);
   Gradients<B> grads;
-  grads.accumulate(root.node->id(), KindOps<B, Float>::full(root.shape(), Scalar(1), root.device(), root.dtype()));
+  grads.accumulate(root.node->id(), KindOps<B, Float>::full(root.shape(), Scalar(amp::autocast_state().loss_scale),
+                                                                root.device(), root.dtype()));
   for (auto& node : order) {
     std::optional<P> grad = node->keeps_grad() ? grads.get(node->id()) : grads.remove(node->id());
     if (grad && node->consumed())

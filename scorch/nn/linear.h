@@ -45,7 +45,7 @@ template <class B> struct Linear {
     for (size_t i = 0; i + 1 < D; ++i) rows *= x.shape()[i];
     auto flat = x.template reshape<2>({rows, d_in});
     auto y = flat.matmul(w);
-    if (bias) y = y + bias->val().template unsqueeze<2>();
+    if (bias) y = y + amp::to_autocast(bias->val()).template unsqueeze<2>();  // in y's dtype under autocast
     Shape out = x.shape();
     out[D - 1] = d_out;
     return y.template reshape<D>(out);

@@ -44,6 +44,11 @@ class GradientsParams {
   template <class B, size_t D> void register_grad(ParamId id, const Tensor<B, D>& grad) {
     grads_[id] = grad.primitive();
   }
+  /// Replaces each gradient g (a primitive of backend B) by f(g), in id order; throws DTypeError on a backend
+  /// mismatch.
+  template <class B, class F> void map_primitives(F&& f) {
+    for (auto& [id, g] : grads_) g = f(cast<B>(g, id));
+  }
   size_t len() const { return grads_.size(); }
   bool is_empty() const { return grads_.empty(); }
   /// Ids held, in order.

@@ -123,19 +123,19 @@ template <class B, size_t D> FloatTensor<B, D> soft_shrink(const FloatTensor<B, 
 template <class B, size_t D> FloatTensor<B, D> shrink(const FloatTensor<B, D>& x, double lambda, double bias) {
   return (x - x.sign() * bias).mask_fill(x.abs().lower_equal_elem(lambda), 0.0);
 }
-/// exp(x) / sum(exp(x)) along dim.
+/// exp(x) / sum(exp(x)) along dim (in f32 inside an autocast scope).
 template <class B, size_t D> FloatTensor<B, D> softmax(FloatTensor<B, D> x, int64_t dim) {
   size_t d = check::dim("softmax", dim, D);
-  return wrap<B, D>(KindOps<B, Float>::softmax(std::move(x).into_primitive(), d));
+  return wrap<B, D>(KindOps<B, Float>::softmax(amp::to_full(std::move(x)).into_primitive(), d));
 }
 /// softmax of -x along dim.
 template <class B, size_t D> FloatTensor<B, D> softmin(const FloatTensor<B, D>& x, int64_t dim) {
   return softmax<B, D>(-x, dim);
 }
-/// log(softmax(x)) along dim, stable.
+/// log(softmax(x)) along dim, stable (in f32 inside an autocast scope).
 template <class B, size_t D> FloatTensor<B, D> log_softmax(FloatTensor<B, D> x, int64_t dim) {
   size_t d = check::dim("log_softmax", dim, D);
-  return wrap<B, D>(KindOps<B, Float>::log_softmax(std::move(x).into_primitive(), d));
+  return wrap<B, D>(KindOps<B, Float>::log_softmax(amp::to_full(std::move(x)).into_primitive(), d));
 }
 /// exp(x - max) / (1 + sum(exp(x - max))) along dim: attention that may attend to nothing.
 template <class B, size_t D> FloatTensor<B, D> quiet_softmax(const FloatTensor<B, D>& x, int64_t dim) {

@@ -92,8 +92,10 @@ template <class B, size_t D> Tensor<B, D> conv(const Tensor<B, D>& x, const Tens
                                                const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
                                                const ConvOptions<D - 2>& options = {}) {
   auto spec = detail::conv_spec(options);
-  check::conv("conv", x.shape(), x.dtype(), weight.shape(), weight.dtype(), detail::shape_of(bias), spec, false);
-  return Tensor<B, D>(detail::ModOps<B>::conv(x.primitive(), weight.primitive(), detail::bias_primitive(bias), spec));
+  auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight);  // the autocast policy
+  auto lb = amp::to_autocast(bias);
+  check::conv("conv", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), detail::shape_of(bias), spec, false);
+  return Tensor<B, D>(detail::ModOps<B>::conv(lx.primitive(), lw.primitive(), detail::bias_primitive(lb), spec));
 }
 /// Gradients of conv for the output gradient grad.
 template <class B, size_t D> ConvGrads<B, D> conv_backward(const Tensor<B, D>& x, const Tensor<B, D>& weight,
@@ -110,10 +112,12 @@ template <class B, size_t D> Tensor<B, D> conv_transpose(const Tensor<B, D>& x, 
                                                          const std::type_identity_t<std::optional<Tensor<B, 1>>>& bias,
                                                          const ConvTransposeOptions<D - 2>& options = {}) {
   auto spec = detail::conv_spec(options);
-  check::conv("conv_transpose", x.shape(), x.dtype(), weight.shape(), weight.dtype(), detail::shape_of(bias), spec,
+  auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight);  // the autocast policy
+  auto lb = amp::to_autocast(bias);
+  check::conv("conv_transpose", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), detail::shape_of(bias), spec,
               true);
   return Tensor<B, D>(
-      detail::ModOps<B>::conv_transpose(x.primitive(), weight.primitive(), detail::bias_primitive(bias), spec));
+      detail::ModOps<B>::conv_transpose(lx.primitive(), lw.primitive(), detail::bias_primitive(lb), spec));
 }
 /// Gradients of conv_transpose for the output gradient grad.
 template <class B, size_t D> ConvGrads<B, D> conv_transpose_backward(const Tensor<B, D>& x, const Tensor<B, D>& weight,
@@ -316,11 +320,12 @@ template <class B>
 Tensor<B, 4> attention(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
                        const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
                        std::optional<double> scale = std::nullopt) {
-  check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), q.dtype(), k.dtype(), v.dtype());
+  auto lq = amp::to_autocast(q), lk = amp::to_autocast(k), lv = amp::to_autocast(v);  // the autocast policy
+  check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), lq.dtype(), lk.dtype(), lv.dtype());
   std::optional<typename B::BoolTensor> m;
   if (mask) m = mask->primitive();
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  return Tensor<B, 4>(detail::ModOps<B>::attention(q.primitive(), k.primitive(), v.primitive(), m, s));
+  return Tensor<B, 4>(detail::ModOps<B>::attention(lq.primitive(), lk.primitive(), lv.primitive(), m, s));
 }
 
 }  // namespace scorch::functional

@@ -53,9 +53,10 @@ template <class B> std::pair<Tensor<B, 4>, Tensor<B, 3>> attention_with_stats(
     const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
     const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
     std::optional<double> scale = std::nullopt) {
-  check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), q.dtype(), k.dtype(), v.dtype());
+  auto lq = amp::to_autocast(q), lk = amp::to_autocast(k), lv = amp::to_autocast(v);  // the autocast policy
+  check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), lq.dtype(), lk.dtype(), lv.dtype());
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  auto [out, lse] = detail::ModOps<B>::attention_with_stats(q.primitive(), k.primitive(), v.primitive(),
+  auto [out, lse] = detail::ModOps<B>::attention_with_stats(lq.primitive(), lk.primitive(), lv.primitive(),
                                                             detail::primitive_of(mask), s);
   return {Tensor<B, 4>(std::move(out)), Tensor<B, 3>(std::move(lse))};
 }
@@ -81,9 +82,11 @@ AttentionGrads<B> attention_backward(const Tensor<B, 4>& q, const Tensor<B, 4>& 
 template <class B, size_t D>
 Tensor<B, D> layer_norm(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>& gamma = std::nullopt,
                         const std::optional<Tensor<B, 1>>& beta = std::nullopt, double epsilon = 1e-5) {
-  detail::check_norm("layer_norm", x, gamma, beta);
+  auto fx = amp::to_full(x);  // the autocast policy: normalization in f32
+  auto fg = amp::to_full(gamma), fb = amp::to_full(beta);
+  detail::check_norm("layer_norm", fx, fg, fb);
   return Tensor<B, D>(
-      detail::ModOps<B>::layer_norm(x.primitive(), detail::primitive_of(gamma), detail::primitive_of(beta), epsilon));
+      detail::ModOps<B>::layer_norm(fx.primitive(), detail::primitive_of(fg), detail::primitive_of(fb), epsilon));
 }
 /// Gradients of layer_norm for the output gradient grad; beta's when has_beta.
 template <class B, size_t D>
@@ -98,8 +101,9 @@ NormGrads<B, D> layer_norm_backward(const Tensor<B, D>& x, const std::optional<T
 template <class B, size_t D> Tensor<B, D> rms_norm(const Tensor<B, D>& x,
                                                    const std::optional<Tensor<B, 1>>& gamma = std::nullopt,
                                                    double epsilon = 1e-5) {
-  detail::check_norm("rms_norm", x, gamma, std::nullopt);
-  return Tensor<B, D>(detail::ModOps<B>::rms_norm(x.primitive(), detail::primitive_of(gamma), epsilon));
+  auto fx = amp::to_full(x), fg = amp::to_full(gamma);  // the autocast policy: normalization in f32
+  detail::check_norm("rms_norm", fx, fg, std::nullopt);
+  return Tensor<B, D>(detail::ModOps<B>::rms_norm(fx.primitive(), detail::primitive_of(fg), epsilon));
 }
 /// Gradients of rms_norm for the output gradient grad.
 template <class B, size_t D> NormGrads<B, D> rms_norm_backward(const Tensor<B, D>& x,

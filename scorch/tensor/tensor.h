@@ -11,6 +11,7 @@
 #include "scorch/gen/kind_ops.h"
 #include "scorch/core/distribution.h"
 #include "scorch/core/tensor_data.h"
+#include "scorch/tensor/autocast_policy.h"
 #include "scorch/tensor/checks.h"
 #include "scorch/tensor/nested.h"
 
@@ -39,8 +40,15 @@ template <> struct LiteralElem<Bool> { using type = bool; };
 namespace detail {
 /// Checks that a and b broadcast and share a dtype, then wraps f(a, b)'s primitive as Out;
 /// a is taken by value so a temporary hands its buffer on.
+/// Inside an autocast scope, float operands of different dtypes first meet in the wider one.
 template <class Out, class T, class F> Out checked_binary(const char* op, T a, const T& b, F f) {
   check::broadcast(op, a.shape(), b.shape());
+  if constexpr (std::same_as<typename T::Kind, Float>) {
+    if (a.dtype() != b.dtype() && amp::autocast_dtype()) {
+      auto [wide_a, wide_b] = amp::to_common(std::move(a), b);
+      return Out(f(std::move(wide_a).into_primitive(), wide_b.primitive()));
+    }
+  }
   check::same_dtype(op, a.dtype(), b.dtype());
   return Out(f(std::move(a).into_primitive(), b.primitive()));
 }

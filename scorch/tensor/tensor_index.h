@@ -44,8 +44,9 @@ template <class B, size_t D, class K> class IndexMethods {
   /// values where mask is true, self elsewhere (broadcast).
   Self mask_where(const Mask& mask, const Self& values) const {
     check::broadcast("mask_where", check::broadcast("mask_where", self().shape(), mask.shape()), values.shape());
-    check::same_dtype("mask_where", self().dtype(), values.dtype());
-    return Self(Ops::mask_where(prim(), mask.primitive(), values.primitive()));
+    auto [base, fill] = amp::to_common(self(), values);  // promoted inside an autocast scope
+    check::same_dtype("mask_where", base.dtype(), fill.dtype());
+    return Self(Ops::mask_where(base.primitive(), mask.primitive(), fill.primitive()));
   }
   /// value where mask is true, self elsewhere (broadcast).
   Self mask_fill(const Mask& mask, Scalar value) const {

@@ -15,6 +15,8 @@ template <class B, size_t D, class K> class NumericMethods {
   using Ops = KindOps<B, K>;
   const Self& self() const { return static_cast<const Self&>(*this); }
   auto prim() const { return self().primitive(); }
+  // The primitive in f32 when it is f16/bf16 inside an autocast scope (the policy for sums).
+  auto full_prim() const { return amp::to_full(self()).primitive(); }
   template <class F> Self binary(const char* op, const Self& other, F f) const {
     return detail::checked_binary<Self>(op, self(), other, f);
   }
@@ -69,17 +71,18 @@ template <class B, size_t D, class K> class NumericMethods {
   }
 
   // ---- reductions: full ones give shape [1]; *_dim keep the dim with size 1
-  Tensor<B, 1, K> sum() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::sum(prim())); }
-  Tensor<B, 1, K> mean() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::mean(prim())); }
-  Tensor<B, 1, K> prod() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::prod(prim())); }
+  // (inside an autocast scope, f16/bf16 values are summed in f32: full_prim)
+  Tensor<B, 1, K> sum() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::sum(full_prim())); }
+  Tensor<B, 1, K> mean() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::mean(full_prim())); }
+  Tensor<B, 1, K> prod() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::prod(full_prim())); }
   Self sum_dim(int64_t dim) const requires NumericKind<K> {
-    return Self(Ops::sum_dim(prim(), check::dim("sum_dim", dim, D)));
+    return Self(Ops::sum_dim(full_prim(), check::dim("sum_dim", dim, D)));
   }
   Self mean_dim(int64_t dim) const requires NumericKind<K> {
-    return Self(Ops::mean_dim(prim(), check::dim("mean_dim", dim, D)));
+    return Self(Ops::mean_dim(full_prim(), check::dim("mean_dim", dim, D)));
   }
   Self prod_dim(int64_t dim) const requires NumericKind<K> {
-    return Self(Ops::prod_dim(prim(), check::dim("prod_dim", dim, D)));
+    return Self(Ops::prod_dim(full_prim(), check::dim("prod_dim", dim, D)));
   }
   /// sum_dim over each listed dim (all kept with size 1).
   Self sum_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> {
@@ -101,10 +104,12 @@ template <class B, size_t D, class K> class NumericMethods {
   }
 
   /// Matrix product over the last two dims; leading dims broadcast.
+  /// Inside an autocast scope, f32 operands are multiplied in the autocast dtype.
   Self matmul(const Self& other) const requires NumericKind<K> {
     check::matmul(self().shape(), other.shape());
-    check::same_dtype("matmul", self().dtype(), other.dtype());
-    return Self(Ops::matmul(prim(), other.primitive()));
+    auto lhs = amp::to_autocast(self()), rhs = amp::to_autocast(other);
+    check::same_dtype("matmul", lhs.dtype(), rhs.dtype());
+    return Self(Ops::matmul(lhs.primitive(), rhs.primitive()));
   }
   /// Sum of the elementwise product of two rank-1 tensors, shape [1].
   Tensor<B, 1, K> dot(const Self& other) const requires(NumericKind<K>&& D == 1) {

@@ -11,6 +11,7 @@
 #include <typeindex>
 
 #include "scorch/data/dataloader.h"
+#include "scorch/optim/grad_scaler.h"
 #include "scorch/optim/lr_scheduler.h"
 #include "scorch/train/learner_types.h"
 #include "scorch/train/loop.h"
@@ -82,14 +83,24 @@ template <class T> struct TrainItemOf;
 template <class Item> struct TrainItemOf<TrainOutput<Item>> { using type = Item; };
 }  // namespace detail
 
+/// Mixed-precision training (LearnerBuilder::mixed_precision): the autocast dtype and the loss scaling.
+struct MixedPrecision {
+  DType dtype = DType::BF16;
+  optim::GradScalerConfig scaler = optim::GradScalerConfig().with_enabled(false);
+};
+
 /// A configured learner: fit() trains the model and returns it.
 template <Module M, class Optim> class Learner {
  public:
-  Learner(M model, Optim optim, std::unique_ptr<optim::LrScheduler> scheduler, LearnerOptions options)
+  Learner(M model, Optim optim, std::unique_ptr<optim::LrScheduler> scheduler, LearnerOptions options,
+          std::optional<MixedPrecision> precision = std::nullopt)
       : model_(std::move(model)),
         optim_(std::move(optim)),
         scheduler_(std::move(scheduler)),
-        options_(std::move(options)) {}
+        options_(std::move(options)),
+        scaler_((precision ? precision->scaler : optim::GradScalerConfig().with_enabled(false)).init()) {
+    if (precision) autocast_ = precision->dtype;
+  }
 
   /// Trains for the configured epochs (validating after each) and returns the model; a stop
   /// (quit key, Ctrl-C, Interrupter::stop, early stopping) returns the model as it is then.
@@ -110,6 +121,8 @@ template <Module M, class Optim> class Learner {
   const FitReport& report() const { return report_; }
   const MetricsStore& store() const { return store_; }
   Interrupter interrupter() const { return options_.interrupter; }
+  /// The loss scaler (disabled unless mixed_precision turned it on): its scale and skipped steps.
+  const optim::GradScaler& grad_scaler() const { return scaler_; }
 
  private:
   template <class BT, class IT, class OT, class BV, class IV, class OV, class Item, class ValidItem> struct Hooks final
@@ -147,14 +160,14 @@ template <Module M, class Optim> class Learner {
         if (!valid_it) return std::nullopt;
         auto batch = valid_it->next();
         if (!batch) return std::nullopt;
-        auto item = valid_model->valid_step(*batch);
+        auto item = l.autocast([&] { return valid_model->valid_step(*batch); }, 1.0);
         auto p = valid_it->progress();
         return IterationResult{valid_metrics.update(item, metadata(p, epoch, iteration, std::nullopt)),
                                p.items_processed, p.items_total};
       }
       auto batch = train_it->next();
       if (!batch) return std::nullopt;
-      auto output = l.model_.train_step(*batch);
+      auto output = l.autocast([&] { return l.model_.train_step(*batch); }, l.scaler_.scale());
       accumulator.accumulate(l.model_, std::move(output.grads));
       if (++accumulated == l.options_.grads_accumulation) step();
       auto p = train_it->progress();
@@ -163,7 +176,7 @@ template <Module M, class Optim> class Learner {
     }
     void step() {
       lr = l.scheduler_->step();
-      l.model_ = l.optim_.step(lr, l.model_, accumulator.grads());
+      l.model_ = l.scaler_.step(l.optim_, lr, l.model_, accumulator.grads());  // skipped on overflow
       accumulated = 0;
     }
     void end_train_epoch() override {
@@ -171,22 +184,34 @@ template <Module M, class Optim> class Learner {
       train_it.reset();
     }
     CheckpointRecords records() const override {
-      return {l.model_.into_record(), l.optim_.to_record(), l.scheduler_->to_record()};
+      CheckpointRecords r{l.model_.into_record(), l.optim_.to_record(), l.scheduler_->to_record(), std::nullopt};
+      if (l.scaler_.enabled()) r.grad_scaler = l.scaler_.to_record();
+      return r;
     }
     void restore(const CheckpointRecords& r) override {
       l.model_ = l.model_.load_record(r.model);
       l.optim_.load_record(r.optim);
       l.scheduler_->load_record(r.scheduler);
+      if (r.grad_scaler) l.scaler_.load_record(*r.grad_scaler);
     }
     std::string describe() const override {
       return std::string(M::scorch_module_name) + " (" + std::to_string(l.model_.num_params()) + " parameters)";
     }
   };
 
+  /// step() inside an autocast scope when training in mixed precision (backward seeded with loss_scale).
+  template <class Step> auto autocast(Step step, double loss_scale) const {
+    if (!autocast_) return step();
+    amp::Autocast scope(*autocast_, loss_scale);
+    return step();
+  }
+
   M model_;
   Optim optim_;
   std::unique_ptr<optim::LrScheduler> scheduler_;
   LearnerOptions options_;
+  std::optional<DType> autocast_;
+  optim::GradScaler scaler_;
   FitReport report_;
   MetricsStore store_;
 };
@@ -220,6 +245,21 @@ class LearnerBuilder {
   /// Sums the gradients of n batches before each optimizer step.
   LearnerBuilder& grads_accumulation(size_t n) {
     options_.grads_accumulation = n;
+    return *this;
+  }
+  /// Trains in mixed precision: the train and valid steps run inside an amp::Autocast(dtype) scope (products in
+  /// dtype, softmax, norms and losses in f32; docs/mixed-precision.md) with f32 weights and optimizer state. f16
+  /// also scales the loss (scaler, default GradScalerConfig()); bf16 needs none unless a scaler is given.
+  /// Throws ValueError for a dtype other than F16/BF16.
+  LearnerBuilder& mixed_precision(DType dtype = DType::BF16,
+                                  std::optional<optim::GradScalerConfig> scaler = std::nullopt) {
+    if (dtype != DType::F16 && dtype != DType::BF16)
+      throw ValueError("LearnerBuilder::mixed_precision",
+                       "the dtype must be f16 or bf16, got " + std::string(dtype_name(dtype)));
+    if (!scaler) scaler = optim::GradScalerConfig().with_enabled(dtype == DType::F16);
+    scaler->init();  // validates now rather than at build
+    precision_ = MixedPrecision{dtype, *scaler};
+    options_.grad_scaler = scaler->enabled;
     return *this;
   }
   /// Saves model, optimizer and scheduler after each epoch to artifact_dir/checkpoint with recorder.
@@ -291,7 +331,7 @@ class LearnerBuilder {
                           "the device given to devices() is not a " + std::string(BackendOf<M>::name()) + " device");
       model = model.fork(*device);
     }
-    return Learner<M, Optim>(std::move(model), std::move(optim), std::move(scheduler), options_);
+    return Learner<M, Optim>(std::move(model), std::move(optim), std::move(scheduler), options_, precision_);
   }
 
  private:
@@ -300,6 +340,7 @@ class LearnerBuilder {
     return *this;
   }
   LearnerOptions options_;
+  std::optional<MixedPrecision> precision_;
   std::any device_;
 };
 

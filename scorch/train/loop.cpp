@@ -8,7 +8,7 @@
 namespace scorch::train {
 namespace fs = std::filesystem;
 namespace {
-const char* kCheckpointNames[3] = {"model", "optim", "scheduler"};
+const char* kCheckpointNames[4] = {"model", "optim", "scheduler", "grad_scaler"};
 }
 
 TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)) {
@@ -21,7 +21,7 @@ TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)
   if (!options_.renderer) options_.renderer = default_renderer();
   if (!options_.checkpointing) options_.checkpointing = default_checkpointing_strategy();
   if (options_.checkpoint_recorder)
-    for (int k = 0; k < 3; ++k)
+    for (int k = 0; k < (options_.grad_scaler ? 4 : 3); ++k)
       checkpointers_[k] = std::make_unique<FileCheckpointer>((fs::path(options_.artifact_dir) / "checkpoint").string(),
                                                              kCheckpointNames[k], *options_.checkpoint_recorder);
   if (options_.checkpoint && !checkpointers_[0])
@@ -33,7 +33,8 @@ TrainingLoop::~TrainingLoop() = default;
 
 void TrainingLoop::resume(TrainingHooks& hooks, size_t epoch) {
   CheckpointRecords records{checkpointers_[0]->restore(epoch), checkpointers_[1]->restore(epoch),
-                            checkpointers_[2]->restore(epoch)};
+                            checkpointers_[2]->restore(epoch), std::nullopt};
+  if (checkpointers_[3]) records.grad_scaler = checkpointers_[3]->restore(epoch);
   hooks.restore(records);
   // The curves of the epochs already done come back from the loggers.
   for (int s = 0; s < 2; ++s) {
@@ -85,12 +86,14 @@ void TrainingLoop::checkpoint(TrainingHooks& hooks, size_t epoch) {
     // The model goes last: an epoch is complete once its three files exist.
     checkpointers_[1]->save(epoch, records.optim);
     checkpointers_[2]->save(epoch, records.scheduler);
+    if (checkpointers_[3] && records.grad_scaler) checkpointers_[3]->save(epoch, *records.grad_scaler);
     log_->info("checkpoint of epoch " + std::to_string(epoch) + " written to " +
                checkpointers_[0]->save(epoch, records.model));
   }
   for (const auto& action : actions) {
     if (action.kind != CheckpointingAction::Delete) continue;
-    for (const auto& c : checkpointers_) c->remove(action.epoch);
+    for (const auto& c : checkpointers_)
+      if (c) c->remove(action.epoch);
     log_->info("checkpoint of epoch " + std::to_string(action.epoch) + " deleted");
   }
 }

@@ -32,6 +32,7 @@ struct LearnerOptions {
   bool summary = false;
   bool plots = true;
   bool stop_on_signals = true;  // Ctrl-C stops the run cleanly instead of killing it
+  bool grad_scaler = false;     // mixed precision with loss scaling: its state is checkpointed too
 };
 
 /// One iteration's outcome, reported by the typed learner.
@@ -43,6 +44,7 @@ struct IterationResult {
 /// The model's state at the end of an epoch, as records.
 struct CheckpointRecords {
   Record model, optim, scheduler;
+  std::optional<Record> grad_scaler;  // with LearnerOptions::grad_scaler
 };
 
 /// What the typed learner does for the loop.
@@ -84,7 +86,7 @@ class TrainingLoop {
   MetricsStore store_;
   std::unique_ptr<ExperimentLog> log_;
   std::unique_ptr<SignalStopGuard> guard_;
-  std::unique_ptr<FileCheckpointer> checkpointers_[3];  // model, optim, scheduler
+  std::unique_ptr<FileCheckpointer> checkpointers_[4];  // model, optim, scheduler, grad scaler
 };
 
 }  // namespace scorch::train

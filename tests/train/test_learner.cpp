@@ -237,3 +237,38 @@ TEST(Learner, EarlyStoppingAndInterrupterAndErrors) {
         << e.what();
   }
 }
+
+TEST(Learner, MixedPrecisionTrainsKeepsF32WeightsAndCheckpointsTheScaler) {
+  auto [train, valid] = loaders();
+  auto bf16_dir = temp_dir("bf16");
+  auto bf16 = builder(bf16_dir, 3, std::make_shared<InMemoryMetricLogger>())
+                  .mixed_precision(DType::BF16)
+                  .build(fresh_model(), optim::AdamConfig().init(), 0.05);
+  auto model = bf16.fit(train, valid);
+  EXPECT_EQ(model.linear.weight.val().dtype(), DType::F32);  // f32 master weights
+  EXPECT_GT(*bf16.store().epoch_value(Split::Valid, "Accuracy", 3), 60.0);
+  EXPECT_FALSE(bf16.grad_scaler().enabled());  // bf16 needs no loss scaling
+  EXPECT_FALSE(fs::exists(bf16_dir / "checkpoint/grad_scaler-3.mpk"));
+
+  auto f16_dir = temp_dir("f16");
+  auto f16 = builder(f16_dir, 2, std::make_shared<InMemoryMetricLogger>())
+                 .mixed_precision(DType::F16, optim::GradScalerConfig().with_init_scale(256.0))
+                 .build(fresh_model(), optim::AdamConfig().init(), 0.05);
+  f16.fit(train, valid);
+  EXPECT_TRUE(f16.grad_scaler().enabled());
+  EXPECT_EQ(f16.grad_scaler().skipped_steps(), 0u);
+  auto saved = DefaultFileRecorder<>{}.load((f16_dir / "checkpoint/grad_scaler-2").string());
+  EXPECT_EQ(saved.get_float("scale"), 256.0);
+  EXPECT_EQ(saved.get_int("growth_tracker"), 20);  // 2 epochs of 10 clean steps
+  // Resuming restores the scaler's state with the rest.
+  auto resumed = builder(f16_dir, 3, std::make_shared<InMemoryMetricLogger>())
+                     .mixed_precision(DType::F16, optim::GradScalerConfig().with_init_scale(8.0))
+                     .checkpoint(2)
+                     .build(fresh_model(), optim::AdamConfig().init(), 0.05);
+  resumed.fit(train, valid);
+  EXPECT_EQ(resumed.grad_scaler().scale(), 256.0);
+  EXPECT_THROW(LearnerBuilder(temp_dir("f32").string()).mixed_precision(DType::F32), ValueError);
+  EXPECT_THROW(LearnerBuilder(temp_dir("bad").string())
+                   .mixed_precision(DType::F16, optim::GradScalerConfig().with_backoff_factor(2.0)),
+               ValueError);
+}

@@ -1,0 +1,25 @@
+#include "scorch/core/autocast.h"
+
+#include <cmath>
+#include <string>
+
+#include "scorch/core/error.h"
+
+namespace scorch::amp {
+namespace {
+thread_local AutocastState current_state;
+}  // namespace
+
+const AutocastState& autocast_state() { return current_state; }
+
+Autocast::Autocast(std::optional<DType> dtype, double loss_scale) : saved_(current_state) {
+  if (dtype && *dtype != DType::F16 && *dtype != DType::BF16)
+    throw ValueError("Autocast", "the autocast dtype must be f16 or bf16, got " + std::string(dtype_name(*dtype)));
+  if (!(std::isfinite(loss_scale) && loss_scale > 0))
+    throw ValueError("Autocast", "the loss scale must be finite and > 0, got " + std::to_string(loss_scale));
+  current_state = AutocastState{dtype, loss_scale};
+}
+
+Autocast::~Autocast() { current_state = saved_; }
+
+}  // namespace scorch::amp
