@@ -87,6 +87,10 @@ int amp_check(const std::string& text, size_t steps) {
                     .with_dropout(0.0);
   const size_t batch = 8;
   auto all = windows(tokenizer.encode(text), config.max_seq, steps * batch);
+  if (all.size() < steps * batch)
+    throw ValueError("amp_check", "the corpus fills " + std::to_string(all.size()) + " windows of " +
+                                      std::to_string(config.max_seq + 1) + " tokens; " + std::to_string(steps) +
+                                      " steps need " + std::to_string(steps * batch));
   std::vector<TokenBatch<AD>> batches;
   WindowBatcher<AD> batcher;
   for (size_t s = 0; s < steps; ++s)

@@ -26,6 +26,10 @@ train::FitReport train_text(const std::string& artifact_dir, const std::string& 
   config.save(artifact_dir + "/config.json");
   AD::seed(config.seed);
   auto all = windows(tokenizer.encode(text), config.model.max_seq, config.max_windows);
+  if (all.size() < 2 || config.batch_size == 0)
+    throw ValueError("train_text", std::to_string(all.size()) + " window(s) of " +
+                                       std::to_string(config.model.max_seq + 1) +
+                                       " tokens: at least 2 are needed (one held out), and a batch size >= 1");
   size_t held_out = std::max<size_t>(1, all.size() / 20);
   std::vector<Window> valid(all.end() - static_cast<std::ptrdiff_t>(held_out), all.end());
   all.resize(all.size() - held_out);

@@ -55,4 +55,9 @@ template <class T> struct NormGradients {
   std::optional<T> gamma, beta;
 };
 
+/// One Adam/AdamW step of a parameter: the updated parameter and its two moments.
+template <class T> struct AdamUpdate {
+  T param, moment_1, moment_2;
+};
+
 }  // namespace scorch

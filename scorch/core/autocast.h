@@ -20,12 +20,12 @@ const AutocastState& autocast_state();
 inline std::optional<DType> autocast_dtype() { return autocast_state().dtype; }
 
 /// RAII scope: the ops called on this thread inside run with the precision policy of `dtype` (nullopt: off, e.g.
-/// to run a region in full precision inside an autocast region) and backward() seeds with loss_scale; the
-/// previous state comes back at the end of the scope. Throws ValueError for a dtype other than F16/BF16 or a
-/// loss scale that is not finite and > 0.
+/// to run a region in full precision inside an autocast region) and backward() seeds with loss_scale (by default
+/// the enclosing scope's, 1 outside any); the previous state comes back at the end of the scope. Throws
+/// ValueError for a dtype other than F16/BF16 or a loss scale that is not finite and > 0.
 class Autocast {
  public:
-  explicit Autocast(std::optional<DType> dtype = DType::BF16, double loss_scale = 1.0);
+  explicit Autocast(std::optional<DType> dtype = DType::BF16, std::optional<double> loss_scale = std::nullopt);
   ~Autocast();
   Autocast(const Autocast&) = delete;
   Autocast& operator=(const Autocast&) = delete;

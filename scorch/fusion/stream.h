@@ -363,6 +363,10 @@ template <class P, class Q> ConvGradients<P> wrap_grads(ConvGradients<Q> g) {
 template <class P, class Q> AttentionGradients<P> wrap_grads(AttentionGradients<Q> g) {
   return {P::wrap(std::move(g.q)), P::wrap(std::move(g.k)), P::wrap(std::move(g.v))};
 }
+/// B's Adam update as Fusion<B>'s.
+template <class P, class Q> AdamUpdate<P> wrap_grads(AdamUpdate<Q> u) {
+  return {P::wrap(std::move(u.param)), P::wrap(std::move(u.moment_1)), P::wrap(std::move(u.moment_2))};
+}
 /// B's normalization gradients as Fusion<B>'s.
 template <class P, class Q> NormGradients<P> wrap_grads(NormGradients<Q> g) {
   return {P::wrap(std::move(g.x)), wrap_optional<P>(std::move(g.gamma)), wrap_optional<P>(std::move(g.beta))};

@@ -48,7 +48,11 @@ template <class B> struct MhaInput {
   Tensor<B, 3> query, key, value;
   std::optional<Tensor<B, 2, Bool>> mask_pad;
   std::optional<Tensor<B, 3, Bool>> mask_attn;
-  static MhaInput self_attn(const Tensor<B, 3>& x) { return {x, x, x, std::nullopt, std::nullopt}; }
+  /// x as query, key and value (inside an autocast scope cast once, not by each projection).
+  static MhaInput self_attn(const Tensor<B, 3>& x) {
+    auto low = amp::to_autocast(x);
+    return {low, low, low, std::nullopt, std::nullopt};
+  }
   static MhaInput make(const Tensor<B, 3>& q, const Tensor<B, 3>& k, const Tensor<B, 3>& v) {
     return {q, k, v, std::nullopt, std::nullopt};
   }

@@ -23,8 +23,8 @@ struct Dropout {
   template <class B, size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
     if constexpr (AutodiffBackend<B>) {
       if (prob == 0.0) return x;
-      auto keep = Tensor<B, D>::random(x.shape(), Distribution::bernoulli(1.0 - prob), x.device());
-      return x * (keep * (1.0 / (1.0 - prob)));
+      auto keep = x.random_like(Distribution::bernoulli(1.0 - prob));  // in x's dtype (bf16 stays bf16)
+      return (x * keep) * (1.0 / (1.0 - prob));
     } else {
       return x;
     }

@@ -60,7 +60,7 @@ template <class B> struct CrossEntropyLoss {
     if (weights && weights->shape()[0] != classes)
       throw ShapeError("CrossEntropyLoss::forward",
                        "weights " + weights->shape().to_string() + " for " + std::to_string(classes) + " classes");
-    auto log_p = logits ? activation::log_softmax(input, 1) : input.log();
+    auto log_p = logits ? activation::log_softmax(input, 1) : amp::to_full(input).log();  // f32 under autocast
     auto idx = targets.template reshape<2>({batch, size_t{1}});
     auto nll = -log_p.gather(1, idx).template reshape<1>({batch});
     auto w = weights ? weights->select(0, targets) : Tensor<B, 1>::ones({batch}, input.device());
@@ -119,11 +119,12 @@ template <class B> struct BinaryCrossEntropyLoss {
                                            Reduction reduction = Reduction::Mean) const {
     detail::check_same("BinaryCrossEntropyLoss::forward", input.shape(), targets.shape());
     auto t = smoothing ? targets * (1.0 - *smoothing) + *smoothing / 2.0 : targets;
+    const auto x = amp::to_full(input);  // the autocast policy: the loss in f32
     Tensor<B, D> losses;
     if (logits) {
-      losses = input.clamp_min(0.0) - input * t + (-input.abs()).exp().log1p();
+      losses = x.clamp_min(0.0) - x * t + (-x.abs()).exp().log1p();
     } else {
-      losses = -(t * input.log().clamp_min(-100.0) + (-t + 1.0) * (-input + 1.0).log().clamp_min(-100.0));
+      losses = -(t * x.log().clamp_min(-100.0) + (-t + 1.0) * (-x + 1.0).log().clamp_min(-100.0));
     }
     if (weights) losses = losses * weights->template unsqueeze<D>();
     return detail::reduce(losses, reduction);

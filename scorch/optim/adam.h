@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "scorch/optim/sgd.h"
+#include "scorch/tensor/functional.h"
 
 namespace scorch::optim {
 
@@ -21,6 +22,20 @@ std::pair<Tensor<B, D>, Tensor<B, D>> device_bias_corrections(ParamState<B>& sta
   state.set("step_count", t);
   auto correction = [&](double beta) { return (-(t * std::log(beta)).exp() + 1.0).cast(dtype); };
   return {correction(beta_1), correction(beta_2)};
+}
+
+/// The whole step as one backend op (module_adam_update: one kernel per parameter on Cuda), for the options it
+/// covers (no AMSGrad, step counts on the host, no cautious decay); o's lr and step are set here.
+template <class B, size_t D>
+Tensor<B, D> fused_adam_step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state,
+                             functional::AdamUpdateOptions o) {
+  auto m = state.template get<D>("moment_1"), v = state.template get<D>("moment_2");
+  o.lr = lr;
+  o.step = static_cast<double>(state.step + 1);
+  auto r = functional::adam_update(param, grad, m ? *m : param.zeros_like(), v ? *v : param.zeros_like(), o);
+  state.set("moment_1", r.moment_1);
+  state.set("moment_2", r.moment_2);
+  return r.param;
 }
 
 /// The bias-corrected Adam direction m̂ / (√v̂ + ε) (v̂: the running maximum under AMSGrad); updates the moments.
@@ -55,6 +70,10 @@ struct Adam {
   bool capturable = false;  ///< counts steps on the device (PyTorch's capturable), as a replayed StepGraph needs
   template <class B, size_t D>
   Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
+    if (!amsgrad && !capturable)
+      return detail::fused_adam_step(lr, param, grad, state,
+                                     {.beta_1 = beta_1, .beta_2 = beta_2, .epsilon = epsilon,
+                                      .weight_decay = weight_decay ? weight_decay->penalty : 0.0, .decoupled = false});
     auto g = detail::with_decay(grad, param, weight_decay);
     return param - detail::adam_direction(g, state, beta_1, beta_2, epsilon, amsgrad, capturable) * lr;
   }
@@ -81,6 +100,10 @@ struct AdamW {
   bool capturable = false;  ///< counts steps on the device, as a replayed StepGraph needs
   template <class B, size_t D>
   Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
+    if (!amsgrad && !capturable && !cautious_weight_decay)
+      return detail::fused_adam_step(
+          lr, param, grad, state,
+          {.beta_1 = beta_1, .beta_2 = beta_2, .epsilon = epsilon, .weight_decay = weight_decay, .decoupled = true});
     auto direction = detail::adam_direction(grad, state, beta_1, beta_2, epsilon, amsgrad, capturable);
     auto decay = param * (lr * weight_decay);
     if (cautious_weight_decay) decay = decay.mask_fill((direction * param).lower_equal_elem(0.0), 0.0);

@@ -1,5 +1,7 @@
 #include "scorch/optim/grad_scaler.h"
 
+#include <algorithm>
+#include <limits>
 #include <string>
 
 namespace scorch::optim {
@@ -19,7 +21,7 @@ GradScaler GradScalerConfig::init() const {
 void GradScaler::update(bool found_inf) {
   if (!config_.enabled) return;
   if (found_inf) {
-    scale_ *= config_.backoff_factor;
+    scale_ = std::max(scale_ * config_.backoff_factor, std::numeric_limits<double>::min());  // stays > 0
     clean_steps_ = 0;
     ++skipped_;
     return;

@@ -1,11 +1,13 @@
 #pragma once
 // The precision policy the front end applies inside an amp::Autocast scope (the table in docs/mixed-precision.md):
 // products (matmul, linear, convolutions, attention) in the autocast dtype; softmax, normalization, sums and
-// losses in f32; other ops in their input's dtype, two float inputs of different dtypes promoted to the wider.
+// losses in f32; other ops in their input's dtype, float inputs of different dtypes (binary ops, cat, stack,
+// the assign ops) promoted to the widest.
 // Outside a scope every helper returns its argument unchanged. f64 is never lowered (as in PyTorch).
 #include <concepts>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "scorch/core/autocast.h"
 
@@ -41,6 +43,19 @@ template <class T> T to_dtype(T t, DType dtype) {
     if (autocast_dtype() && t.dtype() != dtype) return t.cast(dtype);
   }
   return t;
+}
+
+/// Float tensors in the widest of their dtypes when a scope is active and they differ (cat, stack); unchanged
+/// otherwise.
+template <class T> std::vector<T> to_widest(std::vector<T> ts) {
+  if constexpr (std::same_as<typename T::Kind, Float>) {
+    if (autocast_dtype() && !ts.empty()) {
+      DType widest = ts.front().dtype();
+      for (const auto& t : ts) widest = promoted(widest, t.dtype());
+      for (auto& t : ts) t = to_dtype(std::move(t), widest);
+    }
+  }
+  return ts;
 }
 
 /// An optional tensor (a bias, a norm's gamma) under to_autocast.

@@ -102,10 +102,11 @@ template <class B, size_t D> ConvGrads<B, D> conv_backward(const Tensor<B, D>& x
                                                            bool has_bias, const Tensor<B, D>& grad,
                                                            const ConvOptions<D - 2>& options = {}) {
   auto spec = detail::conv_spec(options);
-  check::conv("conv_backward", x.shape(), x.dtype(), weight.shape(), weight.dtype(), std::nullopt, spec, false);
+  auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight), lg = amp::to_autocast(grad);  // the autocast policy
+  check::conv("conv_backward", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), std::nullopt, spec, false);
   check::grad_shape("conv_backward", check::conv_output(x.shape(), weight.shape(), spec, false), grad.shape());
   return detail::wrap_grads<B, D>(
-      detail::ModOps<B>::conv_backward(x.primitive(), weight.primitive(), has_bias, grad.primitive(), spec));
+      detail::ModOps<B>::conv_backward(lx.primitive(), lw.primitive(), has_bias, lg.primitive(), spec));
 }
 /// Transposed convolution of x [batch, in, spatial...] with weight [in, out/groups, kernel...].
 template <class B, size_t D> Tensor<B, D> conv_transpose(const Tensor<B, D>& x, const Tensor<B, D>& weight,
@@ -124,11 +125,12 @@ template <class B, size_t D> ConvGrads<B, D> conv_transpose_backward(const Tenso
                                                                      bool has_bias, const Tensor<B, D>& grad,
                                                                      const ConvTransposeOptions<D - 2>& options = {}) {
   auto spec = detail::conv_spec(options);
-  check::conv("conv_transpose_backward", x.shape(), x.dtype(), weight.shape(), weight.dtype(), std::nullopt, spec,
+  auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight), lg = amp::to_autocast(grad);  // the autocast policy
+  check::conv("conv_transpose_backward", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), std::nullopt, spec,
               true);
   check::grad_shape("conv_transpose_backward", check::conv_output(x.shape(), weight.shape(), spec, true), grad.shape());
   return detail::wrap_grads<B, D>(
-      detail::ModOps<B>::conv_transpose_backward(x.primitive(), weight.primitive(), has_bias, grad.primitive(), spec));
+      detail::ModOps<B>::conv_transpose_backward(lx.primitive(), lw.primitive(), has_bias, lg.primitive(), spec));
 }
 
 /// 1-d convolution: x [batch, in, length].

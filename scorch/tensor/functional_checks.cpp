@@ -5,6 +5,7 @@
 
 #include "scorch/backend/module_shapes.h"
 #include "scorch/core/error.h"
+#include "scorch/tensor/checks.h"
 
 namespace scorch::check {
 namespace {
@@ -173,6 +174,22 @@ void attention_backward(const Shape& q, const Shape& v, const Shape& out, const 
     throw ShapeError("attention_backward", "output " + out.to_string() + " and gradient " + grad.to_string() +
                                                " must be " + expected.to_string() + " and the log-sum-exp " +
                                                logsumexp.to_string() + " must be " + stats.to_string());
+}
+
+void adam_update(const Shape& param, DType dtype, const std::array<std::pair<Shape, DType>, 3>& others,
+                 double beta_1, double beta_2, double step) {
+  const char* op = "adam_update";
+  float_dtype(op, "param", dtype);
+  const char* names[3] = {"grad", "moment_1", "moment_2"};
+  for (size_t i = 0; i < others.size(); ++i) {
+    if (!(others[i].first == param))
+      throw ShapeError(op, std::string(names[i]) + " " + others[i].first.to_string() + " must have the parameter's " +
+                               "shape " + param.to_string());
+    same_dtype(op, dtype, others[i].second);
+  }
+  for (double beta : {beta_1, beta_2})
+    if (!(beta >= 0 && beta < 1)) throw ValueError(op, "betas must be in [0, 1), got " + std::to_string(beta));
+  if (!(step >= 1)) throw ValueError(op, "step must be >= 1, got " + std::to_string(step));
 }
 
 void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape>& gamma,

@@ -1,7 +1,9 @@
 #pragma once
 // Argument checks of the functional ops (scorch::functional): they throw ShapeError, DTypeError
 // or ValueError naming the op, the shapes and the offending option.
+#include <array>
 #include <optional>
+#include <utility>
 
 #include "scorch/backend/module_options.h"
 #include "scorch/core/dtype.h"
@@ -27,6 +29,10 @@ void attention(const Shape& q, const Shape& k, const Shape& v, const std::option
 /// Throws unless out and grad are attention's output for q and v ([batch, heads, seq_q, dv]) and
 /// logsumexp is [batch, heads, seq_q].
 void attention_backward(const Shape& q, const Shape& v, const Shape& out, const Shape& logsumexp, const Shape& grad);
+/// adam_update's operands: the gradient and both moments (in that order) of the parameter's shape and float dtype;
+/// β₁, β₂ in [0, 1); step ≥ 1.
+void adam_update(const Shape& param, DType dtype, const std::array<std::pair<Shape, DType>, 3>& others,
+                 double beta_1, double beta_2, double step);
 /// Throws unless x is a float tensor of rank >= 1 and gamma / beta (when given) are [x's last dim] of
 /// x's dtype; grad (when given) has x's shape. op names the caller.
 void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape>& gamma,

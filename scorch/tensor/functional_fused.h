@@ -68,13 +68,44 @@ AttentionGrads<B> attention_backward(const Tensor<B, 4>& q, const Tensor<B, 4>& 
                                      const Tensor<B, 4>& out, const Tensor<B, 3>& logsumexp, const Tensor<B, 4>& grad,
                                      const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
                                      std::optional<double> scale = std::nullopt) {
-  check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), q.dtype(), k.dtype(), v.dtype());
+  auto lq = amp::to_autocast(q), lk = amp::to_autocast(k), lv = amp::to_autocast(v);  // the autocast policy
+  auto lout = amp::to_autocast(out), lgrad = amp::to_autocast(grad);
+  check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), lq.dtype(), lk.dtype(), lv.dtype());
   check::attention_backward(q.shape(), v.shape(), out.shape(), logsumexp.shape(), grad.shape());
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  auto g =
-      detail::ModOps<B>::attention_backward(q.primitive(), k.primitive(), v.primitive(), detail::primitive_of(mask), s,
-                                            out.primitive(), logsumexp.primitive(), grad.primitive());
+  auto g = detail::ModOps<B>::attention_backward(lq.primitive(), lk.primitive(), lv.primitive(),
+                                                 detail::primitive_of(mask), s, lout.primitive(),
+                                                 logsumexp.primitive(), lgrad.primitive());
   return {Tensor<B, 4>(std::move(g.q)), Tensor<B, 4>(std::move(g.k)), Tensor<B, 4>(std::move(g.v))};
+}
+
+/// The hyper-parameters of adam_update: step is the step's 1-based count (for the bias corrections); decoupled
+/// decays the parameter (AdamW), otherwise weight_decay·param is added to the gradient (Adam's L2).
+struct AdamUpdateOptions {
+  double lr = 1e-3, beta_1 = 0.9, beta_2 = 0.999, epsilon = 1e-8, weight_decay = 0;
+  bool decoupled = false;
+  double step = 1;
+};
+/// A parameter and its moments after one step.
+template <class B, size_t D> struct AdamStep {
+  Tensor<B, D> param, moment_1, moment_2;
+};
+/// One Adam (or AdamW, options.decoupled) step of param from grad and the moments (zeros before the first step),
+/// as torch.optim.Adam/AdamW compute it: m' = β₁m + (1−β₁)g, v' = β₂v + (1−β₂)g², param' = param −
+/// lr·(m'/(1−β₁^step)) / (√(v'/(1−β₂^step)) + ε) (− lr·weight_decay·param when decoupled). One kernel on Cuda.
+/// Throws ShapeError/DTypeError unless the four tensors share shape and dtype, ValueError for step < 1 or a β
+/// outside [0, 1).
+template <class B, size_t D>
+AdamStep<B, D> adam_update(const Tensor<B, D>& param, const Tensor<B, D>& grad, const Tensor<B, D>& moment_1,
+                           const Tensor<B, D>& moment_2, const AdamUpdateOptions& o = {}) {
+  check::adam_update(param.shape(), param.dtype(),
+                     {std::pair{grad.shape(), grad.dtype()}, std::pair{moment_1.shape(), moment_1.dtype()},
+                      std::pair{moment_2.shape(), moment_2.dtype()}},
+                     o.beta_1, o.beta_2, o.step);
+  auto r = detail::ModOps<B>::adam_update(param.primitive(), grad.primitive(), moment_1.primitive(),
+                                          moment_2.primitive(), o.lr, o.beta_1, o.beta_2, o.epsilon, o.weight_decay,
+                                          o.decoupled, o.step);
+  return {Tensor<B, D>(std::move(r.param)), Tensor<B, D>(std::move(r.moment_1)), Tensor<B, D>(std::move(r.moment_2))};
 }
 
 /// (x - mean) / sqrt(var + epsilon) over the last dim (biased variance, as PyTorch), times gamma and
@@ -92,9 +123,10 @@ Tensor<B, D> layer_norm(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>
 template <class B, size_t D>
 NormGrads<B, D> layer_norm_backward(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>& gamma, bool has_beta,
                                     const Tensor<B, D>& grad, double epsilon = 1e-5) {
-  detail::check_norm("layer_norm_backward", x, gamma, std::nullopt, grad.shape());
+  auto fx = amp::to_full(x), fg = amp::to_full(gamma), fgrad = amp::to_full(grad);  // the autocast policy
+  detail::check_norm("layer_norm_backward", fx, fg, std::nullopt, grad.shape());
   return detail::wrap_norm_grads<B, D>(detail::ModOps<B>::layer_norm_backward(
-      x.primitive(), detail::primitive_of(gamma), has_beta, grad.primitive(), epsilon));
+      fx.primitive(), detail::primitive_of(fg), has_beta, fgrad.primitive(), epsilon));
 }
 
 /// x / sqrt(mean(x²) + epsilon) over the last dim, times gamma when given.
@@ -109,9 +141,10 @@ template <class B, size_t D> Tensor<B, D> rms_norm(const Tensor<B, D>& x,
 template <class B, size_t D> NormGrads<B, D> rms_norm_backward(const Tensor<B, D>& x,
                                                                const std::optional<Tensor<B, 1>>& gamma,
                                                                const Tensor<B, D>& grad, double epsilon = 1e-5) {
-  detail::check_norm("rms_norm_backward", x, gamma, std::nullopt, grad.shape());
+  auto fx = amp::to_full(x), fg = amp::to_full(gamma), fgrad = amp::to_full(grad);  // the autocast policy
+  detail::check_norm("rms_norm_backward", fx, fg, std::nullopt, grad.shape());
   return detail::wrap_norm_grads<B, D>(
-      detail::ModOps<B>::rms_norm_backward(x.primitive(), detail::primitive_of(gamma), grad.primitive(), epsilon));
+      detail::ModOps<B>::rms_norm_backward(fx.primitive(), detail::primitive_of(fg), fgrad.primitive(), epsilon));
 }
 
 }  // namespace scorch::functional

@@ -24,8 +24,9 @@ template <class B, size_t D, class K> class IndexMethods {
   Self scatter(int64_t dim, const Index& indices, const Self& values) const requires NumericKind<K> {
     size_t d = check::dim("scatter", dim, D);
     check::scatter(self().shape(), indices.shape(), values.shape(), d);
-    check::same_dtype("scatter", self().dtype(), values.dtype());
-    return Self(Ops::scatter_add(d, prim(), indices.primitive(), values.primitive()));
+    auto [base, fill] = amp::to_common(self(), values);  // promoted inside an autocast scope
+    check::same_dtype("scatter", base.dtype(), fill.dtype());
+    return Self(Ops::scatter_add(d, base.primitive(), indices.primitive(), fill.primitive()));
   }
   /// The slices of dim listed by a rank-1 index tensor (torch.index_select).
   Self select(int64_t dim, const Index1& indices) const {
@@ -38,8 +39,9 @@ template <class B, size_t D, class K> class IndexMethods {
     size_t d = check::dim("select_assign", dim, D);
     check::select("select_assign", indices.shape());
     check::select_assign(self().shape(), d, indices.shape()[0], values.shape());
-    check::same_dtype("select_assign", self().dtype(), values.dtype());
-    return Self(Ops::select_add(prim(), d, indices.primitive(), values.primitive()));
+    auto [base, fill] = amp::to_common(self(), values);  // promoted inside an autocast scope
+    check::same_dtype("select_assign", base.dtype(), fill.dtype());
+    return Self(Ops::select_add(base.primitive(), d, indices.primitive(), fill.primitive()));
   }
   /// values where mask is true, self elsewhere (broadcast).
   Self mask_where(const Mask& mask, const Self& values) const {

@@ -156,8 +156,9 @@ template <class B, size_t D, class K> class ShapeMethods {
     if (!(region == values.shape()))
       throw ShapeError("slice_assign", "values " + values.shape().to_string() + " do not match the sliced region " +
                                            region.to_string());
-    check::same_dtype("slice_assign", self().dtype(), values.dtype());
-    return Self(Ops::slice_assign(prim(), ranges, values.primitive()));
+    auto [base, fill] = amp::to_common(self(), values);  // promoted inside an autocast scope
+    check::same_dtype("slice_assign", base.dtype(), fill.dtype());
+    return Self(Ops::slice_assign(base.primitive(), ranges, fill.primitive()));
   }
   /// A copy with the sliced region filled with value.
   Self slice_fill(const std::vector<Slice>& slices, Scalar value) const {
@@ -214,7 +215,7 @@ template <class B, size_t D, class K> class ShapeMethods {
     std::vector<Shape> shapes;
     std::vector<DType> dtypes;
     std::vector<typename Self::Primitive> prims;
-    for (const Self& t : tensors) {
+    for (const Self& t : amp::to_widest(tensors)) {  // promoted inside an autocast scope
       shapes.push_back(t.shape());
       dtypes.push_back(t.dtype());
       prims.push_back(t.primitive());

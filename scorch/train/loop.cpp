@@ -34,7 +34,9 @@ TrainingLoop::~TrainingLoop() = default;
 void TrainingLoop::resume(TrainingHooks& hooks, size_t epoch) {
   CheckpointRecords records{checkpointers_[0]->restore(epoch), checkpointers_[1]->restore(epoch),
                             checkpointers_[2]->restore(epoch), std::nullopt};
-  if (checkpointers_[3]) records.grad_scaler = checkpointers_[3]->restore(epoch);
+  if (checkpointers_[3] && checkpointers_[3]->exists(epoch)) records.grad_scaler = checkpointers_[3]->restore(epoch);
+  else if (checkpointers_[3])  // a checkpoint written without loss scaling: the scaler starts from its settings
+    log_->info("no grad scaler checkpoint for epoch " + std::to_string(epoch) + ": the loss scale starts afresh");
   hooks.restore(records);
   // The curves of the epochs already done come back from the loggers.
   for (int s = 0; s < 2; ++s) {
@@ -83,7 +85,7 @@ void TrainingLoop::checkpoint(TrainingHooks& hooks, size_t epoch) {
   for (const auto& action : actions) {
     if (action.kind != CheckpointingAction::Save) continue;
     auto records = hooks.records();
-    // The model goes last: an epoch is complete once its three files exist.
+    // The model goes last: an epoch is complete once its files exist.
     checkpointers_[1]->save(epoch, records.optim);
     checkpointers_[2]->save(epoch, records.scheduler);
     if (checkpointers_[3] && records.grad_scaler) checkpointers_[3]->save(epoch, *records.grad_scaler);

@@ -110,6 +110,15 @@ template <class B> void add_fused_grad_cases(CaseList<B>& list) {
     auto r1 = mod::rms_norm_backward(x, std::optional<Tensor<B, 1>>{}, g, 1e-2);
     return outs(r.x, *r.gamma, r1.x);
   });
+  list.add("mod_adam_update", {"module_adam_update"}, [](const Inputs<B>& in) {
+    auto p = F<2>(in, 0), g = F<2>(in, 1), m = F<2>(in, 2), v = F<2>(in, 3);
+    auto w = mod::adam_update(p, g, m, v, {.lr = 1e-2, .weight_decay = 0.1, .decoupled = true, .step = 2});
+    auto a = mod::adam_update(
+        p, g, m, v, {.lr = 2e-2, .beta_1 = 0.8, .beta_2 = 0.99, .epsilon = 1e-6, .weight_decay = 0.05, .step = 3});
+    auto zeros = p.zeros_like();
+    auto first = mod::adam_update(p, g, zeros, zeros, {.lr = 1e-3});
+    return outs(w.param, w.moment_1, w.moment_2, a.param, a.moment_1, a.moment_2, first.param);
+  });
 }
 
 SCORCH_CONFORMANCE_INSTANTIATE(add_fused_grad_cases);

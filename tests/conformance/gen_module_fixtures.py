@@ -238,3 +238,19 @@ def add_cases(case, rn, rb):
     hidden[0, 1, 2] = True  # query 2 of head 1 sees no key
     case("mod_attention_stats_masked_row", [rn(1, 2, 3, 5), rn(1, 2, 4, 5), rn(1, 2, 4, 3), hidden],
          ref64(lambda q, k, v, m: attention_stats_ref(q, k, v, m)), tol=TOL)
+
+    def adam_ref(p, g, m, v):
+        """torch.optim.AdamW / Adam steps from the moments m, v (zeros and step 1 for the last)."""
+        def step(opt_cls, lr, betas, eps, wd, count, moments):
+            q = p.detach().clone().requires_grad_(True)
+            opt = opt_cls([q], lr=lr, betas=betas, eps=eps, weight_decay=wd)
+            if moments:
+                opt.state[q] = {"step": torch.tensor(float(count - 1)), "exp_avg": moments[0].clone(),
+                                "exp_avg_sq": moments[1].clone()}
+            q.grad = g.clone()
+            opt.step()
+            return q.detach(), opt.state[q]["exp_avg"], opt.state[q]["exp_avg_sq"]
+        return (*step(torch.optim.AdamW, 1e-2, (0.9, 0.999), 1e-8, 0.1, 2, (m, v)),
+                *step(torch.optim.Adam, 2e-2, (0.8, 0.99), 1e-6, 0.05, 3, (m, v)),
+                step(torch.optim.Adam, 1e-3, (0.9, 0.999), 1e-8, 0.0, 1, None)[0])
+    case("mod_adam_update", [rn(4, 6), rn(4, 6), rn(4, 6), rn(4, 6).abs()], ref64(adam_ref), tol=TOL)

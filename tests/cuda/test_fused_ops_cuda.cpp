@@ -1,4 +1,5 @@
-// Cuda's fused kernels (layer norm, RMS norm, attention with its statistics and backward) against Cpu's on
+// Cuda's fused kernels (layer norm, RMS norm, attention with its statistics and backward, the Adam update) against
+// Cpu's on
 // sizes the conformance fixtures do not reach: thousands of rows (the gamma/beta gradients reduce over
 // several chunks of rows), rows that are not a multiple of 32, sequences longer than a tile, f32 and bf16.
 #include <optional>
@@ -79,6 +80,27 @@ TEST_P(FusedOpsCuda, AttentionWithStatsAndBackwardMatchCpu) {
   expect_near(r.q, hr.q, tol);
   expect_near(r.k, hr.k, tol);
   expect_near(r.v, hr.v, tol);
+}
+
+/// The one-kernel Adam/AdamW update against Cpu's composition on 1M + 3 elements (several grid strides).
+TEST_P(FusedOpsCuda, AdamUpdateMatchesCpu) {
+  SCORCH_REQUIRE_CUDA();
+  DType dtype = GetParam();
+  Shape shape{1000003};
+  auto [p, hp] = twin<1>(shape, dtype);
+  auto [g, hg] = twin<1>(shape, dtype, 0.1);
+  auto [m, hm] = twin<1>(shape, dtype, 0.05);
+  auto [v, hv] = twin<1>(shape, dtype, 0.01);
+  v = v.abs(), hv = hv.abs();
+  for (bool decoupled : {true, false}) {
+    md::AdamUpdateOptions o{.lr = 1e-2, .weight_decay = 0.1, .decoupled = decoupled, .step = 7};
+    auto r = md::adam_update(p, g, m, v, o);
+    auto h = md::adam_update(hp, hg, hm, hv, o);
+    Tolerance tol = tolerance_for(dtype);
+    expect_near(r.param, h.param, tol);
+    expect_near(r.moment_1, h.moment_1, tol);
+    expect_near(r.moment_2, h.moment_2, tol);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOpsCuda, testing::Values(DType::F32, DType::BF16),

@@ -31,9 +31,11 @@ TEST(Amp, ScopeSetsAndRestoresTheThreadState) {
     EXPECT_EQ(amp::autocast_dtype(), DType::BF16);
     EXPECT_EQ(amp::autocast_state().loss_scale, 4.0);
     {
-      amp::Autocast off(std::nullopt);  // a full-precision region inside
+      amp::Autocast off(std::nullopt);  // a full-precision region inside keeps the loss scale
       EXPECT_FALSE(amp::autocast_dtype());
-      EXPECT_EQ(amp::autocast_state().loss_scale, 1.0);
+      EXPECT_EQ(amp::autocast_state().loss_scale, 4.0);
+      amp::Autocast rescaled(DType::F16, 2.0);
+      EXPECT_EQ(amp::autocast_state().loss_scale, 2.0);
     }
     EXPECT_EQ(amp::autocast_dtype(), DType::BF16);
   }

@@ -250,13 +250,23 @@ TEST(Learner, MixedPrecisionTrainsKeepsF32WeightsAndCheckpointsTheScaler) {
   EXPECT_FALSE(bf16.grad_scaler().enabled());  // bf16 needs no loss scaling
   EXPECT_FALSE(fs::exists(bf16_dir / "checkpoint/grad_scaler-3.mpk"));
 
+  // f16 with loss scaling against f32 under SGD (which, unlike Adam, moves with the gradient's scale): the same
+  // weights to f16's rounding, so the gradients were unscaled exactly once.
+  auto sgd_run = [&](const fs::path& dir, std::optional<DType> precision) {
+    auto b = builder(dir, 2, std::make_shared<InMemoryMetricLogger>());
+    if (precision) b.mixed_precision(*precision, optim::GradScalerConfig().with_init_scale(256.0));
+    auto learner = b.build(fresh_model(), optim::SgdConfig().init(), 0.5);
+    auto trained = learner.fit(train, valid);
+    return std::pair{trained.linear.weight.val().inner(), learner.grad_scaler()};
+  };
   auto f16_dir = temp_dir("f16");
-  auto f16 = builder(f16_dir, 2, std::make_shared<InMemoryMetricLogger>())
-                 .mixed_precision(DType::F16, optim::GradScalerConfig().with_init_scale(256.0))
-                 .build(fresh_model(), optim::AdamConfig().init(), 0.05);
-  f16.fit(train, valid);
-  EXPECT_TRUE(f16.grad_scaler().enabled());
-  EXPECT_EQ(f16.grad_scaler().skipped_steps(), 0u);
+  auto [f16_weights, f16_scaler] = sgd_run(f16_dir, DType::F16);
+  auto [f32_weights, f32_scaler] = sgd_run(temp_dir("f32-sgd"), std::nullopt);
+  EXPECT_TRUE(f16_weights.all_close(f32_weights, 2e-2, 2e-3));
+  EXPECT_FALSE(f16_weights.to_data() == f32_weights.to_data());  // it did train in f16
+  EXPECT_TRUE(f16_scaler.enabled());
+  EXPECT_FALSE(f32_scaler.enabled());
+  EXPECT_EQ(f16_scaler.skipped_steps(), 0u);
   auto saved = DefaultFileRecorder<>{}.load((f16_dir / "checkpoint/grad_scaler-2").string());
   EXPECT_EQ(saved.get_float("scale"), 256.0);
   EXPECT_EQ(saved.get_int("growth_tracker"), 20);  // 2 epochs of 10 clean steps
@@ -264,7 +274,7 @@ TEST(Learner, MixedPrecisionTrainsKeepsF32WeightsAndCheckpointsTheScaler) {
   auto resumed = builder(f16_dir, 3, std::make_shared<InMemoryMetricLogger>())
                      .mixed_precision(DType::F16, optim::GradScalerConfig().with_init_scale(8.0))
                      .checkpoint(2)
-                     .build(fresh_model(), optim::AdamConfig().init(), 0.05);
+                     .build(fresh_model(), optim::SgdConfig().init(), 0.5);
   resumed.fit(train, valid);
   EXPECT_EQ(resumed.grad_scaler().scale(), 256.0);
   EXPECT_THROW(LearnerBuilder(temp_dir("f32").string()).mixed_precision(DType::F32), ValueError);

@@ -7,4 +7,5 @@
 #include "scorch/backend/provided/layout_defaults.h"
 #include "scorch/backend/provided/math_defaults.h"
 #include "scorch/backend/provided/module_defaults.h"
+#include "scorch/backend/provided/optim_defaults.h"
 #include "scorch/backend/provided/reduce_defaults.h"

@@ -26,6 +26,13 @@ struct Cuda : CudaKernelOps {
   static void seed(uint64_t s) { kernels::seed(s); }
   /// Waits until the device's queued work is done.
   static void sync(const Device& device) { synchronize(device.index); }
+  /// One kernel per Adam/AdamW step of a parameter (kernels/adam.cu) in place of backend/provided's composition.
+  static AdamUpdate<CudaTensor> module_adam_update(CudaTensor param, CudaTensor grad, CudaTensor moment_1,
+                                                   CudaTensor moment_2, double lr, double beta_1, double beta_2,
+                                                   double epsilon, double weight_decay, bool decoupled, double step) {
+    return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr,
+                                beta_1, beta_2, epsilon, weight_decay, decoupled, step);
+  }
 };
 
 }  // namespace scorch::backends::cuda

@@ -31,6 +31,11 @@ void begin_graph_random(int device, uint64_t* base);
 /// captured.
 uint64_t end_graph_random(int device, bool advance);
 
+/// The fused Adam/AdamW step (adam.cu), the op table's module_adam_update (bound by the Cuda struct: the other
+/// kernel backends use backend/provided's composition).
+AdamUpdate<T> adam_update(T param, T grad, T moment_1, T moment_2, double lr, double beta_1, double beta_2,
+                          double epsilon, double weight_decay, bool decoupled, double step);
+
 /// What cuBLASLt applies to a float product as it writes it: out = act(alpha · a·b + residual + bias).
 struct MatmulEpilogue {
   double alpha = 1;
