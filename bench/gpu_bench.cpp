@@ -3,8 +3,9 @@
 // GB/s compare with the anchor's copy_64M, the bandwidth floor); softmax over 8192×8192; the guide CNN train step at
 // batch 64 and 1024; a Linear with bias and relu (eager and fused); one transformer encoder layer (d512, 8 heads,
 // ff 2048, seq 256, batch 32) forward + backward; the guide step and the transformer layer replayed as CUDA graphs
-// by train::StepGraph (_graph); the layer under autocast bf16 and the GPT example's train step in f32 and AMP bf16. Each timed repetition runs the workload kInner times between device syncs, so
-// launch queuing overlaps as in PyTorch eager and one sync is amortized.
+// by train::StepGraph (_graph); the layer under autocast bf16 and the GPT example's train step in f32 and AMP bf16.
+// Each timed repetition runs the workload kInner times between device syncs, so launch queuing overlaps as in
+// PyTorch eager and one sync is amortized.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

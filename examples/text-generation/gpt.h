@@ -71,8 +71,8 @@ template <Backend B> struct Gpt {
 
 template <Backend B> Gpt<B> GptConfig::init(const typename B::Device& device) const {
   if (d_model % n_heads != 0)
-    throw ValueError("GptConfig::init",
-                     "d_model " + std::to_string(d_model) + " does not split into " + std::to_string(n_heads) + " heads");
+    throw ValueError("GptConfig::init", "d_model " + std::to_string(d_model) + " does not split into " +
+                                            std::to_string(n_heads) + " heads");
   auto small = nn::Initializer::normal(0.0, 0.02);  // GPT-2's embedding initialization
   Gpt<B> m;
   m.token = nn::EmbeddingConfig(vocab_size, d_model).with_initializer(small).init<B>(device);

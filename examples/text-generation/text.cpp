@@ -23,7 +23,8 @@ CharTokenizer CharTokenizer::fit(std::string_view text) {
 CharTokenizer CharTokenizer::from_vocabulary(const std::vector<int64_t>& bytes) {
   CharTokenizer t;
   for (int64_t b : bytes) {
-    if (b < 0 || b > 255) throw scorch::ValueError("CharTokenizer", "byte " + std::to_string(b) + " is outside [0, 255]");
+    if (b < 0 || b > 255)
+      throw scorch::ValueError("CharTokenizer", "byte " + std::to_string(b) + " is outside [0, 255]");
     if (t.ids_[b] != 0) throw scorch::ValueError("CharTokenizer", "byte " + std::to_string(b) + " appears twice");
     t.bytes_.push_back(b);
     t.ids_[b] = static_cast<int64_t>(t.bytes_.size());

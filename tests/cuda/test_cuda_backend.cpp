@@ -1,6 +1,6 @@
 // The Cuda backend's own guarantees: devices and errors without a GPU; with one, in-place reuse of
 // uniquely owned buffers, the caching pool (size classes, reuse, cap, release), every dtype through
-// a round trip, asynchronous queuing with host reads that wait, and the autotune cache on disk.
+// a round trip, permuted copies, asynchronous queuing with host reads that wait, and the autotune cache on disk.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +55,25 @@ TEST(CudaBackend, EveryDTypeRoundTripsAndCasts) {
     for (DType to : {DType::F32, DType::BF16, DType::I64, DType::Bool})
       EXPECT_EQ(Cuda::float_into_data(Cuda::float_cast(t, to)), data.convert(to))
           << dtype_name(d) << " -> " << dtype_name(to);
+  }
+}
+
+/// Permuted views made contiguous (the 16-byte-word copy when the last dim is contiguous and whole words, the
+/// per-element one otherwise: an odd last dim, a view that starts mid-word) equal the host's.
+TEST(CudaBackend, PermutedViewsCopyLikeTheHost) {
+  SCORCH_REQUIRE_CUDA();
+  for (DType d : {DType::F64, DType::F32, DType::BF16, DType::F16}) {
+    for (size_t last : {64, 24, 7}) {
+      auto host = Tensor<backends::cpu::Cpu, 4>::random({2, 5, 3, last + 8}, Distribution::normal(0, 1)).cast(d);
+      auto gpu = Tensor<Cuda, 4>::from_data(host.to_data());
+      for (int64_t start : {0, 1}) {
+        auto view = [&](auto t) {
+          auto part = t.slice({Slice(), Slice(), Slice(), Slice(start, start + static_cast<int64_t>(last))});
+          return part.swap_dims(1, 2).template reshape<2>({30, last});
+        };
+        EXPECT_EQ(view(gpu).to_data(), view(host).to_data()) << dtype_name(d) << " last " << last << " at " << start;
+      }
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // Cuda's fused kernels (layer norm, RMS norm, attention with its statistics and backward, the Adam update) against
-// Cpu's on
-// sizes the conformance fixtures do not reach: thousands of rows (the gamma/beta gradients reduce over
-// several chunks of rows), rows that are not a multiple of 32, sequences longer than a tile, f32 and bf16.
+// Cpu's on sizes the conformance fixtures do not reach: thousands of rows (the gamma/beta gradients reduce over
+// several chunks of rows), rows that are not a multiple of 32, sequences longer than a tile, a million parameters,
+// f32 and bf16.
 #include <optional>
 
 #include "cuda/cuda_test_util.h"
