@@ -64,8 +64,8 @@ template <class B> void gemm(const Options& o) {
 }
 
 // The f32 products of a transformer layer's forward and backward: NN, NT (x·Wᵀ) and TN (xᵀ·g),
-// named gemm_MxKxN_layout (bench/anchors/gemm_shapes.py times the same in PyTorch).
-template <class B> void gemm_shapes(const Options& o) {
+// named gemm_MxKxN_layout (_bf16 in bf16; bench/anchors/gemm_shapes.py times the same in PyTorch).
+template <class B> void gemm_shapes(const Options& o, DType dtype) {
   struct Case {
     size_t m, k, n;
   };
@@ -73,16 +73,17 @@ template <class B> void gemm_shapes(const Options& o) {
                  Case{512, 8192, 2048}}) {
     auto tflops = [&](double ms) { return 2.0 * c.m * c.k * c.n / ms / 1e9; };
     std::string shape = std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n);
-    auto a = Tensor<B, 2>::random({c.m, c.k}, Distribution::normal(0, 1));
-    auto b = Tensor<B, 2>::random({c.k, c.n}, Distribution::normal(0, 1));
-    auto at = Tensor<B, 2>::random({c.k, c.m}, Distribution::normal(0, 1)).transpose();
-    auto bt = Tensor<B, 2>::random({c.n, c.k}, Distribution::normal(0, 1)).transpose();
+    std::string suffix = dtype == DType::F32 ? "" : "_" + std::string(dtype_name(dtype));
+    auto make = [&](size_t rows, size_t cols) {
+      return Tensor<B, 2>::random({rows, cols}, Distribution::normal(0, 1)).cast(dtype);
+    };
+    auto a = make(c.m, c.k), b = make(c.k, c.n), at = make(c.k, c.m).transpose(), bt = make(c.n, c.k).transpose();
     run_gpu(
-        o, "gemm_" + shape + "_NN", [&] { (void)a.matmul(b); }, "tflops", tflops);
+        o, "gemm_" + shape + "_NN" + suffix, [&] { (void)a.matmul(b); }, "tflops", tflops);
     run_gpu(
-        o, "gemm_" + shape + "_NT", [&] { (void)a.matmul(bt); }, "tflops", tflops);
+        o, "gemm_" + shape + "_NT" + suffix, [&] { (void)a.matmul(bt); }, "tflops", tflops);
     run_gpu(
-        o, "gemm_" + shape + "_TN", [&] { (void)at.matmul(b); }, "tflops", tflops);
+        o, "gemm_" + shape + "_TN" + suffix, [&] { (void)at.matmul(b); }, "tflops", tflops);
   }
 }
 
@@ -351,7 +352,8 @@ template <class AD> void gpt_step(const Options& o, const std::string& name, std
 
 template <class B> void gpu_workloads(const Options& o) {
   gemm<B>(o);
-  gemm_shapes<B>(o);
+  gemm_shapes<B>(o, DType::F32);
+  gemm_shapes<B>(o, DType::BF16);
   bandwidth<B>(o);
   guide_step<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64");
   guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");

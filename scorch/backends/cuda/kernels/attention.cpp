@@ -1,6 +1,8 @@
 // Scaled dot-product attention on Cuda: cuBLAS products and one warp-per-row pass over the scores
-// (attention_rows.h), in f32 for f16/bf16 inputs (as the Cpu backend), f64 for f64. The forward keeps
-// each query's log-sum-exp; the backward recomputes the probabilities from it (5 products, 2 row passes).
+// (attention_rows.h). The products take the inputs' dtype (tensor cores for f16/bf16); the scores, the
+// probabilities and their gradient live in f32 (f64 for f64) and are rounded to the inputs' dtype only where
+// they enter a product (as flash attention rounds its probabilities). The forward keeps each query's
+// log-sum-exp; the backward recomputes the probabilities from it (5 products, 2 row passes).
 #include "scorch/backends/cuda/kernels/attention_rows.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
 
@@ -8,12 +10,11 @@ namespace scorch::backends::cuda::kernels {
 namespace {
 
 DType compute_dtype(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
-T in_compute(T x, DType cd) { return x.dtype() == cd ? std::move(x) : cast(std::move(x), cd); }
+T in_dtype(T x, DType d) { return x.dtype() == d ? std::move(x) : cast(std::move(x), d); }
 
 // softmax(q·kᵀ·scale, masked) in the compute dtype and each row's log-sum-exp.
 std::pair<T, T> probabilities(const T& q, const T& k, const std::optional<T>& mask, double scale) {
-  DType cd = compute_dtype(q.dtype());
-  T scores = matmul(in_compute(q, cd), swap_dims(in_compute(k, cd), 2, 3));
+  T scores = matmul_to(q, swap_dims(in_dtype(k, q.dtype()), 2, 3), compute_dtype(q.dtype()));
   T lse = attention_rows::softmax_with_lse(scores, mask, scale);
   return {std::move(scores), std::move(lse)};
 }
@@ -27,23 +28,24 @@ T attention(T q, T k, T v, const std::optional<T>& mask, double scale) {
 std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale) {
   DType d = q.dtype();
   auto [probs, lse] = probabilities(q, k, mask, scale);
-  T out = matmul(std::move(probs), in_compute(std::move(v), compute_dtype(d)));
-  return {in_compute(std::move(out), d), std::move(lse)};
+  T out = matmul(in_dtype(std::move(probs), d), in_dtype(std::move(v), d));
+  return {std::move(out), std::move(lse)};
 }
 
 AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, T out, T logsumexp,
                                          T grad) {
   DType d = q.dtype(), cd = compute_dtype(d);
   // Each is read by two products: made contiguous once (a head view would be copied by each product).
-  T qc = contiguous(in_compute(std::move(q), cd)), kc = contiguous(in_compute(std::move(k), cd));
-  T probs = matmul(qc, swap_dims(kc, 2, 3));
-  attention_rows::probs_from_lse(probs, mask, contiguous(in_compute(std::move(logsumexp), cd)), scale);
-  T g = contiguous(in_compute(std::move(grad), cd));
-  T dv = matmul(swap_dims(probs, 2, 3), g);
-  T ds = matmul(g, swap_dims(in_compute(std::move(v), cd), 2, 3));
-  attention_rows::score_grad(ds, probs, g, contiguous(in_compute(std::move(out), cd)), scale);
-  T dq = matmul(ds, kc), dk = matmul(swap_dims(std::move(ds), 2, 3), qc);
-  return {in_compute(std::move(dq), d), in_compute(std::move(dk), d), in_compute(std::move(dv), d)};
+  T qc = contiguous(std::move(q)), kc = contiguous(in_dtype(std::move(k), d));
+  T probs = matmul_to(qc, swap_dims(kc, 2, 3), cd);
+  attention_rows::probs_from_lse(probs, mask, contiguous(in_dtype(std::move(logsumexp), cd)), scale);
+  T g = contiguous(in_dtype(std::move(grad), d));
+  T dv = matmul(swap_dims(in_dtype(probs, d), 2, 3), g);
+  T ds = matmul_to(g, swap_dims(in_dtype(std::move(v), d), 2, 3), cd);
+  attention_rows::score_grad(ds, probs, contiguous(in_dtype(g, cd)), contiguous(in_dtype(std::move(out), cd)), scale);
+  T ds_d = in_dtype(std::move(ds), d);
+  T dq = matmul(ds_d, kc), dk = matmul(swap_dims(std::move(ds_d), 2, 3), qc);
+  return {std::move(dq), std::move(dk), std::move(dv)};
 }
 
 }  // namespace scorch::backends::cuda::kernels

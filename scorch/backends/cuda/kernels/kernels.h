@@ -46,5 +46,8 @@ struct MatmulEpilogue {
 /// a·b (float, rank 2, on one device) with the epilogue applied in the same cuBLASLt call; nullopt when cuBLASLt has
 /// no algorithm for it (the caller then runs the ops apart).
 std::optional<CudaTensor> matmul_with_epilogue(T a, T b, const MatmulEpilogue& epilogue);
+/// matmul written in out_dtype: the operands' own, or f32 for f16/bf16 operands (tensor-core products whose f32
+/// accumulators are kept, as attention's scores need). Throws DTypeError for another pairing.
+CudaTensor matmul_to(T a, T b, DType out_dtype);
 
 }  // namespace scorch::backends::cuda::kernels

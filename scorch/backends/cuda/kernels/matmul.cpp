@@ -247,13 +247,14 @@ cublasLtEpilogue_t epilogue_of(const MatmulEpilogue& e) {
   return e.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT;
 }
 
-/// out = a·b with epilogue e; false (nothing run) when cuBLASLt has no algorithm for it.
+/// out = a·b with epilogue e, the operands of dtype in (out's, or f16/bf16 for an f32 out); false (nothing run) when
+/// cuBLASLt has no algorithm for it.
 bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n,
-                const MatmulEpilogue& e = {}) {
+                const MatmulEpilogue& e = {}, std::optional<DType> in = std::nullopt) {
   // Column-major view: out^T[n, m] = b^T[n, k] · a^T[k, m]; a bias of n entries adds along out^T's rows.
   int device = out.device().index;
   DeviceBlas& bl = blas(device);
-  LtTypes t = lt_types(out.dtype());
+  LtTypes t = lt_types(in.value_or(out.dtype())), t_out = lt_types(out.dtype());
   LtProblem p;
   check_lt(cublasLtMatmulDescCreate(&p.desc, t.compute, t.scale), "desc");
   cublasOperation_t ta = ob.trans ? CUBLAS_OP_T : CUBLAS_OP_N, tb = oa.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -268,7 +269,7 @@ bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
   }
   layout(p.a, t.data, ob.rows, ob.cols, ob.ld, batch, ob.batch_stride);
   layout(p.b, t.data, oa.rows, oa.cols, oa.ld, batch, oa.batch_stride);
-  layout(p.c, t.data, n, m, n, batch, m * n);
+  layout(p.c, t_out.data, n, m, n, batch, m * n);
   double alpha64 = e.alpha, beta64 = e.residual ? 1 : 0;
   float alpha32 = static_cast<float>(e.alpha), beta32 = e.residual ? 1.0f : 0.0f;
   bool f64 = out.dtype() == DType::F64;
@@ -290,6 +291,7 @@ bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
                     autotune::device_name(device);
   if (epi != CUBLASLT_EPILOGUE_DEFAULT || e.residual)
     key += "|epilogue " + std::to_string(static_cast<int>(epi)) + (e.residual ? "+c" : "");
+  if (in && *in != out.dtype()) key += "|from " + std::string(dtype_name(*in));
   auto algo = choose_algo(call, key);
   if (!algo) return false;
   cublasStatus_t status = call.run(&*algo);
@@ -313,8 +315,17 @@ Shape batch_of(const Shape& s) {
 }  // namespace
 
 T matmul(T a, T b) {
+  DType d = a.dtype();
+  return matmul_to(std::move(a), std::move(b), d);
+}
+
+T matmul_to(T a, T b, DType out_dtype) {
   if (!(a.device() == b.device()))
     throw DeviceError("matmul", "operands on " + a.device().to_string() + " and " + b.device().to_string());
+  bool widened = out_dtype != a.dtype();
+  if (widened && !((a.dtype() == DType::F16 || a.dtype() == DType::BF16) && out_dtype == DType::F32))
+    throw DTypeError("matmul", "a product of " + std::string(dtype_name(a.dtype())) + " operands is not written in " +
+                                   std::string(dtype_name(out_dtype)) + " (only f16/bf16 into f32)");
   size_t r = a.shape().rank();
   auto m = static_cast<int64_t>(a.shape()[r - 2]), k = static_cast<int64_t>(a.shape()[r - 1]);
   auto n = static_cast<int64_t>(b.shape()[r - 1]);
@@ -323,8 +334,8 @@ T matmul(T a, T b) {
   out_shape.push_back(static_cast<size_t>(m));
   out_shape.push_back(static_cast<size_t>(n));
   auto count = static_cast<int64_t>(batch.num_elements());
-  if (k == 0) return full(out_shape, Scalar(0), a.device(), a.dtype());
-  T out(out_shape, a.dtype(), a.device());
+  if (k == 0) return full(out_shape, Scalar(0), a.device(), out_dtype);
+  T out(out_shape, out_dtype, a.device());
   if (out.numel() == 0) return out;
   if (!is_float(a.dtype())) {
     Shape fa = batch, fb = batch;
@@ -334,7 +345,7 @@ T matmul(T a, T b) {
     return out;
   }
   Operand oa = operand_of(a, batch), ob = operand_of(b, batch);
-  if (!float_gemm(oa, ob, out, count, m, k, n))
+  if (!float_gemm(oa, ob, out, count, m, k, n, {}, a.dtype()))
     throw DeviceError("matmul", "cuBLASLt found no algorithm for " + a.shape().to_string() + " · " +
                                     b.shape().to_string() + " in " + std::string(dtype_name(a.dtype())));
   return out;
