@@ -12,11 +12,10 @@ namespace {
 DType compute_dtype(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
 T in_dtype(T x, DType d) { return x.dtype() == d ? std::move(x) : cast(std::move(x), d); }
 
-// softmax(q·kᵀ·scale, masked) in the compute dtype and each row's log-sum-exp.
+// softmax(q·kᵀ·scale, masked), computed in the compute dtype and written in q's, and each row's log-sum-exp.
 std::pair<T, T> probabilities(const T& q, const T& k, const std::optional<T>& mask, double scale) {
   T scores = matmul_to(q, swap_dims(in_dtype(k, q.dtype()), 2, 3), compute_dtype(q.dtype()));
-  T lse = attention_rows::softmax_with_lse(scores, mask, scale);
-  return {std::move(scores), std::move(lse)};
+  return attention_rows::softmax_with_lse(scores, mask, scale, q.dtype());
 }
 
 }  // namespace
@@ -28,7 +27,7 @@ T attention(T q, T k, T v, const std::optional<T>& mask, double scale) {
 std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale) {
   DType d = q.dtype();
   auto [probs, lse] = probabilities(q, k, mask, scale);
-  T out = matmul(in_dtype(std::move(probs), d), in_dtype(std::move(v), d));
+  T out = matmul(std::move(probs), in_dtype(std::move(v), d));
   return {std::move(out), std::move(lse)};
 }
 
@@ -38,13 +37,13 @@ AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& 
   // Each is read by two products: made contiguous once (a head view would be copied by each product).
   T qc = contiguous(std::move(q)), kc = contiguous(in_dtype(std::move(k), d));
   T probs = matmul_to(qc, swap_dims(kc, 2, 3), cd);
-  attention_rows::probs_from_lse(probs, mask, contiguous(in_dtype(std::move(logsumexp), cd)), scale);
+  auto low = attention_rows::probs_from_lse(probs, mask, contiguous(in_dtype(std::move(logsumexp), cd)), scale, d);
   T g = contiguous(in_dtype(std::move(grad), d));
-  T dv = matmul(swap_dims(in_dtype(probs, d), 2, 3), g);
-  T ds = matmul_to(g, swap_dims(in_dtype(std::move(v), d), 2, 3), cd);
-  attention_rows::score_grad(ds, probs, contiguous(in_dtype(g, cd)), contiguous(in_dtype(std::move(out), cd)), scale);
-  T ds_d = in_dtype(std::move(ds), d);
-  T dq = matmul(ds_d, kc), dk = matmul(swap_dims(std::move(ds_d), 2, 3), qc);
+  T dv = matmul(swap_dims(low ? *low : probs, 2, 3), g);
+  T dprobs = matmul_to(g, swap_dims(in_dtype(std::move(v), d), 2, 3), cd);
+  T ds = attention_rows::score_grad(dprobs, probs, contiguous(in_dtype(g, cd)),
+                                    contiguous(in_dtype(std::move(out), cd)), scale, d);
+  T dq = matmul(ds, kc), dk = matmul(swap_dims(std::move(ds), 2, 3), qc);
   return {std::move(dq), std::move(dk), std::move(dv)};
 }
 

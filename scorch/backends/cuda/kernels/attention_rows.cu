@@ -50,11 +50,14 @@ template <class C> __device__ C masked(const C* row, const bool* mask, int64_t k
   return (mask && mask[j * key_stride]) ? C(-INFINITY) : row[j] * scale;
 }
 
-template <class C>
-__global__ void softmax_lse_kernel(C* scores, C* lse, int64_t rows, int64_t n, C scale, MaskRows mask) {
+// P: the probabilities' storage type (C itself when written in place).
+template <class C, class P>
+__global__ void softmax_lse_kernel(const C* scores, P* probs, C* lse, int64_t rows, int64_t n, C scale,
+                                   MaskRows mask) {
   int64_t r = warp_row();
   if (r >= rows) return;
-  C* s = scores + r * n;
+  const C* s = scores + r * n;
+  P* out = probs + r * n;
   const bool* mr = mask.row(r);
   int lane = threadIdx.x % 32;
   C m = -INFINITY;
@@ -65,32 +68,37 @@ __global__ void softmax_lse_kernel(C* scores, C* lse, int64_t rows, int64_t n, C
     for (int64_t j = lane; j < n; j += 32) total += ::exp(masked(s, mr, mask.key, j, scale) - m);
   total = warp_reduce_sum(total);
   C inv = C(1) / total;  // inf for a fully masked row: its probabilities are 0·inf = NaN
-  for (int64_t j = lane; j < n; j += 32) s[j] = ::exp(masked(s, mr, mask.key, j, scale) - m) * inv;
+  for (int64_t j = lane; j < n; j += 32) store(out + j, ::exp(masked(s, mr, mask.key, j, scale) - m) * inv);
   if (lane == 0) lse[r] = m == C(-INFINITY) ? m : m + ::log(total);
 }
 
-template <class C>
-__global__ void probs_kernel(C* scores, const C* lse, int64_t rows, int64_t n, C scale, MaskRows mask) {
+// copy: the probabilities again in P as well (nullptr: none).
+template <class C, class P>
+__global__ void probs_kernel(C* scores, P* copy, const C* lse, int64_t rows, int64_t n, C scale, MaskRows mask) {
   int64_t r = warp_row();
   if (r >= rows) return;
   C* s = scores + r * n;
   const bool* mr = mask.row(r);
   C l = lse[r];
-  for (int64_t j = threadIdx.x % 32; j < n; j += 32) s[j] = ::exp(masked(s, mr, mask.key, j, scale) - l);
+  for (int64_t j = threadIdx.x % 32; j < n; j += 32) {
+    C p = ::exp(masked(s, mr, mask.key, j, scale) - l);
+    s[j] = p;
+    if (copy) store(copy + r * n + j, p);
+  }
 }
 
-template <class C>
-__global__ void score_grad_kernel(C* dprobs, const C* probs, const C* grad, const C* out, int64_t rows, int64_t n,
-                                  int64_t dv, C scale) {
+template <class C, class P>
+__global__ void score_grad_kernel(const C* dprobs, P* dscores, const C* probs, const C* grad, const C* out,
+                                  int64_t rows, int64_t n, int64_t dv, C scale) {
   int64_t r = warp_row();
   if (r >= rows) return;
   int lane = threadIdx.x % 32;
   C delta = 0;
   for (int64_t c = lane; c < dv; c += 32) delta += grad[r * dv + c] * out[r * dv + c];
   delta = warp_reduce_sum(delta);
-  C* d = dprobs + r * n;
+  const C* d = dprobs + r * n;
   const C* p = probs + r * n;
-  for (int64_t j = lane; j < n; j += 32) d[j] = p[j] * (d[j] - delta) * scale;
+  for (int64_t j = lane; j < n; j += 32) store(dscores + r * n + j, p[j] * (d[j] - delta) * scale);
 }
 
 struct Geometry {
@@ -103,50 +111,67 @@ Geometry geometry(const CudaTensor& scores) {
   return {rows, n, static_cast<unsigned>((rows + kWarps - 1) / kWarps)};
 }
 
-// f(C{}) with C the scores' compute type.
-template <class F> void in_compute_type(const CudaTensor& scores, F f) {
-  if (scores.dtype() == DType::F64) f(double{});
-  else f(float{});
+// f(C{}, P{}) with C the scores' compute type and P the storage type of dtype `as` (C for the scores' own).
+template <class F> void in_types(const CudaTensor& scores, DType as, F f) {
+  if (scores.dtype() == DType::F64) return f(double{}, double{});
+  if (as == scores.dtype()) return f(float{}, float{});
+  visit_float("attention", as, [&]<class E>() { f(float{}, E{}); });
+}
+/// A tensor of the scores' shape in dtype `as`: the scores themselves for their own dtype.
+CudaTensor output_as(CudaTensor& scores, DType as) {
+  return as == scores.dtype() ? scores : CudaTensor(scores.shape(), as, scores.device());
 }
 
 }  // namespace
 
-CudaTensor softmax_with_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, double scale) {
+std::pair<CudaTensor, CudaTensor> softmax_with_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
+                                                   double scale, DType as) {
   const Shape& s = scores.shape();
-  CudaTensor lse(Shape{s[0], s[1], s[2]}, scores.dtype(), scores.device());
+  CudaTensor lse(Shape{s[0], s[1], s[2]}, scores.dtype(), scores.device()), probs = output_as(scores, as);
   Geometry g = geometry(scores);
-  if (g.rows == 0) return lse;
-  in_compute_type(scores, [&](auto zero) {
-    using C = decltype(zero);
-    softmax_lse_kernel<C><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
-        scores.data<C>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale), mask_rows(mask, s));
+  if (g.rows == 0) return {probs, lse};
+  in_types(scores, as, [&](auto c, auto p) {
+    using C = decltype(c);
+    using P = decltype(p);
+    softmax_lse_kernel<C, P><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
+        scores.data<C>(), probs.data<P>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale), mask_rows(mask, s));
   });
   check_launch("attention_with_stats");
-  return lse;
+  return {probs, lse};
 }
 
-void probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, const CudaTensor& lse, double scale) {
+std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
+                                         const CudaTensor& lse, double scale, DType as) {
+  std::optional<CudaTensor> copy;
+  if (as != scores.dtype()) copy = CudaTensor(scores.shape(), as, scores.device());
   Geometry g = geometry(scores);
-  if (g.rows == 0 || g.n == 0) return;
-  in_compute_type(scores, [&](auto zero) {
-    using C = decltype(zero);
-    probs_kernel<C><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
-        scores.data<C>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale), mask_rows(mask, scores.shape()));
+  if (g.rows == 0 || g.n == 0) return copy;
+  in_types(scores, as, [&](auto c, auto p) {
+    using C = decltype(c);
+    using P = decltype(p);
+    probs_kernel<C, P><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
+        scores.data<C>(), copy ? copy->data<P>() : nullptr, lse.data<C>(), g.rows, g.n, static_cast<C>(scale),
+        mask_rows(mask, scores.shape()));
   });
   check_launch("attention_backward");
+  return copy;
 }
 
-void score_grad(CudaTensor& dprobs, const CudaTensor& probs, const CudaTensor& grad, const CudaTensor& out,
-                double scale) {
+CudaTensor score_grad(CudaTensor& dprobs, const CudaTensor& probs, const CudaTensor& grad, const CudaTensor& out,
+                      double scale, DType as) {
+  CudaTensor dscores = output_as(dprobs, as);
   Geometry g = geometry(dprobs);
-  if (g.rows == 0 || g.n == 0) return;
+  if (g.rows == 0 || g.n == 0) return dscores;
   auto dv = static_cast<int64_t>(grad.shape()[3]);
-  in_compute_type(dprobs, [&](auto zero) {
-    using C = decltype(zero);
-    score_grad_kernel<C><<<g.blocks, kThreads, 0, stream(dprobs.device().index)>>>(
-        dprobs.data<C>(), probs.data<C>(), grad.data<C>(), out.data<C>(), g.rows, g.n, dv, static_cast<C>(scale));
+  in_types(dprobs, as, [&](auto c, auto p) {
+    using C = decltype(c);
+    using P = decltype(p);
+    score_grad_kernel<C, P><<<g.blocks, kThreads, 0, stream(dprobs.device().index)>>>(
+        dprobs.data<C>(), dscores.data<P>(), probs.data<C>(), grad.data<C>(), out.data<C>(), g.rows, g.n, dv,
+        static_cast<C>(scale));
   });
   check_launch("attention_backward");
+  return dscores;
 }
 
 }  // namespace scorch::backends::cuda::kernels::attention_rows
