@@ -38,11 +38,11 @@ AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& 
   T qc = contiguous(std::move(q)), kc = contiguous(in_dtype(std::move(k), d));
   T probs = matmul_to(qc, swap_dims(kc, 2, 3), cd);
   auto low = attention_rows::probs_from_lse(probs, mask, contiguous(in_dtype(std::move(logsumexp), cd)), scale, d);
+  T grad_wide = contiguous(in_dtype(grad, cd));  // rowsum(grad ∘ out) from grad before any rounding to d
   T g = contiguous(in_dtype(std::move(grad), d));
   T dv = matmul(swap_dims(low ? *low : probs, 2, 3), g);
   T dprobs = matmul_to(g, swap_dims(in_dtype(std::move(v), d), 2, 3), cd);
-  T ds = attention_rows::score_grad(dprobs, probs, contiguous(in_dtype(g, cd)),
-                                    contiguous(in_dtype(std::move(out), cd)), scale, d);
+  T ds = attention_rows::score_grad(dprobs, probs, grad_wide, contiguous(in_dtype(std::move(out), cd)), scale, d);
   T dq = matmul(ds, kc), dk = matmul(swap_dims(std::move(ds), 2, 3), qc);
   return {std::move(dq), std::move(dk), std::move(dv)};
 }

@@ -322,6 +322,9 @@ T matmul(T a, T b) {
 T matmul_to(T a, T b, DType out_dtype) {
   if (!(a.device() == b.device()))
     throw DeviceError("matmul", "operands on " + a.device().to_string() + " and " + b.device().to_string());
+  if (a.dtype() != b.dtype())
+    throw DTypeError("matmul", "operands of " + std::string(dtype_name(a.dtype())) + " and " +
+                                   std::string(dtype_name(b.dtype())));
   bool widened = out_dtype != a.dtype();
   if (widened && !((a.dtype() == DType::F16 || a.dtype() == DType::BF16) && out_dtype == DType::F32))
     throw DTypeError("matmul", "a product of " + std::string(dtype_name(a.dtype())) + " operands is not written in " +
