@@ -1,7 +1,7 @@
 // Differential cases: convolution and transposed convolution (1-3 spatial dims, stride, padding,
 // dilation, groups, output padding) and their backward ops, pooling (ceil mode, padding
 // exclusion, dilation) and backward, adaptive pools, interpolation (every mode, both corner
-// conventions) and backward, unfold/fold, attention (with its statistics) and the norms. Backward
+// conventions) and backward, unfold/fold, attention (with its statistics), the norms and the Adam step. Backward
 // ops take cos(forward) as the incoming gradient, so no output shape is written twice.
 #include "diff_harness.h"
 
@@ -232,6 +232,18 @@ void norms(DiffList& list) {
              {"module_rms_norm", "module_rms_norm_backward"});
 }
 
+// One Adam step (L2 decay) and one AdamW step (decoupled decay); the second moment is positive.
+void optimizer_steps(DiffList& list) {
+  Variants inputs = {{in({5, 7}), in({5, 7}), in({5, 7}), in({5, 7}, DType::F32, Domain::Positive)},
+                     {in({9}, DType::F64), in({9}, DType::F64), in({9}, DType::F64),
+                      in({9}, DType::F64, Domain::Positive)}};
+  each<false>(list, "module_adam_update", inputs, SCORCH_DIFF_BODY([&] {
+                auto w = M::adam_update(in.f(0), in.f(1), in.f(2), in.f(3), 1e-2, 0.9, 0.999, 1e-8, 0.1, true, 3.0);
+                auto a = M::adam_update(in.f(0), in.f(1), in.f(2), in.f(3), 2e-2, 0.8, 0.99, 1e-6, 0.05, false, 1.0);
+                return std::vector<V>{fo(w.param), fo(w.moment_1), fo(w.moment_2), fo(a.param)};
+              }()));
+}
+
 }  // namespace
 
 void add_module_cases(DiffList& list) {
@@ -241,6 +253,7 @@ void add_module_cases(DiffList& list) {
   interpolation(list);
   unfold_fold_attention(list);
   norms(list);
+  optimizer_steps(list);
 }
 
 }  // namespace scorch::differential
