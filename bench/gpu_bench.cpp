@@ -225,8 +225,7 @@ void transformer(const Options& o, const std::string& name, std::optional<DType>
       [&] {
         std::optional<Tensor<AD, 3>> y;
         {
-          std::optional<amp::Autocast> scope;
-          if (autocast) scope.emplace(*autocast);
+          amp::Autocast scope(autocast);  // nullopt: full precision
           y = encoder.forward(nn::TransformerEncoderInput<AD>(x));
         }
         auto grads = y->cast(DType::F32).sum().backward();
@@ -331,8 +330,7 @@ template <class AD> void gpt_step(const Options& o, const std::string& name, std
   auto step = [&] {
     std::optional<Tensor<AD, 1>> loss;
     {
-      std::optional<amp::Autocast> scope;
-      if (autocast) scope.emplace(*autocast);
+      amp::Autocast scope(autocast);  // nullopt: full precision
       loss = model.forward_classification(tokens).loss;
     }
     auto grads = optim::GradientsParams::from_grads(loss->backward(), model);

@@ -35,8 +35,7 @@ Run train_steps(const GptConfig& config, const std::vector<TokenBatch<AD>>& batc
   for (size_t step = 0; step < batches.size(); ++step) {
     std::optional<Tensor<AD, 1>> loss;
     {
-      std::optional<amp::Autocast> scope;
-      if (spec.autocast) scope.emplace(*spec.autocast);
+      amp::Autocast scope(spec.autocast);  // nullopt: the f32 run
       loss = model.forward_classification(batches[step]).loss;
     }
     run.losses.push_back(loss->into_scalar().to_double());

@@ -92,7 +92,8 @@ template <class B, size_t D> struct AdamStep {
 };
 /// One Adam (or AdamW, options.decoupled) step of param from grad and the moments (zeros before the first step),
 /// as torch.optim.Adam/AdamW compute it: m' = β₁m + (1−β₁)g, v' = β₂v + (1−β₂)g², param' = param −
-/// lr·(m'/(1−β₁^step)) / (√(v'/(1−β₂^step)) + ε) (− lr·weight_decay·param when decoupled). One kernel on Cuda.
+/// lr·(m'/(1−β₁^step)) / (√(v'/(1−β₂^step)) + ε) (− lr·weight_decay·param when decoupled).
+/// One kernel on Cuda.
 /// Throws ShapeError/DTypeError unless the four tensors share shape and dtype, ValueError for step < 1 or a β
 /// outside [0, 1).
 template <class B, size_t D>

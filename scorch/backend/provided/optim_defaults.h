@@ -12,8 +12,9 @@ struct Float;
 
 namespace provided {
 
-/// grad' = grad + weight_decay·param unless decoupled; m' = β₁m + (1−β₁)grad'; v' = β₂v + (1−β₂)grad'²;
-/// d = (m' / (1−β₁^step)) / (√(v' / (1−β₂^step)) + ε); param' = param − [decoupled: lr·weight_decay·param] − lr·d.
+/// grad' = grad + weight_decay·param unless decoupled; m' = β₁m + (1−β₁)grad';
+/// v' = β₂v + (1−β₂)grad'²; d = (m' / (1−β₁^step)) / (√(v' / (1−β₂^step)) + ε);
+/// param' = param − [decoupled: lr·weight_decay·param] − lr·d.
 template <class B>
 AdamUpdate<typename B::FloatTensor> module_adam_update(typename B::FloatTensor param, typename B::FloatTensor grad,
                                                       typename B::FloatTensor moment_1,
