@@ -316,6 +316,20 @@ template <class AD> void attention_step(const Options& o, const std::string& nam
       "tflops", [](double ms) { return 3.5 * 4.0 * 32 * 8 * 256.0 * 256 * 64 / ms / 1e9; });
 }
 
+/// The attention kernels alone on backend B (no Autodiff): forward with statistics, and backward, of q, k, v
+/// [32, 8, 256, 64] in dtype.
+template <class B> void attention_kernels(const Options& o, const std::string& name, DType dtype) {
+  auto make = [&] { return Tensor<B, 4>::random({32, 8, 256, 64}, Distribution::normal(0, 1)).cast(dtype); };
+  auto q = make(), k = make(), v = make(), grad = make();
+  auto fwd_flops = [](double ms) { return 4.0 * 32 * 8 * 256.0 * 256 * 64 / ms / 1e9; };
+  run_gpu(
+      o, name + "_fwd", [&] { (void)functional::attention_with_stats(q, k, v); }, "tflops", fwd_flops);
+  auto [out, lse] = functional::attention_with_stats(q, k, v);
+  run_gpu(
+      o, name + "_bwd", [&] { (void)functional::attention_backward(q, k, v, out, lse, grad); }, "tflops",
+      [&](double ms) { return 2.5 * fwd_flops(ms); });
+}
+
 /// One AdamW train step of the 6-layer GPT (examples/text-generation/gpt.h: d512, 8 heads, seq 512, batch 16,
 /// vocab 8192; the forward inside an autocast scope of autocast's dtype when given), and the step's peak memory.
 template <class AD> void gpt_step(const Options& o, const std::string& name, std::optional<DType> autocast) {
@@ -363,6 +377,7 @@ template <class B> void gpu_workloads(const Options& o) {
   layer_norm_step<Autodiff<B>>(o, "layer_norm_8192x512_fwd_bwd_f32");
   attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_f32", DType::F32);
   attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_bf16", DType::BF16);
+  attention_kernels<B>(o, "sdpa_b32_h8_s256_d64_bf16", DType::BF16);
   fused_bandwidth<Fusion<B>>(o);
   linear_relu<Fusion<B>>(o, "linear_relu_f32_8192x1024x4096_fused");
   guide_step<Autodiff<Fusion<B>>>(o, 64, "mnist_guide_train_step_b64_fused");

@@ -1,9 +1,11 @@
-// Scaled dot-product attention on Cuda: cuBLAS products and one warp-per-row pass over the scores
+// Scaled dot-product attention on Cuda: f16/bf16 with head sizes 32, 64 and 128 in the flash kernels
+// (flash_attention.h); otherwise cuBLAS products and one warp-per-row pass over the scores
 // (attention_rows.h). The products take the inputs' dtype (tensor cores for f16/bf16); the scores, the
 // probabilities and their gradient live in f32 (f64 for f64) and are rounded to the inputs' dtype only where
 // they enter a product (as flash attention rounds its probabilities). The forward keeps each query's
 // log-sum-exp; the backward recomputes the probabilities from it (5 products, 2 row passes).
 #include "scorch/backends/cuda/kernels/attention_rows.h"
+#include "scorch/backends/cuda/kernels/flash_attention.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
 
 namespace scorch::backends::cuda::kernels {
@@ -26,6 +28,8 @@ T attention(T q, T k, T v, const std::optional<T>& mask, double scale) {
 
 std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale) {
   DType d = q.dtype();
+  k = in_dtype(std::move(k), d), v = in_dtype(std::move(v), d);
+  if (flash::supports(q, k, v)) return flash::forward(q, k, v, mask, scale);
   auto [probs, lse] = probabilities(q, k, mask, scale);
   T out = matmul(std::move(probs), in_dtype(std::move(v), d));
   return {std::move(out), std::move(lse)};
@@ -34,6 +38,8 @@ std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask
 AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, T out, T logsumexp,
                                          T grad) {
   DType d = q.dtype(), cd = compute_dtype(d);
+  k = in_dtype(std::move(k), d), v = in_dtype(std::move(v), d);
+  if (flash::supports(q, k, v)) return flash::backward(q, k, v, mask, scale, out, logsumexp, grad);
   // Each is read by two products: made contiguous once (a head view would be copied by each product).
   T qc = contiguous(std::move(q)), kc = contiguous(in_dtype(std::move(k), d));
   T probs = matmul_to(qc, swap_dims(kc, 2, 3), cd);

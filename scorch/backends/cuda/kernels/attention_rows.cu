@@ -2,6 +2,7 @@
 // again from it, and the scores' gradient (see attention_rows.h). Rows are re-read from cache, not kept
 // in registers, so any key length works.
 #include "scorch/backends/cuda/kernels/attention_rows.h"
+#include "scorch/backends/cuda/kernels/attention_mask.cuh"
 #include "scorch/backends/cuda/kernels/device.cuh"
 #include "scorch/backends/cuda/kernels/kernels.h"
 
@@ -9,29 +10,6 @@ namespace scorch::backends::cuda::kernels::attention_rows {
 namespace {
 
 constexpr int kWarps = kThreads / 32;
-
-// Where a row's mask values start and how far apart its keys are (0 strides where the mask broadcasts).
-struct MaskRows {
-  const bool* data = nullptr;
-  int64_t batch, heads, query, key;  // strides
-  int64_t n_heads, n_queries;
-  __device__ const bool* row(int64_t r) const {
-    if (!data) return nullptr;
-    int64_t i = r % n_queries, bh = r / n_queries;
-    return data + (bh / n_heads) * batch + (bh % n_heads) * heads + i * query;
-  }
-};
-
-MaskRows mask_rows(const std::optional<CudaTensor>& mask, const Shape& scores) {
-  MaskRows m{};
-  m.n_heads = static_cast<int64_t>(scores[1]);
-  m.n_queries = static_cast<int64_t>(scores[2]);
-  if (!mask) return m;
-  Strides s = broadcast_strides(*mask, scores);
-  m.data = mask->data<bool>();
-  m.batch = s[0], m.heads = s[1], m.query = s[2], m.key = s[3];
-  return m;
-}
 
 template <class C> __device__ C warp_reduce_sum(C v) {
   for (int s = 16; s > 0; s >>= 1) v += __shfl_xor_sync(0xffffffffu, v, s);
