@@ -1,6 +1,8 @@
-// Flash attention kernels (flash_attention.h). A block of 4 warps owns 64 rows (queries in the forward, keys in
-// the backward), 16 per warp; the other side streams through shared memory in tiles of 64. Scores, softmax and
-// gradients stay in f32 registers; only the operands of each product are rounded to the inputs' dtype.
+// Flash attention kernels (flash_attention.h). A block of 8 warps owns 128 rows (queries in the forward, keys in
+// the backward), 16 per warp; the other side streams through shared memory in tiles of 64, the next tile copied
+// (cp.async) while the current one is computed. Scores, softmax and gradients stay in f32 registers; only the
+// operands of each product are rounded to the inputs' dtype. A warp skips the products of a tile whose scores it
+// finds all masked.
 #include <cmath>
 
 #include "scorch/backends/cuda/kernels/attention_mask.cuh"
@@ -12,34 +14,49 @@
 namespace scorch::backends::cuda::kernels::flash {
 namespace {
 
-constexpr int kTile = 64;          // rows per block and per streamed tile
-constexpr int kBlockThreads = 128;  // 4 warps of 16 rows
-constexpr int kScorePitch = kTile + 8;
+constexpr int kTile = 64;            // rows per streamed tile
+constexpr int kWarps = 8;            // per block, each owning 16 rows
+constexpr int kBlockRows = 16 * kWarps;
+constexpr int kBlockThreads = 32 * kWarps;
+constexpr int kScorePitch = kBlockRows + 8;  // the backward's scores' gradient: a query tile × the block's keys
+/// Tiles in flight: two (copy the next while computing this one) unless the shared memory would then hold only one
+/// block per multiprocessor.
+template <int D> constexpr int kStages = D <= 64 ? 2 : 1;
 
 /// A [batch, heads, seq, d] operand: element strides of batch, head and row (the last dim is contiguous).
 template <class E> struct Operand {
   E* data;
   int64_t batch, head, row;
-  __device__ E* at(int64_t bh, int64_t heads, int64_t r) const {
-    return data + (bh / heads) * batch + (bh % heads) * head + r * row;
-  }
+  /// Row 0 of head bh (= batch · heads + head).
+  __device__ E* head_start(int64_t bh, int64_t heads) const { return data + (bh / heads) * batch + (bh % heads) * head; }
 };
 
 struct Problem {
   int64_t heads, seq_q, seq_k;
   float scale;
+  bool causal;  // key j masked for query i when j > i
   MaskRows mask;
 };
 
-/// Loads rows [r0, r0 + 64) of x's head bh into the tile (rows past `rows` are zeros), 16 bytes per thread and step.
-template <class E, int D> __device__ void load_tile(E* tile, const Operand<const E>& x, int64_t bh, int64_t heads,
-                                                    int64_t r0, int64_t rows) {
+__device__ __forceinline__ void copy_16_bytes_async(void* shared, const void* global, bool valid) {
+  auto address = static_cast<uint32_t>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(address), "l"(global), "r"(valid ? 16 : 0));
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
+/// Waits until at most `pending` groups of copies are in flight.
+template <int pending> __device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending));
+}
+
+/// Starts copying rows [r0, r0 + N) of a head (row 0 at head, rows apart by row_stride) into the tile; rows past
+/// `rows` become zeros.
+template <class E, int D, int N = kTile>
+__device__ void load_tile_async(E* tile, const E* head, int64_t row_stride, int64_t r0, int64_t rows) {
   constexpr int kChunks = D / 8;
-  for (int c = threadIdx.x; c < kTile * kChunks; c += kBlockThreads) {
+  for (int c = threadIdx.x; c < N * kChunks; c += kBlockThreads) {
     int r = c / kChunks, col = (c % kChunks) * 8;
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (r0 + r < rows) v = *reinterpret_cast<const uint4*>(x.at(bh, heads, r0 + r) + col);
-    *reinterpret_cast<uint4*>(tile + r * (D + 8) + col) = v;
+    bool valid = r0 + r < rows;
+    copy_16_bytes_async(tile + r * (D + 8) + col, valid ? head + (r0 + r) * row_stride + col : head, valid);
   }
 }
 
@@ -52,6 +69,28 @@ __device__ __forceinline__ float quad_max(float v) {
 __device__ __forceinline__ float quad_sum(float v) {
   v += __shfl_xor_sync(0xffffffffu, v, 1);
   return v + __shfl_xor_sync(0xffffffffu, v, 2);
+}
+
+/// Which of a thread's 32 accumulator elements of a 16 × 64 score tile are masked (bit 4j + e for c[j][e]): rows
+/// row[e / 2] (mask_row: their mask values, or nullptr) against columns col0 + 8j + 2t + (e & 1). Rows and columns
+/// are queries and keys as `transposed` says not.
+__device__ uint32_t masked_bits(const Problem& p, const int64_t (&row)[2], const bool* const* mask_row,
+                               int64_t col0, bool transposed) {
+  int64_t rows = transposed ? p.seq_k : p.seq_q, cols = transposed ? p.seq_q : p.seq_k;
+  if (!p.mask.data && !p.causal && col0 + kTile <= cols && row[1] < rows) return 0;
+  int t = lane_id() % 4;
+  uint32_t bits = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int64_t col = col0 + 8 * j + 2 * t + (e & 1), r = row[e / 2];
+      int64_t query = transposed ? col : r, key = transposed ? r : col;
+      const bool* values = transposed ? mask_row[8 * j + 2 * t + (e & 1)] : mask_row[e / 2];
+      bool off = key >= p.seq_k || query >= p.seq_q || (p.causal && key > query) || p.mask.masked(values, key);
+      bits |= uint32_t{off} << (4 * j + e);
+    }
+  return bits;
 }
 
 /// The running softmax of one warp's 16 query rows: per thread rows g (index 0) and g + 8 (index 1).
@@ -81,58 +120,71 @@ struct OnlineSoftmax {
   }
 };
 
-/// Scores of query rows `rows` against keys k0 + 8j + 2t + e, scaled; -inf past the keys and where masked.
-__device__ void mask_scores(float (&s)[8][4], const Problem& p, const bool* const* mask_row, int64_t k0) {
-  int t = lane_id() % 4;
-#pragma unroll
-  for (int j = 0; j < 8; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      int64_t key = k0 + 8 * j + 2 * t + (e & 1);
-      bool off = key >= p.seq_k || p.mask.masked(mask_row[e / 2], key);
-      s[j][e] = off ? -INFINITY : s[j][e] * p.scale;
-    }
+/// The forward's key tiles: all, or for a causal problem those with a key ≤ the block's last query.
+__device__ int64_t key_tiles(const Problem& p, int64_t q0) {
+  int64_t all = (p.seq_k + kTile - 1) / kTile, seen = (q0 + kBlockRows - 1) / kTile + 1;
+  return p.causal && seen < all ? seen : all;
 }
 
 template <class E, int D>
 __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E> q, Operand<const E> k,
                                                                 Operand<const E> v, Operand<E> out, float* lse,
                                                                 Problem p) {
-  constexpr int kPitch = D + 8;
+  constexpr int kPitch = D + 8, kTileElements = kTile * kPitch;
   extern __shared__ __align__(16) unsigned char shared[];
   E* qs = reinterpret_cast<E*>(shared);
-  E *ks = qs + kTile * kPitch, *vs = ks + kTile * kPitch;
-  int64_t blocks_q = (p.seq_q + kTile - 1) / kTile;
-  int64_t bh = blockIdx.x / blocks_q, q0 = (blockIdx.x % blocks_q) * kTile;
+  E* kv = qs + kBlockRows * kPitch;  // per stage: keys, then values
+  int64_t blocks_q = (p.seq_q + kBlockRows - 1) / kBlockRows;
+  int64_t bh = blockIdx.x / blocks_q, q0 = (blockIdx.x % blocks_q) * kBlockRows;
   int warp = threadIdx.x / 32, g = lane_id() / 4, t = lane_id() % 4;
   int64_t rows[2] = {q0 + 16 * warp + g, q0 + 16 * warp + g + 8};
   const bool* mask_row[2];
   for (int r = 0; r < 2; ++r) mask_row[r] = rows[r] < p.seq_q ? p.mask.row(bh * p.seq_q + rows[r]) : nullptr;
-
-  load_tile<E, D>(qs, q, bh, p.heads, q0, p.seq_q);
+  const E *k_head = k.head_start(bh, p.heads), *v_head = v.head_start(bh, p.heads);
+  auto load_keys = [&](int64_t tile) {
+    E* stage = kv + (tile % kStages<D>) * 2 * kTileElements;
+    load_tile_async<E, D>(stage, k_head, k.row, tile * kTile, p.seq_k);
+    load_tile_async<E, D>(stage + kTileElements, v_head, v.row, tile * kTile, p.seq_k);
+    commit_copies();
+  };
+  load_tile_async<E, D, kBlockRows>(qs, q.head_start(bh, p.heads), q.row, q0, p.seq_q);
+  load_keys(0);
   float acc[D / 8][4] = {};
   OnlineSoftmax softmax;
-  for (int64_t k0 = 0; k0 < p.seq_k; k0 += kTile) {
-    __syncthreads();  // the previous tiles are consumed
-    load_tile<E, D>(ks, k, bh, p.heads, k0, p.seq_k);
-    load_tile<E, D>(vs, v, bh, p.heads, k0, p.seq_k);
-    __syncthreads();
-    float s[8][4] = {};
-    mma_rows_rows<E, D>(s, qs, 16 * warp, ks, kPitch);
-    mask_scores(s, p, mask_row, k0);
-    softmax.update(s, acc);
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
-      uint32_t a[4];
-      accumulators_as_a<E>(a, s, kk);
-      mma_rows_b_t<E>(acc, a, vs, kPitch, 16 * kk);
+  int64_t tiles = key_tiles(p, q0);
+  for (int64_t tile = 0; tile < tiles; ++tile) {
+    if (kStages<D> == 2 && tile + 1 < tiles) {
+      load_keys(tile + 1);
+      wait_copies<1>();
+    } else {
+      wait_copies<0>();
     }
+    __syncthreads();
+    const E* ks = kv + (tile % kStages<D>) * 2 * kTileElements;
+    uint32_t off = masked_bits(p, rows, mask_row, tile * kTile, false);
+    if (!__all_sync(0xffffffffu, off == 0xffffffffu)) {
+      float s[8][4] = {};
+      mma_rows_rows<E, D>(s, qs, 16 * warp, ks, kPitch);
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s[j][e] = (off >> (4 * j + e)) & 1 ? -INFINITY : s[j][e] * p.scale;
+      softmax.update(s, acc);
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        uint32_t a[4];
+        accumulators_as_a<E>(a, s, kk);
+        mma_rows_b_t<E>(acc, a, ks + kTileElements, kPitch, 16 * kk);
+      }
+    }
+    if (kStages<D> == 1 || tile + 1 < tiles) __syncthreads();  // this stage is consumed before it is refilled
+    if (kStages<D> == 1 && tile + 1 < tiles) load_keys(tile + 1);
   }
   for (int r = 0; r < 2; ++r) {
     float sum = quad_sum(softmax.sum[r]);
     if (rows[r] >= p.seq_q) continue;
     float inv = 1.f / sum;  // inf for a row with every key masked: its output is 0·inf = NaN
-    E* o = out.at(bh, p.heads, rows[r]) + 2 * t;
+    E* o = out.head_start(bh, p.heads) + rows[r] * out.row + 2 * t;
 #pragma unroll
     for (int n = 0; n < D / 8; ++n)
       *reinterpret_cast<uint32_t*>(o + 8 * n) = pack<E>(acc[n][2 * r] * inv, acc[n][2 * r + 1] * inv);
@@ -148,65 +200,100 @@ __global__ void delta_kernel(Operand<const G> grad, Operand<const E> out, float*
   int64_t row = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
   if (row >= rows) return;
   int64_t bh = row / seq_q, i = row % seq_q;
-  const G* gr = grad.at(bh, heads, i);
-  const E* o = out.at(bh, heads, i);
+  const G* gr = grad.head_start(bh, heads) + i * grad.row;
+  const E* o = out.head_start(bh, heads) + i * out.row;
   float total = 0;
   for (int c = lane_id(); c < d; c += 32) total += static_cast<float>(load(gr + c)) * static_cast<float>(load(o + c));
   for (int s = 16; s > 0; s >>= 1) total += __shfl_xor_sync(0xffffffffu, total, s);
   if (lane_id() == 0) delta[row] = total;
 }
 
-/// The backward's shared memory: the block's keys and values, the streamed queries and output gradients, the
-/// scores' gradient of the tile (queries × keys) and the tile's log-sum-exp and delta.
+/// The backward's shared memory: the block's keys and values, the scores' gradient of a query tile (queries × the
+/// block's keys), and per stage the streamed queries, output gradients, log-sum-exp, delta and mask rows.
 template <class E, int D> struct BackwardTiles {
-  static constexpr int kPitch = D + 8;
-  E *ks, *vs, *qs, *dos, *ds;
-  float *lse, *delta;
+  static constexpr int kPitch = D + 8, kTileElements = kTile * kPitch, kKeyElements = kBlockRows * kPitch;
+  struct Stage {
+    E *qs, *dos;
+    float *lse, *delta;
+    const bool** mask_rows;
+  };
+  E *ks, *vs, *ds;
+  unsigned char* stages;
   __device__ explicit BackwardTiles(unsigned char* shared) {
     ks = reinterpret_cast<E*>(shared);
-    vs = ks + kTile * kPitch, qs = vs + kTile * kPitch, dos = qs + kTile * kPitch, ds = dos + kTile * kPitch;
-    lse = reinterpret_cast<float*>(ds + kTile * kScorePitch), delta = lse + kTile;
+    vs = ks + kKeyElements, ds = vs + kKeyElements;
+    stages = reinterpret_cast<unsigned char*>(ds + kTile * kScorePitch);
   }
-  static constexpr size_t bytes() { return (4 * kTile * kPitch + kTile * kScorePitch) * sizeof(E) + 2 * kTile * 4; }
+  static constexpr size_t kStageBytes = 2 * kTileElements * sizeof(E) + kTile * (sizeof(bool*) + 2 * sizeof(float));
+  __device__ Stage stage(int64_t tile) const {
+    unsigned char* base = stages + (tile % kStages<D>) * kStageBytes;
+    E* qs = reinterpret_cast<E*>(base);
+    auto* rows = reinterpret_cast<const bool**>(qs + 2 * kTileElements);
+    auto* lse = reinterpret_cast<float*>(rows + kTile);
+    return {qs, qs + kTileElements, lse, lse + kTile, rows};
+  }
+  static constexpr size_t bytes() {
+    return (2 * kKeyElements + kTile * kScorePitch) * sizeof(E) + kStages<D> * kStageBytes;
+  }
 };
 
-/// Pᵀ for one warp's 16 keys (rows) and the tile's 64 queries (columns): exp(s·scale - lse), 0 past the keys.
-template <int D> __device__ void probabilities_t(float (&s)[8][4], const Problem& p, const float* lse, int64_t bh,
-                                                 int64_t q0, const int64_t (&keys)[2]) {
+/// Pᵀ for one warp's 16 keys (rows) and a tile's 64 queries (columns): exp(s·scale - lse), 0 where masked and for
+/// a query whose keys are all masked (lse -inf).
+__device__ void probabilities_t(float (&s)[8][4], uint32_t off, const Problem& p, const float* lse) {
   int t = lane_id() % 4;
 #pragma unroll
   for (int j = 0; j < 8; ++j)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      int col = 8 * j + 2 * t + (e & 1);
-      int64_t key = keys[e / 2], query = q0 + col;
-      bool masked = query < p.seq_q && p.mask.masked(p.mask.row(bh * p.seq_q + query), key);
-      // A query whose keys are all masked has lse -inf and gives NaN here, as the unfused backward.
-      float x = masked ? -INFINITY : s[j][e] * p.scale;
-      s[j][e] = key < p.seq_k ? __expf(x - lse[col]) : 0.f;
+      float l = lse[8 * j + 2 * t + (e & 1)];
+      s[j][e] = ((off >> (4 * j + e)) & 1) || l == -INFINITY ? 0.f : __expf(s[j][e] * p.scale - l);
     }
 }
 
-/// dq[q0 + 16·warp + ...] += dS·K for the tile, in f32 atomics, 32 head columns at a time.
+/// dq[q0 ...] += dS·K for a query tile and the block's keys, in f32 atomics: warp w takes 16 queries and half the
+/// head columns, 32 (or 16) at a time.
 template <class E, int D> __device__ void add_query_gradient(const BackwardTiles<E, D>& tiles, float* dq,
                                                              int64_t bh, int64_t q0, const Problem& p) {
+  constexpr int kHalf = D / 2, kChunk = kHalf < 32 ? kHalf : 32;
   int warp = threadIdx.x / 32, g = lane_id() / 4, t = lane_id() % 4;
+  int r0 = 16 * (warp % 4), half = warp / 4;
 #pragma unroll
-  for (int c0 = 0; c0 < D; c0 += 32) {
-    float acc[4][4] = {};
+  for (int c0 = half * kHalf; c0 < (half + 1) * kHalf; c0 += kChunk) {
+    float acc[kChunk / 8][4] = {};
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
+    for (int kk = 0; kk < kBlockRows / 16; ++kk) {
       uint32_t a[4];
-      frag_a(a, tiles.ds, kScorePitch, 16 * warp, 16 * kk);
+      frag_a(a, tiles.ds, kScorePitch, r0, 16 * kk);
       mma_rows_b_t<E>(acc, a, tiles.ks + c0, BackwardTiles<E, D>::kPitch, 16 * kk);
     }
     for (int r = 0; r < 2; ++r) {
-      int64_t query = q0 + 16 * warp + g + 8 * r;
+      int64_t query = q0 + r0 + g + 8 * r;
       if (query >= p.seq_q) continue;
       float* row = dq + (bh * p.seq_q + query) * D + c0 + 2 * t;
 #pragma unroll
-      for (int n = 0; n < 4; ++n) atomicAdd(reinterpret_cast<float2*>(row + 8 * n), make_float2(acc[n][2 * r], acc[n][2 * r + 1]));
+      for (int n = 0; n < kChunk / 8; ++n)
+        atomicAdd(reinterpret_cast<float2*>(row + 8 * n), make_float2(acc[n][2 * r], acc[n][2 * r + 1]));
     }
+  }
+}
+
+/// Starts copying query tile `tile` (queries, output gradients) into its stage and fills its log-sum-exp, delta
+/// and mask rows.
+template <class E, int D> __device__ void load_query_tile(const BackwardTiles<E, D>& tiles, int64_t tile,
+                                                          const E* q_head, int64_t q_row, const E* do_head,
+                                                          int64_t do_row, const float* lse, const float* delta,
+                                                          int64_t bh, const Problem& p) {
+  auto stage = tiles.stage(tile);
+  int64_t q0 = tile * kTile;
+  load_tile_async<E, D>(stage.qs, q_head, q_row, q0, p.seq_q);
+  load_tile_async<E, D>(stage.dos, do_head, do_row, q0, p.seq_q);
+  commit_copies();
+  for (int i = threadIdx.x; i < kTile; i += kBlockThreads) {
+    bool in = q0 + i < p.seq_q;
+    int64_t row = bh * p.seq_q + q0 + i;
+    stage.lse[i] = in ? lse[row] : -INFINITY;
+    stage.delta[i] = in ? delta[row] : 0.f;
+    stage.mask_rows[i] = in ? p.mask.row(row) : nullptr;
   }
 }
 
@@ -218,54 +305,66 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
   constexpr int kPitch = D + 8;
   extern __shared__ __align__(16) unsigned char shared[];
   BackwardTiles<E, D> tiles(shared);
-  int64_t blocks_k = (p.seq_k + kTile - 1) / kTile;
-  int64_t bh = blockIdx.x / blocks_k, k0 = (blockIdx.x % blocks_k) * kTile;
+  int64_t blocks_k = (p.seq_k + kBlockRows - 1) / kBlockRows;
+  int64_t bh = blockIdx.x / blocks_k, k0 = (blockIdx.x % blocks_k) * kBlockRows;
   int warp = threadIdx.x / 32, g = lane_id() / 4, t = lane_id() % 4;
   int64_t keys[2] = {k0 + 16 * warp + g, k0 + 16 * warp + g + 8};
-  load_tile<E, D>(tiles.ks, k, bh, p.heads, k0, p.seq_k);
-  load_tile<E, D>(tiles.vs, v, bh, p.heads, k0, p.seq_k);
+  const E *q_head = q.head_start(bh, p.heads), *do_head = dout.head_start(bh, p.heads);
+  load_tile_async<E, D, kBlockRows>(tiles.ks, k.head_start(bh, p.heads), k.row, k0, p.seq_k);
+  load_tile_async<E, D, kBlockRows>(tiles.vs, v.head_start(bh, p.heads), v.row, k0, p.seq_k);
+  int64_t first = p.causal ? k0 / kTile : 0, tiles_q = (p.seq_q + kTile - 1) / kTile;
+  if (first < tiles_q) load_query_tile(tiles, first, q_head, q.row, do_head, dout.row, lse, delta, bh, p);
   float dk_acc[D / 8][4] = {}, dv_acc[D / 8][4] = {};
-  for (int64_t q0 = 0; q0 < p.seq_q; q0 += kTile) {
-    __syncthreads();  // the previous query tile and scores' gradient are consumed
-    load_tile<E, D>(tiles.qs, q, bh, p.heads, q0, p.seq_q);
-    load_tile<E, D>(tiles.dos, dout, bh, p.heads, q0, p.seq_q);
-    for (int i = threadIdx.x; i < kTile; i += kBlockThreads) {
-      bool in = q0 + i < p.seq_q;
-      tiles.lse[i] = in ? lse[bh * p.seq_q + q0 + i] : INFINITY;  // exp(x - inf) = 0 past the queries
-      tiles.delta[i] = in ? delta[bh * p.seq_q + q0 + i] : 0.f;
+  for (int64_t tile = first; tile < tiles_q; ++tile) {
+    if (kStages<D> == 2 && tile + 1 < tiles_q) {
+      load_query_tile(tiles, tile + 1, q_head, q.row, do_head, dout.row, lse, delta, bh, p);
+      wait_copies<1>();
+    } else {
+      wait_copies<0>();
     }
     __syncthreads();
-    float s[8][4] = {}, dp[8][4] = {};
-    mma_rows_rows<E, D>(s, tiles.ks, 16 * warp, tiles.qs, kPitch);  // Sᵀ = K·Qᵀ
-    probabilities_t<D>(s, p, tiles.lse, bh, q0, keys);
-    mma_rows_rows<E, D>(dp, tiles.vs, 16 * warp, tiles.dos, kPitch);  // dPᵀ = V·dOᵀ
+    auto stage = tiles.stage(tile);
+    uint32_t off = masked_bits(p, keys, stage.mask_rows, tile * kTile, true);
+    float s[8][4] = {};
+    if (!__all_sync(0xffffffffu, off == 0xffffffffu)) {
+      float dp[8][4] = {};
+      mma_rows_rows<E, D>(s, tiles.ks, 16 * warp, stage.qs, kPitch);  // Sᵀ = K·Qᵀ
+      probabilities_t(s, off, p, stage.lse);
+      mma_rows_rows<E, D>(dp, tiles.vs, 16 * warp, stage.dos, kPitch);  // dPᵀ = V·dOᵀ
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {  // dV += Pᵀ·dO
-      uint32_t a[4];
-      accumulators_as_a<E>(a, s, kk);
-      mma_rows_b_t<E>(dv_acc, a, tiles.dos, kPitch, 16 * kk);
+      for (int kk = 0; kk < 4; ++kk) {  // dV += Pᵀ·dO
+        uint32_t a[4];
+        accumulators_as_a<E>(a, s, kk);
+        mma_rows_b_t<E>(dv_acc, a, stage.dos, kPitch, 16 * kk);
+      }
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)  // dSᵀ = Pᵀ ∘ (dPᵀ - delta) · scale
+          s[j][e] = s[j][e] * (dp[j][e] - stage.delta[8 * j + 2 * t + (e & 1)]) * p.scale;
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {  // dK += dSᵀ·Q
+        uint32_t a[4];
+        accumulators_as_a<E>(a, s, kk);
+        mma_rows_b_t<E>(dk_acc, a, stage.qs, kPitch, 16 * kk);
+      }
     }
 #pragma unroll
     for (int j = 0; j < 8; ++j)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {  // dSᵀ = Pᵀ ∘ (dPᵀ - delta) · scale, also stored as dS for dQ
-        int col = 8 * j + 2 * t + (e & 1);
-        s[j][e] = s[j][e] * (dp[j][e] - tiles.delta[col]) * p.scale;
-        tiles.ds[col * kScorePitch + 16 * warp + g + 8 * (e / 2)] = to_storage<E>(s[j][e]);
-      }
-#pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {  // dK += dSᵀ·Q
-      uint32_t a[4];
-      accumulators_as_a<E>(a, s, kk);
-      mma_rows_b_t<E>(dk_acc, a, tiles.qs, kPitch, 16 * kk);
-    }
+      for (int e = 0; e < 4; ++e)  // dS (queries × keys) for dQ
+        tiles.ds[(8 * j + 2 * t + (e & 1)) * kScorePitch + 16 * warp + g + 8 * (e / 2)] = to_storage<E>(s[j][e]);
     __syncthreads();
-    add_query_gradient<E, D>(tiles, dq, bh, q0, p);
+    add_query_gradient<E, D>(tiles, dq, bh, tile * kTile, p);
+    __syncthreads();  // the scores' gradient and this stage are consumed before they are refilled
+    if (kStages<D> == 1 && tile + 1 < tiles_q)
+      load_query_tile(tiles, tile + 1, q_head, q.row, do_head, dout.row, lse, delta, bh, p);
   }
+  if (first >= tiles_q) commit_copies(), wait_copies<0>();  // no query sees these keys: dk = dv = 0
   for (int r = 0; r < 2; ++r) {
     if (keys[r] >= p.seq_k) continue;
-    E* dkr = dk.at(bh, p.heads, keys[r]) + 2 * t;
-    E* dvr = dv.at(bh, p.heads, keys[r]) + 2 * t;
+    E* dkr = dk.head_start(bh, p.heads) + keys[r] * dk.row + 2 * t;
+    E* dvr = dv.head_start(bh, p.heads) + keys[r] * dv.row + 2 * t;
 #pragma unroll
     for (int n = 0; n < D / 8; ++n) {
       *reinterpret_cast<uint32_t*>(dkr + 8 * n) = pack<E>(dk_acc[n][2 * r], dk_acc[n][2 * r + 1]);
@@ -281,7 +380,8 @@ __global__ void store_query_gradient(const float* dq, Operand<E> out, int64_t pa
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= pairs) return;
   int64_t e = 2 * i, c = e % d, row = e / d;
-  *reinterpret_cast<uint32_t*>(out.at(row / seq_q, heads, row % seq_q) + c) = pack<E>(dq[e], dq[e + 1]);
+  E* at = out.head_start(row / seq_q, heads) + (row % seq_q) * out.row + c;
+  *reinterpret_cast<uint32_t*>(at) = pack<E>(dq[e], dq[e + 1]);
 }
 
 }  // namespace
@@ -327,7 +427,7 @@ Problem problem(const CudaTensor& q, const CudaTensor& k, const std::optional<Cu
   const Shape& s = q.shape();
   Shape scores{s[0], s[1], s[2], k.shape()[2]};
   return {static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]), static_cast<int64_t>(k.shape()[2]),
-          static_cast<float>(scale), mask_rows(mask, scores)};
+          static_cast<float>(scale), false, mask_rows(mask, scores)};
 }
 
 /// Calls f.template operator()<E, D>() for the operands' storage type and head size.
@@ -350,7 +450,7 @@ template <class K, class... A> void launch(K kernel, int64_t blocks, size_t byte
   check_launch("attention");
 }
 
-int64_t tiles_of(int64_t n) { return (n + kTile - 1) / kTile; }
+int64_t blocks_of(int64_t n) { return (n + kBlockRows - 1) / kBlockRows; }
 
 }  // namespace
 
@@ -372,8 +472,8 @@ std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTens
   if (bh == 0) return {out, lse};
   Problem p = problem(q, k, mask, scale);
   dispatch(dtype, d, [&]<class E, int D>() {
-    size_t bytes = 3 * kTile * (D + 8) * sizeof(E);
-    launch(forward_kernel<E, D>, bh * tiles_of(p.seq_q), bytes, q.device().index, operand<const E>(q),
+    size_t bytes = (kBlockRows + 2 * kStages<D> * kTile) * (D + 8) * sizeof(E);
+    launch(forward_kernel<E, D>, bh * blocks_of(p.seq_q), bytes, q.device().index, operand<const E>(q),
            operand<const E>(k), operand<const E>(v), operand<E>(out), lse.data<float>(), p);
   });
   return {out, lse};
@@ -407,7 +507,7 @@ AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor
     if (grad.dtype() == DType::F32) delta_for.template operator()<float>();
     else delta_for.template operator()<E>();
     check_launch("attention_backward");
-    launch(backward_kernel<E, D>, bh * tiles_of(p.seq_k), BackwardTiles<E, D>::bytes(), device, operand<const E>(q),
+    launch(backward_kernel<E, D>, bh * blocks_of(p.seq_k), BackwardTiles<E, D>::bytes(), device, operand<const E>(q),
            operand<const E>(k), operand<const E>(v), operand<const E>(dout), lse.data<float>(), delta.data<float>(),
            dq32.data<float>(), operand<E>(dk), operand<E>(dv), p);
     int64_t pairs = rows * D / 2;
