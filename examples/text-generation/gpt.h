@@ -49,8 +49,7 @@ template <Backend B> struct Gpt {
                          .template reshape<2>({size_t{1}, seq})
                          .expand_to({batch, seq});
     auto x = token.forward(ids) + position.forward(positions);
-    auto causal = nn::generate_autoregressive_mask<B>(batch, seq, device);
-    auto h = blocks.forward(nn::TransformerEncoderInput<B>(x).with_mask_attn(causal));
+    auto h = blocks.forward(nn::TransformerEncoderInput<B>(x).with_causal());
     return head.forward(norm.forward(h));
   }
   /// Mean next-token cross-entropy over every position, with the flattened logits and targets.

@@ -43,11 +43,13 @@ template <class B> GeneratePaddingMask<B> generate_padding_mask(int64_t pad_toke
 }
 
 /// Query, key and value [batch, seq, d_model] with optional masks (true = ignore):
-/// mask_pad Bool [batch, seq_k], mask_attn Bool [batch, seq_q, seq_k].
+/// mask_pad Bool [batch, seq_k], mask_attn Bool [batch, seq_q, seq_k]; causal hides key j from query i when j > i
+/// without a mask tensor (the fused attention kernels then skip those keys).
 template <class B> struct MhaInput {
   Tensor<B, 3> query, key, value;
   std::optional<Tensor<B, 2, Bool>> mask_pad;
   std::optional<Tensor<B, 3, Bool>> mask_attn;
+  bool causal = false;
   /// x as query, key and value (inside an autocast scope cast once, not by each projection).
   static MhaInput self_attn(const Tensor<B, 3>& x) {
     auto low = amp::to_autocast(x);
@@ -64,6 +66,11 @@ template <class B> struct MhaInput {
   MhaInput with_mask_attn(Tensor<B, 3, Bool> m) const {
     auto c = *this;
     c.mask_attn = std::move(m);
+    return c;
+  }
+  MhaInput with_causal(bool on = true) const {
+    auto c = *this;
+    c.causal = on;
     return c;
   }
 };
@@ -116,15 +123,13 @@ template <class B> struct MultiHeadAttention {
 
   MhaOutput<B> forward(const MhaInput<B>& in) const {
     check(in);
-    return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)),
-                  in.mask_pad, in.mask_attn, true);
+    return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)), in, true);
   }
   /// The context alone: without weights to return, inactive dropout and the plain softmax, it
   /// runs one fused attention op (masked keys get −∞ rather than min_float: equal unless a row is fully masked).
   Tensor<B, 3> forward_context(const MhaInput<B>& in) const {
     check(in);
-    return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)),
-                  in.mask_pad, in.mask_attn, false)
+    return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)), in, false)
         .context;
   }
 
@@ -138,10 +143,10 @@ template <class B> struct MultiHeadAttention {
       cache.key = cache.key ? Tensor<B, 4>::cat({*cache.key, k}, 2) : k;
       cache.value = cache.value ? Tensor<B, 4>::cat({*cache.value, v}, 2) : v;
     }
-    std::optional<Tensor<B, 3, Bool>> mask = in.mask_attn;
-    if (!cache.cross_attention && !mask)
-      mask = causal_block(in.query.shape()[0], in.query.shape()[1], cache.length(), in.query.device());
-    return attend(q, *cache.key, *cache.value, in.mask_pad, mask, need_weights);
+    auto masks = in.with_causal(false);  // new positions are not the first: causal_block places them
+    if (!cache.cross_attention && !masks.mask_attn)
+      masks.mask_attn = causal_block(in.query.shape()[0], in.query.shape()[1], cache.length(), in.query.device());
+    return attend(q, *cache.key, *cache.value, masks, need_weights);
   }
 
  private:
@@ -172,20 +177,26 @@ template <class B> struct MultiHeadAttention {
         .template unsqueeze<3>()
         .expand_to({batch, fresh, total});
   }
-  MhaOutput<B> attend(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
-                      const std::optional<Tensor<B, 2, Bool>>& mask_pad,
-                      const std::optional<Tensor<B, 3, Bool>>& mask_attn, bool need_weights) const {
+  /// Attention of the heads with in's masks.
+  MhaOutput<B> attend(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v, const MhaInput<B>& in,
+                      bool need_weights) const {
     auto [b, h, sq, dk] = q.dims();
     size_t sk = k.shape()[2];
     bool dropout_active = AutodiffBackend<B> && dropout.prob > 0;
     if (!need_weights && !dropout_active && !quiet_softmax) {
-      auto context = functional::attention(q, k, v, merged_mask(b, sq, sk, mask_pad, mask_attn))
+      auto mask = merged_mask(b, sq, sk, in.mask_pad, in.mask_attn);
+      auto context = functional::attention(q, k, v, mask, std::nullopt, in.causal)
                          .swap_dims(1, 2)
                          .template reshape<3>({b, sq, h * dk});
       return {output.forward(context), {}};
     }
     auto scores = q.matmul(k.swap_dims(2, 3)) * (1.0 / std::sqrt(static_cast<double>(dk)));
-    if (auto mask = merged_mask(b, sq, sk, mask_pad, mask_attn))
+    auto mask = merged_mask(b, sq, sk, in.mask_pad, in.mask_attn);
+    if (in.causal) {
+      auto future = Tensor<B, 4, Bool>::tril_mask({size_t{1}, size_t{1}, sq, sk}, 0, q.device());
+      mask = mask ? mask->bool_or(future) : future;
+    }
+    if (mask)
       scores = scores.mask_fill(mask->expand_to({b, h, sq, sk}), min_float);
     auto weights = quiet_softmax ? activation::quiet_softmax(scores, 3) : activation::softmax(scores, 3);
     auto context = dropout.forward(weights).matmul(v).swap_dims(1, 2).template reshape<3>({b, sq, h * dk});

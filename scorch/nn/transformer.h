@@ -81,11 +81,13 @@ template <class Tag> struct TransformerConfig {
 using TransformerEncoderConfig = TransformerConfig<EncoderTag>;
 using TransformerDecoderConfig = TransformerConfig<DecoderTag>;
 
-/// x [batch, seq, d_model] with optional padding / attention masks (true = ignore).
+/// x [batch, seq, d_model] with optional padding / attention masks (true = ignore); causal: position i attends to
+/// positions ≤ i, without a mask tensor (as generate_autoregressive_mask, but the fused kernels skip hidden keys).
 template <class B> struct TransformerEncoderInput {
   Tensor<B, 3> tensor;
   std::optional<Tensor<B, 2, Bool>> mask_pad;
   std::optional<Tensor<B, 3, Bool>> mask_attn;
+  bool causal = false;
   explicit TransformerEncoderInput(Tensor<B, 3> x) : tensor(std::move(x)) {}
   TransformerEncoderInput with_mask_pad(Tensor<B, 2, Bool> m) const {
     auto c = *this;
@@ -95,6 +97,11 @@ template <class B> struct TransformerEncoderInput {
   TransformerEncoderInput with_mask_attn(Tensor<B, 3, Bool> m) const {
     auto c = *this;
     c.mask_attn = std::move(m);
+    return c;
+  }
+  TransformerEncoderInput with_causal(bool on = true) const {
+    auto c = *this;
+    c.causal = on;
     return c;
   }
 };
@@ -108,12 +115,14 @@ template <class B> struct TransformerEncoderLayer {
   bool norm_first = false;
   SCORCH_MODULE(TransformerEncoderLayer, mha, pwff, norm_1, norm_2, dropout, norm_first)
 
-  /// cache: the layer's self-attention cache for autoregressive inference (x holds new positions only).
+  /// cache: the layer's self-attention cache for autoregressive inference (x holds new positions only); causal:
+  /// as TransformerEncoderInput.
   Tensor<B, 3> forward(const Tensor<B, 3>& x, const std::optional<Tensor<B, 2, Bool>>& mask_pad,
-                       const std::optional<Tensor<B, 3, Bool>>& mask_attn, MhaCache<B>* cache = nullptr) const {
+                       const std::optional<Tensor<B, 3, Bool>>& mask_attn, MhaCache<B>* cache = nullptr,
+                       bool causal = false) const {
     auto attend = [&](const Tensor<B, 3>& h) {
       auto in = MhaInput<B>::self_attn(h);
-      in.mask_pad = mask_pad, in.mask_attn = mask_attn;
+      in.mask_pad = mask_pad, in.mask_attn = mask_attn, in.causal = causal;
       return dropout.forward(cache ? mha.forward_cache(in, *cache, false).context : mha.forward_context(in));
     };
     if (norm_first) {
@@ -144,7 +153,7 @@ template <class B> struct TransformerEncoder {
 
   Tensor<B, 3> forward(const TransformerEncoderInput<B>& input) const {
     auto x = input.tensor;
-    for (const auto& layer : layers) x = layer.forward(x, input.mask_pad, input.mask_attn);
+    for (const auto& layer : layers) x = layer.forward(x, input.mask_pad, input.mask_attn, nullptr, input.causal);
     return x;
   }
   /// Causal encoding of new positions only, reusing the cache of earlier ones.
@@ -159,11 +168,13 @@ template <class B> struct TransformerEncoder {
   TransformerCache<B> new_autoregressive_cache() const { return TransformerCache<B>::make(layers.size()); }
 };
 
-/// Decoder input: target [batch, seq_t, d] and encoder memory [batch, seq_m, d] with masks.
+/// Decoder input: target [batch, seq_t, d] and encoder memory [batch, seq_m, d] with masks; target_causal: target
+/// position i attends to target positions ≤ i, without a mask tensor.
 template <class B> struct TransformerDecoderInput {
   Tensor<B, 3> target, memory;
   std::optional<Tensor<B, 2, Bool>> target_mask_pad, memory_mask_pad;
   std::optional<Tensor<B, 3, Bool>> target_mask_attn, memory_mask_attn;
+  bool target_causal = false;
   TransformerDecoderInput(Tensor<B, 3> t, Tensor<B, 3> m) : target(std::move(t)), memory(std::move(m)) {}
   TransformerDecoderInput with_target_mask_pad(Tensor<B, 2, Bool> m) const {
     auto c = *this;
@@ -185,6 +196,11 @@ template <class B> struct TransformerDecoderInput {
     c.memory_mask_attn = std::move(m);
     return c;
   }
+  TransformerDecoderInput with_target_causal(bool on = true) const {
+    auto c = *this;
+    c.target_causal = on;
+    return c;
+  }
 };
 
 /// One decoder block: masked self-attention, cross-attention on the memory, feed-forward.
@@ -200,7 +216,7 @@ template <class B> struct TransformerDecoderLayer {
                        MhaCache<B>* cross_cache = nullptr) const {
     auto self_block = [&](const Tensor<B, 3>& h) {
       auto q = MhaInput<B>::self_attn(h);
-      q.mask_pad = in.target_mask_pad, q.mask_attn = in.target_mask_attn;
+      q.mask_pad = in.target_mask_pad, q.mask_attn = in.target_mask_attn, q.causal = in.target_causal;
       return dropout.forward(self_cache ? self_attn.forward_cache(q, *self_cache, false).context
                                         : self_attn.forward_context(q));
     };

@@ -317,17 +317,18 @@ Tensor<B, 4> fold4d(const Tensor<B, 3>& x, Size<2> output_size, Size<2> kernel, 
 }
 
 /// Scaled dot-product attention softmax(q·kᵀ/√d)·v on [batch, heads, seq, d]; mask (true =
-/// ignore that key) broadcasts to [batch, heads, seq_q, seq_k]; scale defaults to 1/√d.
+/// ignore that key) broadcasts to [batch, heads, seq_q, seq_k]; scale defaults to 1/√d; causal also ignores key j
+/// for query i when j > i (PyTorch's is_causal: no mask tensor is made, and the fused kernels skip those keys).
 template <class B>
 Tensor<B, 4> attention(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
                        const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
-                       std::optional<double> scale = std::nullopt) {
+                       std::optional<double> scale = std::nullopt, bool causal = false) {
   auto lq = amp::to_autocast(q), lk = amp::to_autocast(k), lv = amp::to_autocast(v);  // the autocast policy
   check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), lq.dtype(), lk.dtype(), lv.dtype());
   std::optional<typename B::BoolTensor> m;
   if (mask) m = mask->primitive();
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  return Tensor<B, 4>(detail::ModOps<B>::attention(lq.primitive(), lk.primitive(), lv.primitive(), m, s));
+  return Tensor<B, 4>(detail::ModOps<B>::attention(lq.primitive(), lk.primitive(), lv.primitive(), m, s, causal));
 }
 
 }  // namespace scorch::functional

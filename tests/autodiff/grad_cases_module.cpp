@@ -126,11 +126,12 @@ void add_unfold_attention_norm_cases(std::vector<GradCase>& cases) {
                      return join({flat(mod::fold4d(in.f<3>(0), {3, 4}, {2, 2})),
                                   flat(mod::fold4d(in.f<3>(1), {4, 4}, {3, 3}, U2{{2, 2}, {1, 1}}))});
                    }});
-  // q [1, 2, 3, 4], k [1, 2, 5, 4], v [1, 2, 5, 3]; the default scale 1/√d and 0.3.
+  // q [1, 2, 3, 4], k [1, 2, 5, 4], v [1, 2, 5, 3]; the default scale 1/√d, 0.3, and causal.
   cases.push_back(
       {"attention", {"module_attention", "module_attention_with_stats"}, [](const GradInputs& in) {
          auto q = in.f<4>(0), k = in.f<4>(1), v = in.f<4>(2);
-         return join({flat(mod::attention<AD>(q, k, v)), flat(mod::attention<AD>(q, k, v, std::nullopt, 0.3))});
+         return join({flat(mod::attention<AD>(q, k, v)), flat(mod::attention<AD>(q, k, v, std::nullopt, 0.3)),
+                      flat(mod::attention<AD>(q, k, v, std::nullopt, std::nullopt, true))});
        }});
   // A causal mask [1, 1, 4, 4] (true = ignore that key).
   cases.push_back(

@@ -178,6 +178,18 @@ template <class B> void add_fused_cases(CaseList<B>& list) {
     auto [out, lse] = mod::attention_with_stats<B>(F<4>(in, 0), F<4>(in, 1), F<4>(in, 2), Bo<4>(in, 3));
     return outs(out, lse.cast(out.dtype()));
   });
+  // causal (PyTorch's is_causal, top-left aligned): alone with its log-sum-exp, with a mask, with a scale, with more
+  // queries than keys, and the gradients with the mask
+  list.add("mod_attention_causal", {"module_attention", "module_attention_with_stats", "module_attention_backward"},
+           [](const Inputs<B>& in) {
+             auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2), g = F<4>(in, 4);
+             auto m = Bo<4>(in, 3);
+             auto [out, lse] = mod::attention_with_stats<B>(q, k, v, std::nullopt, std::nullopt, true);
+             auto [masked, masked_lse] = mod::attention_with_stats<B>(q, k, v, m, std::nullopt, true);
+             auto r = mod::attention_backward<B>(q, k, v, masked, masked_lse, g, m, std::nullopt, true);
+             return outs(out, lse.cast(q.dtype()), masked, mod::attention<B>(q, k, v, std::nullopt, 0.5, true),
+                         mod::attention<B>(k, q, g, std::nullopt, std::nullopt, true), r.q, r.k, r.v);
+           });
 
   // ---- normalization over the last dim: x, gamma, beta
   list.add("mod_layer_norm", {"module_layer_norm"}, [](const Inputs<B>& in) {

@@ -33,7 +33,8 @@ SKIP = {
     "scatter_int@bcast": "scatter_add needs values of the indices' shape in Scorch; PyTorch reads the leading part "
                          "of larger values",
     **{f"{c}@bcast": "attention needs matching batch and heads (no broadcasting), as Burn's"
-       for c in ("mod_attention", "mod_attention_mask", "mod_attention_stats", "mod_attention_backward")},
+       for c in ("mod_attention", "mod_attention_mask", "mod_attention_stats", "mod_attention_backward",
+                 "mod_attention_causal")},
     **{f"{c}@bcast": "gamma must be [d] in Scorch (as PyTorch's layer_norm weight); the reference formula broadcasts"
        for c in ("mod_rms_norm", "mod_rms_norm_backward")},
     "squeeze_flatten@empty1": "squeeze of a dim that is not 1 is an error in Scorch (Burn's rule); PyTorch leaves "

@@ -254,3 +254,17 @@ def add_cases(case, rn, rb):
                 *step(torch.optim.Adam, 2e-2, (0.8, 0.99), 1e-6, 0.05, 3, (m, v)),
                 step(torch.optim.Adam, 1e-3, (0.9, 0.999), 1e-8, 0.0, 1, None)[0])
     case("mod_adam_update", [rn(4, 6), rn(4, 6), rn(4, 6), rn(4, 6).abs()], ref64(adam_ref), tol=TOL)
+
+    def later_keys(lq, lk):
+        """PyTorch's is_causal mask: TRUE where key j > query i (top-left aligned)."""
+        return torch.ones(lq, lk, dtype=torch.bool).triu(1)
+    cq, ck, cv, cm, cg = rn(2, 3, 5, 4), rn(2, 3, 7, 4), rn(2, 3, 7, 3), rb(2, 1, 5, 7), rn(2, 3, 5, 3)
+    cm[..., 0] = False
+
+    def causal_ref(q, k, v, m, g):
+        """causal alone (5 queries, 7 keys) with its log-sum-exp, with the mask, with scale 0.5, 7 queries over 5
+        keys, and the gradients of causal with the mask."""
+        c, c2 = later_keys(q.shape[-2], k.shape[-2]), later_keys(k.shape[-2], q.shape[-2])
+        return (*attention_stats_ref(q, k, v, c), attention_ref(q, k, v, c | m), attention_ref(q, k, v, c, 0.5),
+                attention_ref(k, q, g, c2), *grads(lambda q, k, v: attention_ref(q, k, v, c | m), g, q, k, v))
+    case("mod_attention_causal", [cq, ck, cv, cm, cg], ref64(causal_ref), tol=TOL)

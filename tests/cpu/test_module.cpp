@@ -120,16 +120,24 @@ TEST(ModuleErrors, GradientHelpersCheckTheGradient) {
       "[max_pool_backward] index 36 is outside the 36 values");
 }
 
-TEST(Module, ProvidedAttentionMatchesFusedKernel) {
+TEST(Module, ProvidedAttentionMatchesFusedKernelWithAndWithoutCausal) {
   B::seed(3);
   auto q = T4::random({2, 3, 7, 5}, Distribution::normal(0, 1)),
        k = T4::random({2, 3, 9, 5}, Distribution::normal(0, 1));
   auto v = T4::random({2, 3, 9, 6}, Distribution::normal(0, 1));
   auto mask = Tensor<B, 4>::random({2, 1, 7, 9}, Distribution::uniform(0, 1)).greater_elem(0.7);
   mask = mask.slice_fill({Slice(0, 2), Slice(0, 1), Slice(0, 7), Slice(0, 1)}, false);  // every query keeps key 0
-  auto fused = md::attention(q, k, v, mask, 0.4);
-  auto provided = T4(provided::module_attention<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.4));
-  fused.to_data().assert_approx_eq(provided.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
+  for (bool causal : {false, true}) {
+    auto fused = md::attention(q, k, v, mask, 0.4, causal);
+    auto provided =
+        T4(provided::module_attention<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.4, causal));
+    fused.to_data().assert_approx_eq(provided.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
+  }
+  // causal is the mask of later keys (top-left aligned: query i sees keys 0..i of the 9).
+  auto later = Tensor<B, 4, Bool>::tril_mask({1, 1, 7, 9}, 0);
+  md::attention(q, k, v, mask, 0.4, true)
+      .to_data()
+      .assert_approx_eq(md::attention(q, k, v, mask.bool_or(later), 0.4).to_data(), Tolerance::rel_abs(1e-6, 1e-6));
 }
 
 TEST(Module, HalfPrecisionRunsInF32) {

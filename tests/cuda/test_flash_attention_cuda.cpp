@@ -1,7 +1,8 @@
 // Cuda's flash attention kernels (f16/bf16, head sizes 32, 64, 128) against Cpu's attention computed in f32 from
 // the same rounded values: sequences that are not multiples of the 64-row tiles, one query, causal, padding and
-// random masks, output gradients in f32 (as autocast gives them) and in the inputs' dtype, head views read through
-// their strides, a query whose keys are all masked, and the whole path under Autodiff.
+// random masks, the causal flag (alone and with a padding mask), output gradients in f32 (as autocast gives them)
+// and in the inputs' dtype, head views read through their strides, a query whose keys are all masked, and the
+// whole path under Autodiff.
 #include <cmath>
 #include <optional>
 #include <tuple>
@@ -24,11 +25,13 @@ template <size_t D> void expect_near(const Tensor<Cuda, D>& cuda, const Tensor<C
   cuda.cast(DType::F32).to_data().assert_approx_eq(cpu.to_data(), Tolerance::rel_abs(3e-2, 3e-2));
 }
 
-enum class MaskKind { None, Causal, Padding, Random };
+// Causal: a causal mask tensor; CausalFlag: the causal flag (no tensor), alone and with the padding mask.
+enum class MaskKind { None, Causal, Padding, Random, CausalFlag, CausalFlagAndPadding };
 Tensor<Cpu, 4, Bool> host_mask(MaskKind kind, size_t b, size_t h, size_t sq, size_t sk) {
   switch (kind) {
     case MaskKind::Causal: return Tensor<Cpu, 4, Bool>::tril_mask({1, 1, sq, sk}, 0);
-    case MaskKind::Padding: {  // the last 9 keys of the second sequence are padding
+    case MaskKind::Padding:
+    case MaskKind::CausalFlagAndPadding: {  // the last 9 keys of the second sequence are padding
       auto keys = Tensor<Cpu, 1, Int>::arange(0, static_cast<int64_t>(sk)).reshape<4>({1, 1, 1, sk});
       auto limit = Tensor<Cpu, 1, Int>::from_data(TensorData(std::vector<int64_t>{static_cast<int64_t>(sk),
                                                                                   static_cast<int64_t>(sk) - 9},
@@ -48,7 +51,8 @@ TEST_P(FlashAttentionCuda, ForwardAndBackwardMatchCpuInF32) {
   auto [dtype, d] = GetParam();
   const size_t b = 2, h = 3;
   for (auto [sq, sk] : {std::pair<size_t, size_t>{130, 77}, {1, 200}, {64, 64}})
-    for (MaskKind kind : {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Random}) {
+    for (MaskKind kind : {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Random, MaskKind::CausalFlag,
+                          MaskKind::CausalFlagAndPadding}) {
       SCOPED_TRACE(testing::Message() << "sq " << sq << " sk " << sk << " mask " << static_cast<int>(kind));
       auto [q, hq] = rounded_twin<4>({b, h, sq, d}, dtype);
       auto [k, hk] = rounded_twin<4>({b, h, sk, d}, dtype);
@@ -57,17 +61,18 @@ TEST_P(FlashAttentionCuda, ForwardAndBackwardMatchCpuInF32) {
       auto [g, hg] = rounded_twin<4>({b, h, sq, d}, kind == MaskKind::Causal ? DType::F32 : dtype);
       std::optional<Tensor<Cpu, 4, Bool>> hmask;
       std::optional<Tensor<Cuda, 4, Bool>> mask;
-      if (kind != MaskKind::None) {
+      if (kind != MaskKind::None && kind != MaskKind::CausalFlag) {
         hmask = host_mask(kind, b, h, sq, sk);
         mask = Tensor<Cuda, 4, Bool>::from_data(hmask->to_data());
       }
-      auto [out, lse] = md::attention_with_stats(q, k, v, mask);
-      auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask);
+      bool causal = kind == MaskKind::CausalFlag || kind == MaskKind::CausalFlagAndPadding;
+      auto [out, lse] = md::attention_with_stats(q, k, v, mask, std::nullopt, causal);
+      auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask, std::nullopt, causal);
       EXPECT_EQ(out.dtype(), dtype);
       expect_near(out, hout, "out");
       expect_near(lse, hlse, "logsumexp");
-      auto r = md::attention_backward(q, k, v, out, lse, g, mask);
-      auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask);
+      auto r = md::attention_backward(q, k, v, out, lse, g, mask, std::nullopt, causal);
+      auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask, std::nullopt, causal);
       expect_near(r.q, hr.q, "dq");
       expect_near(r.k, hr.k, "dk");
       expect_near(r.v, hr.v, "dv");
@@ -91,8 +96,9 @@ TEST_P(FlashAttentionCuda, HeadViewsOfProjectionsUnderAutodiff) {
     host_leaves.push_back(Tensor<HostAD, 3>::from_inner(hx).require_grad());
   }
   auto hmask = host_mask(MaskKind::Causal, b, h, s, s);
-  auto mask = Tensor<AD, 4, Bool>::from_data(hmask.to_data());
-  auto out = merge(md::attention(heads(leaves[0]), heads(leaves[1]), heads(leaves[2]), std::optional(mask)));
+  // Cuda with the causal flag, Cpu with the causal mask tensor.
+  auto out = merge(md::attention(heads(leaves[0]), heads(leaves[1]), heads(leaves[2]), std::nullopt, std::nullopt,
+                                 true));
   auto hout = merge(md::attention(heads(host_leaves[0]), heads(host_leaves[1]), heads(host_leaves[2]),
                                   std::optional(Tensor<HostAD, 4, Bool>::from_data(hmask.to_data()))));
   auto grads = (out.cast(DType::F32) * leaves[3].cast(DType::F32)).sum().backward();

@@ -71,15 +71,17 @@ TEST_P(FusedOpsCuda, AttentionWithStatsAndBackwardMatchCpu) {
   auto hmask = Tensor<Cpu, 4>::random({2, 1, 130, 150}, Distribution::uniform(0, 1)).greater_elem(0.7);
   auto mask = Tensor<Cuda, 4, Bool>::from_data(hmask.to_data());
   Tolerance tol = tolerance_for(dtype);
-  auto [out, lse] = md::attention_with_stats(q, k, v, mask);
-  auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask);
-  expect_near(out, hout, tol);
-  expect_near(lse, hlse, tol);
-  auto r = md::attention_backward(q, k, v, out, lse, g, mask);
-  auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask);
-  expect_near(r.q, hr.q, tol);
-  expect_near(r.k, hr.k, tol);
-  expect_near(r.v, hr.v, tol);
+  for (bool causal : {false, true}) {  // head size 40: the unfused kernels (the flash ones take 32, 64, 128)
+    auto [out, lse] = md::attention_with_stats(q, k, v, mask, std::nullopt, causal);
+    auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask, std::nullopt, causal);
+    expect_near(out, hout, tol);
+    expect_near(lse, hlse, tol);
+    auto r = md::attention_backward(q, k, v, out, lse, g, mask, std::nullopt, causal);
+    auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask, std::nullopt, causal);
+    expect_near(r.q, hr.q, tol);
+    expect_near(r.k, hr.k, tol);
+    expect_near(r.v, hr.v, tol);
+  }
 }
 
 /// The one-kernel Adam/AdamW update against Cpu's composition on 1M + 3 elements (several grid strides).

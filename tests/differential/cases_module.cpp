@@ -207,16 +207,20 @@ void unfold_fold_attention(DiffList& list) {
        mask({1, 2, 4, 4})}};
   each<true>(list, "module_attention", qkv,
              SCORCH_DIFF_BODY(
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5)),
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35))));
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5, false)),
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35,
+                                 false)),
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true))));
   // Autodiff records attention with its statistics and differentiates it through attention_backward.
   each<true>(list, "module_attention_with_stats", qkv,
-             SCORCH_DIFF_BODY(fo(
-                 M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.4)
-                     .first)),
+             SCORCH_DIFF_BODY(
+                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)),
+                                            0.4, false)
+                        .first),
+                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.4, true).first)),
              {"module_attention_with_stats", "module_attention_backward"});
   each<false>(list, "module_attention_with_stats", qkv,
-              SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6).second)));
+              SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6, true).second)));
 }
 
 void norms(DiffList& list) {

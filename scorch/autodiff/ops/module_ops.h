@@ -29,10 +29,11 @@ template <class B> struct ModuleOps : OpsBase<B> {
   static T interpolate_backward(T x, T grad, const InterpolateSpec& spec);
   static T unfold(T x, const PoolSpec& spec);
   static T fold(T x, const SpatialDims& output_size, const PoolSpec& spec);
-  static T attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale);
-  static std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<BoolP>& mask, double scale);
-  static AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<BoolP>& mask, double scale, T out,
-                                                  T logsumexp, T grad);
+  static T attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale, bool causal);
+  static std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<BoolP>& mask, double scale,
+                                              bool causal);
+  static AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<BoolP>& mask, double scale,
+                                                  bool causal, T out, T logsumexp, T grad);
   static T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon);
   static NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta, T grad,
                                               double epsilon);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scorch/backend/module_options.h"
+#include "scorch/backend/provided/module_defaults.h"
 #include "scorch/core/dtype.h"
 #include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
@@ -41,15 +42,6 @@ template <class B, class T> T sum_to_last(const T& x) {
   size_t n = x.shape()[x.shape().rank() - 1], rows = n ? x.shape().num_elements() / n : 0;
   return F::reshape(F::sum_dim(F::reshape(x, Shape{rows, n}), 0), Shape{n});
 }
-/// Masked scaled scores q·kᵀ·scale, with -inf where mask is true.
-template <class B, class T, class Bt>
-T masked_scores(const T& q, const T& k, const std::optional<Bt>& mask, double scale) {
-  using F = KindOps<B, Float>;
-  size_t r = q.shape().rank();
-  auto scores = F::mul_scalar(F::matmul(q, F::swap_dims(k, r - 2, r - 1)), Scalar(scale));
-  if (mask) scores = F::mask_fill(std::move(scores), *mask, Scalar(-std::numeric_limits<double>::infinity()));
-  return scores;
-}
 /// 1 / sqrt(mean of x² over the last dim + epsilon), the last dim kept with size 1.
 template <class B, class T> T inverse_rms(const T& x, double epsilon) {
   using F = KindOps<B, Float>;
@@ -63,12 +55,13 @@ template <class B, class T> T inverse_rms(const T& x, double epsilon) {
 /// f16/bf16 inputs; -inf for a query whose keys are all masked, whose output is then NaN).
 template <class B> auto module_attention_with_stats(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
                                                     const typename B::FloatTensor& v,
-                                                    const std::optional<typename B::BoolTensor>& mask, double scale) {
+                                                    const std::optional<typename B::BoolTensor>& mask, double scale,
+                                                    bool causal) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
   size_t r = q.shape().rank();
   DType d = q.dtype(), w = fused_detail::wide(d);
-  auto scores = fused_detail::masked_scores<B>(as<B>(q, w), as<B>(k, w), mask, scale);
+  auto scores = attention_detail::masked_scores<B>(as<B>(q, w), as<B>(k, w), mask, scale, causal);
   // The row's peak, finite where every key is masked (its exponentials are then 0, its log-sum-exp -inf).
   auto peak = F::clamp_min(F::max_dim(scores, r - 1), Scalar(std::numeric_limits<float>::lowest()));
   auto e = F::exp(F::sub(std::move(scores), peak));
@@ -86,7 +79,7 @@ template <class B> auto module_attention_with_stats(const typename B::FloatTenso
 template <class B>
 auto module_attention_backward(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
                                const typename B::FloatTensor& v, const std::optional<typename B::BoolTensor>& mask,
-                               double scale, const typename B::FloatTensor& out,
+                               double scale, bool causal, const typename B::FloatTensor& out,
                                const typename B::FloatTensor& logsumexp, const typename B::FloatTensor& grad) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
@@ -96,7 +89,10 @@ auto module_attention_backward(const typename B::FloatTensor& q, const typename 
   Shape kept = logsumexp.shape();
   kept.push_back(1);
   auto lse = as<B>(F::reshape(logsumexp, kept), w);
-  auto p = F::exp(F::sub(fused_detail::masked_scores<B>(qw, kw, mask, scale), std::move(lse)));
+  auto scores = attention_detail::masked_scores<B>(qw, kw, mask, scale, causal);
+  auto hidden = F::equal_elem(scores, Scalar(-std::numeric_limits<double>::infinity()));
+  // 0 where masked, whatever the log-sum-exp is (NaN or -inf for a query with no finite score), as PyTorch's.
+  auto p = F::mask_fill(F::exp(F::sub(std::move(scores), std::move(lse))), hidden, Scalar(0.0));
   auto dv = F::matmul(F::swap_dims(p, r - 2, r - 1), g);
   auto delta = F::sum_dim(F::mul(g, as<B>(out, w)), r - 1);
   auto ds = F::mul(std::move(p), F::sub(F::matmul(g, F::swap_dims(as<B>(v, w), r - 2, r - 1)), std::move(delta)));

@@ -11,6 +11,8 @@ namespace scorch {
 template <class B, class K> struct KindOps;
 template <class B> struct ModuleOpsOf;
 struct Float;
+struct Int;
+struct Bool;
 
 namespace provided {
 
@@ -19,15 +21,38 @@ template <class B> auto module_max_pool(const typename B::FloatTensor& x, const 
   return ModuleOpsOf<B>::max_pool_with_indices(x, spec).first;
 }
 
+namespace attention_detail {
+/// Scores q·kᵀ·scale with -inf where mask is true and, when causal, where key j > query i (top-left aligned, as
+/// PyTorch's is_causal).
+template <class B, class T, class Bt>
+T masked_scores(const T& q, const T& k, const std::optional<Bt>& mask, double scale, bool causal) {
+  using F = KindOps<B, Float>;
+  using I = KindOps<B, Int>;
+  size_t r = q.shape().rank(), sq = q.shape()[r - 2], sk = k.shape()[r - 2];
+  Scalar minus_inf(-std::numeric_limits<double>::infinity());
+  auto scores = F::mul_scalar(F::matmul(q, F::swap_dims(k, r - 2, r - 1)), Scalar(scale));
+  if (mask) scores = F::mask_fill(std::move(scores), *mask, minus_inf);
+  if (!causal) return scores;
+  auto index = [&](size_t n) { return I::arange(0, static_cast<int64_t>(n), 1, q.device(), DType::I64); };
+  auto queries = I::expand(I::reshape(index(sq), Shape{sq, 1}), Shape{sq, sk});
+  auto keys = I::expand(I::reshape(index(sk), Shape{1, sk}), Shape{sq, sk});
+  Shape lifted{sq, sk};
+  while (lifted.rank() < r) lifted.insert(0, 1);
+  auto future = KindOps<B, Bool>::reshape(I::greater(std::move(keys), std::move(queries)), lifted);
+  return F::mask_fill(std::move(scores), KindOps<B, Bool>::expand(std::move(future), scores.shape()), minus_inf);
+}
+}  // namespace attention_detail
+
 /// softmax(q·kᵀ·scale, masked positions set to -inf)·v over [batch, heads, seq, dim] tensors;
-/// mask (broadcast to [batch, heads, seq_q, seq_k]) is true where a key must be ignored.
+/// mask (broadcast to [batch, heads, seq_q, seq_k]) is true where a key must be ignored; causal also ignores
+/// key j for query i when j > i.
 template <class B> auto module_attention(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
                                          const typename B::FloatTensor& v,
-                                         const std::optional<typename B::BoolTensor>& mask, double scale) {
+                                         const std::optional<typename B::BoolTensor>& mask, double scale,
+                                         bool causal) {
   using F = KindOps<B, Float>;
   size_t r = q.shape().rank();
-  auto scores = F::mul_scalar(F::matmul(q, F::swap_dims(k, r - 2, r - 1)), Scalar(scale));
-  if (mask) scores = F::mask_fill(std::move(scores), *mask, Scalar(-std::numeric_limits<double>::infinity()));
+  auto scores = attention_detail::masked_scores<B>(q, k, mask, scale, causal);
   return F::matmul(F::softmax(std::move(scores), r - 1), v);
 }
 

@@ -6,16 +6,21 @@
 
 #include "scorch/backends/libtorch/interop.h"
 
-namespace scorch::backends::libtorch::ops {
-using namespace detail;
-namespace {
+namespace scorch::backends::libtorch {
 
-/// softmax's input of attention: q·kᵀ·scale, -inf where mask is true.
-at::Tensor masked_scores(const at::Tensor& q, const at::Tensor& k, const std::optional<T>& mask, double scale) {
+at::Tensor detail::attention_scores(const at::Tensor& q, const at::Tensor& k, const std::optional<T>& mask,
+                                    double scale, bool causal) {
   at::Tensor scores = at::matmul(q, k.transpose(-2, -1)).mul_(scale);
-  if (mask) scores.masked_fill_(get(*mask), -std::numeric_limits<double>::infinity());
+  double minus_inf = -std::numeric_limits<double>::infinity();
+  if (mask) scores.masked_fill_(get(*mask), minus_inf);
+  if (causal)
+    scores.masked_fill_(at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu_(1), minus_inf);
   return scores;
 }
+
+namespace ops {
+using namespace detail;
+namespace {
 
 /// The [d] normalized shape of x's last dim.
 std::vector<int64_t> last_dim(const at::Tensor& x) { return {x.size(-1)}; }
@@ -39,21 +44,23 @@ at::Tensor inverse_rms(const at::Tensor& x, double epsilon) { return x.square().
 
 }  // namespace
 
-std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale) {
+std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal) {
   return guarded("attention_with_stats", [&] {
     at::ScalarType type = to_torch(q.dtype());
-    at::Tensor scores = masked_scores(wide(take(q)), wide(take(k)), mask, scale);
+    at::Tensor scores = attention_scores(wide(take(q)), wide(take(k)), mask, scale, causal);
     at::Tensor lse = at::logsumexp(scores, -1);
     return std::pair{wrap(at::matmul(at::softmax(scores, -1), wide(take(v))).to(type)), wrap(lse)};
   });
 }
 
-AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, T out, T logsumexp,
-                                         T grad) {
+AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal, T out,
+                                         T logsumexp, T grad) {
   return guarded("attention_backward", [&] {
     at::ScalarType type = to_torch(q.dtype());
     at::Tensor query = wide(take(q)), key = wide(take(k)), value = wide(take(v)), g = wide(take(grad));
-    at::Tensor p = (masked_scores(query, key, mask, scale) - wide(take(logsumexp)).unsqueeze(-1)).exp_();
+    at::Tensor scores = attention_scores(query, key, mask, scale, causal);
+    at::Tensor hidden = scores == -std::numeric_limits<double>::infinity();  // 0 there, whatever the lse is
+    at::Tensor p = (scores - wide(take(logsumexp)).unsqueeze(-1)).exp_().masked_fill_(hidden, 0);
     at::Tensor dv = at::matmul(p.transpose(-2, -1), g);
     at::Tensor delta = (g * wide(take(out))).sum(-1, true);
     at::Tensor ds = p.mul_(at::matmul(g, value.transpose(-2, -1)).sub_(delta)).mul_(scale);
@@ -108,4 +115,5 @@ NormGradients<T> rms_norm_backward(T x, const std::optional<T>& gamma, T grad, d
   });
 }
 
-}  // namespace scorch::backends::libtorch::ops
+}  // namespace ops
+}  // namespace scorch::backends::libtorch

@@ -221,12 +221,11 @@ T fold4d(T a, const SpatialDims& output_size, const PoolSpec& spec) {
   });
 }
 
-T attention(T q, T k, T v, const std::optional<T>& mask, double scale) {
+T attention(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal) {
   return guarded("attention", [&] {
     at::ScalarType type = to_torch(q.dtype());
     at::Tensor query = widened(take(q)), key = widened(take(k)), value = widened(take(v));
-    at::Tensor scores = at::matmul(query, key.transpose(-2, -1)).mul_(scale);
-    if (mask) scores.masked_fill_(get(*mask), -std::numeric_limits<double>::infinity());
+    at::Tensor scores = attention_scores(query, key, mask, scale, causal);
     return wrap(at::matmul(at::softmax(scores, -1), value).to(type));
   });
 }

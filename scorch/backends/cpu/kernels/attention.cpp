@@ -37,10 +37,11 @@ template <class C> C softmax_row(C* row, size_t n) {
   return mx == -std::numeric_limits<C>::infinity() ? mx : std::log(sum) + mx;  // -inf: every key masked
 }
 
-// The [lq, lk] scores q·kᵀ·scale of one (batch, head), -inf where the mask is true.
+// The [lq, lk] scores q·kᵀ·scale of one (batch, head), -inf where the mask is true and, when causal, where j > i.
 template <class C> struct Scores {
   const T *q, *k, *mask;
   C scale;
+  bool causal;
   std::array<size_t, 4> ms;
   void fill(size_t bh, C* scores) const {
     const Shape& s = q->shape();
@@ -54,20 +55,20 @@ template <class C> struct Scores {
       for (size_t j = 0; j < lk; ++j) {
         C& x = scores[i * lk + j];
         x *= scale;
-        if (mp && mp[b * ms[0] + h * ms[1] + i * ms[2] + j * ms[3]]) x = -std::numeric_limits<C>::infinity();
+        if ((mp && mp[b * ms[0] + h * ms[1] + i * ms[2] + j * ms[3]]) || (causal && j > i))
+          x = -std::numeric_limits<C>::infinity();
       }
   }
 };
 
-template <class C> Scores<C> scores_of(const T& q, const T& k, const T* mask, C scale) {
-  return {&q, &k, mask, scale, mask ? mask_strides(*mask) : std::array<size_t, 4>{}};
+template <class C> Scores<C> scores_of(const T& q, const T& k, const T* mask, C scale, bool causal) {
+  return {&q, &k, mask, scale, causal, mask ? mask_strides(*mask) : std::array<size_t, 4>{}};
 }
 
 // out (and, when given, the [batch·heads·lq] log-sum-exp) of attention, one (batch, head) per task.
-template <class C> void attention_as(const T& q, const T& k, const T& v, const T* mask, C scale, T& out, C* lse) {
+template <class C> void attention_as(const T& q, const T& k, const T& v, const Scores<C>& scores_for, T& out, C* lse) {
   const Shape& s = q.shape();
   size_t lq = s[2], lk = k.shape()[2], dv = v.shape()[3];
-  auto scores_for = scores_of(q, k, mask, scale);
   parallel_for(s[0] * s[1], 1, [&](size_t b0, size_t b1) {
     thread_local std::vector<C> scores;
     scores.resize(lq * lk);
@@ -100,7 +101,9 @@ template <class C> struct AttentionBackward {
     auto sd = static_cast<ptrdiff_t>(d), se = static_cast<ptrdiff_t>(e), sk = static_cast<ptrdiff_t>(lk);
     scores.fill(bh, p.data());
     for (size_t i = 0; i < lq; ++i)
-      for (size_t j = 0; j < lk; ++j) p[i * lk + j] = std::exp(p[i * lk + j] - lse[bh * lq + i]);
+      for (size_t j = 0; j < lk; ++j)  // 0 where masked (score -inf), whatever the log-sum-exp is
+        p[i * lk + j] = p[i * lk + j] == -std::numeric_limits<C>::infinity() ? C(0)
+                                                                           : std::exp(p[i * lk + j] - lse[bh * lq + i]);
     gemm::strided<C>(lk, e, lq, {p.data(), 1, sk}, {gp, se, 1}, dv.data<C>() + bh * lk * e, e, false);
     gemm::strided<C>(lq, lk, e, {gp, se, 1}, {vp, 1, se}, dp.data(), lk, false);
     for (size_t i = 0; i < lq; ++i) {
@@ -129,32 +132,34 @@ Prepared prepare(std::initializer_list<const T*> tensors, const std::optional<T>
 
 }  // namespace
 
-std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale) {
+std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal) {
   Prepared p = prepare({&q, &k, &v}, mask);
   const Shape& s = q.shape();
   T out(Shape{s[0], s[1], s[2], v.shape()[3]}, p.compute), lse(Shape{s[0], s[1], s[2]}, p.compute);
   window::in_compute_type(p.dtype, [&](auto zero) {
     using C = decltype(zero);
-    attention_as<C>(p.tensors[0], p.tensors[1], p.tensors[2], p.mask ? &*p.mask : nullptr, static_cast<C>(scale), out,
-                    lse.data<C>());
+    const T* m = p.mask ? &*p.mask : nullptr;
+    auto scores = scores_of(p.tensors[0], p.tensors[1], m, static_cast<C>(scale), causal);
+    attention_as<C>(p.tensors[0], p.tensors[1], p.tensors[2], scores, out, lse.data<C>());
   });
   return {to_dtype(out, p.dtype), std::move(lse)};
 }
 
-T attention(T q, T k, T v, const std::optional<T>& mask, double scale) {
+T attention(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal) {
   Prepared p = prepare({&q, &k, &v}, mask);
   const Shape& s = q.shape();
   T out(Shape{s[0], s[1], s[2], v.shape()[3]}, p.compute);
   window::in_compute_type(p.dtype, [&](auto zero) {
     using C = decltype(zero);
-    attention_as<C>(p.tensors[0], p.tensors[1], p.tensors[2], p.mask ? &*p.mask : nullptr, static_cast<C>(scale), out,
-                    nullptr);
+    const T* m = p.mask ? &*p.mask : nullptr;
+    auto scores = scores_of(p.tensors[0], p.tensors[1], m, static_cast<C>(scale), causal);
+    attention_as<C>(p.tensors[0], p.tensors[1], p.tensors[2], scores, out, nullptr);
   });
   return to_dtype(out, p.dtype);
 }
 
-AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, T out, T logsumexp,
-                                         T grad) {
+AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal, T out,
+                                         T logsumexp, T grad) {
   Prepared p = prepare({&q, &k, &v, &out, &logsumexp, &grad}, mask);
   const auto& t = p.tensors;
   T dq(q.shape(), p.compute), dk(k.shape(), p.compute), dv(v.shape(), p.compute);
@@ -162,7 +167,7 @@ AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& 
     using C = decltype(zero);
     const T* m = p.mask ? &*p.mask : nullptr;
     AttentionBackward<C> job{
-        t[0], t[1], t[2], t[3], t[5], t[4].template data<C>(), scores_of(t[0], t[1], m, static_cast<C>(scale)),
+        t[0], t[1], t[2], t[3], t[5], t[4].template data<C>(), scores_of(t[0], t[1], m, static_cast<C>(scale), causal),
         dq,   dk,   dv};
     size_t lq = q.shape()[2], lk = k.shape()[2];
     parallel_for(q.shape()[0] * q.shape()[1], 1, [&](size_t b0, size_t b1) {

@@ -24,8 +24,9 @@ template <class C> __device__ C warp_reduce_max(C v) {
 __device__ inline int64_t warp_row() { return static_cast<int64_t>(blockIdx.x) * kWarps + threadIdx.x / 32; }
 
 // The scaled score, -inf where masked.
-template <class C> __device__ C masked(const C* row, const bool* mask, int64_t key_stride, int64_t j, C scale) {
-  return (mask && mask[j * key_stride]) ? C(-INFINITY) : row[j] * scale;
+template <class C>
+__device__ C masked(const C* row, const MaskRows& m, const bool* mask, int64_t i, int64_t j, C scale) {
+  return m.hides(mask, i, j) ? C(-INFINITY) : row[j] * scale;
 }
 
 // P: the probabilities' storage type (C itself when written in place).
@@ -37,16 +38,17 @@ __global__ void softmax_lse_kernel(const C* scores, P* probs, C* lse, int64_t ro
   const C* s = scores + r * n;
   P* out = probs + r * n;
   const bool* mr = mask.row(r);
+  int64_t i = r % mask.n_queries;
   int lane = threadIdx.x % 32;
   C m = -INFINITY;
-  for (int64_t j = lane; j < n; j += 32) m = nan_max(m, masked(s, mr, mask.key, j, scale));
+  for (int64_t j = lane; j < n; j += 32) m = nan_max(m, masked(s, mask, mr, i, j, scale));
   m = warp_reduce_max(m);
   C total = 0;
   if (m != C(-INFINITY))
-    for (int64_t j = lane; j < n; j += 32) total += ::exp(masked(s, mr, mask.key, j, scale) - m);
+    for (int64_t j = lane; j < n; j += 32) total += ::exp(masked(s, mask, mr, i, j, scale) - m);
   total = warp_reduce_sum(total);
   C inv = C(1) / total;  // inf for a fully masked row: its probabilities are 0·inf = NaN
-  for (int64_t j = lane; j < n; j += 32) store(out + j, ::exp(masked(s, mr, mask.key, j, scale) - m) * inv);
+  for (int64_t j = lane; j < n; j += 32) store(out + j, ::exp(masked(s, mask, mr, i, j, scale) - m) * inv);
   if (lane == 0) lse[r] = m == C(-INFINITY) ? m : m + ::log(total);
 }
 
@@ -57,9 +59,10 @@ __global__ void probs_kernel(C* scores, P* copy, const C* lse, int64_t rows, int
   if (r >= rows) return;
   C* s = scores + r * n;
   const bool* mr = mask.row(r);
+  int64_t i = r % mask.n_queries;
   C l = lse[r];
   for (int64_t j = threadIdx.x % 32; j < n; j += 32) {
-    C p = ::exp(masked(s, mr, mask.key, j, scale) - l);
+    C p = mask.hides(mr, i, j) ? C(0) : ::exp(s[j] * scale - l);  // 0 where masked, whatever l is
     s[j] = p;
     if (copy) store(copy + r * n + j, p);
   }
@@ -103,7 +106,7 @@ CudaTensor output_as(CudaTensor& scores, DType as) {
 }  // namespace
 
 std::pair<CudaTensor, CudaTensor> softmax_with_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
-                                                   double scale, DType as) {
+                                                   bool causal, double scale, DType as) {
   const Shape& s = scores.shape();
   CudaTensor lse(Shape{s[0], s[1], s[2]}, scores.dtype(), scores.device()), probs = output_as(scores, as);
   Geometry g = geometry(scores);
@@ -112,13 +115,14 @@ std::pair<CudaTensor, CudaTensor> softmax_with_lse(CudaTensor& scores, const std
     using C = decltype(c);
     using P = decltype(p);
     softmax_lse_kernel<C, P><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
-        scores.data<C>(), probs.data<P>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale), mask_rows(mask, s));
+        scores.data<C>(), probs.data<P>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale),
+        mask_rows(mask, s, causal));
   });
   check_launch("attention_with_stats");
   return {probs, lse};
 }
 
-std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
+std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, bool causal,
                                          const CudaTensor& lse, double scale, DType as) {
   std::optional<CudaTensor> copy;
   if (as != scores.dtype()) copy = CudaTensor(scores.shape(), as, scores.device());
@@ -129,7 +133,7 @@ std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional
     using P = decltype(p);
     probs_kernel<C, P><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
         scores.data<C>(), copy ? copy->data<P>() : nullptr, lse.data<C>(), g.rows, g.n, static_cast<C>(scale),
-        mask_rows(mask, scores.shape()));
+        mask_rows(mask, scores.shape(), causal));
   });
   check_launch("attention_backward");
   return copy;

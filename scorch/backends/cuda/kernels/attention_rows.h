@@ -10,13 +10,14 @@
 
 namespace scorch::backends::cuda::kernels::attention_rows {
 
-/// softmax(scores·scale, -inf where mask) in dtype `as` (in place for the scores' dtype), and each row's
-/// log-sum-exp [batch, heads, seq_q] (-inf for a row whose keys are all masked, whose probabilities are then NaN).
+/// softmax(scores·scale, -inf where mask, and where key j > query i when causal) in dtype `as` (in place for the
+/// scores' dtype), and each row's log-sum-exp [batch, heads, seq_q] (-inf for a row whose keys are all masked, whose
+/// probabilities are then NaN).
 std::pair<CudaTensor, CudaTensor> softmax_with_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
-                                                   double scale, DType as);
-/// In place: scores → exp(scores·scale - lse), -inf (so 0) where mask: the probabilities again; also written in
-/// dtype `as` when it is not the scores' (returned then).
-std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
+                                                   bool causal, double scale, DType as);
+/// In place: scores → exp(scores·scale - lse), -inf (so 0) where masked (as softmax_with_lse): the probabilities
+/// again; also written in dtype `as` when it is not the scores' (returned then).
+std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, bool causal,
                                          const CudaTensor& lse, double scale, DType as);
 /// probs ∘ (dprobs - rowsum(grad ∘ out)) · scale, the scores' gradient, in dtype `as` (in place in dprobs for its
 /// dtype); grad and out are [batch, heads, seq_q, dv] contiguous in the scores' dtype.

@@ -28,14 +28,15 @@ template <class E> struct Operand {
   E* data;
   int64_t batch, head, row;
   /// Row 0 of head bh (= batch · heads + head).
-  __device__ E* head_start(int64_t bh, int64_t heads) const { return data + (bh / heads) * batch + (bh % heads) * head; }
+  __device__ E* head_start(int64_t bh, int64_t heads) const {
+    return data + (bh / heads) * batch + (bh % heads) * head;
+  }
 };
 
 struct Problem {
   int64_t heads, seq_q, seq_k;
   float scale;
-  bool causal;  // key j masked for query i when j > i
-  MaskRows mask;
+  MaskRows mask;  // with the causal flag
 };
 
 __device__ __forceinline__ void copy_16_bytes_async(void* shared, const void* global, bool valid) {
@@ -77,7 +78,7 @@ __device__ __forceinline__ float quad_sum(float v) {
 __device__ uint32_t masked_bits(const Problem& p, const int64_t (&row)[2], const bool* const* mask_row,
                                int64_t col0, bool transposed) {
   int64_t rows = transposed ? p.seq_k : p.seq_q, cols = transposed ? p.seq_q : p.seq_k;
-  if (!p.mask.data && !p.causal && col0 + kTile <= cols && row[1] < rows) return 0;
+  if (!p.mask.data && !p.mask.causal && col0 + kTile <= cols && row[1] < rows) return 0;
   int t = lane_id() % 4;
   uint32_t bits = 0;
 #pragma unroll
@@ -87,7 +88,7 @@ __device__ uint32_t masked_bits(const Problem& p, const int64_t (&row)[2], const
       int64_t col = col0 + 8 * j + 2 * t + (e & 1), r = row[e / 2];
       int64_t query = transposed ? col : r, key = transposed ? r : col;
       const bool* values = transposed ? mask_row[8 * j + 2 * t + (e & 1)] : mask_row[e / 2];
-      bool off = key >= p.seq_k || query >= p.seq_q || (p.causal && key > query) || p.mask.masked(values, key);
+      bool off = key >= p.seq_k || query >= p.seq_q || (p.mask.causal && key > query) || p.mask.masked(values, key);
       bits |= uint32_t{off} << (4 * j + e);
     }
   return bits;
@@ -123,7 +124,7 @@ struct OnlineSoftmax {
 /// The forward's key tiles: all, or for a causal problem those with a key ≤ the block's last query.
 __device__ int64_t key_tiles(const Problem& p, int64_t q0) {
   int64_t all = (p.seq_k + kTile - 1) / kTile, seen = (q0 + kBlockRows - 1) / kTile + 1;
-  return p.causal && seen < all ? seen : all;
+  return p.mask.causal && seen < all ? seen : all;
 }
 
 template <class E, int D>
@@ -312,7 +313,7 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
   const E *q_head = q.head_start(bh, p.heads), *do_head = dout.head_start(bh, p.heads);
   load_tile_async<E, D, kBlockRows>(tiles.ks, k.head_start(bh, p.heads), k.row, k0, p.seq_k);
   load_tile_async<E, D, kBlockRows>(tiles.vs, v.head_start(bh, p.heads), v.row, k0, p.seq_k);
-  int64_t first = p.causal ? k0 / kTile : 0, tiles_q = (p.seq_q + kTile - 1) / kTile;
+  int64_t first = p.mask.causal ? k0 / kTile : 0, tiles_q = (p.seq_q + kTile - 1) / kTile;
   if (first < tiles_q) load_query_tile(tiles, first, q_head, q.row, do_head, dout.row, lse, delta, bh, p);
   float dk_acc[D / 8][4] = {}, dv_acc[D / 8][4] = {};
   for (int64_t tile = first; tile < tiles_q; ++tile) {
@@ -423,11 +424,12 @@ template <class E> Operand<E> operand(const CudaTensor& x) {
   return {x.data<E>(), s[0], s[1], s[2]};
 }
 
-Problem problem(const CudaTensor& q, const CudaTensor& k, const std::optional<CudaTensor>& mask, double scale) {
+Problem problem(const CudaTensor& q, const CudaTensor& k, const std::optional<CudaTensor>& mask, double scale,
+                bool causal) {
   const Shape& s = q.shape();
   Shape scores{s[0], s[1], s[2], k.shape()[2]};
   return {static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]), static_cast<int64_t>(k.shape()[2]),
-          static_cast<float>(scale), false, mask_rows(mask, scores)};
+          static_cast<float>(scale), mask_rows(mask, scores, causal)};
 }
 
 /// Calls f.template operator()<E, D>() for the operands' storage type and head size.
@@ -462,7 +464,7 @@ bool supports(const CudaTensor& q, const CudaTensor& k, const CudaTensor& v) {
 }
 
 std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTensor& k_in, const CudaTensor& v_in,
-                                          const std::optional<CudaTensor>& mask, double scale) {
+                                          const std::optional<CudaTensor>& mask, double scale, bool causal) {
   DType dtype = q_in.dtype();
   CudaTensor q = readable(q_in, dtype), k = readable(k_in, dtype), v = readable(v_in, dtype);
   const Shape& s = q.shape();
@@ -470,7 +472,7 @@ std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTens
   CudaTensor out = output_like(q_in, d, dtype), lse(Shape{s[0], s[1], s[2]}, DType::F32, q.device());
   int64_t bh = static_cast<int64_t>(s[0] * s[1]);
   if (bh == 0) return {out, lse};
-  Problem p = problem(q, k, mask, scale);
+  Problem p = problem(q, k, mask, scale, causal);
   dispatch(dtype, d, [&]<class E, int D>() {
     size_t bytes = (kBlockRows + 2 * kStages<D> * kTile) * (D + 8) * sizeof(E);
     launch(forward_kernel<E, D>, bh * blocks_of(p.seq_q), bytes, q.device().index, operand<const E>(q),
@@ -480,7 +482,8 @@ std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTens
 }
 
 AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor& k_in, const CudaTensor& v_in,
-                                        const std::optional<CudaTensor>& mask, double scale, const CudaTensor& out_in,
+                                        const std::optional<CudaTensor>& mask, double scale, bool causal,
+                                        const CudaTensor& out_in,
                                         const CudaTensor& logsumexp, const CudaTensor& grad_in) {
   DType dtype = q_in.dtype();
   CudaTensor q = readable(q_in, dtype), k = readable(k_in, dtype), v = readable(v_in, dtype);
@@ -498,7 +501,7 @@ AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor
   check(cudaMemsetAsync(dq32.raw(), 0, dq32.numel() * sizeof(float), st), "attention_backward");
   // delta = rowsum(grad ∘ out) from grad as given (f32 under autocast), before any rounding to the inputs' dtype.
   CudaTensor grad = readable(grad_in, grad_in.dtype() == dtype ? dtype : DType::F32);
-  Problem p = problem(q, k, mask, scale);
+  Problem p = problem(q, k, mask, scale, causal);
   dispatch(dtype, d, [&]<class E, int D>() {
     auto delta_for = [&]<class G>() {
       delta_kernel<G, E><<<blocks_for(rows * 32), kThreads, 0, st>>>(operand<const G>(grad), operand<const E>(out),
