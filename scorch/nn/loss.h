@@ -60,15 +60,18 @@ template <class B> struct CrossEntropyLoss {
     if (weights && weights->shape()[0] != classes)
       throw ShapeError("CrossEntropyLoss::forward",
                        "weights " + weights->shape().to_string() + " for " + std::to_string(classes) + " classes");
-    auto log_p = logits ? activation::log_softmax(input, 1) : amp::to_full(input).log();  // f32 under autocast
-    auto idx = targets.template reshape<2>({batch, size_t{1}});
-    auto nll = -log_p.gather(1, idx).template reshape<1>({batch});
+    bool smoothed = smoothing && *smoothing > 0;
+    // The fused op reads bf16 logits as they are (f32 results); the other paths compute in f32 under autocast.
+    std::optional<Tensor<B, 2>> log_p;
+    if (!logits || smoothed) log_p = logits ? activation::log_softmax(input, 1) : amp::to_full(input).log();
+    auto nll = log_p ? -log_p->gather(1, targets.template reshape<2>({batch, size_t{1}})).template reshape<1>({batch})
+                     : functional::cross_entropy(input, targets);
     auto w = weights ? weights->select(0, targets) : Tensor<B, 1>::ones({batch}, input.device());
     for (int64_t pad : pad_tokens) w = w.mask_fill(targets.equal_elem(Scalar(pad)), 0.0);
     auto per_sample = nll * w;
-    if (smoothing && *smoothing > 0) {
+    if (smoothed) {
       double a = *smoothing;
-      auto wc = weights ? log_p * weights->template unsqueeze<2>() : log_p;
+      auto wc = weights ? *log_p * weights->template unsqueeze<2>() : *log_p;
       auto smooth = -wc.sum_dim(1).template reshape<1>({batch}) / static_cast<double>(classes);
       for (int64_t pad : pad_tokens) smooth = smooth.mask_fill(targets.equal_elem(Scalar(pad)), 0.0);
       per_sample = per_sample * (1.0 - a) + smooth * a;

@@ -79,6 +79,32 @@ AttentionGrads<B> attention_backward(const Tensor<B, 4>& q, const Tensor<B, 4>& 
   return {Tensor<B, 4>(std::move(g.q)), Tensor<B, 4>(std::move(g.k)), Tensor<B, 4>(std::move(g.v))};
 }
 
+/// Each row's cross-entropy -log softmax(logits[row])[targets[row]] for logits [rows, classes] and class targets
+/// [rows] (a negative target counts from the end; one out of range throws ShapeError), and each row's log-sum-exp
+/// (what cross_entropy_backward reads), both [rows] in f32 for f16/bf16 logits: one fused op that reads the logits
+/// in their own dtype. Under Autodiff the first is differentiable.
+template <class B> std::pair<Tensor<B, 1>, Tensor<B, 1>> cross_entropy_with_stats(const Tensor<B, 2>& logits,
+                                                                                   const Tensor<B, 1, Int>& targets) {
+  check::cross_entropy("cross_entropy", logits.shape(), targets.shape());
+  auto [nll, lse] = detail::ModOps<B>::cross_entropy(logits.primitive(), targets.primitive());
+  return {Tensor<B, 1>(std::move(nll)), Tensor<B, 1>(std::move(lse))};
+}
+/// cross_entropy_with_stats' per-row cross-entropy alone.
+template <class B> Tensor<B, 1> cross_entropy(const Tensor<B, 2>& logits, const Tensor<B, 1, Int>& targets) {
+  return cross_entropy_with_stats(logits, targets).first;
+}
+/// The gradient of cross_entropy with respect to the logits for the per-row gradient grad [rows], from its
+/// log-sum-exp: (softmax(logits) - one_hot(targets))·grad, in the logits' dtype.
+template <class B>
+Tensor<B, 2> cross_entropy_backward(const Tensor<B, 2>& logits, const Tensor<B, 1, Int>& targets,
+                                    const Tensor<B, 1>& logsumexp, const Tensor<B, 1>& grad) {
+  check::cross_entropy("cross_entropy_backward", logits.shape(), targets.shape());
+  check::cross_entropy("cross_entropy_backward", logits.shape(), logsumexp.shape());
+  check::cross_entropy("cross_entropy_backward", logits.shape(), grad.shape());
+  return Tensor<B, 2>(detail::ModOps<B>::cross_entropy_backward(logits.primitive(), targets.primitive(),
+                                                                logsumexp.primitive(), grad.primitive()));
+}
+
 /// The hyper-parameters of adam_update: step is the step's 1-based count (for the bias corrections); decoupled
 /// decays the parameter (AdamW), otherwise weight_decay·param is added to the gradient (Adam's L2).
 struct AdamUpdateOptions {

@@ -312,6 +312,11 @@ case("layer_norm", [rn(2, 3, 6), rn(6), rn(6)], lambda x, g, b: (
 case("rms_norm", [rn(3, 5), rn(5)], lambda x, g: (
     x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * g, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-2)))
 
+case("attention_causal", [rn(1, 2, 3, 4), rn(1, 2, 5, 4), rn(1, 2, 5, 3)], lambda q, k, v: (
+    attention_ref(q, k, v, torch.ones(3, 5, dtype=torch.bool).triu(1)),
+    attention_ref(k, q, q, torch.ones(5, 3, dtype=torch.bool).triu(1), 0.4)))
+case("cross_entropy", [rn(4, 6), torch.tensor([5, 0, 2, 3])], lambda x, t: F.cross_entropy(x, t, reduction="none"))
+
 
 def main(out_dir):
     os.makedirs(out_dir, exist_ok=True)

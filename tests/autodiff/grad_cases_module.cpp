@@ -126,12 +126,11 @@ void add_unfold_attention_norm_cases(std::vector<GradCase>& cases) {
                      return join({flat(mod::fold4d(in.f<3>(0), {3, 4}, {2, 2})),
                                   flat(mod::fold4d(in.f<3>(1), {4, 4}, {3, 3}, U2{{2, 2}, {1, 1}}))});
                    }});
-  // q [1, 2, 3, 4], k [1, 2, 5, 4], v [1, 2, 5, 3]; the default scale 1/√d, 0.3, and causal.
+  // q [1, 2, 3, 4], k [1, 2, 5, 4], v [1, 2, 5, 3]; the default scale 1/√d and 0.3.
   cases.push_back(
       {"attention", {"module_attention", "module_attention_with_stats"}, [](const GradInputs& in) {
          auto q = in.f<4>(0), k = in.f<4>(1), v = in.f<4>(2);
-         return join({flat(mod::attention<AD>(q, k, v)), flat(mod::attention<AD>(q, k, v, std::nullopt, 0.3)),
-                      flat(mod::attention<AD>(q, k, v, std::nullopt, std::nullopt, true))});
+         return join({flat(mod::attention<AD>(q, k, v)), flat(mod::attention<AD>(q, k, v, std::nullopt, 0.3))});
        }});
   // A causal mask [1, 1, 4, 4] (true = ignore that key).
   cases.push_back(
@@ -151,6 +150,17 @@ void add_unfold_attention_norm_cases(std::vector<GradCase>& cases) {
                      auto x = in.f<2>(0);
                      std::optional<Tensor<AD, 1>> g = in.f<1>(1), none;
                      return join({flat(mod::rms_norm(x, g)), flat(mod::rms_norm(x, none, 1e-2))});
+                   }});
+  // The causal flag: 3 queries over 5 keys, then 5 over 3 (scale 0.4).
+  cases.push_back(
+      {"attention_causal", {"module_attention", "module_attention_with_stats"}, [](const GradInputs& in) {
+         auto q = in.f<4>(0), k = in.f<4>(1), v = in.f<4>(2);
+         return join({flat(mod::attention<AD>(q, k, v, std::nullopt, std::nullopt, true)),
+                      flat(mod::attention<AD>(k, q, q, std::nullopt, 0.4, true))});
+       }});
+  // logits [4, 6], class targets [4].
+  cases.push_back({"cross_entropy", {"module_cross_entropy"}, [](const GradInputs& in) {
+                     return flat(mod::cross_entropy(in.f<2>(0), in.i<1>(1)));
                    }});
 }
 }  // namespace

@@ -178,6 +178,14 @@ template <class B> void add_fused_cases(CaseList<B>& list) {
     auto [out, lse] = mod::attention_with_stats<B>(F<4>(in, 0), F<4>(in, 1), F<4>(in, 2), Bo<4>(in, 3));
     return outs(out, lse.cast(out.dtype()));
   });
+  // cross-entropy of logits [rows, classes] with class targets: per row, its log-sum-exp (both f32 for f16/bf16,
+  // compared in the logits' dtype) and the logits' gradient for a per-row gradient
+  list.add("mod_cross_entropy", {"module_cross_entropy", "module_cross_entropy_backward"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    auto t = I<1>(in, 1);
+    auto [nll, lse] = mod::cross_entropy_with_stats<B>(x, t);
+    return outs(nll.cast(x.dtype()), lse.cast(x.dtype()), mod::cross_entropy_backward<B>(x, t, lse, F<1>(in, 2)));
+  });
   // causal (PyTorch's is_causal, top-left aligned): alone with its log-sum-exp, with a mask, with a scale, with more
   // queries than keys, and the gradients with the mask
   list.add("mod_attention_causal", {"module_attention", "module_attention_with_stats", "module_attention_backward"},

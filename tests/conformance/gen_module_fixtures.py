@@ -268,3 +268,9 @@ def add_cases(case, rn, rb):
         return (*attention_stats_ref(q, k, v, c), attention_ref(q, k, v, c | m), attention_ref(q, k, v, c, 0.5),
                 attention_ref(k, q, g, c2), *grads(lambda q, k, v: attention_ref(q, k, v, c | m), g, q, k, v))
     case("mod_attention_causal", [cq, ck, cv, cm, cg], ref64(causal_ref), tol=TOL)
+
+    def cross_entropy_ref(x, t, g):
+        """Each row's cross-entropy, its log-sum-exp, and the logits' gradient for the per-row gradient g."""
+        return (F.cross_entropy(x, t, reduction="none"), torch.logsumexp(x, 1),
+                *grads(lambda x: F.cross_entropy(x, t, reduction="none"), g, x))
+    case("mod_cross_entropy", [rn(6, 9), torch.tensor([3, 0, 8, 2, 5, 1]), rn(6)], ref64(cross_entropy_ref), tol=TOL)

@@ -140,6 +140,21 @@ TEST(Module, ProvidedAttentionMatchesFusedKernelWithAndWithoutCausal) {
       .assert_approx_eq(md::attention(q, k, v, mask.bool_or(later), 0.4).to_data(), Tolerance::rel_abs(1e-6, 1e-6));
 }
 
+TEST(Module, CrossEntropyChecksItsArguments) {
+  auto logits = Tensor<B, 2>::zeros({3, 10});
+  auto targets = Tensor<B, 1, Int>::from_data(TensorData(std::vector<int64_t>{1, 12, -1}, Shape{3}));
+  expect_error<ShapeError>([&] { md::cross_entropy(logits, targets); },
+                           "[cross_entropy] index 12 is out of range for a dim of size 10");
+  expect_error<ShapeError>([&] { md::cross_entropy(logits, targets.slice({Slice(0, 2)})); },
+                           "[cross_entropy] targets [2] must be [rows] for logits [3, 10]");
+  expect_error<ShapeError>([&] { md::cross_entropy(Tensor<B, 2>::zeros({3, 0}), targets); },
+                           "[cross_entropy] logits [3, 0] have no class");
+  // A negative target counts from the end, as gather's index.
+  auto fine = Tensor<B, 1, Int>::from_data(TensorData(std::vector<int64_t>{1, 2, -1}, Shape{3}));
+  auto nll = md::cross_entropy(logits, fine).to_data().to_vector<float>();
+  for (float v : nll) EXPECT_NEAR(v, std::log(10.0f), 1e-6);
+}
+
 TEST(Module, HalfPrecisionRunsInF32) {
   B::seed(4);
   auto x = T4::random({2, 3, 6, 6}, Distribution::normal(0, 1)).cast(DType::F16);

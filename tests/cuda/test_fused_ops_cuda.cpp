@@ -1,4 +1,5 @@
-// Cuda's fused kernels (layer norm, RMS norm, attention with its statistics and backward, the Adam update) against
+// Cuda's fused kernels (layer norm, RMS norm, attention with its statistics and backward, cross-entropy, the Adam
+// update) against
 // Cpu's on sizes the conformance fixtures do not reach: thousands of rows (the gamma/beta gradients reduce over
 // several chunks of rows), rows that are not a multiple of 32, sequences longer than a tile, a million parameters,
 // f32 and bf16.
@@ -82,6 +83,23 @@ TEST_P(FusedOpsCuda, AttentionWithStatsAndBackwardMatchCpu) {
     expect_near(r.k, hr.k, tol);
     expect_near(r.v, hr.v, tol);
   }
+}
+
+/// Cross-entropy over 8195 classes (a block per row, strided loops) and its backward against Cpu's.
+TEST_P(FusedOpsCuda, CrossEntropyMatchesCpu) {
+  SCORCH_REQUIRE_CUDA();
+  DType dtype = GetParam();
+  auto [x, hx] = twin<2>({1031, 8195}, dtype, 3.0);
+  auto ht = Tensor<Cpu, 1>::random({1031}, Distribution::uniform(0, 8194)).int_();
+  auto t = Tensor<Cuda, 1, Int>::from_data(ht.to_data());
+  auto [g, hg] = twin<1>({1031}, DType::F32);
+  Tolerance tol = tolerance_for(dtype);
+  auto [nll, lse] = md::cross_entropy_with_stats(x, t);
+  auto [hnll, hlse] = md::cross_entropy_with_stats(hx, ht);
+  EXPECT_EQ(nll.dtype(), DType::F32);
+  expect_near(nll, hnll, tol);
+  expect_near(lse, hlse, tol);
+  expect_near(md::cross_entropy_backward(x, t, lse, g), md::cross_entropy_backward(hx, ht, hlse, hg), tol);
 }
 
 /// The one-kernel Adam/AdamW update against Cpu's composition on 1M + 3 elements (several grid strides).

@@ -236,6 +236,14 @@ void norms(DiffList& list) {
              {"module_rms_norm", "module_rms_norm_backward"});
 }
 
+// Each row's cross-entropy (with its gradient through cross_entropy_backward) and log-sum-exp.
+void cross_entropy(DiffList& list) {
+  Variants inputs = {{in({6, 11}), index({6}, 11)}, {in({4, 5}, DType::F64), index({4}, 5)}};
+  each<true>(list, "module_cross_entropy", inputs, SCORCH_DIFF_BODY(fo(M::cross_entropy(in.f(0), in.i(1)).first)),
+             {"module_cross_entropy", "module_cross_entropy_backward"});
+  each<false>(list, "module_cross_entropy", inputs, SCORCH_DIFF_BODY(fo(M::cross_entropy(in.f(0), in.i(1)).second)));
+}
+
 // One Adam step (L2 decay) and one AdamW step (decoupled decay); the second moment is positive.
 void optimizer_steps(DiffList& list) {
   Variants inputs = {{in({5, 7}), in({5, 7}), in({5, 7}), in({5, 7}, DType::F32, Domain::Positive)},
@@ -257,6 +265,7 @@ void add_module_cases(DiffList& list) {
   interpolation(list);
   unfold_fold_attention(list);
   norms(list);
+  cross_entropy(list);
   optimizer_steps(list);
 }
 

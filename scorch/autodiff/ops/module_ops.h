@@ -34,6 +34,8 @@ template <class B> struct ModuleOps : OpsBase<B> {
                                               bool causal);
   static AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<BoolP>& mask, double scale,
                                                   bool causal, T out, T logsumexp, T grad);
+  static std::pair<T, T> cross_entropy(T logits, IntP targets);
+  static T cross_entropy_backward(T logits, IntP targets, T logsumexp, T grad);
   static T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon);
   static NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta, T grad,
                                               double epsilon);

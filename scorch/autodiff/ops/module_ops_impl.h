@@ -144,8 +144,26 @@ AttentionGradients<AutodiffTensor<B>> ModuleOps<B>::attention_backward(T q, T k,
                                                                        double scale, bool causal, T out, T logsumexp,
                                                                        T grad) {
   auto g = M::attention_backward(std::move(q.primitive), std::move(k.primitive), std::move(v.primitive), mask, scale,
-                                 causal, std::move(out.primitive), std::move(logsumexp.primitive), std::move(grad.primitive));
+                                 causal, std::move(out.primitive), std::move(logsumexp.primitive),
+                                 std::move(grad.primitive));
   return {T(std::move(g.q)), T(std::move(g.k)), T(std::move(g.v))};
+}
+
+// cross_entropy: one node whose backward is the inner backend's cross_entropy_backward, from the saved logits,
+// targets and log-sum-exp.
+template <class B>
+std::pair<AutodiffTensor<B>, AutodiffTensor<B>> ModuleOps<B>::cross_entropy(T logits, IntP targets) {
+  auto [nll, lse] = M::cross_entropy(logits.primitive, targets);
+  auto bwd = [targets, lse = lse](auto& c) {
+    c.to(0, [&] { return M::cross_entropy_backward(c.input(0), targets, lse, c.grad()); });
+  };
+  T result = R::computed("cross_entropy", std::array<T, 1>{std::move(logits)}, {in(0)}, std::move(nll), std::move(bwd));
+  return {std::move(result), T(std::move(lse))};
+}
+template <class B>
+AutodiffTensor<B> ModuleOps<B>::cross_entropy_backward(T logits, IntP targets, T logsumexp, T grad) {
+  return T(M::cross_entropy_backward(std::move(logits.primitive), std::move(targets), std::move(logsumexp.primitive),
+                                     std::move(grad.primitive)));
 }
 
 template <class B> std::optional<typename B::FloatTensor> ModuleOps<B>::primitive_of(const std::optional<T>& t) {

@@ -96,10 +96,44 @@ auto module_attention_backward(const typename B::FloatTensor& q, const typename 
   auto dv = F::matmul(F::swap_dims(p, r - 2, r - 1), g);
   auto delta = F::sum_dim(F::mul(g, as<B>(out, w)), r - 1);
   auto ds = F::mul(std::move(p), F::sub(F::matmul(g, F::swap_dims(as<B>(v, w), r - 2, r - 1)), std::move(delta)));
+  ds = F::mask_fill(std::move(ds), std::move(hidden), Scalar(0.0));  // masked scores get no gradient, even NaN
   auto dq = F::mul_scalar(F::matmul(ds, kw), Scalar(scale));
   auto dk = F::mul_scalar(F::matmul(F::swap_dims(ds, r - 2, r - 1), qw), Scalar(scale));
   using T = typename B::FloatTensor;
   return AttentionGradients<T>{as<B>(dq, d), as<B>(dk, d), as<B>(dv, d)};
+}
+
+/// Each row's cross-entropy -log softmax(logits[row])[targets[row]] for logits [rows, classes] and class targets
+/// [rows] (a negative target counts from the end), and each row's log-sum-exp, both [rows] in f32 for f16/bf16
+/// logits (f64 for f64).
+template <class B>
+auto module_cross_entropy(const typename B::FloatTensor& logits, const typename B::IntTensor& targets) {
+  using F = KindOps<B, Float>;
+  using fused_detail::as;
+  auto x = as<B>(logits, fused_detail::wide(logits.dtype()));
+  size_t rows = x.shape()[0];
+  // The row's peak, finite when every logit is -inf (its log-sum-exp is then -inf).
+  auto peak = F::clamp_min(F::max_dim(x, 1), Scalar(std::numeric_limits<float>::lowest()));
+  auto lse = F::add(F::log(F::sum_dim(F::exp(F::sub(x, peak)), 1)), std::move(peak));
+  auto picked = F::gather(1, x, KindOps<B, Int>::reshape(targets, Shape{rows, 1}));
+  return std::pair{F::reshape(F::sub(lse, std::move(picked)), Shape{rows}), F::reshape(std::move(lse), Shape{rows})};
+}
+
+/// The gradient of cross_entropy for the per-row gradient grad [rows], from its log-sum-exp:
+/// (softmax(logits) - one_hot(targets))·grad, in the logits' dtype.
+template <class B>
+auto module_cross_entropy_backward(const typename B::FloatTensor& logits, const typename B::IntTensor& targets,
+                                   const typename B::FloatTensor& logsumexp, const typename B::FloatTensor& grad) {
+  using F = KindOps<B, Float>;
+  using fused_detail::as;
+  DType d = logits.dtype(), w = fused_detail::wide(d);
+  auto x = as<B>(logits, w);
+  Shape column{x.shape()[0], 1};
+  auto g = F::reshape(as<B>(grad, w), column);
+  auto p = F::exp(F::sub(x, F::expand(F::reshape(as<B>(logsumexp, w), column), x.shape())));
+  auto dx = F::mul(std::move(p), F::expand(g, x.shape()));
+  dx = F::scatter_add(1, std::move(dx), KindOps<B, Int>::reshape(targets, column), F::neg(std::move(g)));
+  return as<B>(dx, d);
 }
 
 namespace fused_detail {

@@ -22,6 +22,12 @@ namespace ops {
 using namespace detail;
 namespace {
 
+/// Class targets as int64 with negatives counted from the end (gather/scatter check the range).
+at::Tensor resolved_targets(const at::Tensor& targets, int64_t classes) {
+  at::Tensor t = targets.to(at::kLong);
+  return at::where(t < 0, t + classes, t);
+}
+
 /// The [d] normalized shape of x's last dim.
 std::vector<int64_t> last_dim(const at::Tensor& x) { return {x.size(-1)}; }
 
@@ -53,6 +59,25 @@ std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask
   });
 }
 
+std::pair<T, T> cross_entropy(T logits, T targets) {
+  return guarded("cross_entropy", [&] {
+    at::Tensor x = wide(take(logits));
+    at::Tensor lse = at::logsumexp(x, 1);
+    at::Tensor picked = x.gather(1, resolved_targets(take(targets), x.size(1)).unsqueeze(1)).squeeze(1);
+    return std::pair{wrap(lse - picked), wrap(lse)};
+  });
+}
+
+T cross_entropy_backward(T logits, T targets, T logsumexp, T grad) {
+  return guarded("cross_entropy_backward", [&] {
+    at::ScalarType type = to_torch(logits.dtype());
+    at::Tensor x = wide(take(logits)), g = wide(take(grad)).unsqueeze(1);
+    at::Tensor dx = (x - wide(take(logsumexp)).unsqueeze(1)).exp_().mul_(g);
+    dx.scatter_add_(1, resolved_targets(take(targets), x.size(1)).unsqueeze(1), -g);
+    return wrap(dx.to(type));
+  });
+}
+
 AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal, T out,
                                          T logsumexp, T grad) {
   return guarded("attention_backward", [&] {
@@ -63,7 +88,7 @@ AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& 
     at::Tensor p = (scores - wide(take(logsumexp)).unsqueeze(-1)).exp_().masked_fill_(hidden, 0);
     at::Tensor dv = at::matmul(p.transpose(-2, -1), g);
     at::Tensor delta = (g * wide(take(out))).sum(-1, true);
-    at::Tensor ds = p.mul_(at::matmul(g, value.transpose(-2, -1)).sub_(delta)).mul_(scale);
+    at::Tensor ds = p.mul_(at::matmul(g, value.transpose(-2, -1)).sub_(delta)).mul_(scale).masked_fill_(hidden, 0);
     at::Tensor dq = at::matmul(ds, key), dk = at::matmul(ds.transpose(-2, -1), query);
     return AttentionGradients<T>{wrap(dq.to(type)), wrap(dk.to(type)), wrap(dv.to(type))};
   });

@@ -109,7 +109,8 @@ template <class C> struct AttentionBackward {
     for (size_t i = 0; i < lq; ++i) {
       C delta = 0;
       for (size_t c = 0; c < e; ++c) delta += gp[i * e + c] * op[i * e + c];
-      for (size_t j = 0; j < lk; ++j) dp[i * lk + j] = p[i * lk + j] * (dp[i * lk + j] - delta) * scores.scale;
+      for (size_t j = 0; j < lk; ++j)  // 0 where masked (p = 0) even when delta is NaN, as PyTorch's
+        dp[i * lk + j] = p[i * lk + j] == C(0) ? C(0) : p[i * lk + j] * (dp[i * lk + j] - delta) * scores.scale;
     }
     gemm::strided<C>(lq, d, lk, {dp.data(), sk, 1}, {kp, sd, 1}, dq.data<C>() + bh * lq * d, d, false);
     gemm::strided<C>(lk, d, lq, {dp.data(), 1, sk}, {qp, sd, 1}, dk.data<C>() + bh * lk * d, d, false);

@@ -7,9 +7,7 @@
 #include "scorch/backends/cpu/kernels/reduce.h"
 
 namespace scorch::backends::cpu::kernels {
-namespace {
 
-// Indices as contiguous int64, each checked against the dim size (negative counts from the end).
 std::vector<int64_t> read_indices(const char* op, const T& indices, size_t dim_size) {
   T idx = to_dtype(indices, DType::I64);
   const int64_t* p = idx.data<int64_t>();
@@ -23,6 +21,9 @@ std::vector<int64_t> read_indices(const char* op, const T& indices, size_t dim_s
   }
   return out;
 }
+
+namespace {
+
 
 // Calls body(i, offset) for every element i (row-major) of shape, where offset is the element's
 // offset in a contiguous tensor of base_shape with coordinate dim replaced by index[i].

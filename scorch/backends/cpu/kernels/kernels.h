@@ -19,9 +19,12 @@ using IndexPair = std::pair<CpuTensor, CpuTensor>;
 
 using Device = CpuDevice;
 // Kernel files: creation.cpp, binary.cpp, compare.cpp, unary.cpp, reduce.cpp, softmax.cpp, layout.cpp, index.cpp,
-// sort.cpp; module ops: conv.cpp, pool.cpp, interpolate.cpp, unfold.cpp, attention.cpp.
+// sort.cpp; module ops: conv.cpp, pool.cpp, interpolate.cpp, unfold.cpp, attention.cpp, norm.cpp, cross_entropy.cpp.
 
 /// Restarts the random stream: the same seed gives the same random tensors.
 void seed(uint64_t seed);
+/// Indices as int64 resolved against dim_size (negative counts from the end); throws ShapeError naming op and the
+/// first index out of range (index.cpp).
+std::vector<int64_t> read_indices(const char* op, const T& indices, size_t dim_size);
 
 }  // namespace scorch::backends::cpu::kernels

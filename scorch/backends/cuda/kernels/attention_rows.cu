@@ -15,8 +15,6 @@ template <class C> __device__ C warp_reduce_sum(C v) {
   for (int s = 16; s > 0; s >>= 1) v += __shfl_xor_sync(0xffffffffu, v, s);
   return v;
 }
-// max that propagates NaN (fmax would drop it, and a NaN score must give a NaN row, as PyTorch's).
-template <class C> __device__ C nan_max(C a, C b) { return (a != a || a > b) ? a : b; }
 template <class C> __device__ C warp_reduce_max(C v) {
   for (int s = 16; s > 0; s >>= 1) v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, s));
   return v;
@@ -79,7 +77,9 @@ __global__ void score_grad_kernel(const C* dprobs, P* dscores, const C* probs, c
   delta = warp_reduce_sum(delta);
   const C* d = dprobs + r * n;
   const C* p = probs + r * n;
-  for (int64_t j = lane; j < n; j += 32) store(dscores + r * n + j, p[j] * (d[j] - delta) * scale);
+  // 0 where the probability is 0 (masked), even when the row's delta is NaN: PyTorch's masked scores get no gradient.
+  for (int64_t j = lane; j < n; j += 32)
+    store(dscores + r * n + j, p[j] == C(0) ? C(0) : p[j] * (d[j] - delta) * scale);
 }
 
 struct Geometry {

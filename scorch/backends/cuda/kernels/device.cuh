@@ -32,6 +32,8 @@ template <class E, class V> __device__ __forceinline__ E to_storage(V v) {
   else return static_cast<E>(v);
 }
 template <class E, class V> __device__ __forceinline__ void store(E* p, V v) { *p = to_storage<E>(v); }
+/// max that propagates NaN (fmax would drop it: a NaN input must give a NaN result, as PyTorch's).
+template <class C> __device__ __forceinline__ C nan_max(C a, C b) { return (a != a || a > b) ? a : b; }
 
 [[noreturn]] inline void unsupported_dtype(const char* op, DType d) {
   throw DTypeError(op, "dtype " + std::string(dtype_name(d)) + " is not supported");

@@ -61,7 +61,6 @@ __device__ void load_tile_async(E* tile, const E* head, int64_t row_stride, int6
   }
 }
 
-__device__ __forceinline__ float nan_max(float a, float b) { return (a != a || a > b) ? a : b; }
 /// The max over the 4 threads of a quad (the threads that hold one accumulator row).
 __device__ __forceinline__ float quad_max(float v) {
   v = nan_max(v, __shfl_xor_sync(0xffffffffu, v, 1));
@@ -120,6 +119,24 @@ struct OnlineSoftmax {
     }
   }
 };
+
+/// Writes a warp's rows of the output (acc / sum) and their log-sum-exp.
+template <class E, int D>
+__device__ void write_output(const float (&acc)[D / 8][4], const OnlineSoftmax& softmax, const Operand<E>& out,
+                             float* lse, int64_t bh, const int64_t (&rows)[2], const Problem& p) {
+  int t = lane_id() % 4;
+  for (int r = 0; r < 2; ++r) {
+    float sum = quad_sum(softmax.sum[r]);
+    if (rows[r] >= p.seq_q) continue;
+    float inv = 1.f / sum;  // inf for a row with every key masked: its output is 0·inf = NaN
+    E* o = out.head_start(bh, p.heads) + rows[r] * out.row + 2 * t;
+#pragma unroll
+    for (int n = 0; n < D / 8; ++n)
+      *reinterpret_cast<uint32_t*>(o + 8 * n) = pack<E>(acc[n][2 * r] * inv, acc[n][2 * r + 1] * inv);
+    float m = softmax.max[r];
+    if (t == 0) lse[bh * p.seq_q + rows[r]] = m == -INFINITY ? m : m + logf(sum);
+  }
+}
 
 /// The forward's key tiles: all, or for a causal problem those with a key ≤ the block's last query.
 __device__ int64_t key_tiles(const Problem& p, int64_t q0) {
@@ -181,17 +198,7 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
     if (kStages<D> == 1 || tile + 1 < tiles) __syncthreads();  // this stage is consumed before it is refilled
     if (kStages<D> == 1 && tile + 1 < tiles) load_keys(tile + 1);
   }
-  for (int r = 0; r < 2; ++r) {
-    float sum = quad_sum(softmax.sum[r]);
-    if (rows[r] >= p.seq_q) continue;
-    float inv = 1.f / sum;  // inf for a row with every key masked: its output is 0·inf = NaN
-    E* o = out.head_start(bh, p.heads) + rows[r] * out.row + 2 * t;
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n)
-      *reinterpret_cast<uint32_t*>(o + 8 * n) = pack<E>(acc[n][2 * r] * inv, acc[n][2 * r + 1] * inv);
-    float m = softmax.max[r];
-    if (t == 0) lse[bh * p.seq_q + rows[r]] = m == -INFINITY ? m : m + logf(sum);
-  }
+  write_output<E, D>(acc, softmax, out, lse, bh, rows, p);
 }
 
 /// delta[row] = Σ grad[row] ∘ out[row] in f32 (the backward's rowsum(dO ∘ O)), one warp per query row.
@@ -298,12 +305,50 @@ template <class E, int D> __device__ void load_query_tile(const BackwardTiles<E,
   }
 }
 
+/// For a warp's 16 keys and a query tile: Sᵀ = K·Qᵀ → Pᵀ (into s), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ ∘ (dPᵀ - delta)
+/// · scale (into s), dK += dSᵀ·Q.
+template <class E, int D>
+__device__ void key_gradients(float (&s)[8][4], float (&dk_acc)[D / 8][4], float (&dv_acc)[D / 8][4],
+                              const BackwardTiles<E, D>& tiles, const typename BackwardTiles<E, D>::Stage& stage,
+                              uint32_t off, const Problem& p) {
+  constexpr int kPitch = D + 8;
+  int warp = threadIdx.x / 32, t = lane_id() % 4;
+  float dp[8][4] = {};
+  mma_rows_rows<E, D>(s, tiles.ks, 16 * warp, stage.qs, kPitch);
+  probabilities_t(s, off, p, stage.lse);
+  mma_rows_rows<E, D>(dp, tiles.vs, 16 * warp, stage.dos, kPitch);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    uint32_t a[4];
+    accumulators_as_a<E>(a, s, kk);
+    mma_rows_b_t<E>(dv_acc, a, stage.dos, kPitch, 16 * kk);
+  }
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)  // masked scores get no gradient, even when delta is NaN
+      s[j][e] = (off >> (4 * j + e)) & 1 ? 0.f : s[j][e] * (dp[j][e] - stage.delta[8 * j + 2 * t + (e & 1)]) * p.scale;
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    uint32_t a[4];
+    accumulators_as_a<E>(a, s, kk);
+    mma_rows_b_t<E>(dk_acc, a, stage.qs, kPitch, 16 * kk);
+  }
+}
+
+/// Row r (0: g, 1: g + 8) of a warp's accumulators, rounded to E, at dst (a row of d values).
+template <class E, int D> __device__ void write_row(E* dst, const float (&acc)[D / 8][4], int r) {
+  E* at = dst + 2 * (lane_id() % 4);
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n)
+    *reinterpret_cast<uint32_t*>(at + 8 * n) = pack<E>(acc[n][2 * r], acc[n][2 * r + 1]);
+}
+
 template <class E, int D>
 __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E> q, Operand<const E> k,
                                                                  Operand<const E> v, Operand<const E> dout,
                                                                  const float* lse, const float* delta, float* dq,
                                                                  Operand<E> dk, Operand<E> dv, Problem p) {
-  constexpr int kPitch = D + 8;
   extern __shared__ __align__(16) unsigned char shared[];
   BackwardTiles<E, D> tiles(shared);
   int64_t blocks_k = (p.seq_k + kBlockRows - 1) / kBlockRows;
@@ -327,29 +372,7 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
     auto stage = tiles.stage(tile);
     uint32_t off = masked_bits(p, keys, stage.mask_rows, tile * kTile, true);
     float s[8][4] = {};
-    if (!__all_sync(0xffffffffu, off == 0xffffffffu)) {
-      float dp[8][4] = {};
-      mma_rows_rows<E, D>(s, tiles.ks, 16 * warp, stage.qs, kPitch);  // Sᵀ = K·Qᵀ
-      probabilities_t(s, off, p, stage.lse);
-      mma_rows_rows<E, D>(dp, tiles.vs, 16 * warp, stage.dos, kPitch);  // dPᵀ = V·dOᵀ
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {  // dV += Pᵀ·dO
-        uint32_t a[4];
-        accumulators_as_a<E>(a, s, kk);
-        mma_rows_b_t<E>(dv_acc, a, stage.dos, kPitch, 16 * kk);
-      }
-#pragma unroll
-      for (int j = 0; j < 8; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)  // dSᵀ = Pᵀ ∘ (dPᵀ - delta) · scale
-          s[j][e] = s[j][e] * (dp[j][e] - stage.delta[8 * j + 2 * t + (e & 1)]) * p.scale;
-#pragma unroll
-      for (int kk = 0; kk < 4; ++kk) {  // dK += dSᵀ·Q
-        uint32_t a[4];
-        accumulators_as_a<E>(a, s, kk);
-        mma_rows_b_t<E>(dk_acc, a, stage.qs, kPitch, 16 * kk);
-      }
-    }
+    if (!__all_sync(0xffffffffu, off == 0xffffffffu)) key_gradients<E, D>(s, dk_acc, dv_acc, tiles, stage, off, p);
 #pragma unroll
     for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -364,13 +387,8 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
   if (first >= tiles_q) commit_copies(), wait_copies<0>();  // no query sees these keys: dk = dv = 0
   for (int r = 0; r < 2; ++r) {
     if (keys[r] >= p.seq_k) continue;
-    E* dkr = dk.head_start(bh, p.heads) + keys[r] * dk.row + 2 * t;
-    E* dvr = dv.head_start(bh, p.heads) + keys[r] * dv.row + 2 * t;
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n) {
-      *reinterpret_cast<uint32_t*>(dkr + 8 * n) = pack<E>(dk_acc[n][2 * r], dk_acc[n][2 * r + 1]);
-      *reinterpret_cast<uint32_t*>(dvr + 8 * n) = pack<E>(dv_acc[n][2 * r], dv_acc[n][2 * r + 1]);
-    }
+    write_row<E, D>(dk.head_start(bh, p.heads) + keys[r] * dk.row, dk_acc, r);
+    write_row<E, D>(dv.head_start(bh, p.heads) + keys[r] * dv.row, dv_acc, r);
   }
 }
 

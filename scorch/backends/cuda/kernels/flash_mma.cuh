@@ -42,7 +42,9 @@ template <class E> __device__ __forceinline__ uint32_t pack(float lo, float hi) 
   }
 }
 
-template <class E> __device__ __forceinline__ uint32_t word(const E* p) { return *reinterpret_cast<const uint32_t*>(p); }
+template <class E> __device__ __forceinline__ uint32_t word(const E* p) {
+  return *reinterpret_cast<const uint32_t*>(p);
+}
 __device__ __forceinline__ int lane_id() { return threadIdx.x % 32; }
 
 /// A[r][k] = x[r0 + r][k0 + k]: a row-major 16×16 A fragment of the tile x (pitch elements per row).

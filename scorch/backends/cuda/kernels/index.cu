@@ -37,31 +37,6 @@ __global__ void normalize_kernel(const int64_t* in, int64_t* out, int64_t count,
   out[i] = v < 0 ? v + n : v;
 }
 
-// Indices as a fresh contiguous I64 tensor with negatives resolved; throws ShapeError like Cpu
-// (naming the first out-of-range index in row-major order). Synchronizes the stream to check, except while a graph
-// is captured: then an out-of-range index reads element 0 unchecked.
-T read_indices(const char* op, const T& indices, size_t dim_size, Device device) {
-  T idx = contiguous(cast(indices, DType::I64));
-  T out(idx.shape(), DType::I64, device);
-  auto count = static_cast<int64_t>(idx.numel());
-  if (count == 0) return out;
-  cudaStream_t s = stream(device.index);
-  T bad(Shape{1}, DType::I64, device);
-  auto* pbad = bad.data<unsigned long long>();
-  check(cudaMemsetAsync(pbad, 0xFF, sizeof(unsigned long long), s), op);
-  auto n = static_cast<int64_t>(dim_size);
-  normalize_kernel<<<blocks_for(count), kThreads, 0, s>>>(idx.data<int64_t>(), out.data<int64_t>(), count, n, pbad);
-  check_launch(op);
-  if (is_capturing(s)) return out;
-  unsigned long long first = kNoBadIndex;
-  check(cudaMemcpyAsync(&first, pbad, sizeof first, cudaMemcpyDeviceToHost, s), op);
-  check(cudaStreamSynchronize(s), op);
-  if (first == kNoBadIndex) return out;
-  int64_t v = 0;
-  check(cudaMemcpyAsync(&v, idx.data<int64_t>() + first, sizeof v, cudaMemcpyDeviceToHost, s), op);
-  check(cudaStreamSynchronize(s), op);
-  throw ShapeError(op, "index " + std::to_string(v) + " is out of range for a dim of size " + std::to_string(dim_size));
-}
 
 // Maps element i (row-major over shape) to its offset in a contiguous base tensor whose coordinate
 // dim is replaced by an index: idx[i] when per_element (gather, scatter_add), else idx[coord[dim]].
@@ -238,6 +213,29 @@ T where_shaped(const char* op, const Shape& shape, T x, T mask, T values) {
 }
 
 }  // namespace
+
+T read_indices(const char* op, const T& indices, size_t dim_size, Device device) {
+  T idx = contiguous(cast(indices, DType::I64));
+  T out(idx.shape(), DType::I64, device);
+  auto count = static_cast<int64_t>(idx.numel());
+  if (count == 0) return out;
+  cudaStream_t s = stream(device.index);
+  T bad(Shape{1}, DType::I64, device);
+  auto* pbad = bad.data<unsigned long long>();
+  check(cudaMemsetAsync(pbad, 0xFF, sizeof(unsigned long long), s), op);
+  auto n = static_cast<int64_t>(dim_size);
+  normalize_kernel<<<blocks_for(count), kThreads, 0, s>>>(idx.data<int64_t>(), out.data<int64_t>(), count, n, pbad);
+  check_launch(op);
+  if (is_capturing(s)) return out;
+  unsigned long long first = kNoBadIndex;
+  check(cudaMemcpyAsync(&first, pbad, sizeof first, cudaMemcpyDeviceToHost, s), op);
+  check(cudaStreamSynchronize(s), op);
+  if (first == kNoBadIndex) return out;
+  int64_t v = 0;
+  check(cudaMemcpyAsync(&v, idx.data<int64_t>() + first, sizeof v, cudaMemcpyDeviceToHost, s), op);
+  check(cudaStreamSynchronize(s), op);
+  throw ShapeError(op, "index " + std::to_string(v) + " is out of range for a dim of size " + std::to_string(dim_size));
+}
 
 T gather(size_t dim, T x, T indices) { return take("gather", std::move(x), indices, dim, true); }
 

@@ -46,6 +46,10 @@ struct MatmulEpilogue {
 /// a·b (float, rank 2, on one device) with the epilogue applied in the same cuBLASLt call; nullopt when cuBLASLt has
 /// no algorithm for it (the caller then runs the ops apart).
 std::optional<CudaTensor> matmul_with_epilogue(T a, T b, const MatmulEpilogue& epilogue);
+/// Indices as a fresh contiguous I64 tensor resolved against dim_size (negative counts from the end); throws
+/// ShapeError naming op and the first index out of range, after a stream synchronization (none while a graph is
+/// captured: an index out of range then reads element 0). index.cu.
+CudaTensor read_indices(const char* op, const T& indices, size_t dim_size, Device device);
 /// matmul written in out_dtype: the operands' own, or f32 for f16/bf16 operands (tensor-core products whose f32
 /// accumulators are kept, as attention's scores need). Throws DTypeError for another pairing.
 CudaTensor matmul_to(T a, T b, DType out_dtype);

@@ -74,6 +74,18 @@ __global__ void reduce_rows_warp_kernel(const In* x, Out* out, int64_t rows, int
 }
 inline constexpr int64_t kWarpRowMax = 4096;
 
+/// f-reduction of v over a block of kThreads threads, returned to every thread (scratch: kThreads / 32 values).
+template <class C, class F> __device__ C block_reduce(C v, C* scratch, F f) {
+  for (int s = 16; s > 0; s >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, s));
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  v = scratch[0];
+  for (int w = 1; w < kThreads / 32; ++w) v = f(v, scratch[w]);
+  return v;
+}
+
 // Columns (inner > 1): thread (o, i) of split y folds x[o, y*chunk.., i] in order, and writes the
 // result, or (partial set) its accumulator to partial[y, lane]. kPartial: x holds accumulators.
 template <class In, class Out, class R, bool kPartial>

@@ -10,18 +10,6 @@ namespace {
 // Rows cached in dynamic shared memory: 48 KiB a block may use in all without opting in, less the static scratch.
 constexpr int64_t kMaxCachedBytes = 47 * 1024;
 
-template <class C> __device__ C nan_max(C a, C b) { return (a != a || a > b) ? a : b; }
-
-template <class C, class F> __device__ C block_reduce(C v, C* scratch, F f) {
-  for (int s = 16; s > 0; s >>= 1) v = f(v, __shfl_xor_sync(0xffffffffu, v, s));
-  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  __syncthreads();
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  v = scratch[0];
-  for (int w = 1; w < kThreads / 32; ++w) v = f(v, scratch[w]);
-  return v;
-}
 
 template <class E, bool kLog, bool kCache> __global__ void softmax_rows_kernel(const E* x, E* out, int64_t n) {
   using C = dcompute_t<E>;
