@@ -144,8 +144,11 @@ template <class B> struct MultiHeadAttention {
       cache.value = cache.value ? Tensor<B, 4>::cat({*cache.value, v}, 2) : v;
     }
     auto masks = in.with_causal(false);  // new positions are not the first: causal_block places them
-    if (!cache.cross_attention && !masks.mask_attn)
-      masks.mask_attn = causal_block(in.query.shape()[0], in.query.shape()[1], cache.length(), in.query.device());
+    bool causal = !cache.cross_attention && (in.causal || !masks.mask_attn);
+    if (causal) {
+      auto block = causal_block(in.query.shape()[0], in.query.shape()[1], cache.length(), in.query.device());
+      masks.mask_attn = masks.mask_attn ? masks.mask_attn->bool_or(block) : block;
+    }
     return attend(q, *cache.key, *cache.value, masks, need_weights);
   }
 

@@ -318,7 +318,7 @@ Tensor<B, 4> fold4d(const Tensor<B, 3>& x, Size<2> output_size, Size<2> kernel, 
 
 /// Scaled dot-product attention softmax(q·kᵀ/√d)·v on [batch, heads, seq, d]; mask (true =
 /// ignore that key) broadcasts to [batch, heads, seq_q, seq_k]; scale defaults to 1/√d; causal also ignores key j
-/// for query i when j > i (PyTorch's is_causal: no mask tensor is made, and the fused kernels skip those keys).
+/// for query i when j > i (PyTorch's is_causal; Cuda's flash kernels make no mask tensor and skip those keys).
 template <class B>
 Tensor<B, 4> attention(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
                        const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,

@@ -176,10 +176,11 @@ void attention_backward(const Shape& q, const Shape& v, const Shape& out, const 
                                                logsumexp.to_string() + " must be " + stats.to_string());
 }
 
-void cross_entropy(const char* op, const Shape& logits, const Shape& targets) {
+void cross_entropy(const char* op, const Shape& logits, const Shape& rows, const char* name) {
   if (logits[1] == 0) throw ShapeError(op, "logits " + logits.to_string() + " have no class");
-  if (!(targets == Shape{logits[0]}))
-    throw ShapeError(op, "targets " + targets.to_string() + " must be [rows] for logits " + logits.to_string());
+  if (!(rows == Shape{logits[0]}))
+    throw ShapeError(op, std::string(name) + " " + rows.to_string() + " must be [rows] for logits " +
+                             logits.to_string());
 }
 
 void adam_update(const Shape& param, DType dtype, const std::array<std::pair<Shape, DType>, 3>& others,

@@ -99,8 +99,8 @@ template <class B>
 Tensor<B, 2> cross_entropy_backward(const Tensor<B, 2>& logits, const Tensor<B, 1, Int>& targets,
                                     const Tensor<B, 1>& logsumexp, const Tensor<B, 1>& grad) {
   check::cross_entropy("cross_entropy_backward", logits.shape(), targets.shape());
-  check::cross_entropy("cross_entropy_backward", logits.shape(), logsumexp.shape());
-  check::cross_entropy("cross_entropy_backward", logits.shape(), grad.shape());
+  check::cross_entropy("cross_entropy_backward", logits.shape(), logsumexp.shape(), "logsumexp");
+  check::cross_entropy("cross_entropy_backward", logits.shape(), grad.shape(), "grad");
   return Tensor<B, 2>(detail::ModOps<B>::cross_entropy_backward(logits.primitive(), targets.primitive(),
                                                                 logsumexp.primitive(), grad.primitive()));
 }

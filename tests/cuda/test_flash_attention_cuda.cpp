@@ -50,7 +50,8 @@ TEST_P(FlashAttentionCuda, ForwardAndBackwardMatchCpuInF32) {
   SCORCH_REQUIRE_CUDA();
   auto [dtype, d] = GetParam();
   const size_t b = 2, h = 3;
-  for (auto [sq, sk] : {std::pair<size_t, size_t>{130, 77}, {1, 200}, {64, 64}})
+  // 300 × 300 and 200 × 330: causal backward blocks that start past the first query tile.
+  for (auto [sq, sk] : {std::pair<size_t, size_t>{130, 77}, {1, 200}, {64, 64}, {300, 300}, {200, 330}})
     for (MaskKind kind : {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Random, MaskKind::CausalFlag,
                           MaskKind::CausalFlagAndPadding}) {
       SCOPED_TRACE(testing::Message() << "sq " << sq << " sk " << sk << " mask " << static_cast<int>(kind));

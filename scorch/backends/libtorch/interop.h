@@ -41,8 +41,8 @@ bool low_precision_host(const at::Tensor& x);
 at::Tensor widened(const at::Tensor& x);
 /// Attention's scores q·kᵀ·scale with -inf where mask is true and, when causal, where key j > query i
 /// (torch_fused.cpp).
-at::Tensor attention_scores(const at::Tensor& q, const at::Tensor& k, const std::optional<T>& mask, double scale,
-                            bool causal);
+at::Tensor attention_scores(const at::Tensor& q, const at::Tensor& k, const std::optional<TorchTensor>& mask,
+                            double scale, bool causal);
 /// Throws ShapeError unless every index is in [0, size).
 void check_indices(const char* op, const at::Tensor& indices, int64_t size);
 /// Throws ValueError if an integer divisor holds a zero.

@@ -8,7 +8,7 @@
 
 namespace scorch::backends::libtorch {
 
-at::Tensor detail::attention_scores(const at::Tensor& q, const at::Tensor& k, const std::optional<T>& mask,
+at::Tensor detail::attention_scores(const at::Tensor& q, const at::Tensor& k, const std::optional<TorchTensor>& mask,
                                     double scale, bool causal) {
   at::Tensor scores = at::matmul(q, k.transpose(-2, -1)).mul_(scale);
   double minus_inf = -std::numeric_limits<double>::infinity();
@@ -22,10 +22,12 @@ namespace ops {
 using namespace detail;
 namespace {
 
-/// Class targets as int64 with negatives counted from the end (gather/scatter check the range).
-at::Tensor resolved_targets(const at::Tensor& targets, int64_t classes) {
+/// Class targets as int64 with negatives counted from the end; throws ShapeError naming op for one out of range.
+at::Tensor resolved_targets(const char* op, const at::Tensor& targets, int64_t classes) {
   at::Tensor t = targets.to(at::kLong);
-  return at::where(t < 0, t + classes, t);
+  t = at::where(t < 0, t + classes, t);
+  check_indices(op, t, classes);
+  return t;
 }
 
 /// The [d] normalized shape of x's last dim.
@@ -63,7 +65,8 @@ std::pair<T, T> cross_entropy(T logits, T targets) {
   return guarded("cross_entropy", [&] {
     at::Tensor x = wide(take(logits));
     at::Tensor lse = at::logsumexp(x, 1);
-    at::Tensor picked = x.gather(1, resolved_targets(take(targets), x.size(1)).unsqueeze(1)).squeeze(1);
+    at::Tensor t = resolved_targets("cross_entropy", take(targets), x.size(1));
+    at::Tensor picked = x.gather(1, t.unsqueeze(1)).squeeze(1);
     return std::pair{wrap(lse - picked), wrap(lse)};
   });
 }
@@ -73,7 +76,7 @@ T cross_entropy_backward(T logits, T targets, T logsumexp, T grad) {
     at::ScalarType type = to_torch(logits.dtype());
     at::Tensor x = wide(take(logits)), g = wide(take(grad)).unsqueeze(1);
     at::Tensor dx = (x - wide(take(logsumexp)).unsqueeze(1)).exp_().mul_(g);
-    dx.scatter_add_(1, resolved_targets(take(targets), x.size(1)).unsqueeze(1), -g);
+    dx.scatter_add_(1, resolved_targets("cross_entropy_backward", take(targets), x.size(1)).unsqueeze(1), -g);
     return wrap(dx.to(type));
   });
 }

@@ -38,6 +38,12 @@ __global__ void cross_entropy_backward_kernel(const E* logits, const int64_t* ta
     store(out + j, ::exp(load(row + j) - l) * g - (j == target ? g : C(0)));  // PyTorch's inf arithmetic
 }
 
+/// rows as a grid size (one block per row); throws ShapeError past what a grid holds.
+unsigned grid_of(const char* op, int64_t rows) {
+  if (rows > 0x7fffffff) throw ShapeError(op, std::to_string(rows) + " rows are more than a grid holds");
+  return static_cast<unsigned>(rows);
+}
+
 /// x as a contiguous tensor of dtype.
 T contiguous_as(const T& x, DType dtype) { return x.dtype() == dtype ? contiguous(x) : to_dtype(x, dtype); }
 
@@ -52,7 +58,7 @@ std::pair<T, T> cross_entropy(T logits, T targets) {
   if (rows == 0) return {nll, lse};
   visit_float("cross_entropy", x.dtype(), [&]<class E>() {
     using C = dcompute_t<E>;
-    cross_entropy_kernel<E><<<static_cast<unsigned>(rows), kThreads, 0, stream(x.device().index)>>>(
+    cross_entropy_kernel<E><<<grid_of("cross_entropy", rows), kThreads, 0, stream(x.device().index)>>>(
         x.data<E>(), target.data<int64_t>(), nll.data<C>(), lse.data<C>(), classes);
   });
   check_launch("cross_entropy");
@@ -67,9 +73,10 @@ T cross_entropy_backward(T logits, T targets, T logsumexp, T grad) {
   if (rows == 0 || classes == 0) return dx;
   DType wide = x.dtype() == DType::F64 ? DType::F64 : DType::F32;
   T l = contiguous_as(logsumexp, wide), g = contiguous_as(grad, wide);
+  unsigned grid = grid_of("cross_entropy_backward", rows);
   visit_float("cross_entropy_backward", x.dtype(), [&]<class E>() {
     using C = dcompute_t<E>;
-    cross_entropy_backward_kernel<E><<<static_cast<unsigned>(rows), kThreads, 0, stream(x.device().index)>>>(
+    cross_entropy_backward_kernel<E><<<grid, kThreads, 0, stream(x.device().index)>>>(
         x.data<E>(), target.data<int64_t>(), l.data<C>(), g.data<C>(), dx.data<E>(), classes);
   });
   check_launch("cross_entropy_backward");

@@ -19,9 +19,10 @@ constexpr int kWarps = 8;            // per block, each owning 16 rows
 constexpr int kBlockRows = 16 * kWarps;
 constexpr int kBlockThreads = 32 * kWarps;
 constexpr int kScorePitch = kBlockRows + 8;  // the backward's scores' gradient: a query tile × the block's keys
-/// Tiles in flight: two (copy the next while computing this one) unless the shared memory would then hold only one
-/// block per multiprocessor.
+/// Tiles in flight in the backward: two (copy the next while computing this one) up to head size 64; at 128 one,
+/// where two would not fit beside the block's keys, values and scores' gradient. The forward always keeps two.
 template <int D> constexpr int kStages = D <= 64 ? 2 : 1;
+constexpr int kForwardStages = 2;
 
 /// A [batch, heads, seq, d] operand: element strides of batch, head and row (the last dim is contiguous).
 template <class E> struct Operand {
@@ -160,7 +161,7 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
   for (int r = 0; r < 2; ++r) mask_row[r] = rows[r] < p.seq_q ? p.mask.row(bh * p.seq_q + rows[r]) : nullptr;
   const E *k_head = k.head_start(bh, p.heads), *v_head = v.head_start(bh, p.heads);
   auto load_keys = [&](int64_t tile) {
-    E* stage = kv + (tile % kStages<D>) * 2 * kTileElements;
+    E* stage = kv + (tile % kForwardStages) * 2 * kTileElements;
     load_tile_async<E, D>(stage, k_head, k.row, tile * kTile, p.seq_k);
     load_tile_async<E, D>(stage + kTileElements, v_head, v.row, tile * kTile, p.seq_k);
     commit_copies();
@@ -171,14 +172,14 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
   OnlineSoftmax softmax;
   int64_t tiles = key_tiles(p, q0);
   for (int64_t tile = 0; tile < tiles; ++tile) {
-    if (kStages<D> == 2 && tile + 1 < tiles) {
+    if (kForwardStages == 2 && tile + 1 < tiles) {
       load_keys(tile + 1);
       wait_copies<1>();
     } else {
       wait_copies<0>();
     }
     __syncthreads();
-    const E* ks = kv + (tile % kStages<D>) * 2 * kTileElements;
+    const E* ks = kv + (tile % kForwardStages) * 2 * kTileElements;
     uint32_t off = masked_bits(p, rows, mask_row, tile * kTile, false);
     if (!__all_sync(0xffffffffu, off == 0xffffffffu)) {
       float s[8][4] = {};
@@ -195,8 +196,8 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
         mma_rows_b_t<E>(acc, a, ks + kTileElements, kPitch, 16 * kk);
       }
     }
-    if (kStages<D> == 1 || tile + 1 < tiles) __syncthreads();  // this stage is consumed before it is refilled
-    if (kStages<D> == 1 && tile + 1 < tiles) load_keys(tile + 1);
+    if (kForwardStages == 1 || tile + 1 < tiles) __syncthreads();  // this stage is consumed before it is refilled
+    if (kForwardStages == 1 && tile + 1 < tiles) load_keys(tile + 1);
   }
   write_output<E, D>(acc, softmax, out, lse, bh, rows, p);
 }
@@ -463,10 +464,13 @@ template <class F> void dispatch(DType dtype, size_t d, F&& f) {
 
 /// Launches kernel on `blocks` blocks with `bytes` of dynamic shared memory (raising the kernel's limit past 48 KiB).
 template <class K, class... A> void launch(K kernel, int64_t blocks, size_t bytes, int device, A... args) {
+  if (blocks > 0x7fffffff)
+    throw ShapeError("attention", std::to_string(blocks) + " blocks of 128 rows are more than a grid holds");
+  cudaStream_t s = stream(device);  // makes device current: the attribute below is per device
   if (bytes > 48 * 1024)
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
           "attention");
-  kernel<<<static_cast<unsigned>(blocks), kBlockThreads, bytes, stream(device)>>>(args...);
+  kernel<<<static_cast<unsigned>(blocks), kBlockThreads, bytes, s>>>(args...);
   check_launch("attention");
 }
 
@@ -492,7 +496,7 @@ std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTens
   if (bh == 0) return {out, lse};
   Problem p = problem(q, k, mask, scale, causal);
   dispatch(dtype, d, [&]<class E, int D>() {
-    size_t bytes = (kBlockRows + 2 * kStages<D> * kTile) * (D + 8) * sizeof(E);
+    size_t bytes = (kBlockRows + 2 * kForwardStages * kTile) * (D + 8) * sizeof(E);
     launch(forward_kernel<E, D>, bh * blocks_of(p.seq_q), bytes, q.device().index, operand<const E>(q),
            operand<const E>(k), operand<const E>(v), operand<E>(out), lse.data<float>(), p);
   });

@@ -1,6 +1,7 @@
 #pragma once
-// Flash attention on Cuda (flash_attention.cu): f16/bf16 attention on tensor cores (mma.sync m16n8k16, f32
-// accumulators) in tiles of 64 queries × 64 keys with an online softmax, so no seq_q × seq_k matrix is stored.
+// Flash attention on Cuda (flash_attention.cu, sm_90): f16/bf16 attention on tensor cores (mma.sync m16n8k16, f32
+// accumulators), a block of 128 rows against streamed tiles of 64, with an online softmax, so no seq_q × seq_k
+// matrix is stored.
 // The backward recomputes the probabilities from the forward's log-sum-exp (as FlashAttention-2). Operands are
 // read through their batch, head and row strides (the head views of a [batch, seq, heads, d] projection are not
 // copied), and results are written in the layout of the operand they belong to.

@@ -20,7 +20,8 @@ using T = CudaTensor;
 using IndexPair = std::pair<CudaTensor, CudaTensor>;
 using Device = CudaDevice;
 // Kernel files: creation.cu, cast.cu, unary.cu, binary.cu, compare.cu, reduce.cu, softmax.cu,
-// layout.cpp, index.cu, sort.cu, matmul.cpp; module ops: conv.cpp, pool.cu, window.cu, attention.cpp.
+// layout.cpp, index.cu, sort.cu, matmul.cpp; module ops: conv.cpp, pool.cu, window.cu, attention.cpp (with
+// attention_rows.cu and flash_attention.cu), norm.cu, cross_entropy.cu, adam.cu.
 
 /// Restarts the Philox random stream: the same seed gives the same random tensors.
 void seed(uint64_t seed);
