@@ -114,7 +114,8 @@ auto module_cross_entropy(const typename B::FloatTensor& logits, const typename 
   size_t rows = x.shape()[0];
   // The row's peak, finite when every logit is -inf (its log-sum-exp is then -inf).
   auto peak = F::clamp_min(F::max_dim(x, 1), Scalar(std::numeric_limits<float>::lowest()));
-  auto lse = F::add(F::log(F::sum_dim(F::exp(F::sub(x, peak)), 1)), std::move(peak));
+  auto total = F::sum_dim(F::exp(F::sub(x, peak)), 1);
+  auto lse = F::add(F::log(std::move(total)), std::move(peak));
   auto picked = F::gather(1, x, KindOps<B, Int>::reshape(targets, Shape{rows, 1}));
   return std::pair{F::reshape(F::sub(lse, std::move(picked)), Shape{rows}), F::reshape(std::move(lse), Shape{rows})};
 }

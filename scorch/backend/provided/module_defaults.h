@@ -39,7 +39,8 @@ T masked_scores(const T& q, const T& k, const std::optional<Bt>& mask, double sc
   Shape lifted{sq, sk};
   while (lifted.rank() < r) lifted.insert(0, 1);
   auto future = KindOps<B, Bool>::reshape(I::greater(std::move(keys), std::move(queries)), lifted);
-  return F::mask_fill(std::move(scores), KindOps<B, Bool>::expand(std::move(future), scores.shape()), minus_inf);
+  auto hidden = KindOps<B, Bool>::expand(std::move(future), scores.shape());
+  return F::mask_fill(std::move(scores), std::move(hidden), minus_inf);
 }
 }  // namespace attention_detail
 
