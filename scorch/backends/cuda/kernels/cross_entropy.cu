@@ -44,8 +44,6 @@ unsigned grid_of(const char* op, int64_t rows) {
   return static_cast<unsigned>(rows);
 }
 
-/// x as a contiguous tensor of dtype.
-T contiguous_as(const T& x, DType dtype) { return x.dtype() == dtype ? contiguous(x) : to_dtype(x, dtype); }
 
 }  // namespace
 
@@ -72,7 +70,7 @@ T cross_entropy_backward(T logits, T targets, T logsumexp, T grad) {
   T dx(x.shape(), x.dtype(), x.device());
   if (rows == 0 || classes == 0) return dx;
   DType wide = x.dtype() == DType::F64 ? DType::F64 : DType::F32;
-  T l = contiguous_as(logsumexp, wide), g = contiguous_as(grad, wide);
+  T l = to_dtype(logsumexp, wide), g = to_dtype(grad, wide);  // contiguous
   unsigned grid = grid_of("cross_entropy_backward", rows);
   visit_float("cross_entropy_backward", x.dtype(), [&]<class E>() {
     using C = dcompute_t<E>;

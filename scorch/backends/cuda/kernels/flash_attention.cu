@@ -121,21 +121,27 @@ struct OnlineSoftmax {
   }
 };
 
-/// Writes a warp's rows of the output (acc / sum) and their log-sum-exp.
+/// Row r (0: g, 1: g + 8) of a warp's accumulators, rounded to E, at dst (a row of d values).
+template <class E, int D> __device__ void write_row(E* dst, const float (&acc)[D / 8][4], int r) {
+  E* at = dst + 2 * (lane_id() % 4);
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n)
+    *reinterpret_cast<uint32_t*>(at + 8 * n) = pack<E>(acc[n][2 * r], acc[n][2 * r + 1]);
+}
+
+/// Writes a warp's rows of the output (acc / sum, scaling acc) and their log-sum-exp.
 template <class E, int D>
-__device__ void write_output(const float (&acc)[D / 8][4], const OnlineSoftmax& softmax, const Operand<E>& out,
-                             float* lse, int64_t bh, const int64_t (&rows)[2], const Problem& p) {
-  int t = lane_id() % 4;
+__device__ void write_output(float (&acc)[D / 8][4], const OnlineSoftmax& softmax, const Operand<E>& out, float* lse,
+                             int64_t bh, const int64_t (&rows)[2], const Problem& p) {
   for (int r = 0; r < 2; ++r) {
     float sum = quad_sum(softmax.sum[r]);
     if (rows[r] >= p.seq_q) continue;
     float inv = 1.f / sum;  // inf for a row with every key masked: its output is 0·inf = NaN
-    E* o = out.head_start(bh, p.heads) + rows[r] * out.row + 2 * t;
 #pragma unroll
-    for (int n = 0; n < D / 8; ++n)
-      *reinterpret_cast<uint32_t*>(o + 8 * n) = pack<E>(acc[n][2 * r] * inv, acc[n][2 * r + 1] * inv);
+    for (int n = 0; n < D / 8; ++n) acc[n][2 * r] *= inv, acc[n][2 * r + 1] *= inv;
+    write_row<E, D>(out.head_start(bh, p.heads) + rows[r] * out.row, acc, r);
     float m = softmax.max[r];
-    if (t == 0) lse[bh * p.seq_q + rows[r]] = m == -INFINITY ? m : m + logf(sum);
+    if (lane_id() % 4 == 0) lse[bh * p.seq_q + rows[r]] = m == -INFINITY ? m : m + logf(sum);
   }
 }
 
@@ -155,7 +161,7 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
   E* kv = qs + kBlockRows * kPitch;  // per stage: keys, then values
   int64_t blocks_q = (p.seq_q + kBlockRows - 1) / kBlockRows;
   int64_t bh = blockIdx.x / blocks_q, q0 = (blockIdx.x % blocks_q) * kBlockRows;
-  int warp = threadIdx.x / 32, g = lane_id() / 4, t = lane_id() % 4;
+  int warp = threadIdx.x / 32, g = lane_id() / 4;
   int64_t rows[2] = {q0 + 16 * warp + g, q0 + 16 * warp + g + 8};
   const bool* mask_row[2];
   for (int r = 0; r < 2; ++r) mask_row[r] = rows[r] < p.seq_q ? p.mask.row(bh * p.seq_q + rows[r]) : nullptr;
@@ -172,7 +178,7 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
   OnlineSoftmax softmax;
   int64_t tiles = key_tiles(p, q0);
   for (int64_t tile = 0; tile < tiles; ++tile) {
-    if (kForwardStages == 2 && tile + 1 < tiles) {
+    if (tile + 1 < tiles) {
       load_keys(tile + 1);
       wait_copies<1>();
     } else {
@@ -196,8 +202,7 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
         mma_rows_b_t<E>(acc, a, ks + kTileElements, kPitch, 16 * kk);
       }
     }
-    if (kForwardStages == 1 || tile + 1 < tiles) __syncthreads();  // this stage is consumed before it is refilled
-    if (kForwardStages == 1 && tile + 1 < tiles) load_keys(tile + 1);
+    if (tile + 1 < tiles) __syncthreads();  // this stage is consumed before it is refilled
   }
   write_output<E, D>(acc, softmax, out, lse, bh, rows, p);
 }
@@ -306,8 +311,8 @@ template <class E, int D> __device__ void load_query_tile(const BackwardTiles<E,
   }
 }
 
-/// For a warp's 16 keys and a query tile: Sᵀ = K·Qᵀ → Pᵀ (into s), dV += Pᵀ·dO, dPᵀ = V·dOᵀ, dSᵀ = Pᵀ ∘ (dPᵀ - delta)
-/// · scale (into s), dK += dSᵀ·Q.
+/// For a warp's 16 keys and a query tile: Sᵀ = K·Qᵀ → Pᵀ (into s), dV += Pᵀ·dO, dPᵀ = V·dOᵀ,
+/// dSᵀ = Pᵀ ∘ (dPᵀ - delta) · scale (into s), dK += dSᵀ·Q.
 template <class E, int D>
 __device__ void key_gradients(float (&s)[8][4], float (&dk_acc)[D / 8][4], float (&dv_acc)[D / 8][4],
                               const BackwardTiles<E, D>& tiles, const typename BackwardTiles<E, D>::Stage& stage,
@@ -335,14 +340,6 @@ __device__ void key_gradients(float (&s)[8][4], float (&dk_acc)[D / 8][4], float
     accumulators_as_a<E>(a, s, kk);
     mma_rows_b_t<E>(dk_acc, a, stage.qs, kPitch, 16 * kk);
   }
-}
-
-/// Row r (0: g, 1: g + 8) of a warp's accumulators, rounded to E, at dst (a row of d values).
-template <class E, int D> __device__ void write_row(E* dst, const float (&acc)[D / 8][4], int r) {
-  E* at = dst + 2 * (lane_id() % 4);
-#pragma unroll
-  for (int n = 0; n < D / 8; ++n)
-    *reinterpret_cast<uint32_t*>(at + 8 * n) = pack<E>(acc[n][2 * r], acc[n][2 * r + 1]);
 }
 
 template <class E, int D>
@@ -510,7 +507,7 @@ AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor
   DType dtype = q_in.dtype();
   CudaTensor q = readable(q_in, dtype), k = readable(k_in, dtype), v = readable(v_in, dtype);
   CudaTensor out = readable(out_in, dtype), dout = readable(grad_in, dtype);
-  CudaTensor lse = contiguous(logsumexp.dtype() == DType::F32 ? logsumexp : to_dtype(logsumexp, DType::F32));
+  CudaTensor lse = to_dtype(logsumexp, DType::F32);  // contiguous
   const Shape& s = q.shape();
   size_t d = s[3];
   int64_t bh = static_cast<int64_t>(s[0] * s[1]), rows = bh * static_cast<int64_t>(s[2]);
