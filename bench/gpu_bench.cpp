@@ -301,8 +301,9 @@ template <class AD> void layer_norm_step(const Options& o, const std::string& na
       "gb_per_s", [](double ms) { return 4.0 * 8192 * 512 * 4 / ms / 1e6; });
 }
 
-/// Scaled dot-product attention of q, k, v [32, 8, 256, 64] of dtype, forward and backward of its sum.
-template <class AD> void attention_step(const Options& o, const std::string& name, DType dtype) {
+/// Scaled dot-product attention of q, k, v [32, 8, 256, 64] of dtype, forward and backward of its sum, with dropout
+/// of that probability inside the op.
+template <class AD> void attention_step(const Options& o, const std::string& name, DType dtype, double dropout = 0) {
   auto make = [&] {
     return Tensor<AD, 4>::random({32, 8, 256, 64}, Distribution::normal(0, 1)).cast(dtype).detach().require_grad();
   };
@@ -310,7 +311,7 @@ template <class AD> void attention_step(const Options& o, const std::string& nam
   run_gpu(
       o, name,
       [&] {
-        auto grads = functional::attention(q, k, v).sum().backward();
+        auto grads = functional::attention(q, k, v, std::nullopt, std::nullopt, false, dropout).sum().backward();
         flush_recorded<AD>();
       },
       "tflops", [](double ms) { return 3.5 * 4.0 * 32 * 8 * 256.0 * 256 * 64 / ms / 1e9; });
@@ -362,6 +363,23 @@ template <class AD> void gpt_step(const Options& o, const std::string& name, std
 #endif
 }
 
+/// One AdamW step alone (no forward or backward) over the 6-layer GPT's parameters with fixed gradients: the
+/// multi-tensor update, reading parameter, gradient and moments and writing three of them.
+template <class AD> void adamw_step(const Options& o, const std::string& name) {
+  if (!selected(o, name)) return;
+  AD::seed(0);
+  auto config = textgen::GptConfig(8192).with_max_seq(512).with_d_model(512).with_n_heads(8).with_n_layers(6);
+  auto model = config.with_d_ff(2048).with_dropout(0.0).template init<AD>();
+  auto ids = [&] { return Tensor<AD, 2>::random({2, 512}, Distribution::uniform(0, 8191)).int_(); };
+  textgen::TokenBatch<AD> tokens{ids(), ids()};
+  auto grads = optim::GradientsParams::from_grads(model.forward_classification(tokens).loss.backward(), model);
+  auto optim = optim::AdamWConfig().init();
+  double bytes = 7.0 * 4 * static_cast<double>(num_params(model));
+  run_gpu(
+      o, name, [&] { model = optim.step(3e-4, model, grads); }, "gb_per_s",
+      [=](double ms) { return bytes / ms / 1e6; });
+}
+
 template <class B> void gpu_workloads(const Options& o) {
   gemm<B>(o);
   gemm_shapes<B>(o, DType::F32);
@@ -377,7 +395,9 @@ template <class B> void gpu_workloads(const Options& o) {
   layer_norm_step<Autodiff<B>>(o, "layer_norm_8192x512_fwd_bwd_f32");
   attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_f32", DType::F32);
   attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_bf16", DType::BF16);
+  attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_bf16_dropout", DType::BF16, 0.1);
   attention_kernels<B>(o, "sdpa_b32_h8_s256_d64_bf16", DType::BF16);
+  adamw_step<Autodiff<B>>(o, "adamw_step_gpt6_params");
   fused_bandwidth<Fusion<B>>(o);
   linear_relu<Fusion<B>>(o, "linear_relu_f32_8192x1024x4096_fused");
   guide_step<Autodiff<Fusion<B>>>(o, 64, "mnist_guide_train_step_b64_fused");

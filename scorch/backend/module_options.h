@@ -3,6 +3,7 @@
 // unfold/fold, attention, normalization).
 // Spatial options hold one value per spatial dim (1 to 3 of them), outermost first.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -37,6 +38,29 @@ struct InterpolateSpec {
   bool align_corners = false;
 };
 
+/// Dropout of attention's probabilities: each is zeroed with probability prob and the others scaled by
+/// 1 / (1 − prob). The mask is a pure function of seed and the element's place (backend/attention_dropout.h), so a
+/// backward, and every backend, draws the same one.
+struct AttentionDropout {
+  double prob = 0.0;
+  uint64_t seed = 0;
+};
+
+/// One Adam/AdamW step's settings: weight_decay is L2 on the gradient, or decoupled (AdamW) θ·(1 − lr·wd);
+/// step is the 1-based count that the bias corrections 1 − βᵗ read.
+struct AdamStep {
+  double lr = 0, beta_1 = 0.9, beta_2 = 0.999, epsilon = 1e-8, weight_decay = 0;
+  bool decoupled = false;
+  double step = 1;
+};
+
+/// One SGD step's settings: g + weight_decay·θ; with momentum, v = momentum·v + (1 − dampening)·g (v = g when the
+/// parameters have no velocity yet), stepping along v, or g + momentum·v when nesterov.
+struct SgdStep {
+  double lr = 0, weight_decay = 0, momentum = 0, dampening = 0;
+  bool with_momentum = false, nesterov = false;
+};
+
 /// Gradients of a convolution with respect to its input, weight and (when it has one) bias.
 template <class T> struct ConvGradients {
   T x, weight;
@@ -58,6 +82,12 @@ template <class T> struct NormGradients {
 /// One Adam/AdamW step of a parameter: the updated parameter and its two moments.
 template <class T> struct AdamUpdate {
   T param, moment_1, moment_2;
+};
+
+/// One SGD step of a parameter: the updated parameter and, with momentum, its velocity.
+template <class T> struct SgdUpdate {
+  T param;
+  std::optional<T> velocity;
 };
 
 }  // namespace scorch

@@ -371,5 +371,16 @@ template <class P, class Q> AdamUpdate<P> wrap_grads(AdamUpdate<Q> u) {
 template <class P, class Q> NormGradients<P> wrap_grads(NormGradients<Q> g) {
   return {P::wrap(std::move(g.x)), wrap_optional<P>(std::move(g.gamma)), wrap_optional<P>(std::move(g.beta))};
 }
+/// B's SGD update as Fusion<B>'s.
+template <class P, class Q> SgdUpdate<P> wrap_grads(SgdUpdate<Q> u) {
+  return {P::wrap(std::move(u.param)), wrap_optional<P>(std::move(u.velocity))};
+}
+/// B's list of updates as Fusion<B>'s.
+template <class P, template <class> class R, class Q> std::vector<R<P>> wrap_each(std::vector<R<Q>> results) {
+  std::vector<R<P>> out;
+  out.reserve(results.size());
+  for (auto& r : results) out.push_back(wrap_grads<P>(std::move(r)));
+  return out;
+}
 
 }  // namespace scorch::fusion

@@ -562,7 +562,8 @@ concept Same = std::same_as<std::remove_const_t<S>, T>;
 /// The option structs, coded as maps of their fields.
 template <class S>
 concept OptionStruct = std::same_as<S, ConvSpec> || std::same_as<S, PoolSpec> || std::same_as<S, InterpolateSpec> ||
-    std::same_as<S, Distribution> || std::same_as<S, SliceRange>;
+    std::same_as<S, Distribution> || std::same_as<S, SliceRange> || std::same_as<S, AttentionDropout> ||
+    std::same_as<S, AdamStep> || std::same_as<S, SgdStep>;
 
 template <Same<ConvSpec> S, class F> void fields(S& s, F&& f) {
   f("stride", s.stride), f("padding", s.padding), f("dilation", s.dilation), f("padding_out", s.padding_out);
@@ -578,6 +579,15 @@ template <Same<InterpolateSpec> S, class F> void fields(S& s, F&& f) {
 template <Same<Distribution> S, class F> void fields(S& s, F&& f) { f("kind", s.kind), f("a", s.a), f("b", s.b); }
 template <Same<SliceRange> S, class F> void fields(S& s, F&& f) {
   f("start", s.start), f("end", s.end), f("step", s.step);
+}
+template <Same<AttentionDropout> S, class F> void fields(S& s, F&& f) { f("prob", s.prob), f("seed", s.seed); }
+template <Same<AdamStep> S, class F> void fields(S& s, F&& f) {
+  f("lr", s.lr), f("beta_1", s.beta_1), f("beta_2", s.beta_2), f("epsilon", s.epsilon);
+  f("weight_decay", s.weight_decay), f("decoupled", s.decoupled), f("step", s.step);
+}
+template <Same<SgdStep> S, class F> void fields(S& s, F&& f) {
+  f("lr", s.lr), f("weight_decay", s.weight_decay), f("momentum", s.momentum), f("dampening", s.dampening);
+  f("with_momentum", s.with_momentum), f("nesterov", s.nesterov);
 }
 
 template <class S> size_t field_count(const S& s) {

@@ -13,11 +13,14 @@
 //                        writes tensors; data holds shape x dtype little-endian bytes (bool bytes 0 or 1)
 //   Distribution         map {"kind": "default" | "uniform" | "bernoulli" | "normal", "a": float, "b": float}
 //   ConvSpec, PoolSpec,  maps of their fields by name; InterpolateSpec's mode is "nearest" | "bilinear" | "bicubic";
-//   InterpolateSpec,     a SliceRange is {"start": uint, "end": uint, "step": int}, start <= end, step != 0
-//   SliceRange
+//   InterpolateSpec,     a SliceRange is {"start": uint, "end": uint, "step": int}, start <= end, step != 0;
+//   SliceRange,          AttentionDropout {"prob", "seed"}, AdamStep {"lr", "beta_1", "beta_2", "epsilon",
+//   AttentionDropout,    "weight_decay", "decoupled", "step"}, SgdStep {"lr", "weight_decay", "momentum",
+//   AdamStep, SgdStep    "dampening", "with_momentum", "nesterov"}
 //   size_t, int64_t,     uint, int, bool, float (a float field also accepts an int)
-//   bool, double
-//   std::vector<T>       array of T (SpatialDims, SliceRanges, axes, tensor lists)
+//   uint64_t, bool,
+//   double
+//   std::vector<T>       array of T (SpatialDims, SliceRanges, axes, tensor lists, the outputs of a list op)
 //   std::array<T, N>     array of exactly N T (a record's outputs)
 //   std::optional<T>     nil or T
 // Integers may use any MessagePack width. A stream (encode_ops) is records back to back, with no header.

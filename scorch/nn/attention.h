@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "scorch/backend/graph_capture.h"
 #include "scorch/nn/dropout.h"
 #include "scorch/nn/linear.h"
 #include "scorch/tensor/activation.h"
@@ -125,8 +126,8 @@ template <class B> struct MultiHeadAttention {
     check(in);
     return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)), in, true);
   }
-  /// The context alone: without weights to return, inactive dropout and the plain softmax, it
-  /// runs one fused attention op (masked keys get −∞ rather than min_float: equal unless a row is fully masked).
+  /// The context alone: without weights to return and with the plain softmax, it runs one fused attention op, with
+  /// its dropout in training (masked keys get −∞ rather than min_float: equal unless a row is fully masked).
   Tensor<B, 3> forward_context(const MhaInput<B>& in) const {
     check(in);
     return attend(heads(query.forward(in.query)), heads(key.forward(in.key)), heads(value.forward(in.value)), in, false)
@@ -185,10 +186,13 @@ template <class B> struct MultiHeadAttention {
                       bool need_weights) const {
     auto [b, h, sq, dk] = q.dims();
     size_t sk = k.shape()[2];
+    // In training (Autodiff) dropout runs inside the fused op, except in a captured step, whose replays would
+    // reuse one host-drawn seed: there it stays a random op of its own.
     bool dropout_active = AutodiffBackend<B> && dropout.prob > 0;
-    if (!need_weights && !dropout_active && !quiet_softmax) {
+    if (!need_weights && !quiet_softmax && !(dropout_active && step_capture_active())) {
       auto mask = merged_mask(b, sq, sk, in.mask_pad, in.mask_attn);
-      auto context = functional::attention(q, k, v, mask, std::nullopt, in.causal)
+      double drop = dropout_active ? dropout.prob : 0.0;
+      auto context = functional::attention(q, k, v, mask, std::nullopt, in.causal, drop)
                          .swap_dims(1, 2)
                          .template reshape<3>({b, sq, h * dk});
       return {output.forward(context), {}};

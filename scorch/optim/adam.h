@@ -38,6 +38,28 @@ Tensor<B, D> fused_adam_step(double lr, const Tensor<B, D>& param, const Tensor<
   return r.param;
 }
 
+/// The step of a batch of parameters with one step count as one backend op (module_adam_update_many: a few launches
+/// on Cuda); the new moments are fresh tensors, set in the states when the adaptor commits.
+template <class B>
+BatchStep<B> fused_adam_many(double lr, std::vector<typename B::FloatTensor> params,
+                             std::vector<typename B::FloatTensor> grads, const std::vector<ParamState<B>*>& states,
+                             AdamStep s) {
+  std::vector<typename B::FloatTensor> m, v;
+  for (size_t i = 0; i < params.size(); ++i) {
+    m.push_back(state_or_zeros(*states[i], "moment_1", params[i]));
+    v.push_back(state_or_zeros(*states[i], "moment_2", params[i]));
+  }
+  s.lr = lr;
+  s.step = states.empty() ? 1.0 : static_cast<double>(states[0]->step + 1);
+  auto r = ModuleOpsOf<B>::adam_update_many(std::move(params), std::move(grads), std::move(m), std::move(v), s);
+  BatchStep<B> out;
+  for (auto& u : r) {
+    out.params.push_back(std::move(u.param));
+    out.states.push_back({{"moment_1", std::move(u.moment_1)}, {"moment_2", std::move(u.moment_2)}});
+  }
+  return out;
+}
+
 /// The bias-corrected Adam direction m̂ / (√v̂ + ε) (v̂: the running maximum under AMSGrad); updates the moments.
 /// capturable counts steps on the device, so a replayed step graph advances the corrections.
 template <class B, size_t D> Tensor<B, D> adam_direction(const Tensor<B, D>& g, ParamState<B>& state, double beta_1,
@@ -68,6 +90,17 @@ struct Adam {
   bool amsgrad = false;
   std::optional<WeightDecayConfig> weight_decay;
   bool capturable = false;  ///< counts steps on the device (PyTorch's capturable), as a replayed StepGraph needs
+  static constexpr bool kBatched = true;
+  /// Steps every parameter in one backend op (grouped by step count) unless AMSGrad or capturable is on.
+  bool batches() const { return !amsgrad && !capturable; }
+  template <class B> int64_t group_key(const ParamState<B>& s) const { return s.step; }
+  template <class B>
+  detail::BatchStep<B> step_many(double lr, std::vector<typename B::FloatTensor> params,
+                         std::vector<typename B::FloatTensor> grads, const std::vector<ParamState<B>*>& states) const {
+    return detail::fused_adam_many<B>(lr, std::move(params), std::move(grads), states,
+                                      {.beta_1 = beta_1, .beta_2 = beta_2, .epsilon = epsilon,
+                                       .weight_decay = weight_decay ? weight_decay->penalty : 0.0});
+  }
   template <class B, size_t D>
   Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     if (!amsgrad && !capturable)
@@ -98,6 +131,18 @@ struct AdamW {
   double beta_1 = 0.9, beta_2 = 0.999, epsilon = 1e-5, weight_decay = 1e-4;
   bool cautious_weight_decay = false, amsgrad = false;
   bool capturable = false;  ///< counts steps on the device, as a replayed StepGraph needs
+  static constexpr bool kBatched = true;
+  /// Steps every parameter in one backend op (grouped by step count) unless AMSGrad, capturable or cautious decay
+  /// is on.
+  bool batches() const { return !amsgrad && !capturable && !cautious_weight_decay; }
+  template <class B> int64_t group_key(const ParamState<B>& s) const { return s.step; }
+  template <class B>
+  detail::BatchStep<B> step_many(double lr, std::vector<typename B::FloatTensor> params,
+                         std::vector<typename B::FloatTensor> grads, const std::vector<ParamState<B>*>& states) const {
+    return detail::fused_adam_many<B>(
+        lr, std::move(params), std::move(grads), states,
+        {.beta_1 = beta_1, .beta_2 = beta_2, .epsilon = epsilon, .weight_decay = weight_decay, .decoupled = true});
+  }
   template <class B, size_t D>
   Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     if (!amsgrad && !capturable && !cautious_weight_decay)

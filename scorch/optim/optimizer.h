@@ -4,7 +4,10 @@
 // gradient by ParamId, clips, steps, and keeps the states. The states save as a Record keyed by
 // parameter id and load lazily onto each parameter's device at its next step.
 #include <any>
+#include <functional>
 #include <map>
+#include <memory>
+#include <typeindex>
 
 #include "scorch/backend/graph_capture.h"
 #include "scorch/module/module.h"
@@ -26,6 +29,45 @@ template <class B> struct ParamState {
 };
 
 namespace detail {
+/// False for a rule that computes host values from its step count (they would be frozen into a replayed step).
+template <class Rule> bool capturable(const Rule& rule) {
+  if constexpr (requires { rule.capturable; }) return rule.capturable;
+  else return true;
+}
+/// Parameters of backend B stepped in one call: ids, values, gradients and states, in visiting order.
+template <class B> struct StepBatch {
+  std::vector<ParamId> ids;
+  std::vector<typename B::FloatTensor> params, grads;
+  std::vector<ParamState<B>*> states;
+};
+/// Throws ShapeError unless each state tensor (but a device step count) has the parameter's shape: a batched step
+/// checks every parameter before it steps any (and commits no group's states until every group has stepped), so a
+/// failed step changes nothing.
+template <class B, size_t D> void check_state_shapes(const Tensor<B, D>& param, const ParamState<B>& state) {
+  for (const auto& [name, tensor] : state.tensors)
+    if (name != "step_count" && !(tensor.shape() == param.shape()))
+      throw ShapeError("Optimizer::step", "state '" + name + "' " + tensor.shape().to_string() + " for a parameter " +
+                                              param.shape().to_string());
+}
+/// The state tensor `name`, or zeros like `like` when the state has none.
+template <class B>
+typename B::FloatTensor state_or_zeros(const ParamState<B>& state, const std::string& name,
+                                       const typename B::FloatTensor& like) {
+  auto it = state.tensors.find(name);
+  if (it != state.tensors.end()) return it->second;
+  return KindOps<B, Float>::zeros(like.shape(), like.device(), like.dtype());
+}
+/// A batched rule's result for a group: each parameter's new value and the state tensors it sets.
+template <class B> struct BatchStep {
+  std::vector<typename B::FloatTensor> params;
+  std::vector<std::vector<std::pair<std::string, typename B::FloatTensor>>> states;
+};
+/// Throws ShapeError unless a gradient has its parameter's shape (a batched step reads them as flat arrays).
+template <class B, size_t D> void check_step_operands(const Tensor<B, D>& param, const Tensor<B, D>& grad) {
+  if (!(param.shape() == grad.shape()))
+    throw ShapeError("Optimizer::step", "gradient " + grad.shape().to_string() + " for a parameter " +
+                                            param.shape().to_string());
+}
 /// The non-autodiff backend under B (B itself when it has no autodiff).
 template <class B> struct InnerOf { using type = B; };
 template <AutodiffBackend B> struct InnerOf<B> { using type = typename B::InnerBackend; };
@@ -56,6 +98,15 @@ ParamState<B> state_from_record(const Record& r, const typename B::Device& devic
 }
 }  // namespace detail
 
+/// A rule that can step many parameters in one backend call (it says kBatched): batches() says whether its
+/// settings allow it, group_key<B>(state) which parameters step together (the same bias corrections, say), and
+/// step_many<B>(lr, params, grads, states) steps a group, returning a BatchStep (it changes no state: the adaptor
+/// commits every group's results once all have succeeded).
+template <class R>
+concept BatchedRule = R::kBatched && requires(const R& r) {
+  { r.batches() } -> std::convertible_to<bool>;
+};
+
 /// A per-parameter rule run over whole modules.
 template <class Rule> class OptimizerAdaptor {
  public:
@@ -63,8 +114,12 @@ template <class Rule> class OptimizerAdaptor {
       : rule_(std::move(rule)), clipping_(std::move(clipping)) {}
 
   /// The module after one step at learning rate lr; parameters without a gradient (or with
-  /// require_grad off) are unchanged. The model is a value: the input is left as it was.
+  /// require_grad off) are unchanged. The model is a value: the input is left as it was. A rule that steps many
+  /// parameters at once (BatchedRule: Adam, AdamW, Sgd) does so, one backend call per group of parameters.
   template <Module M> M step(double lr, const M& module, GradientsParams grads) {
+    if constexpr (BatchedRule<Rule>) {
+      if (rule_.batches()) return step_batched(lr, module, grads);
+    }
     Stepper s{*this, lr, grads};
     return module.map(s);
   }
@@ -115,6 +170,92 @@ template <class Rule> class OptimizerAdaptor {
       }
     }
   };
+  /// Collects the parameters to step (clipped gradients, states) into batches of one backend and one rule group.
+  struct BatchCollector {
+    OptimizerAdaptor& self;
+    double lr;
+    GradientsParams& grads;
+    std::map<std::pair<std::type_index, int64_t>, std::shared_ptr<void>> batches;
+    std::vector<std::function<std::function<void()>()>> runs;  ///< per batch: steps it, returns its commit
+    std::map<ParamId, std::any> updated;                        ///< the new values, as the inner backend's primitives
+    template <class P> void visit(const std::string&, const P& p) {
+      using T = typename P::Value;
+      if constexpr (std::same_as<typename T::Kind, Float>) {
+        using B = typename T::Backend;
+        using Inner = typename detail::InnerOf<B>::type;
+        constexpr size_t D = T::rank();
+        if (!p.is_require_grad()) return;
+        auto g = grads.template remove<Inner, D>(p.id());
+        if (!g) return;
+        Tensor<Inner, D> value;
+        if constexpr (AutodiffBackend<B>) value = p.val().inner();
+        else value = p.val();
+        if (self.clipping_) *g = self.clipping_->clip(*g);
+        detail::check_step_operands(value, *g);
+        auto& state = self.template state_for<Inner>(p.id(), value.device());
+        detail::check_state_shapes(value, state);
+        auto& batch = batch_for<Inner>(self.rule_.group_key(state));
+        batch.ids.push_back(p.id());
+        batch.params.push_back(value.primitive());
+        batch.grads.push_back(g->primitive());
+        batch.states.push_back(&state);
+      }
+    }
+    template <class B> detail::StepBatch<B>& batch_for(int64_t key) {
+      auto [it, fresh] = batches.try_emplace({std::type_index(typeid(B)), key});
+      if (fresh) {
+        auto batch = std::make_shared<detail::StepBatch<B>>();
+        it->second = batch;
+        runs.push_back([this, batch]() -> std::function<void()> {
+          auto result = std::make_shared<detail::BatchStep<B>>(
+              self.rule_.template step_many<B>(lr, std::move(batch->params), std::move(batch->grads), batch->states));
+          return [this, batch, result] {
+            for (size_t i = 0; i < batch->ids.size(); ++i) {
+              for (auto& [name, tensor] : result->states[i]) batch->states[i]->tensors[name] = std::move(tensor);
+              ++batch->states[i]->step;
+              updated[batch->ids[i]] = std::move(result->params[i]);
+            }
+          };
+        });
+      }
+      return *static_cast<detail::StepBatch<B>*>(it->second.get());
+    }
+  };
+  /// Writes BatchCollector's new values into the parameters.
+  struct BatchApplier {
+    std::map<ParamId, std::any>& updated;
+    template <class P> P map(const std::string&, const P& p) {
+      using T = typename P::Value;
+      if constexpr (!std::same_as<typename T::Kind, Float>) {
+        return p;
+      } else {
+        using B = typename T::Backend;
+        using Inner = typename detail::InnerOf<B>::type;
+        auto it = updated.find(p.id());
+        if (it == updated.end()) return p;
+        Tensor<Inner, T::rank()> value(std::any_cast<typename Inner::FloatTensor>(it->second));
+        if constexpr (AutodiffBackend<B>) return p.with_value(T::from_inner(value));
+        else return p.with_value(value);
+      }
+    }
+  };
+  /// Throws ValueError while a step is captured if the rule computes its constants on the host.
+  void check_capturable() const {
+    if (step_capture_active() && !detail::capturable(rule_))
+      throw ValueError("Optimizer::step",
+                       "this rule computes its step's constants on the host, so a captured step "
+                       "would replay them frozen; use a rule with capturable = true (Adam, AdamW)");
+  }
+  template <Module M> M step_batched(double lr, const M& module, GradientsParams& grads) {
+    check_capturable();
+    BatchCollector collector{*this, lr, grads, {}, {}, {}};
+    module.visit(collector);
+    std::vector<std::function<void()>> commits;  // every group steps before any state changes
+    for (auto& run : collector.runs) commits.push_back(run());
+    for (auto& commit : commits) commit();
+    BatchApplier applier{collector.updated};
+    return module.map(applier);
+  }
   /// One parameter's step: clipping, its state, the rule. Compiled once per backend and rank in
   /// the library for the shipped rules (stacks/cpu/optim.cpp), so model code does not repeat it.
   template <class B, size_t D>
@@ -148,20 +289,10 @@ template <class Rule> class OptimizerAdaptor {
   std::map<ParamId, Record> pending_;
 };
 
-namespace detail {
-/// False for a rule that computes host values from its step count (they would be frozen into a replayed step).
-template <class Rule> bool capturable(const Rule& rule) {
-  if constexpr (requires { rule.capturable; }) return rule.capturable;
-  else return true;
-}
-}  // namespace detail
 
 template <class Rule> template <class B, size_t D>
 Tensor<B, D> OptimizerAdaptor<Rule>::step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad) {
-  if (step_capture_active() && !detail::capturable(rule_))
-    throw ValueError("Optimizer::step",
-                     "this rule computes its step's constants on the host, so a captured step "
-                     "would replay them frozen; use a rule with capturable = true (Adam, AdamW)");
+  check_capturable();
   if (clipping_) grad = clipping_->clip(grad);
   auto& state = state_for<B>(id, value.device());
   auto updated = rule_.step(lr, value, grad, state);

@@ -29,6 +29,31 @@ template <class B, size_t D> Tensor<B, D> with_decay(const Tensor<B, D>& grad, c
 struct Sgd {
   std::optional<WeightDecayConfig> weight_decay;
   std::optional<MomentumConfig> momentum;
+  static constexpr bool kBatched = true;
+  /// Steps every parameter in one backend op (module_sgd_update_many), those with a velocity apart.
+  bool batches() const { return true; }
+  template <class B> int64_t group_key(const ParamState<B>& s) const {
+    return momentum && s.tensors.count("velocity") ? 1 : 0;
+  }
+  template <class B>
+  detail::BatchStep<B> step_many(double lr, std::vector<typename B::FloatTensor> params,
+                         std::vector<typename B::FloatTensor> grads, const std::vector<ParamState<B>*>& states) const {
+    SgdStep s{.lr = lr, .weight_decay = weight_decay ? weight_decay->penalty : 0.0};
+    if (momentum)
+      s.momentum = momentum->momentum, s.dampening = momentum->dampening, s.with_momentum = true,
+      s.nesterov = momentum->nesterov;
+    std::vector<typename B::FloatTensor> velocities;
+    if (!states.empty() && group_key(*states[0]))
+      for (size_t i = 0; i < params.size(); ++i) velocities.push_back(states[i]->tensors.at("velocity"));
+    auto r = ModuleOpsOf<B>::sgd_update_many(std::move(params), std::move(grads), std::move(velocities), s);
+    detail::BatchStep<B> out;
+    for (auto& u : r) {
+      out.params.push_back(std::move(u.param));
+      out.states.emplace_back();
+      if (u.velocity) out.states.back().emplace_back("velocity", std::move(*u.velocity));
+    }
+    return out;
+  }
   template <class B, size_t D>
   Tensor<B, D> step(double lr, const Tensor<B, D>& param, const Tensor<B, D>& grad, ParamState<B>& state) const {
     auto g = detail::with_decay(grad, param, weight_decay);

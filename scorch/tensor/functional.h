@@ -316,19 +316,30 @@ Tensor<B, 4> fold4d(const Tensor<B, 3>& x, Size<2> output_size, Size<2> kernel, 
   return Tensor<B, 4>(detail::ModOps<B>::fold(x.primitive(), detail::dims(output_size), spec));
 }
 
-/// Scaled dot-product attention softmax(q·kᵀ/√d)·v on [batch, heads, seq, d]; mask (true =
+/// Attention dropout with probability prob and a seed drawn from B's random stream (B::seed reproduces it); pass
+/// the same value to attention_with_stats and attention_backward. Throws ValueError unless 0 ≤ prob < 1.
+template <class B> AttentionDropout attention_dropout(double prob, const typename B::Device& device) {
+  check::attention_dropout(prob);
+  return {prob, prob > 0.0 ? KindOps<B, Float>::random_seed(device) : 0};
+}
+
+/// Scaled dot-product attention dropout(softmax(q·kᵀ/√d))·v on [batch, heads, seq, d]; mask (true =
 /// ignore that key) broadcasts to [batch, heads, seq_q, seq_k]; scale defaults to 1/√d; causal also ignores key j
-/// for query i when j > i (PyTorch's is_causal; Cuda's flash kernels make no mask tensor and skip those keys).
+/// for query i when j > i (PyTorch's is_causal; Cuda's flash kernels make no mask tensor and skip those keys);
+/// dropout zeroes each probability with that probability (scaling the rest by 1/(1 − dropout)), as PyTorch's
+/// dropout_p, on any backend (the mask is drawn inside the op; the caller applies it only in training).
 template <class B>
 Tensor<B, 4> attention(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
                        const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
-                       std::optional<double> scale = std::nullopt, bool causal = false) {
+                       std::optional<double> scale = std::nullopt, bool causal = false, double dropout = 0.0) {
   auto lq = amp::to_autocast(q), lk = amp::to_autocast(k), lv = amp::to_autocast(v);  // the autocast policy
   check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), lq.dtype(), lk.dtype(), lv.dtype());
+  AttentionDropout drop = attention_dropout<B>(dropout, q.device());
   std::optional<typename B::BoolTensor> m;
   if (mask) m = mask->primitive();
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  return Tensor<B, 4>(detail::ModOps<B>::attention(lq.primitive(), lk.primitive(), lv.primitive(), m, s, causal));
+  return Tensor<B, 4>(
+      detail::ModOps<B>::attention(lq.primitive(), lk.primitive(), lv.primitive(), m, s, causal, drop));
 }
 
 }  // namespace scorch::functional

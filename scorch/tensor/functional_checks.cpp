@@ -168,6 +168,11 @@ void attention(const Shape& q, const Shape& k, const Shape& v, const std::option
   }
 }
 
+void attention_dropout(double prob) {
+  if (!(prob >= 0.0 && prob < 1.0))
+    throw ValueError("attention", "dropout must be in [0, 1), got " + std::to_string(prob));
+}
+
 void attention_backward(const Shape& q, const Shape& v, const Shape& out, const Shape& logsumexp, const Shape& grad) {
   Shape expected{q[0], q[1], q[2], v[3]}, stats{q[0], q[1], q[2]};
   if (!(out == expected) || !(grad == expected) || !(logsumexp == stats))

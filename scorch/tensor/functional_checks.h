@@ -26,6 +26,8 @@ void fold(const char* op, const Shape& x, DType xd, const SpatialDims& output_si
 /// q, k, v are [batch, heads, seq, d] with matching dims and mask broadcasts to the scores.
 void attention(const Shape& q, const Shape& k, const Shape& v, const std::optional<Shape>& mask, DType qd, DType kd,
                DType vd);
+/// Attention dropout's probability is in [0, 1).
+void attention_dropout(double prob);
 /// logits [rows, classes] with at least one class and the per-row operand `name` [rows]; names op.
 void cross_entropy(const char* op, const Shape& logits, const Shape& rows, const char* name = "targets");
 /// Throws unless out and grad are attention's output for q and v ([batch, heads, seq_q, dv]) and

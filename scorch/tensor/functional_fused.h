@@ -48,33 +48,37 @@ template <class B, size_t D> NormGrads<B, D> wrap_norm_grads(NormGradients<typen
 
 /// Attention's output and each query's log-sum-exp of its masked scaled scores ([batch, heads, seq_q], f32
 /// for f16/bf16; -inf where every key is masked), the statistics attention_backward reads. Arguments as
-/// attention. Under Autodiff the output is differentiable and the log-sum-exp is not (no gradient flows from it).
+/// attention; dropout carries its seed (attention_dropout), for the backward to draw the same mask. Under Autodiff
+/// the output is differentiable and the log-sum-exp is not (no gradient flows from it).
 template <class B> std::pair<Tensor<B, 4>, Tensor<B, 3>> attention_with_stats(
     const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
     const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
-    std::optional<double> scale = std::nullopt, bool causal = false) {
+    std::optional<double> scale = std::nullopt, bool causal = false, const AttentionDropout& dropout = {}) {
   auto lq = amp::to_autocast(q), lk = amp::to_autocast(k), lv = amp::to_autocast(v);  // the autocast policy
   check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), lq.dtype(), lk.dtype(), lv.dtype());
+  check::attention_dropout(dropout.prob);
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
   auto [out, lse] = detail::ModOps<B>::attention_with_stats(lq.primitive(), lk.primitive(), lv.primitive(),
-                                                            detail::primitive_of(mask), s, causal);
+                                                            detail::primitive_of(mask), s, causal, dropout);
   return {Tensor<B, 4>(std::move(out)), Tensor<B, 3>(std::move(lse))};
 }
 
 /// Gradients of attention for the output gradient grad, from its output and log-sum-exp
-/// (attention_with_stats, with the same mask, scale and causal); no gradient flows through them.
+/// (attention_with_stats, with the same mask, scale, causal and dropout); no gradient flows through them.
 template <class B>
 AttentionGrads<B> attention_backward(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tensor<B, 4>& v,
                                      const Tensor<B, 4>& out, const Tensor<B, 3>& logsumexp, const Tensor<B, 4>& grad,
                                      const std::type_identity_t<std::optional<Tensor<B, 4, Bool>>>& mask = std::nullopt,
-                                     std::optional<double> scale = std::nullopt, bool causal = false) {
+                                     std::optional<double> scale = std::nullopt, bool causal = false,
+                                     const AttentionDropout& dropout = {}) {
   auto lq = amp::to_autocast(q), lk = amp::to_autocast(k), lv = amp::to_autocast(v);  // the autocast policy
   auto lout = amp::to_autocast(out), lgrad = amp::to_autocast(grad);
   check::attention(q.shape(), k.shape(), v.shape(), detail::shape_of(mask), lq.dtype(), lk.dtype(), lv.dtype());
   check::attention_backward(q.shape(), v.shape(), out.shape(), logsumexp.shape(), grad.shape());
+  check::attention_dropout(dropout.prob);
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
   auto g = detail::ModOps<B>::attention_backward(lq.primitive(), lk.primitive(), lv.primitive(),
-                                                 detail::primitive_of(mask), s, causal, lout.primitive(),
+                                                 detail::primitive_of(mask), s, causal, dropout, lout.primitive(),
                                                  logsumexp.primitive(), lgrad.primitive());
   return {Tensor<B, 4>(std::move(g.q)), Tensor<B, 4>(std::move(g.k)), Tensor<B, 4>(std::move(g.v))};
 }

@@ -33,6 +33,7 @@ const std::vector<std::string>& non_differentiable_ops() {
                                                "float_zeros",
                                                "float_ones",
                                                "float_random",
+                                               "float_random_seed",
                                                "float_into_int",
                                                "float_equal",
                                                "float_not_equal",
@@ -65,7 +66,9 @@ const std::vector<std::string>& non_differentiable_ops() {
                                                "module_cross_entropy_backward",
                                                "module_layer_norm_backward",
                                                "module_rms_norm_backward",
-                                               "module_adam_update"};
+                                               "module_adam_update",
+                                               "module_adam_update_many",
+                                               "module_sgd_update_many"};
   return ops;
 }
 

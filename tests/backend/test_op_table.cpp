@@ -31,6 +31,8 @@ struct TensorFieldCounter {
     if constexpr (kIsOutputs<Field>) {
       outputs = std::tuple_size_v<Field>;
       outputs_named_out = name == "out";
+    } else if (std::is_same_v<Field, std::vector<ir::TensorIr>> && name == "out") {
+      outputs = kVariableOutputs;  // a list of results
     } else if constexpr (std::is_same_v<Field, ir::TensorIr> || std::is_same_v<Field, std::optional<ir::TensorIr>> ||
                          std::is_same_v<Field, std::vector<ir::TensorIr>>)
       ++inputs;
@@ -63,6 +65,9 @@ TEST(OpTable, RowsSayWhatTheTableSays) {
   EXPECT_EQ(op_info(OpId::float_sort_with_indices).tensor_outputs, 2);
   EXPECT_EQ(op_info(OpId::module_conv_backward).tensor_outputs, 3);
   EXPECT_EQ(op_info(OpId::float_into_data).tensor_outputs, 0);
+  EXPECT_EQ(op_info(OpId::float_random_seed).tensor_outputs, 0);
+  EXPECT_EQ(op_info(OpId::module_adam_update_many).tensor_outputs, kVariableOutputs);
+  EXPECT_EQ(op_info(OpId::module_adam_update_many).tensor_inputs, 4);
   EXPECT_EQ(op_info(OpId::module_attention).kind, OpKind::Module);
 }
 

@@ -82,6 +82,50 @@ template <class B> void add_module_grad_cases(CaseList<B>& list) {
 
 SCORCH_CONFORMANCE_INSTANTIATE(add_module_grad_cases);
 
+// The optimizer updates and attention's dropout.
+namespace {
+template <class B> void add_update_cases(CaseList<B>& list) {
+  // The multi-tensor steps, against torch.optim over a [4, 6] and a [5] parameter ([3, 4] and [7] for SGD).
+  list.add("mod_adam_update_many", {"module_adam_update_many"}, [](const Inputs<B>& in) {
+    using P = std::vector<typename B::FloatTensor>;
+    auto at = [&](size_t i) { return i < 4 ? F<2>(in, i).primitive() : F<1>(in, i).primitive(); };
+    auto r = ModuleOpsOf<B>::adam_update_many(P{at(0), at(4)}, P{at(1), at(5)}, P{at(2), at(6)}, P{at(3), at(7)},
+                                              {.lr = 1e-2, .weight_decay = 0.1, .decoupled = true, .step = 3});
+    return outs(Tensor<B, 2>(r[0].param), Tensor<B, 2>(r[0].moment_1), Tensor<B, 2>(r[0].moment_2),
+                Tensor<B, 1>(r[1].param), Tensor<B, 1>(r[1].moment_1), Tensor<B, 1>(r[1].moment_2));
+  });
+  list.add("mod_sgd_update_many", {"module_sgd_update_many"}, [](const Inputs<B>& in) {
+    using P = std::vector<typename B::FloatTensor>;
+    auto at = [&](size_t i) { return i < 3 ? F<2>(in, i).primitive() : F<1>(in, i).primitive(); };
+    auto r = ModuleOpsOf<B>::sgd_update_many(
+        P{at(0), at(3)}, P{at(1), at(4)}, P{at(2), at(5)},
+        {.lr = 0.1, .weight_decay = 1e-3, .momentum = 0.9, .dampening = 0.1, .with_momentum = true});
+    auto n = ModuleOpsOf<B>::sgd_update_many(P{at(0), at(3)}, P{at(1), at(4)}, P{},
+                                             {.lr = 0.05, .momentum = 0.8, .with_momentum = true, .nesterov = true});
+    auto plain = ModuleOpsOf<B>::sgd_update_many(P{at(0), at(3)}, P{at(1), at(4)}, P{}, {.lr = 0.2});
+    return outs(Tensor<B, 2>(r[0].param), Tensor<B, 2>(*r[0].velocity), Tensor<B, 1>(r[1].param),
+                Tensor<B, 1>(*r[1].velocity), Tensor<B, 2>(n[0].param), Tensor<B, 2>(*n[0].velocity),
+                Tensor<B, 1>(n[1].param), Tensor<B, 2>(plain[0].param), Tensor<B, 1>(plain[1].param));
+  });
+  // A drawn seed (float_random_seed) with a probability that drops nothing: plain attention.
+  list.add("mod_attention_drawn_seed", {"float_random_seed", "module_attention"}, [](const Inputs<B>& in) {
+    return outs(mod::attention<B>(F<4>(in, 0), F<4>(in, 1), F<4>(in, 2), std::nullopt, std::nullopt, false, 1e-12));
+  });
+  // Attention with dropout: the mask is DropoutMask's, written again in the fixture script.
+  list.add("mod_attention_dropout", {"module_attention_with_stats", "module_attention_backward"},
+           [](const Inputs<B>& in) {
+             auto q = F<4>(in, 0), k = F<4>(in, 1), v = F<4>(in, 2), g = F<4>(in, 4);
+             auto m = Bo<4>(in, 3);
+             AttentionDropout first{0.3, 1234}, second{0.6, 99};
+             auto [out, lse] = mod::attention_with_stats<B>(q, k, v, m, std::nullopt, false, first);
+             auto r = mod::attention_backward<B>(q, k, v, out, lse, g, m, std::nullopt, false, first);
+             auto [out2, lse2] = mod::attention_with_stats<B>(q, k, v, m, std::nullopt, true, second);
+             auto r2 = mod::attention_backward<B>(q, k, v, out2, lse2, g, m, std::nullopt, true, second);
+             return outs(out, lse.cast(q.dtype()), r.q, r.k, r.v, out2, r2.q, r2.k, r2.v);
+           });
+}
+}  // namespace
+
 // Gradients of the fused ops: attention (from its statistics), layer norm and RMS norm.
 template <class B> void add_fused_grad_cases(CaseList<B>& list) {
   // ---- attention: q, k, v, mask, output gradient; outputs dq, dk, dv (masked, then unmasked with scale 0.3)
@@ -119,6 +163,7 @@ template <class B> void add_fused_grad_cases(CaseList<B>& list) {
     auto first = mod::adam_update(p, g, zeros, zeros, {.lr = 1e-3});
     return outs(w.param, w.moment_1, w.moment_2, a.param, a.moment_1, a.moment_2, first.param);
   });
+  add_update_cases(list);
 }
 
 SCORCH_CONFORMANCE_INSTANTIATE(add_fused_grad_cases);

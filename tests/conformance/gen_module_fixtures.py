@@ -274,3 +274,71 @@ def add_cases(case, rn, rb):
         return (F.cross_entropy(x, t, reduction="none"), torch.logsumexp(x, 1),
                 *grads(lambda x: F.cross_entropy(x, t, reduction="none"), g, x))
     case("mod_cross_entropy", [rn(6, 9), torch.tensor([3, 0, 8, 2, 5, 1]), rn(6)], ref64(cross_entropy_ref), tol=TOL)
+
+    def dropout_factors(shape, p, seed):
+        """scorch/backend/attention_dropout.h's factors, written again here: element i of the flattened
+        probabilities is kept when the top 32 bits of SplitMix64(seed + (i + 1)·golden) reach p·2³²."""
+        m64 = (1 << 64) - 1
+        threshold = min(int(p * 4294967296.0), 0xffffffff)
+        out = []
+        for i in range(int(torch.Size(shape).numel())):
+            x = (seed + (i + 1) * 0x9E3779B97F4A7C15) & m64
+            x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & m64
+            x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & m64
+            x ^= x >> 31
+            out.append(1.0 / (1.0 - p) if (x >> 32) >= threshold else 0.0)
+        return torch.tensor(out, dtype=torch.float64).reshape(shape)
+
+    def dropped_attention_ref(q, k, v, mask, p, seed, causal=False):
+        """dropout(softmax(q kᵀ/√d, masked)) v with the factors above, and its log-sum-exp (before dropout)."""
+        s = (q @ k.transpose(-2, -1)) * q.shape[-1] ** -0.5
+        hide = mask if not causal else later_keys(q.shape[-2], k.shape[-2]) | mask
+        s = s.masked_fill(hide, float("-inf"))
+        z = dropout_factors(s.shape, p, seed).to(s.dtype)
+        return (torch.softmax(s, -1) * z) @ v, torch.logsumexp(s, -1)
+    dq_, dk_, dv_, dm_, dg_ = rn(2, 2, 6, 4), rn(2, 2, 9, 4), rn(2, 2, 9, 5), rb(1, 2, 6, 9), rn(2, 2, 6, 5)
+    dm_[..., 0] = False
+
+    def dropout_ref(q, k, v, m, g):
+        """Attention with dropout 0.3 (seed 1234) and the mask, its log-sum-exp and q, k, v gradients; dropout 0.6
+        (seed 99) causal; the gradients of the second."""
+        first = lambda q, k, v: dropped_attention_ref(q, k, v, m, 0.3, 1234)[0]
+        second = lambda q, k, v: dropped_attention_ref(q, k, v, m, 0.6, 99, True)[0]
+        return (*dropped_attention_ref(q, k, v, m, 0.3, 1234), *grads(first, g, q, k, v), second(q, k, v),
+                *grads(second, g, q, k, v))
+    case("mod_attention_dropout", [dq_, dk_, dv_, dm_, dg_], ref64(dropout_ref), tol=TOL)
+
+    def adam_many_ref(p1, g1, m1, v1, p2, g2, m2, v2):
+        """One torch.optim.AdamW step (lr 1e-2, weight decay 0.1, step 3) of two parameters from their moments."""
+        qs = [p1.detach().clone().requires_grad_(True), p2.detach().clone().requires_grad_(True)]
+        opt = torch.optim.AdamW(qs, lr=1e-2, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1)
+        for q, g, m, v in zip(qs, (g1, g2), (m1, m2), (v1, v2)):
+            opt.state[q] = {"step": torch.tensor(2.0), "exp_avg": m.clone(), "exp_avg_sq": v.clone()}
+            q.grad = g.clone()
+        opt.step()
+        return [t for q in qs for t in (q.detach(), opt.state[q]["exp_avg"], opt.state[q]["exp_avg_sq"])]
+    case("mod_adam_update_many", [rn(4, 6), rn(4, 6), rn(4, 6), rn(4, 6).abs(), rn(5), rn(5), rn(5), rn(5).abs()],
+         ref64(adam_many_ref), tol=TOL)
+
+    def sgd_many_ref(p1, g1, b1, p2, g2, b2):
+        """torch.optim.SGD steps of two parameters: momentum 0.9, dampening 0.1, weight decay 1e-3 from velocities
+        b1, b2; Nesterov momentum 0.8 on a first step (no velocity); plain SGD."""
+        def step(moments, **options):
+            qs = [p1.detach().clone().requires_grad_(True), p2.detach().clone().requires_grad_(True)]
+            opt = torch.optim.SGD(qs, **options)
+            for q, g, b in zip(qs, (g1, g2), (b1, b2)):
+                if moments:
+                    opt.state[q] = {"momentum_buffer": b.clone()}
+                q.grad = g.clone()
+            opt.step()
+            return qs, opt
+        qs, opt = step(True, lr=0.1, momentum=0.9, dampening=0.1, weight_decay=1e-3)
+        nq, nopt = step(False, lr=0.05, momentum=0.8, nesterov=True)
+        pq, _ = step(False, lr=0.2)
+        return (qs[0].detach(), opt.state[qs[0]]["momentum_buffer"], qs[1].detach(), opt.state[qs[1]]["momentum_buffer"],
+                nq[0].detach(), nopt.state[nq[0]]["momentum_buffer"], nq[1].detach(), pq[0].detach(), pq[1].detach())
+    case("mod_sgd_update_many", [rn(3, 4), rn(3, 4), rn(3, 4), rn(7), rn(7), rn(7)], ref64(sgd_many_ref), tol=TOL)
+
+    # Dropout with a seed drawn from the backend's stream (float_random_seed) and a probability below 2⁻³²: nothing
+    # is dropped, whatever the seed, so the result is plain attention.
+    case("mod_attention_drawn_seed", [rn(1, 2, 5, 4), rn(1, 2, 7, 4), rn(1, 2, 7, 3)], ref64(attention_ref), tol=TOL)

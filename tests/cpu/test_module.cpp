@@ -129,15 +129,105 @@ TEST(Module, ProvidedAttentionMatchesFusedKernelWithAndWithoutCausal) {
   mask = mask.slice_fill({Slice(0, 2), Slice(0, 1), Slice(0, 7), Slice(0, 1)}, false);  // every query keeps key 0
   for (bool causal : {false, true}) {
     auto fused = md::attention(q, k, v, mask, 0.4, causal);
-    auto provided =
-        T4(provided::module_attention<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.4, causal));
+    auto provided = T4(
+        provided::module_attention<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.4, causal, {}));
     fused.to_data().assert_approx_eq(provided.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
   }
+  AttentionDropout drop{0.3, 17};  // the kernel and the composition draw one mask
+  auto [fused, lse] = md::attention_with_stats(q, k, v, mask, 0.4, true, drop);
+  auto provided =
+      T4(provided::module_attention<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.4, true, drop));
+  fused.to_data().assert_approx_eq(provided.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
   // causal is the mask of later keys (top-left aligned: query i sees keys 0..i of the 9).
   auto later = Tensor<B, 4, Bool>::tril_mask({1, 1, 7, 9}, 0);
   md::attention(q, k, v, mask, 0.4, true)
       .to_data()
       .assert_approx_eq(md::attention(q, k, v, mask.bool_or(later), 0.4).to_data(), Tolerance::rel_abs(1e-6, 1e-6));
+}
+
+/// The blocked kernel (64 queries against 256 keys at a time, an online softmax) against the provided composition,
+/// over several blocks each way, ragged ends, a random mask, the causal flag and dropout, forward and backward.
+TEST(Module, BlockedAttentionKernelMatchesTheCompositionAcrossBlocks) {
+  B::seed(11);
+  struct Config {
+    size_t lq, lk;
+    bool causal;
+    AttentionDropout dropout;
+  };
+  for (Config c : {Config{150, 600, false, {0.2, 5}}, Config{300, 300, true, {}}, Config{70, 520, true, {0.1, 9}}}) {
+    SCOPED_TRACE(::testing::Message() << c.lq << " × " << c.lk << (c.causal ? " causal" : ""));
+    auto q = T4::random({2, 2, c.lq, 8}, Distribution::normal(0, 1)), k = T4::random({2, 2, c.lk, 8}, {});
+    k = k * 2.0 - 1.0;
+    auto v = T4::random({2, 2, c.lk, 5}, Distribution::normal(0, 1));
+    auto g = T4::random({2, 2, c.lq, 5}, Distribution::normal(0, 1));
+    auto mask = Tensor<B, 4>::random({2, 1, c.lq, c.lk}, Distribution::uniform(0, 1)).greater_elem(0.8);
+    auto [out, lse] = md::attention_with_stats(q, k, v, mask, 0.5, c.causal, c.dropout);
+    auto [pout, plse] = provided::module_attention_with_stats<B>(q.primitive(), k.primitive(), v.primitive(),
+                                                                 mask.primitive(), 0.5, c.causal, c.dropout);
+    Tolerance tol = Tolerance::rel_abs(1e-4, 1e-5);
+    out.to_data().assert_approx_eq(T4(pout).to_data(), tol);
+    lse.to_data().assert_approx_eq(Tensor<B, 3>(plse).to_data(), tol);
+    auto r = md::attention_backward(q, k, v, out, lse, g, mask, 0.5, c.causal, c.dropout);
+    auto pr = provided::module_attention_backward<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.5,
+                                                     c.causal, c.dropout, out.primitive(), lse.primitive(),
+                                                     g.primitive());
+    r.q.to_data().assert_approx_eq(T4(pr.q).to_data(), tol);
+    r.k.to_data().assert_approx_eq(T4(pr.k).to_data(), tol);
+    r.v.to_data().assert_approx_eq(T4(pr.v).to_data(), tol);
+  }
+}
+
+/// With q = k = 0 every probability is 1/sk, and with v the identity the output is the dropped probabilities: each
+/// 0 or 1/(sk·(1 − p)), zero with frequency p; the same seed draws the same mask, another seed another.
+TEST(Module, AttentionDropoutDropsWithItsProbabilityAndItsSeed) {
+  const size_t b = 2, h = 4, s = 64;
+  auto zeros = T4::zeros({b, h, s, 8});
+  auto eye = Tensor<B, 2>::eye(s).reshape<4>({1, 1, s, s}).expand_to({b, h, s, s});
+  for (double p : {0.1, 0.5}) {
+    SCOPED_TRACE(p);
+    auto out = md::attention_with_stats(zeros, zeros, eye, std::nullopt, std::nullopt, false, {p, 99}).first;
+    auto values = out.to_data().to_vector<float>();
+    double kept = 1.0 / (s * (1.0 - p)), dropped = 0;
+    for (float x : values) {
+      EXPECT_TRUE(x == 0.0f || std::abs(x - kept) < 1e-6) << x;
+      dropped += x == 0.0f;
+    }
+    EXPECT_NEAR(dropped / static_cast<double>(values.size()), p, 0.01);  // 32768 draws: σ ≤ 0.003
+    auto again = md::attention_with_stats(zeros, zeros, eye, std::nullopt, std::nullopt, false, {p, 99}).first;
+    EXPECT_TRUE(again.to_data() == out.to_data());
+    auto other = md::attention_with_stats(zeros, zeros, eye, std::nullopt, std::nullopt, false, {p, 100}).first;
+    EXPECT_FALSE(other.to_data() == out.to_data());
+  }
+  // attention(..., dropout) draws its seed from the backend's stream: B::seed reproduces it.
+  B::seed(5);
+  auto drawn = md::attention_dropout<B>(0.25, {});
+  B::seed(5);
+  auto out = md::attention(zeros, zeros, eye, std::nullopt, std::nullopt, false, 0.25);
+  out.to_data().assert_approx_eq(
+      md::attention_with_stats(zeros, zeros, eye, std::nullopt, std::nullopt, false, drawn).first.to_data(),
+      Tolerance::rel_abs(0, 0));
+  expect_error<ValueError>([&] { md::attention(zeros, zeros, eye, std::nullopt, std::nullopt, false, 1.0); },
+                           "[attention] dropout must be in [0, 1)");
+}
+
+/// Under Autodiff the recorded node keeps its dropout: the gradients are those of attention_backward with the seed.
+TEST(Module, AttentionDropoutGradientsUseTheForwardsMask) {
+  using AD = Autodiff<B>;
+  B::seed(8);
+  auto q = T4::random({1, 2, 5, 4}, Distribution::normal(0, 1));
+  auto k = T4::random({1, 2, 6, 4}, Distribution::normal(0, 1));
+  auto v = T4::random({1, 2, 6, 3}, Distribution::normal(0, 1));
+  auto aq = Tensor<AD, 4>::from_inner(q).require_grad(), ak = Tensor<AD, 4>::from_inner(k).require_grad();
+  auto av = Tensor<AD, 4>::from_inner(v).require_grad();
+  AttentionDropout drop{0.4, 3};
+  auto out = md::attention_with_stats(aq, ak, av, std::nullopt, std::nullopt, false, drop).first;
+  auto grads = (out * out).sum().backward();
+  auto [plain, lse] = md::attention_with_stats(q, k, v, std::nullopt, std::nullopt, false, drop);
+  auto r = md::attention_backward(q, k, v, plain, lse, plain * 2.0, std::nullopt, std::nullopt, false, drop);
+  Tolerance tol = Tolerance::rel_abs(1e-5, 1e-5);
+  aq.grad(grads)->to_data().assert_approx_eq(r.q.to_data(), tol);
+  ak.grad(grads)->to_data().assert_approx_eq(r.k.to_data(), tol);
+  av.grad(grads)->to_data().assert_approx_eq(r.v.to_data(), tol);
 }
 
 TEST(Module, CrossEntropyChecksItsArguments) {

@@ -80,6 +80,38 @@ TEST_P(FlashAttentionCuda, ForwardAndBackwardMatchCpuInF32) {
     }
 }
 
+/// Dropout: the flash kernels draw, in registers, the mask Cpu draws (DropoutMask), in the forward and again in the
+/// backward, with and without the causal flag and a padding mask.
+TEST_P(FlashAttentionCuda, DropoutMatchesCpu) {
+  SCORCH_REQUIRE_CUDA();
+  auto [dtype, d] = GetParam();
+  const size_t b = 2, h = 3;
+  for (auto [sq, sk] : {std::pair<size_t, size_t>{130, 77}, {300, 300}})
+    for (MaskKind kind : {MaskKind::None, MaskKind::CausalFlagAndPadding}) {
+      SCOPED_TRACE(testing::Message() << "sq " << sq << " sk " << sk << " mask " << static_cast<int>(kind));
+      AttentionDropout dropout{kind == MaskKind::None ? 0.1 : 0.4, 1000 + sq};
+      auto [q, hq] = rounded_twin<4>({b, h, sq, d}, dtype);
+      auto [k, hk] = rounded_twin<4>({b, h, sk, d}, dtype);
+      auto [v, hv] = rounded_twin<4>({b, h, sk, d}, dtype);
+      auto [g, hg] = rounded_twin<4>({b, h, sq, d}, dtype);
+      std::optional<Tensor<Cpu, 4, Bool>> hmask;
+      std::optional<Tensor<Cuda, 4, Bool>> mask;
+      bool causal = kind != MaskKind::None;
+      if (causal) {
+        hmask = host_mask(kind, b, h, sq, sk);
+        mask = Tensor<Cuda, 4, Bool>::from_data(hmask->to_data());
+      }
+      auto [out, lse] = md::attention_with_stats(q, k, v, mask, std::nullopt, causal, dropout);
+      auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask, std::nullopt, causal, dropout);
+      expect_near(out, hout, "out");
+      auto r = md::attention_backward(q, k, v, out, lse, g, mask, std::nullopt, causal, dropout);
+      auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask, std::nullopt, causal, dropout);
+      expect_near(r.q, hr.q, "dq");
+      expect_near(r.k, hr.k, "dk");
+      expect_near(r.v, hr.v, "dv");
+    }
+}
+
 /// q, k, v as the head views of [batch, seq, heads·d] projections: read in place, results in the same layout.
 TEST_P(FlashAttentionCuda, HeadViewsOfProjectionsUnderAutodiff) {
   SCORCH_REQUIRE_CUDA();

@@ -72,13 +72,15 @@ TEST_P(FusedOpsCuda, AttentionWithStatsAndBackwardMatchCpu) {
   auto hmask = Tensor<Cpu, 4>::random({2, 1, 130, 150}, Distribution::uniform(0, 1)).greater_elem(0.7);
   auto mask = Tensor<Cuda, 4, Bool>::from_data(hmask.to_data());
   Tolerance tol = tolerance_for(dtype);
-  for (bool causal : {false, true}) {  // head size 40: the unfused kernels (the flash ones take 32, 64, 128)
-    auto [out, lse] = md::attention_with_stats(q, k, v, mask, std::nullopt, causal);
-    auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask, std::nullopt, causal);
+  // Head size 40: the unfused kernels (the flash ones take 32, 64, 128); dropout draws Cpu's mask.
+  for (auto [causal, dropout] : {std::pair{false, AttentionDropout{}}, {true, AttentionDropout{}},
+                                 {false, AttentionDropout{0.3, 42}}, {true, AttentionDropout{0.5, 7}}}) {
+    auto [out, lse] = md::attention_with_stats(q, k, v, mask, std::nullopt, causal, dropout);
+    auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, hmask, std::nullopt, causal, dropout);
     expect_near(out, hout, tol);
     expect_near(lse, hlse, tol);
-    auto r = md::attention_backward(q, k, v, out, lse, g, mask, std::nullopt, causal);
-    auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask, std::nullopt, causal);
+    auto r = md::attention_backward(q, k, v, out, lse, g, mask, std::nullopt, causal, dropout);
+    auto hr = md::attention_backward(hq, hk, hv, hout, hlse, hg, hmask, std::nullopt, causal, dropout);
     expect_near(r.q, hr.q, tol);
     expect_near(r.k, hr.k, tol);
     expect_near(r.v, hr.v, tol);
@@ -121,6 +123,46 @@ TEST_P(FusedOpsCuda, AdamUpdateMatchesCpu) {
     expect_near(r.moment_1, h.moment_1, tol);
     expect_near(r.moment_2, h.moment_2, tol);
   }
+}
+
+/// The multi-tensor Adam and SGD steps against Cpu's per-parameter compositions: 30 parameters (two tables of 24
+/// slots), one of 6M elements (past a table's 320 chunks), an empty one.
+TEST_P(FusedOpsCuda, MultiTensorStepsMatchCpu) {
+  SCORCH_REQUIRE_CUDA();
+  DType dtype = GetParam();
+  using CudaP = std::vector<Cuda::FloatTensor>;
+  using CpuP = std::vector<Cpu::FloatTensor>;
+  CudaP p, g, m, v;
+  CpuP hp, hg, hm, hv;
+  for (size_t i = 0; i < 30; ++i) {
+    Shape shape{i == 3 ? size_t{6000001} : i == 7 ? size_t{0} : 1000 + 37 * i};
+    auto add = [&](double scale, bool positive) {
+      auto [x, hx] = twin<1>(shape, dtype, scale);
+      if (positive) x = x.abs(), hx = hx.abs();
+      return std::pair{x.primitive(), hx.primitive()};
+    };
+    auto [a, ha] = add(1.0, false);
+    auto [b, hb] = add(0.1, false);
+    auto [c, hc] = add(0.05, false);
+    auto [d, hd] = add(0.01, true);
+    p.push_back(a), hp.push_back(ha), g.push_back(b), hg.push_back(hb), m.push_back(c), hm.push_back(hc);
+    v.push_back(d), hv.push_back(hd);
+  }
+  Tolerance tol = tolerance_for(dtype);
+  auto near = [&](const auto& cuda, const auto& cpu) {
+    expect_near(Tensor<Cuda, 1>(cuda), Tensor<Cpu, 1>(cpu), tol);
+  };
+  AdamStep step{.lr = 1e-2, .weight_decay = 0.1, .decoupled = true, .step = 4};
+  auto r = ModuleOpsOf<Cuda>::adam_update_many(p, g, m, v, step);
+  auto h = ModuleOpsOf<Cpu>::adam_update_many(hp, hg, hm, hv, step);
+  for (size_t i = 0; i < p.size(); ++i) near(r[i].param, h[i].param), near(r[i].moment_2, h[i].moment_2);
+  SgdStep sgd{.lr = 0.1, .weight_decay = 1e-3, .momentum = 0.9, .dampening = 0.1, .with_momentum = true};
+  for (bool first : {true, false}) {
+    auto s = ModuleOpsOf<Cuda>::sgd_update_many(p, g, first ? CudaP{} : m, sgd);
+    auto hs = ModuleOpsOf<Cpu>::sgd_update_many(hp, hg, first ? CpuP{} : hm, sgd);
+    for (size_t i = 0; i < p.size(); ++i) near(s[i].param, hs[i].param), near(*s[i].velocity, *hs[i].velocity);
+  }
+  EXPECT_THROW(ModuleOpsOf<Cuda>::adam_update_many(p, CudaP(g.begin(), g.end() - 1), m, v, step), ShapeError);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOpsCuda, testing::Values(DType::F32, DType::BF16),

@@ -205,22 +205,28 @@ void unfold_fold_attention(DiffList& list) {
       {in({2, 3, 5, 4}), in({2, 3, 6, 4}), in({2, 3, 6, 4}, DType::F32, Domain::Normal, kT), mask({1, 1, 5, 6})},
       {in({1, 2, 4, 8}, DType::F64), in({1, 2, 4, 8}, DType::F64, Domain::Normal, kS), in({1, 2, 4, 8}, DType::F64),
        mask({1, 2, 4, 4})}};
+  // Dropout's mask is a function of its seed on every backend, so the backends agree with it on too.
   each<true>(list, "module_attention", qkv,
              SCORCH_DIFF_BODY(
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5, false)),
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5, false, {})),
                  fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35,
-                                 false)),
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true))));
+                                 false, {})),
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true, {})),
+                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true, {0.4, 77}))));
   // Autodiff records attention with its statistics and differentiates it through attention_backward.
   each<true>(list, "module_attention_with_stats", qkv,
              SCORCH_DIFF_BODY(
                  fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)),
-                                            0.4, false)
+                                            0.4, false, {})
                         .first),
-                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.4, true).first)),
+                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.4, true, {}).first),
+                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)),
+                                            0.4, false, {0.25, 5})
+                        .first)),
              {"module_attention_with_stats", "module_attention_backward"});
   each<false>(list, "module_attention_with_stats", qkv,
-              SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6, true).second)));
+              SCORCH_DIFF_BODY(
+                  fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6, true, {}).second)));
 }
 
 void norms(DiffList& list) {
@@ -253,6 +259,20 @@ void optimizer_steps(DiffList& list) {
                 auto w = M::adam_update(in.f(0), in.f(1), in.f(2), in.f(3), 1e-2, 0.9, 0.999, 1e-8, 0.1, true, 3.0);
                 auto a = M::adam_update(in.f(0), in.f(1), in.f(2), in.f(3), 2e-2, 0.8, 0.99, 1e-6, 0.05, false, 1.0);
                 return std::vector<V>{fo(w.param), fo(w.moment_1), fo(w.moment_2), fo(a.param)};
+              }()));
+  // The multi-tensor steps over the two parameters [5, 7] and [9] of one dtype.
+  Variants lists = {{in({5, 7}), in({5, 7}), in({5, 7}), in({5, 7}, DType::F32, Domain::Positive), in({9}), in({9}),
+                     in({9}), in({9}, DType::F32, Domain::Positive)}};
+  each<false>(list, "module_adam_update_many", lists, SCORCH_DIFF_BODY([&] {
+                auto r = M::adam_update_many({in.f(0), in.f(4)}, {in.f(1), in.f(5)}, {in.f(2), in.f(6)},
+                                             {in.f(3), in.f(7)}, {1e-2, 0.9, 0.999, 1e-8, 0.1, true, 3.0});
+                return std::vector<V>{fo(r[0].param), fo(r[0].moment_2), fo(r[1].param), fo(r[1].moment_1)};
+              }()));
+  each<false>(list, "module_sgd_update_many", lists, SCORCH_DIFF_BODY([&] {
+                auto r = M::sgd_update_many({in.f(0), in.f(4)}, {in.f(1), in.f(5)}, {in.f(2), in.f(6)},
+                                            {0.1, 1e-3, 0.9, 0.1, true, true});
+                auto first = M::sgd_update_many({in.f(0)}, {in.f(1)}, {}, {0.1, 0.0, 0.9, 0.0, true, false});
+                return std::vector<V>{fo(r[0].param), fo(*r[0].velocity), fo(r[1].param), fo(first[0].param)};
               }()));
 }
 

@@ -53,7 +53,10 @@ void creation(DiffList& list) {
                             bo(Bo::ones(Shape{2}, typename B::Device{}, DType::Bool)),
                             io(I::arange(-3, 17, 2, typename B::Device{}, DType::I64)),
                             io(I::arange(0, 5, 1, typename B::Device{}, DType::I32))));
+}
 
+// Random draws, compared by their statistics.
+void random_draws(DiffList& list) {
   CaseOptions stats;
   stats.statistical = true;
   list.add("float_random", {"float_random"}, {},
@@ -62,6 +65,13 @@ void creation(DiffList& list) {
                             fo(F::random(Shape{40000}, Distribution::normal(1, 2), typename B::Device{}, DType::F32)),
                             fo(F::random(Shape{40000}, Distribution::bernoulli(0.3), typename B::Device{}, DType::F32)),
                             fo(F::random(Shape{40000}, Distribution::normal(0, 1), typename B::Device{}, DType::BF16))),
+           stats);
+  // Seeds as uniform values in [0, 1) from their top 53 bits: the backends' streams differ, their spread must not.
+  list.add("float_random_seed", {"float_random_seed"}, {}, SCORCH_DIFF_BODY([&] {
+             std::vector<double> u(4000);
+             for (double& x : u) x = static_cast<double>(F::random_seed(typename B::Device{}) >> 11) * 0x1.0p-53;
+             return fo(F::from_data(TensorData(u, Shape{u.size()}), typename B::Device{}));
+           }()),
            stats);
   list.add(
       "int_random", {"int_random"}, {},
@@ -151,6 +161,7 @@ void layout(DiffList& list) {
 
 void add_structure_cases(DiffList& list) {
   creation(list);
+  random_draws(list);
   casts(list);
   layout(list);
 }

@@ -89,6 +89,9 @@ struct Filler {
   void fill(ConvSpec& s) { s = {{2, 2}, {1, 0}, {1, 3}, {0, 1}, 2}; }
   void fill(PoolSpec& s) { s = {{3, 3}, {2, 2}, {1, 1}, {1, 1}, true, false}; }
   void fill(InterpolateSpec& s) { s = {{8, 9}, InterpolateMode::Bicubic, true}; }
+  void fill(AttentionDropout& d) { d = {0.25, 0xfedcba9876543210ull}; }
+  void fill(AdamStep& s) { s = {1e-3, 0.8, 0.95, 1e-6, 0.01, true, 7}; }
+  void fill(SgdStep& s) { s = {0.1, 1e-4, 0.9, 0.1, true, true}; }
   template <class T> void fill(std::vector<T>& v) {
     v.resize(3);
     for (auto& x : v) fill(x);

@@ -211,6 +211,62 @@ TEST(Optimizers, SkipsFrozenParametersAndThoseWithoutGradients) {
   EXPECT_EQ(optim.num_states(), 0u);
 }
 
+/// The batched step (one backend op per group of parameters) against each rule's own per-parameter step, over steps
+/// where one parameter has no gradient (so its step count falls behind and it steps in a group of its own).
+template <class Rule> void expect_batched_step_matches_rule(Rule rule, const char* name) {
+  SCOPED_TRACE(name);
+  TwoParams<Cpu> model{Param(Tensor<Cpu, 2>::random({3, 4}, Distribution::normal(0, 1))),
+                       Param(Tensor<Cpu, 1>::random({4}, Distribution::normal(0, 1)))};
+  OptimizerAdaptor<Rule> batched(rule);
+  ParamState<Cpu> state_a, state_b;
+  auto a = model.a.val();
+  auto b = model.b.val();
+  for (int t = 0; t < 4; ++t) {
+    auto ga = Tensor<Cpu, 2>::random({3, 4}, Distribution::normal(0, 1));
+    auto gb = Tensor<Cpu, 1>::random({4}, Distribution::normal(0, 1));
+    GradientsParams grads;
+    grads.register_grad(model.a.id(), ga);
+    if (t != 1) grads.register_grad(model.b.id(), gb);
+    double lr = 0.1 / (t + 1);
+    model = batched.step(lr, model, std::move(grads));
+    a = rule.step(lr, a, ga, state_a), ++state_a.step;
+    if (t != 1) b = rule.step(lr, b, gb, state_b), ++state_b.step;
+    model.a.val().to_data().assert_approx_eq(a.to_data(), Tolerance::rel_abs(1e-6, 1e-6));
+    model.b.val().to_data().assert_approx_eq(b.to_data(), Tolerance::rel_abs(1e-6, 1e-6));
+  }
+}
+
+TEST(Optimizers, BatchedStepsMatchTheRulesPerParameterSteps) {
+  ASSERT_TRUE(Adam{}.batches() && AdamW{}.batches() && Sgd{}.batches());
+  expect_batched_step_matches_rule(Adam{.weight_decay = WeightDecayConfig(0.01)}, "adam");
+  expect_batched_step_matches_rule(AdamW{.weight_decay = 0.05}, "adamw");
+  expect_batched_step_matches_rule(Sgd{WeightDecayConfig(1e-3), MomentumConfig()}, "sgd momentum");
+  expect_batched_step_matches_rule(
+      Sgd{std::nullopt, MomentumConfig().with_momentum(0.8).with_dampening(0.0).with_nesterov(true)}, "sgd nesterov");
+  expect_batched_step_matches_rule(Sgd{}, "sgd");
+  EXPECT_FALSE(Adam{.amsgrad = true}.batches());
+  EXPECT_FALSE(AdamW{.cautious_weight_decay = true}.batches());
+}
+
+/// A loaded state whose moment does not fit its parameter is refused before any state is touched.
+TEST(Optimizers, BatchedStepRefusesAMismatchedStateAndKeepsIt) {
+  TwoParams<Cpu> model{Param(Tensor<Cpu, 2>::ones({2, 3})), Param(Tensor<Cpu, 1>::ones({3}))};
+  auto optim = AdamConfig().init();
+  Record state = Record::map();
+  state.set("step", int64_t{1});
+  state.set("moment_1", Record(Tensor<Cpu, 1>::ones({5}).to_data()));
+  state.set("moment_2", Record(Tensor<Cpu, 1>::ones({5}).to_data()));
+  Record all = Record::map();
+  all.set(model.b.id().to_string(), state);
+  optim.load_record(all);
+  GradientsParams grads;
+  grads.register_grad(model.a.id(), Tensor<Cpu, 2>::ones({2, 3}));
+  grads.register_grad(model.b.id(), Tensor<Cpu, 1>::ones({3}));
+  EXPECT_THROW(optim.step(0.1, model, std::move(grads)), ShapeError);
+  auto kept = optim.to_record().at(model.b.id().to_string());
+  EXPECT_EQ(kept.at("moment_1").as_tensor().data.shape(), Shape({5}));
+}
+
 TEST(Optimizers, GradientsParamsFromAutodiffGradients) {
   using AD = Autodiff<Cpu>;
   TwoParams<AD> model{Param(Tensor<AD, 2>::ones({3, 4})), Param(Tensor<AD, 1>::ones({4}))};

@@ -18,6 +18,8 @@ template <class B> struct BasicOps : OpsBase<B> {
   static T empty(Shape shape, Device device, DType dtype);
   static T full(Shape shape, Scalar value, Device device, DType dtype);
   static T random(Shape shape, Distribution dist, Device device, DType dtype);
+  /// The inner backend's seed (no read-back through the provided default).
+  static uint64_t random_seed(Device device) { return I::random_seed(device); }
   static T cast(T x, DType dtype);
   static IntP into_int(T x, DType dtype);
   static T int_into_float(IntP x, DType dtype);

@@ -29,11 +29,13 @@ template <class B> struct ModuleOps : OpsBase<B> {
   static T interpolate_backward(T x, T grad, const InterpolateSpec& spec);
   static T unfold(T x, const PoolSpec& spec);
   static T fold(T x, const SpatialDims& output_size, const PoolSpec& spec);
-  static T attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale, bool causal);
+  static T attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale, bool causal,
+                     const AttentionDropout& dropout);
   static std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<BoolP>& mask, double scale,
-                                              bool causal);
+                                              bool causal, const AttentionDropout& dropout);
   static AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<BoolP>& mask, double scale,
-                                                  bool causal, T out, T logsumexp, T grad);
+                                                  bool causal, const AttentionDropout& dropout, T out, T logsumexp,
+                                                  T grad);
   static std::pair<T, T> cross_entropy(T logits, IntP targets);
   static T cross_entropy_backward(T logits, IntP targets, T logsumexp, T grad);
   static T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon);

@@ -118,10 +118,11 @@ template <class B> AutodiffTensor<B> ModuleOps<B>::fold(T x, const SpatialDims& 
 template <class B>
 std::pair<AutodiffTensor<B>, AutodiffTensor<B>> ModuleOps<B>::attention_with_stats(T q, T k, T v,
                                                                                    const std::optional<BoolP>& mask,
-                                                                                   double scale, bool causal) {
-  auto [out, lse] = M::attention_with_stats(q.primitive, k.primitive, v.primitive, mask, scale, causal);
-  auto bwd = [mask, scale, causal, lse = lse](auto& c) {
-    auto g = M::attention_backward(c.input(0), c.input(1), c.input(2), mask, scale, causal, c.output(), lse,
+                                                                                   double scale, bool causal,
+                                                                                   const AttentionDropout& dropout) {
+  auto [out, lse] = M::attention_with_stats(q.primitive, k.primitive, v.primitive, mask, scale, causal, dropout);
+  auto bwd = [mask, scale, causal, dropout, lse = lse](auto& c) {
+    auto g = M::attention_backward(c.input(0), c.input(1), c.input(2), mask, scale, causal, dropout, c.output(), lse,
                                    c.grad());
     c.to(0, [&] { return std::move(g.q); });
     c.to(1, [&] { return std::move(g.k); });
@@ -134,17 +135,18 @@ std::pair<AutodiffTensor<B>, AutodiffTensor<B>> ModuleOps<B>::attention_with_sta
 }
 template <class B>
 AutodiffTensor<B> ModuleOps<B>::attention(T q, T k, T v, const std::optional<BoolP>& mask, double scale,
-                                          bool causal) {
+                                          bool causal, const AttentionDropout& dropout) {
   if (!q.tracked() && !k.tracked() && !v.tracked())
-    return T(M::attention(q.primitive, k.primitive, v.primitive, mask, scale, causal));
-  return attention_with_stats(std::move(q), std::move(k), std::move(v), mask, scale, causal).first;
+    return T(M::attention(q.primitive, k.primitive, v.primitive, mask, scale, causal, dropout));
+  return attention_with_stats(std::move(q), std::move(k), std::move(v), mask, scale, causal, dropout).first;
 }
 template <class B>
 AttentionGradients<AutodiffTensor<B>> ModuleOps<B>::attention_backward(T q, T k, T v, const std::optional<BoolP>& mask,
-                                                                       double scale, bool causal, T out, T logsumexp,
-                                                                       T grad) {
+                                                                       double scale, bool causal,
+                                                                       const AttentionDropout& dropout, T out,
+                                                                       T logsumexp, T grad) {
   auto g = M::attention_backward(std::move(q.primitive), std::move(k.primitive), std::move(v.primitive), mask, scale,
-                                 causal, std::move(out.primitive), std::move(logsumexp.primitive),
+                                 causal, dropout, std::move(out.primitive), std::move(logsumexp.primitive),
                                  std::move(grad.primitive));
   return {T(std::move(g.q)), T(std::move(g.k)), T(std::move(g.v))};
 }

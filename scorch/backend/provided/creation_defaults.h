@@ -1,8 +1,9 @@
 #pragma once
-// Provided creation ops: zeros, ones, arange.
+// Provided creation ops: zeros, ones, arange, a random seed.
 #include <cstdint>
 #include <vector>
 
+#include "scorch/core/distribution.h"
 #include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
 #include "scorch/core/tensor_data.h"
@@ -20,6 +21,13 @@ template <class B, class K> auto zeros_of(const Shape& shape, const typename B::
 }
 template <class B, class K> auto ones_of(const Shape& shape, const typename B::Device& device, DType dtype) {
   return KindOps<B, K>::full(shape, Scalar(1), device, dtype);
+}
+
+/// A seed (for attention dropout) from B's random stream: two draws read back to the host.
+template <class B> uint64_t float_random_seed(const typename B::Device& device) {
+  auto draws = KindOps<B, Float>::random(Shape{2}, Distribution::uniform(0.0, 4294967296.0), device, DType::F64);
+  auto words = KindOps<B, Float>::into_data(std::move(draws)).template to_vector<double>();
+  return (static_cast<uint64_t>(words.at(0)) << 32) ^ static_cast<uint64_t>(words.at(1));
 }
 
 /// A tensor of zeros.

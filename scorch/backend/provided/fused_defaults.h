@@ -56,7 +56,7 @@ template <class B, class T> T inverse_rms(const T& x, double epsilon) {
 template <class B> auto module_attention_with_stats(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
                                                     const typename B::FloatTensor& v,
                                                     const std::optional<typename B::BoolTensor>& mask, double scale,
-                                                    bool causal) {
+                                                    bool causal, const AttentionDropout& dropout) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
   size_t r = q.shape().rank();
@@ -66,7 +66,8 @@ template <class B> auto module_attention_with_stats(const typename B::FloatTenso
   auto peak = F::clamp_min(F::max_dim(scores, r - 1), Scalar(std::numeric_limits<float>::lowest()));
   auto e = F::exp(F::sub(std::move(scores), peak));
   auto total = F::sum_dim(e, r - 1);
-  auto out = F::matmul(F::div(std::move(e), total), as<B>(v, w));
+  auto probs = attention_detail::dropped<B>(F::div(std::move(e), total), dropout);
+  auto out = F::matmul(std::move(probs), as<B>(v, w));
   auto lse = F::add(F::log(std::move(total)), std::move(peak));
   Shape stats = q.shape();
   stats.remove(r - 1);
@@ -74,12 +75,13 @@ template <class B> auto module_attention_with_stats(const typename B::FloatTenso
 }
 
 /// Gradients of attention for the output gradient grad, from its output and log-sum-exp:
-/// P = exp(S - lse), dv = Pᵀ·grad, dS = P ∘ (grad·vᵀ - rowsum(grad ∘ out)), dq = dS·k·scale,
-/// dk = dSᵀ·q·scale.
+/// P = exp(S - lse), Z the dropout factors (1 without dropout), dv = (P ∘ Z)ᵀ·grad,
+/// dS = P ∘ ((grad·vᵀ) ∘ Z - rowsum(grad ∘ out)), dq = dS·k·scale, dk = dSᵀ·q·scale.
 template <class B>
 auto module_attention_backward(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
                                const typename B::FloatTensor& v, const std::optional<typename B::BoolTensor>& mask,
-                               double scale, bool causal, const typename B::FloatTensor& out,
+                               double scale, bool causal, const AttentionDropout& dropout,
+                               const typename B::FloatTensor& out,
                                const typename B::FloatTensor& logsumexp, const typename B::FloatTensor& grad) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
@@ -93,9 +95,13 @@ auto module_attention_backward(const typename B::FloatTensor& q, const typename 
   auto hidden = F::equal_elem(scores, Scalar(-std::numeric_limits<double>::infinity()));
   // 0 where masked, whatever the log-sum-exp is (NaN or -inf for a query with no finite score), as PyTorch's.
   auto p = F::mask_fill(F::exp(F::sub(std::move(scores), std::move(lse))), hidden, Scalar(0.0));
-  auto dv = F::matmul(F::swap_dims(p, r - 2, r - 1), g);
   auto delta = F::sum_dim(F::mul(g, as<B>(out, w)), r - 1);
-  auto ds = F::mul(std::move(p), F::sub(F::matmul(g, F::swap_dims(as<B>(v, w), r - 2, r - 1)), std::move(delta)));
+  auto dp = F::matmul(g, F::swap_dims(as<B>(v, w), r - 2, r - 1));
+  std::optional<typename B::FloatTensor> factors;
+  if (dropout.prob > 0.0) factors = attention_detail::dropout_factors<B>(p.shape(), dropout, p.device(), w);
+  auto dv = F::matmul(F::swap_dims(factors ? F::mul(p, *factors) : p, r - 2, r - 1), g);
+  if (factors) dp = F::mul(std::move(dp), *factors);
+  auto ds = F::mul(std::move(p), F::sub(std::move(dp), std::move(delta)));
   ds = F::mask_fill(std::move(ds), std::move(hidden), Scalar(0.0));  // masked scores get no gradient, even NaN
   auto dq = F::mul_scalar(F::matmul(ds, kw), Scalar(scale));
   auto dk = F::mul_scalar(F::matmul(F::swap_dims(ds, r - 2, r - 1), qw), Scalar(scale));

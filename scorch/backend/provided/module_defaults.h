@@ -4,8 +4,12 @@
 #include <limits>
 #include <optional>
 
+#include <vector>
+
+#include "scorch/backend/attention_dropout.h"
 #include "scorch/backend/module_options.h"
 #include "scorch/core/scalar.h"
+#include "scorch/core/tensor_data.h"
 
 namespace scorch {
 template <class B, class K> struct KindOps;
@@ -42,20 +46,37 @@ T masked_scores(const T& q, const T& k, const std::optional<Bt>& mask, double sc
   auto hidden = KindOps<B, Bool>::expand(std::move(future), scores.shape());
   return F::mask_fill(std::move(scores), std::move(hidden), minus_inf);
 }
+/// The dropout factors (0 or 1 / (1 − prob), DropoutMask's draw) of probabilities of shape `scores`, in dtype,
+/// built on the host: the composition's mask matches every backend's kernels element for element.
+template <class B>
+typename B::FloatTensor dropout_factors(const Shape& scores, const AttentionDropout& dropout,
+                                        const typename B::Device& device, DType dtype) {
+  DropoutMask m = DropoutMask::of(dropout);
+  std::vector<double> factors(scores.num_elements());
+  for (size_t i = 0; i < factors.size(); ++i) factors[i] = m.factor<double>(i);
+  return KindOps<B, Float>::cast(KindOps<B, Float>::from_data(TensorData(factors, scores), device), dtype);
+}
+/// probs with attention dropout applied (probs itself when prob is 0).
+template <class B, class T> T dropped(T probs, const AttentionDropout& dropout) {
+  if (!(dropout.prob > 0.0)) return probs;
+  auto factors = dropout_factors<B>(probs.shape(), dropout, probs.device(), probs.dtype());
+  return KindOps<B, Float>::mul(std::move(probs), std::move(factors));
+}
 }  // namespace attention_detail
 
-/// softmax(q·kᵀ·scale, masked positions set to -inf)·v over [batch, heads, seq, dim] tensors;
+/// dropout(softmax(q·kᵀ·scale, masked positions set to -inf))·v over [batch, heads, seq, dim] tensors;
 /// mask (broadcast to [batch, heads, seq_q, seq_k]) is true where a key must be ignored; causal also ignores
-/// key j for query i when j > i.
+/// key j for query i when j > i; dropout zeroes probabilities as DropoutMask draws them.
 template <class B> auto module_attention(const typename B::FloatTensor& q, const typename B::FloatTensor& k,
                                          const typename B::FloatTensor& v,
                                          const std::optional<typename B::BoolTensor>& mask, double scale,
-                                         bool causal) {
+                                         bool causal, const AttentionDropout& dropout) {
   using F = KindOps<B, Float>;
   size_t r = q.shape().rank();
   auto scores = attention_detail::masked_scores<B>(q, k, mask, scale, causal);
-  return F::matmul(F::softmax(std::move(scores), r - 1), v);
+  return F::matmul(attention_detail::dropped<B>(F::softmax(std::move(scores), r - 1), dropout), v);
 }
+
 
 }  // namespace provided
 }  // namespace scorch

@@ -1,13 +1,20 @@
 #pragma once
-// The provided optimizer update: one Adam/AdamW step of a parameter, composed from elementwise ops (about 16
-// kernels); Cuda overrides it with one kernel (backends/cuda/kernels/adam.cu).
+// The provided optimizer updates: one Adam/AdamW step of a parameter, composed from elementwise ops (about 16
+// kernels), and the multi-tensor Adam and SGD steps as loops over the parameters; Cuda overrides them with one
+// kernel per parameter (adam) or a few launches per step (backends/cuda/kernels/optimizer.cu).
 #include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "scorch/backend/module_options.h"
+#include "scorch/core/dtype.h"
+#include "scorch/core/error.h"
 #include "scorch/core/scalar.h"
 
 namespace scorch {
 template <class B, class K> struct KindOps;
+template <class B> struct ModuleOpsOf;
 struct Float;
 
 namespace provided {
@@ -32,6 +39,74 @@ AdamUpdate<typename B::FloatTensor> module_adam_update(typename B::FloatTensor p
   if (decoupled && weight_decay != 0) next = F::sub(next, F::mul_scalar(param, Scalar(lr * weight_decay)));
   next = F::sub(next, F::mul_scalar(direction, Scalar(lr)));
   return {std::move(next), std::move(m), std::move(v)};
+}
+
+/// Throws ShapeError (naming op and the list) unless `list` holds one tensor of each parameter's shape, and
+/// DTypeError unless each parameter is a float tensor; op names the caller.
+template <class T>
+void check_update_list(const char* op, const std::vector<T>& params, const std::vector<T>& list, const char* name) {
+  if (list.size() != params.size())
+    throw ShapeError(op, std::to_string(params.size()) + " parameters and " + std::to_string(list.size()) + " " +
+                             name + ": each parameter needs one");
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!is_float(params[i].dtype()))
+      throw DTypeError(op, "parameter " + std::to_string(i) + " is " + std::string(dtype_name(params[i].dtype())) +
+                               ", not float");
+    if (!(list[i].shape() == params[i].shape()))
+      throw ShapeError(op, std::string(name) + " " + std::to_string(i) + " is " + list[i].shape().to_string() +
+                               ", its parameter " + params[i].shape().to_string());
+  }
+}
+
+/// Adam/AdamW steps of several parameters (module_adam_update on each).
+template <class B>
+std::vector<AdamUpdate<typename B::FloatTensor>> module_adam_update_many(
+    std::vector<typename B::FloatTensor> params, std::vector<typename B::FloatTensor> grads,
+    std::vector<typename B::FloatTensor> moments_1, std::vector<typename B::FloatTensor> moments_2,
+    const AdamStep& s) {
+  check_update_list("adam_update_many", params, grads, "gradients");
+  check_update_list("adam_update_many", params, moments_1, "first moments");
+  check_update_list("adam_update_many", params, moments_2, "second moments");
+  std::vector<AdamUpdate<typename B::FloatTensor>> out;
+  out.reserve(params.size());
+  for (size_t i = 0; i < params.size(); ++i)
+    out.push_back(ModuleOpsOf<B>::adam_update(std::move(params[i]), std::move(grads[i]), std::move(moments_1[i]),
+                                              std::move(moments_2[i]), s.lr, s.beta_1, s.beta_2, s.epsilon,
+                                              s.weight_decay, s.decoupled, s.step));
+  return out;
+}
+
+/// One SGD step of a parameter (SgdStep); velocity is ignored without momentum and absent on the first step.
+template <class B>
+SgdUpdate<typename B::FloatTensor> sgd_update(const typename B::FloatTensor& param, typename B::FloatTensor grad,
+                                             const std::optional<typename B::FloatTensor>& velocity,
+                                             const SgdStep& s) {
+  using F = KindOps<B, Float>;
+  if (s.weight_decay != 0) grad = F::add(grad, F::mul_scalar(param, Scalar(s.weight_decay)));
+  std::optional<typename B::FloatTensor> v;
+  if (s.with_momentum) {
+    v = velocity ? F::add(F::mul_scalar(*velocity, Scalar(s.momentum)), F::mul_scalar(grad, Scalar(1 - s.dampening)))
+                 : grad;
+    grad = s.nesterov ? F::add(grad, F::mul_scalar(*v, Scalar(s.momentum))) : *v;
+  }
+  return {F::sub(param, F::mul_scalar(grad, Scalar(s.lr))), std::move(v)};
+}
+
+/// SGD steps of several parameters; velocities is empty or one per parameter.
+template <class B>
+std::vector<SgdUpdate<typename B::FloatTensor>> module_sgd_update_many(std::vector<typename B::FloatTensor> params,
+                                                                      std::vector<typename B::FloatTensor> grads,
+                                                                      std::vector<typename B::FloatTensor> velocities,
+                                                                      const SgdStep& s) {
+  check_update_list("sgd_update_many", params, grads, "gradients");
+  if (!velocities.empty()) check_update_list("sgd_update_many", params, velocities, "velocities");
+  std::vector<SgdUpdate<typename B::FloatTensor>> out;
+  out.reserve(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto velocity = velocities.empty() ? std::nullopt : std::optional(std::move(velocities[i]));
+    out.push_back(sgd_update<B>(params[i], std::move(grads[i]), velocity, s));
+  }
+  return out;
 }
 
 }  // namespace provided

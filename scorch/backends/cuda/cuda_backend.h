@@ -26,12 +26,28 @@ struct Cuda : CudaKernelOps {
   static void seed(uint64_t s) { kernels::seed(s); }
   /// Waits until the device's queued work is done.
   static void sync(const Device& device) { synchronize(device.index); }
-  /// One kernel per Adam/AdamW step of a parameter (kernels/adam.cu) in place of backend/provided's composition.
+  /// One kernel per Adam/AdamW step of a parameter (kernels/optimizer.cu) in place of backend/provided's composition.
   static AdamUpdate<CudaTensor> module_adam_update(CudaTensor param, CudaTensor grad, CudaTensor moment_1,
                                                    CudaTensor moment_2, double lr, double beta_1, double beta_2,
                                                    double epsilon, double weight_decay, bool decoupled, double step) {
     return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr,
                                 beta_1, beta_2, epsilon, weight_decay, decoupled, step);
+  }
+  /// The multi-tensor Adam/AdamW step: a launch per table of up to 24 parameters (kernels/optimizer.cu).
+  static std::vector<AdamUpdate<CudaTensor>> module_adam_update_many(std::vector<CudaTensor> params,
+                                                                     std::vector<CudaTensor> grads,
+                                                                     std::vector<CudaTensor> moments_1,
+                                                                     std::vector<CudaTensor> moments_2,
+                                                                     const AdamStep& step) {
+    return kernels::adam_update_many(std::move(params), std::move(grads), std::move(moments_1), std::move(moments_2),
+                                     step);
+  }
+  /// The multi-tensor SGD step (kernels/optimizer.cu).
+  static std::vector<SgdUpdate<CudaTensor>> module_sgd_update_many(std::vector<CudaTensor> params,
+                                                                   std::vector<CudaTensor> grads,
+                                                                   std::vector<CudaTensor> velocities,
+                                                                   const SgdStep& step) {
+    return kernels::sgd_update_many(std::move(params), std::move(grads), std::move(velocities), step);
   }
 };
 

@@ -43,6 +43,8 @@ at::Tensor widened(const at::Tensor& x);
 /// (torch_fused.cpp).
 at::Tensor attention_scores(const at::Tensor& q, const at::Tensor& k, const std::optional<TorchTensor>& mask,
                             double scale, bool causal);
+/// probs ∘ the attention dropout factors of DropoutMask (probs itself without dropout), the mask built on the host.
+at::Tensor attention_dropped(const at::Tensor& probs, const AttentionDropout& dropout);
 /// Throws ShapeError unless every index is in [0, size).
 void check_indices(const char* op, const at::Tensor& indices, int64_t size);
 /// Throws ValueError if an integer divisor holds a zero.

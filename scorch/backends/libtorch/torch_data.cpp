@@ -223,6 +223,13 @@ T cast(T x, DType dtype) {
   return guarded("cast", [&] { return wrap(take(x).to(to_torch(dtype))); });
 }
 
+uint64_t random_seed(TorchDevice) {  // LibTorch's default CPU generator: at::manual_seed (seed above) restarts it
+  return guarded("random_seed", [] {
+    at::Tensor words = at::randint(0, int64_t{1} << 62, {2}, at::TensorOptions().dtype(at::kLong));
+    return (static_cast<uint64_t>(words[0].item<int64_t>()) << 2) ^ static_cast<uint64_t>(words[1].item<int64_t>());
+  });
+}
+
 void seed(uint64_t s) { at::manual_seed(s); }
 
 void sync(TorchDevice device) {

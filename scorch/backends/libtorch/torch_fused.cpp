@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 
+#include "scorch/backend/attention_dropout.h"
 #include "scorch/backends/libtorch/interop.h"
 
 namespace scorch::backends::libtorch {
@@ -16,6 +17,15 @@ at::Tensor detail::attention_scores(const at::Tensor& q, const at::Tensor& k, co
   if (causal)
     scores.masked_fill_(at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu_(1), minus_inf);
   return scores;
+}
+
+at::Tensor detail::attention_dropped(const at::Tensor& probs, const AttentionDropout& dropout) {
+  if (!(dropout.prob > 0.0)) return probs;
+  DropoutMask m = DropoutMask::of(dropout);
+  at::Tensor factors = at::empty(probs.sizes(), at::TensorOptions().dtype(at::kDouble));
+  double* f = factors.data_ptr<double>();
+  for (int64_t i = 0; i < factors.numel(); ++i) f[i] = m.factor<double>(static_cast<uint64_t>(i));
+  return probs * factors.to(probs.options());
 }
 
 namespace ops {
@@ -52,12 +62,14 @@ at::Tensor inverse_rms(const at::Tensor& x, double epsilon) { return x.square().
 
 }  // namespace
 
-std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal) {
+std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal,
+                                     const AttentionDropout& dropout) {
   return guarded("attention_with_stats", [&] {
     at::ScalarType type = to_torch(q.dtype());
     at::Tensor scores = attention_scores(wide(take(q)), wide(take(k)), mask, scale, causal);
     at::Tensor lse = at::logsumexp(scores, -1);
-    return std::pair{wrap(at::matmul(at::softmax(scores, -1), wide(take(v))).to(type)), wrap(lse)};
+    at::Tensor probs = attention_dropped(at::softmax(scores, -1), dropout);
+    return std::pair{wrap(at::matmul(probs, wide(take(v))).to(type)), wrap(lse)};
   });
 }
 
@@ -81,17 +93,18 @@ T cross_entropy_backward(T logits, T targets, T logsumexp, T grad) {
   });
 }
 
-AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal, T out,
-                                         T logsumexp, T grad) {
+AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal,
+                                         const AttentionDropout& dropout, T out, T logsumexp, T grad) {
   return guarded("attention_backward", [&] {
     at::ScalarType type = to_torch(q.dtype());
     at::Tensor query = wide(take(q)), key = wide(take(k)), value = wide(take(v)), g = wide(take(grad));
     at::Tensor scores = attention_scores(query, key, mask, scale, causal);
     at::Tensor hidden = scores == -std::numeric_limits<double>::infinity();  // 0 there, whatever the lse is
     at::Tensor p = (scores - wide(take(logsumexp)).unsqueeze(-1)).exp_().masked_fill_(hidden, 0);
-    at::Tensor dv = at::matmul(p.transpose(-2, -1), g);
+    at::Tensor dv = at::matmul(attention_dropped(p, dropout).transpose(-2, -1), g);
     at::Tensor delta = (g * wide(take(out))).sum(-1, true);
-    at::Tensor ds = p.mul_(at::matmul(g, value.transpose(-2, -1)).sub_(delta)).mul_(scale).masked_fill_(hidden, 0);
+    at::Tensor dp = attention_dropped(at::matmul(g, value.transpose(-2, -1)), dropout);  // the same factors
+    at::Tensor ds = p.mul_(dp.sub_(delta)).mul_(scale).masked_fill_(hidden, 0);
     at::Tensor dq = at::matmul(ds, key), dk = at::matmul(ds.transpose(-2, -1), query);
     return AttentionGradients<T>{wrap(dq.to(type)), wrap(dk.to(type)), wrap(dv.to(type))};
   });

@@ -221,12 +221,12 @@ T fold4d(T a, const SpatialDims& output_size, const PoolSpec& spec) {
   });
 }
 
-T attention(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal) {
+T attention(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal, const AttentionDropout& dropout) {
   return guarded("attention", [&] {
     at::ScalarType type = to_torch(q.dtype());
     at::Tensor query = widened(take(q)), key = widened(take(k)), value = widened(take(v));
     at::Tensor scores = attention_scores(query, key, mask, scale, causal);
-    return wrap(at::matmul(at::softmax(scores, -1), value).to(type));
+    return wrap(at::matmul(attention_dropped(at::softmax(scores, -1), dropout), value).to(type));
   });
 }
 

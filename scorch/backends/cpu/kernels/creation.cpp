@@ -59,6 +59,11 @@ T random(Shape shape, Distribution dist, CpuDevice, DType dtype) {
   return out;
 }
 
+uint64_t random_seed(CpuDevice) {
+  CounterRng& rng = generator();
+  return random_bits(rng.key(), rng.reserve(1));
+}
+
 void seed(uint64_t s) { generator().seed_to(s); }
 
 T cast(T x, DType dtype) {

@@ -2,6 +2,7 @@
 // again from it, and the scores' gradient (see attention_rows.h). Rows are re-read from cache, not kept
 // in registers, so any key length works.
 #include "scorch/backends/cuda/kernels/attention_rows.h"
+#include "scorch/backend/attention_dropout.h"
 #include "scorch/backends/cuda/kernels/attention_mask.cuh"
 #include "scorch/backends/cuda/kernels/device.cuh"
 #include "scorch/backends/cuda/kernels/kernels.h"
@@ -30,7 +31,7 @@ __device__ C masked(const C* row, const MaskRows& m, const bool* mask, int64_t i
 // P: the probabilities' storage type (C itself when written in place).
 template <class C, class P>
 __global__ void softmax_lse_kernel(const C* scores, P* probs, C* lse, int64_t rows, int64_t n, C scale,
-                                   MaskRows mask) {
+                                   MaskRows mask, DropoutMask dropout) {
   int64_t r = warp_row();
   if (r >= rows) return;
   const C* s = scores + r * n;
@@ -46,13 +47,15 @@ __global__ void softmax_lse_kernel(const C* scores, P* probs, C* lse, int64_t ro
     for (int64_t j = lane; j < n; j += 32) total += ::exp(masked(s, mask, mr, i, j, scale) - m);
   total = warp_reduce_sum(total);
   C inv = C(1) / total;  // inf for a fully masked row: its probabilities are 0·inf = NaN
-  for (int64_t j = lane; j < n; j += 32) store(out + j, ::exp(masked(s, mask, mr, i, j, scale) - m) * inv);
+  for (int64_t j = lane; j < n; j += 32)
+    store(out + j, ::exp(masked(s, mask, mr, i, j, scale) - m) * inv * dropout.factor<C>(r * n + j));
   if (lane == 0) lse[r] = m == C(-INFINITY) ? m : m + ::log(total);
 }
 
-// copy: the probabilities again in P as well (nullptr: none).
+// copy: the probabilities times their dropout factors in P as well (nullptr: none).
 template <class C, class P>
-__global__ void probs_kernel(C* scores, P* copy, const C* lse, int64_t rows, int64_t n, C scale, MaskRows mask) {
+__global__ void probs_kernel(C* scores, P* copy, const C* lse, int64_t rows, int64_t n, C scale, MaskRows mask,
+                             DropoutMask dropout) {
   int64_t r = warp_row();
   if (r >= rows) return;
   C* s = scores + r * n;
@@ -62,13 +65,13 @@ __global__ void probs_kernel(C* scores, P* copy, const C* lse, int64_t rows, int
   for (int64_t j = threadIdx.x % 32; j < n; j += 32) {
     C p = mask.hides(mr, i, j) ? C(0) : ::exp(s[j] * scale - l);  // 0 where masked, whatever l is
     s[j] = p;
-    if (copy) store(copy + r * n + j, p);
+    if (copy) store(copy + r * n + j, p * dropout.factor<C>(r * n + j));
   }
 }
 
 template <class C, class P>
 __global__ void score_grad_kernel(const C* dprobs, P* dscores, const C* probs, const C* grad, const C* out,
-                                  int64_t rows, int64_t n, int64_t dv, C scale) {
+                                  int64_t rows, int64_t n, int64_t dv, C scale, DropoutMask dropout) {
   int64_t r = warp_row();
   if (r >= rows) return;
   int lane = threadIdx.x % 32;
@@ -79,7 +82,7 @@ __global__ void score_grad_kernel(const C* dprobs, P* dscores, const C* probs, c
   const C* p = probs + r * n;
   // 0 where the probability is 0 (masked), even when the row's delta is NaN: PyTorch's masked scores get no gradient.
   for (int64_t j = lane; j < n; j += 32)
-    store(dscores + r * n + j, p[j] == C(0) ? C(0) : p[j] * (d[j] - delta) * scale);
+    store(dscores + r * n + j, p[j] == C(0) ? C(0) : p[j] * (d[j] * dropout.factor<C>(r * n + j) - delta) * scale);
 }
 
 struct Geometry {
@@ -106,7 +109,8 @@ CudaTensor output_as(CudaTensor& scores, DType as) {
 }  // namespace
 
 std::pair<CudaTensor, CudaTensor> softmax_with_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
-                                                   bool causal, double scale, DType as) {
+                                                   bool causal, const AttentionDropout& dropout, double scale,
+                                                   DType as) {
   const Shape& s = scores.shape();
   CudaTensor lse(Shape{s[0], s[1], s[2]}, scores.dtype(), scores.device()), probs = output_as(scores, as);
   Geometry g = geometry(scores);
@@ -116,16 +120,18 @@ std::pair<CudaTensor, CudaTensor> softmax_with_lse(CudaTensor& scores, const std
     using P = decltype(p);
     softmax_lse_kernel<C, P><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
         scores.data<C>(), probs.data<P>(), lse.data<C>(), g.rows, g.n, static_cast<C>(scale),
-        mask_rows(mask, s, causal));
+        mask_rows(mask, s, causal), DropoutMask::of(dropout));
   });
   check_launch("attention_with_stats");
   return {probs, lse};
 }
 
 std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, bool causal,
-                                         const CudaTensor& lse, double scale, DType as) {
+                                         const AttentionDropout& dropout, const CudaTensor& lse, double scale,
+                                         DType as) {
   std::optional<CudaTensor> copy;
-  if (as != scores.dtype()) copy = CudaTensor(scores.shape(), as, scores.device());
+  DropoutMask drop = DropoutMask::of(dropout);
+  if (as != scores.dtype() || drop.active) copy = CudaTensor(scores.shape(), as, scores.device());
   Geometry g = geometry(scores);
   if (g.rows == 0 || g.n == 0) return copy;
   in_types(scores, as, [&](auto c, auto p) {
@@ -133,14 +139,14 @@ std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional
     using P = decltype(p);
     probs_kernel<C, P><<<g.blocks, kThreads, 0, stream(scores.device().index)>>>(
         scores.data<C>(), copy ? copy->data<P>() : nullptr, lse.data<C>(), g.rows, g.n, static_cast<C>(scale),
-        mask_rows(mask, scores.shape(), causal));
+        mask_rows(mask, scores.shape(), causal), drop);
   });
   check_launch("attention_backward");
   return copy;
 }
 
 CudaTensor score_grad(CudaTensor& dprobs, const CudaTensor& probs, const CudaTensor& grad, const CudaTensor& out,
-                      double scale, DType as) {
+                      const AttentionDropout& dropout, double scale, DType as) {
   CudaTensor dscores = output_as(dprobs, as);
   Geometry g = geometry(dprobs);
   if (g.rows == 0 || g.n == 0) return dscores;
@@ -150,7 +156,7 @@ CudaTensor score_grad(CudaTensor& dprobs, const CudaTensor& probs, const CudaTen
     using P = decltype(p);
     score_grad_kernel<C, P><<<g.blocks, kThreads, 0, stream(dprobs.device().index)>>>(
         dprobs.data<C>(), dscores.data<P>(), probs.data<C>(), grad.data<C>(), out.data<C>(), g.rows, g.n, dv,
-        static_cast<C>(scale));
+        static_cast<C>(scale), DropoutMask::of(dropout));
   });
   check_launch("attention_backward");
   return dscores;

@@ -6,22 +6,26 @@
 #include <optional>
 #include <utility>
 
+#include "scorch/backend/module_options.h"
 #include "scorch/backends/cuda/cuda_tensor.h"
 
 namespace scorch::backends::cuda::kernels::attention_rows {
 
-/// softmax(scores·scale, -inf where mask, and where key j > query i when causal) in dtype `as` (in place for the
-/// scores' dtype), and each row's log-sum-exp [batch, heads, seq_q] (-inf for a row whose keys are all masked, whose
-/// probabilities are then NaN).
+/// softmax(scores·scale, -inf where mask, and where key j > query i when causal), times the dropout factors, in
+/// dtype `as` (in place for the scores' dtype), and each row's log-sum-exp [batch, heads, seq_q] (-inf for a row
+/// whose keys are all masked, whose probabilities are then NaN).
 std::pair<CudaTensor, CudaTensor> softmax_with_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask,
-                                                   bool causal, double scale, DType as);
+                                                   bool causal, const AttentionDropout& dropout, double scale,
+                                                   DType as);
 /// In place: scores → exp(scores·scale - lse), -inf (so 0) where masked (as softmax_with_lse): the probabilities
-/// again; also written in dtype `as` when it is not the scores' (returned then).
+/// again. Returns them times the dropout factors in dtype `as` when that differs from the scores' or dropout is on
+/// (the dv product's operand), else nullopt.
 std::optional<CudaTensor> probs_from_lse(CudaTensor& scores, const std::optional<CudaTensor>& mask, bool causal,
-                                         const CudaTensor& lse, double scale, DType as);
-/// probs ∘ (dprobs - rowsum(grad ∘ out)) · scale, the scores' gradient, in dtype `as` (in place in dprobs for its
-/// dtype); grad and out are [batch, heads, seq_q, dv] contiguous in the scores' dtype.
+                                         const AttentionDropout& dropout, const CudaTensor& lse, double scale,
+                                         DType as);
+/// probs * (dprobs * Z - rowsum(grad * out)) * scale (Z the dropout factors), the scores' gradient, in dtype `as`
+/// (in place in dprobs for its dtype); grad and out are [batch, heads, seq_q, dv] contiguous in the scores' dtype.
 CudaTensor score_grad(CudaTensor& dprobs, const CudaTensor& probs, const CudaTensor& grad, const CudaTensor& out,
-                      double scale, DType as);
+                      const AttentionDropout& dropout, double scale, DType as);
 
 }  // namespace scorch::backends::cuda::kernels::attention_rows

@@ -171,6 +171,15 @@ uint64_t end_graph_random(int device, bool advance) {
   return draws;
 }
 
+uint64_t random_seed(CudaDevice device) {
+  if (device.index >= 0 && device.index < kMaxGraphDevices && g_graph_random[device.index].load())
+    throw ValueError("random_seed",
+                     "a seed drawn on the host would be frozen into a captured step (each replay would drop the same "
+                     "elements); use dropout outside the fused attention op in captured steps");
+  RandomStream& rs = random_stream();
+  return mix64(rs.key.load() ^ mix64(rs.draws.fetch_add(1) + 0xbb67ae8584caa73bULL));
+}
+
 void seed(uint64_t s) {
   random_stream().key.store(mix64(s));
   random_stream().draws.store(0);

@@ -2,9 +2,10 @@
 // the backward), 16 per warp; the other side streams through shared memory in tiles of 64, the next tile copied
 // (cp.async) while the current one is computed. Scores, softmax and gradients stay in f32 registers; only the
 // operands of each product are rounded to the inputs' dtype. A warp skips the products of a tile whose scores it
-// finds all masked.
+// finds all masked. Dropout's factors (DropoutMask) are drawn in registers where the probabilities meet v or dO.
 #include <cmath>
 
+#include "scorch/backend/attention_dropout.h"
 #include "scorch/backends/cuda/kernels/attention_mask.cuh"
 #include "scorch/backends/cuda/kernels/device.cuh"
 #include "scorch/backends/cuda/kernels/flash_attention.h"
@@ -38,6 +39,7 @@ struct Problem {
   int64_t heads, seq_q, seq_k;
   float scale;
   MaskRows mask;  // with the causal flag
+  DropoutMask dropout;
 };
 
 __device__ __forceinline__ void copy_16_bytes_async(void* shared, const void* global, bool valid) {
@@ -92,6 +94,44 @@ __device__ uint32_t masked_bits(const Problem& p, const int64_t (&row)[2], const
       bits |= uint32_t{off} << (4 * j + e);
     }
   return bits;
+}
+
+/// Which of a thread's 32 accumulator elements of a 16 × 64 tile dropout keeps (bit 4j + e for c[j][e]; all without
+/// dropout), for head bh, rows row[e / 2] and columns col0 + 8j + 2t + (e & 1), queries and keys as `transposed`
+/// says not (as masked_bits).
+__device__ uint32_t kept_bits(const Problem& p, int64_t bh, const int64_t (&row)[2], int64_t col0, bool transposed) {
+  if (!p.dropout.active) return 0xffffffffu;
+  int t = lane_id() % 4;
+  uint32_t bits = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      int64_t col = col0 + 8 * j + 2 * t + (e & 1), r = row[e / 2];
+      int64_t query = transposed ? col : r, key = transposed ? r : col;
+      bits |= uint32_t{p.dropout.keeps(static_cast<uint64_t>((bh * p.seq_q + query) * p.seq_k + key))} << (4 * j + e);
+    }
+  return bits;
+}
+/// c[j][e] times its dropout factor: kept_scale where bit 4j + e of kept is set, else 0.
+__device__ __forceinline__ float dropped(const float (&c)[8][4], int j, int e, uint32_t kept, float kept_scale) {
+  return (kept >> (4 * j + e)) & 1 ? c[j][e] * kept_scale : 0.f;
+}
+/// Multiplies each of c by its dropout factor (bits kept).
+__device__ __forceinline__ void apply_dropout(float (&c)[8][4], uint32_t kept, const DropoutMask& dropout) {
+  auto kept_scale = static_cast<float>(dropout.kept_scale);
+#pragma unroll
+  for (int j = 0; j < 8; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) c[j][e] = dropped(c, j, e, kept, kept_scale);
+}
+/// accumulators_as_a of the accumulators times their dropout factors.
+template <class E> __device__ __forceinline__ void dropped_as_a(uint32_t (&a)[4], const float (&c)[8][4], int kk,
+                                                               uint32_t kept, float kept_scale) {
+  a[0] = pack<E>(dropped(c, 2 * kk, 0, kept, kept_scale), dropped(c, 2 * kk, 1, kept, kept_scale));
+  a[1] = pack<E>(dropped(c, 2 * kk, 2, kept, kept_scale), dropped(c, 2 * kk, 3, kept, kept_scale));
+  a[2] = pack<E>(dropped(c, 2 * kk + 1, 0, kept, kept_scale), dropped(c, 2 * kk + 1, 1, kept, kept_scale));
+  a[3] = pack<E>(dropped(c, 2 * kk + 1, 2, kept, kept_scale), dropped(c, 2 * kk + 1, 3, kept, kept_scale));
 }
 
 /// The running softmax of one warp's 16 query rows: per thread rows g (index 0) and g + 8 (index 1).
@@ -194,7 +234,8 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
       for (int j = 0; j < 8; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) s[j][e] = (off >> (4 * j + e)) & 1 ? -INFINITY : s[j][e] * p.scale;
-      softmax.update(s, acc);
+      softmax.update(s, acc);  // the running sums count every probability, dropout or not
+      if (p.dropout.active) apply_dropout(s, kept_bits(p, bh, rows, tile * kTile, false), p.dropout);
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
         uint32_t a[4];
@@ -311,24 +352,27 @@ template <class E, int D> __device__ void load_query_tile(const BackwardTiles<E,
   }
 }
 
-/// For a warp's 16 keys and a query tile: Sᵀ = K·Qᵀ → Pᵀ (into s), dV += Pᵀ·dO, dPᵀ = V·dOᵀ,
-/// dSᵀ = Pᵀ ∘ (dPᵀ - delta) · scale (into s), dK += dSᵀ·Q.
+/// For a warp's 16 keys and a query tile: Sᵀ = K·Qᵀ → Pᵀ (into s), dV += (Pᵀ∘Zᵀ)·dO, dPᵀ = V·dOᵀ,
+/// dSᵀ = Pᵀ ∘ (dPᵀ∘Zᵀ - delta) · scale (into s), dK += dSᵀ·Q; Z the dropout factors of bits `kept`.
 template <class E, int D>
 __device__ void key_gradients(float (&s)[8][4], float (&dk_acc)[D / 8][4], float (&dv_acc)[D / 8][4],
                               const BackwardTiles<E, D>& tiles, const typename BackwardTiles<E, D>::Stage& stage,
-                              uint32_t off, const Problem& p) {
+                              uint32_t off, uint32_t kept, const Problem& p) {
   constexpr int kPitch = D + 8;
   int warp = threadIdx.x / 32, t = lane_id() % 4;
   float dp[8][4] = {};
   mma_rows_rows<E, D>(s, tiles.ks, 16 * warp, stage.qs, kPitch);
   probabilities_t(s, off, p, stage.lse);
   mma_rows_rows<E, D>(dp, tiles.vs, 16 * warp, stage.dos, kPitch);
+  auto kept_scale = static_cast<float>(p.dropout.kept_scale);
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
     uint32_t a[4];
-    accumulators_as_a<E>(a, s, kk);
+    if (p.dropout.active) dropped_as_a<E>(a, s, kk, kept, kept_scale);
+    else accumulators_as_a<E>(a, s, kk);
     mma_rows_b_t<E>(dv_acc, a, stage.dos, kPitch, 16 * kk);
   }
+  if (p.dropout.active) apply_dropout(dp, kept, p.dropout);
 #pragma unroll
   for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -370,7 +414,8 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
     auto stage = tiles.stage(tile);
     uint32_t off = masked_bits(p, keys, stage.mask_rows, tile * kTile, true);
     float s[8][4] = {};
-    if (!__all_sync(0xffffffffu, off == 0xffffffffu)) key_gradients<E, D>(s, dk_acc, dv_acc, tiles, stage, off, p);
+    if (!__all_sync(0xffffffffu, off == 0xffffffffu))
+      key_gradients<E, D>(s, dk_acc, dv_acc, tiles, stage, off, kept_bits(p, bh, keys, tile * kTile, true), p);
 #pragma unroll
     for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -441,11 +486,11 @@ template <class E> Operand<E> operand(const CudaTensor& x) {
 }
 
 Problem problem(const CudaTensor& q, const CudaTensor& k, const std::optional<CudaTensor>& mask, double scale,
-                bool causal) {
+                bool causal, const AttentionDropout& dropout) {
   const Shape& s = q.shape();
   Shape scores{s[0], s[1], s[2], k.shape()[2]};
   return {static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]), static_cast<int64_t>(k.shape()[2]),
-          static_cast<float>(scale), mask_rows(mask, scores, causal)};
+          static_cast<float>(scale), mask_rows(mask, scores, causal), DropoutMask::of(dropout)};
 }
 
 /// Calls f.template operator()<E, D>() for the operands' storage type and head size.
@@ -483,7 +528,8 @@ bool supports(const CudaTensor& q, const CudaTensor& k, const CudaTensor& v) {
 }
 
 std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTensor& k_in, const CudaTensor& v_in,
-                                          const std::optional<CudaTensor>& mask, double scale, bool causal) {
+                                          const std::optional<CudaTensor>& mask, double scale, bool causal,
+                                          const AttentionDropout& dropout) {
   DType dtype = q_in.dtype();
   CudaTensor q = readable(q_in, dtype), k = readable(k_in, dtype), v = readable(v_in, dtype);
   const Shape& s = q.shape();
@@ -491,7 +537,7 @@ std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTens
   CudaTensor out = output_like(q_in, d, dtype), lse(Shape{s[0], s[1], s[2]}, DType::F32, q.device());
   int64_t bh = static_cast<int64_t>(s[0] * s[1]);
   if (bh == 0) return {out, lse};
-  Problem p = problem(q, k, mask, scale, causal);
+  Problem p = problem(q, k, mask, scale, causal, dropout);
   dispatch(dtype, d, [&]<class E, int D>() {
     size_t bytes = (kBlockRows + 2 * kForwardStages * kTile) * (D + 8) * sizeof(E);
     launch(forward_kernel<E, D>, bh * blocks_of(p.seq_q), bytes, q.device().index, operand<const E>(q),
@@ -502,7 +548,7 @@ std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTens
 
 AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor& k_in, const CudaTensor& v_in,
                                         const std::optional<CudaTensor>& mask, double scale, bool causal,
-                                        const CudaTensor& out_in,
+                                        const AttentionDropout& dropout, const CudaTensor& out_in,
                                         const CudaTensor& logsumexp, const CudaTensor& grad_in) {
   DType dtype = q_in.dtype();
   CudaTensor q = readable(q_in, dtype), k = readable(k_in, dtype), v = readable(v_in, dtype);
@@ -520,7 +566,7 @@ AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor
   check(cudaMemsetAsync(dq32.raw(), 0, dq32.numel() * sizeof(float), st), "attention_backward");
   // delta = rowsum(grad ∘ out) from grad as given (f32 under autocast), before any rounding to the inputs' dtype.
   CudaTensor grad = readable(grad_in, grad_in.dtype() == dtype ? dtype : DType::F32);
-  Problem p = problem(q, k, mask, scale, causal);
+  Problem p = problem(q, k, mask, scale, causal, dropout);
   dispatch(dtype, d, [&]<class E, int D>() {
     auto delta_for = [&]<class G>() {
       delta_kernel<G, E><<<blocks_for(rows * 32), kThreads, 0, st>>>(operand<const G>(grad), operand<const E>(out),

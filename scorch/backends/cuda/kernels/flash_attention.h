@@ -16,15 +16,17 @@ namespace scorch::backends::cuda::kernels::flash {
 /// True when the kernels take these operands: q, k, v of one dtype, f16 or bf16, with one head size of 32, 64 or
 /// 128 for q·kᵀ and for v, and at least one query and one key.
 bool supports(const CudaTensor& q, const CudaTensor& k, const CudaTensor& v);
-/// softmax(q·kᵀ·scale, -inf where mask, and where key j > query i when causal)·v in q's dtype, and each query's
-/// log-sum-exp in f32 (-inf for a query whose keys are all masked; its output is NaN). A causal block reads only the
-/// key tiles its queries see. Requires supports(q, k, v).
+/// dropout(softmax(q·kᵀ·scale, -inf where mask, and where key j > query i when causal))·v in q's dtype, and each
+/// query's log-sum-exp in f32 (-inf for a query whose keys are all masked; its output is NaN). A causal block reads
+/// only the key tiles its queries see; dropout draws DropoutMask's factors in registers. Requires supports(q, k, v).
 std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q, const CudaTensor& k, const CudaTensor& v,
-                                          const std::optional<CudaTensor>& mask, double scale, bool causal);
+                                          const std::optional<CudaTensor>& mask, double scale, bool causal,
+                                          const AttentionDropout& dropout);
 /// The gradients of forward for the output gradient grad (any float dtype), from its output and log-sum-exp; a
 /// query whose keys are all masked contributes none. Requires supports(q, k, v).
 AttentionGradients<CudaTensor> backward(const CudaTensor& q, const CudaTensor& k, const CudaTensor& v,
                                         const std::optional<CudaTensor>& mask, double scale, bool causal,
-                                        const CudaTensor& out, const CudaTensor& logsumexp, const CudaTensor& grad);
+                                        const AttentionDropout& dropout, const CudaTensor& out,
+                                        const CudaTensor& logsumexp, const CudaTensor& grad);
 
 }  // namespace scorch::backends::cuda::kernels::flash

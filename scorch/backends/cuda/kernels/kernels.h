@@ -21,7 +21,7 @@ using IndexPair = std::pair<CudaTensor, CudaTensor>;
 using Device = CudaDevice;
 // Kernel files: creation.cu, cast.cu, unary.cu, binary.cu, compare.cu, reduce.cu, softmax.cu,
 // layout.cpp, index.cu, sort.cu, matmul.cpp; module ops: conv.cpp, pool.cu, window.cu, attention.cpp (with
-// attention_rows.cu and flash_attention.cu), norm.cu, cross_entropy.cu, adam.cu.
+// attention_rows.cu and flash_attention.cu), norm.cu, cross_entropy.cu, optimizer.cu.
 
 /// Restarts the Philox random stream: the same seed gives the same random tensors.
 void seed(uint64_t seed);
@@ -32,10 +32,16 @@ void begin_graph_random(int device, uint64_t* base);
 /// captured.
 uint64_t end_graph_random(int device, bool advance);
 
-/// The fused Adam/AdamW step (adam.cu), the op table's module_adam_update (bound by the Cuda struct: the other
+/// The fused Adam/AdamW step (optimizer.cu), the op table's module_adam_update (bound by the Cuda struct: the other
 /// kernel backends use backend/provided's composition).
 AdamUpdate<T> adam_update(T param, T grad, T moment_1, T moment_2, double lr, double beta_1, double beta_2,
                           double epsilon, double weight_decay, bool decoupled, double step);
+/// Adam/AdamW steps of many parameters in a few launches (module_adam_update_many; optimizer.cu).
+std::vector<AdamUpdate<T>> adam_update_many(std::vector<T> params, std::vector<T> grads, std::vector<T> moments_1,
+                                            std::vector<T> moments_2, const AdamStep& step);
+/// SGD steps of many parameters in a few launches (module_sgd_update_many; optimizer.cu).
+std::vector<SgdUpdate<T>> sgd_update_many(std::vector<T> params, std::vector<T> grads, std::vector<T> velocities,
+                                          const SgdStep& step);
 
 /// What cuBLASLt applies to a float product as it writes it: out = act(alpha · a·b + residual + bias).
 struct MatmulEpilogue {
