@@ -1,4 +1,5 @@
 // CudaTensor's layout helpers, strided copies and dtype conversion.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -23,6 +24,26 @@ template <class W> __global__ void scatter_strided_kernel(const W* src, W* dst, 
   int64_t off[2];
   g.offsets(i, off);
   dst[off[0]] = src[off[1]];
+}
+
+/// dst (fresh, so 16-byte aligned) [0, n) filled with the one value at src, 16 bytes per thread: the contiguous copy
+/// of a broadcast value (the ones a sum's backward expands).
+template <class W> __global__ void fill_from_kernel(const W* src, W* dst, int64_t n) {
+  constexpr int kPer = sizeof(uint4) / sizeof(W);
+  int64_t i = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * kPer;
+  if (i >= n) return;
+  W v = *src;
+  if (i + kPer <= n) {
+    union {
+      W words[kPer];
+      uint4 vector;
+    } pack;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) pack.words[j] = v;
+    *reinterpret_cast<uint4*>(dst + i) = pack.vector;
+  } else {
+    for (int64_t j = i; j < n; ++j) dst[j] = v;
+  }
 }
 
 struct Identity {
@@ -75,6 +96,16 @@ CudaTensor contiguous(CudaTensor x) {
   CudaTensor out(x.shape(), x.dtype(), x.device());
   auto n = static_cast<int64_t>(x.numel());
   if (n == 0) return out;
+  const auto& st = x.strides();
+  if (std::all_of(st.begin(), st.begin() + x.shape().rank(), [](int64_t s) { return s == 0; })) {
+    visit_word(x.dtype(), [&]<class W>() {
+      constexpr int64_t kPer = sizeof(uint4) / sizeof(W);
+      fill_from_kernel<W>
+          <<<blocks_for((n + kPer - 1) / kPer), kThreads, 0, stream(x.device().index)>>>(x.data<W>(), out.data<W>(), n);
+    });
+    check_launch("contiguous");
+    return out;
+  }
   const Strides* operands[1] = {&x.strides()};
   Geometry<1> g(x.shape(), operands);
   auto per_word = static_cast<int64_t>(sizeof(uint4) / dtype_size(x.dtype()));

@@ -248,19 +248,40 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
   write_output<E, D>(acc, softmax, out, lse, bh, rows, p);
 }
 
-/// delta[row] = Σ grad[row] ∘ out[row] in f32 (the backward's rowsum(dO ∘ O)), one warp per query row.
-template <class G, class E>
-__global__ void delta_kernel(Operand<const G> grad, Operand<const E> out, float* delta, int64_t rows, int64_t heads,
-                             int64_t seq_q, int d) {
-  int64_t row = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
-  if (row >= rows) return;
-  int64_t bh = row / seq_q, i = row % seq_q;
-  const G* gr = grad.head_start(bh, heads) + i * grad.row;
-  const E* o = out.head_start(bh, heads) + i * out.row;
+/// 8 consecutive values at p (16-byte aligned for 2-byte types, 32 for f32) as floats.
+template <class E> __device__ __forceinline__ void load_8(const E* p, float (&out)[8]) {
+  if constexpr (std::is_same_v<E, float>) {
+    float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
+    out[0] = a.x, out[1] = a.y, out[2] = a.z, out[3] = a.w, out[4] = b.x, out[5] = b.y, out[6] = b.z, out[7] = b.w;
+  } else {
+    uint4 w = *reinterpret_cast<const uint4*>(p);
+    const E* e = reinterpret_cast<const E*>(&w);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) out[i] = static_cast<float>(e[i]);
+  }
+}
+
+/// delta[row] = Σ grad[row] ∘ out[row] in f32 (the backward's rowsum(dO ∘ O)): D / 8 threads per row, each reading
+/// 8 values of each with one or two vector loads; zeroes the row of dq (f32, [rows, D]) the backward adds into.
+template <class G, class E, int D>
+__global__ void delta_kernel(Operand<const G> grad, Operand<const E> out, float* delta, float* dq, int64_t rows,
+                             int64_t heads, int64_t seq_q) {
+  constexpr int kLanes = D / 8;  // 4, 8 or 16: a power of two within a warp
+  int64_t thread = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x, row = thread / kLanes;
+  int part = static_cast<int>(thread % kLanes);
   float total = 0;
-  for (int c = lane_id(); c < d; c += 32) total += static_cast<float>(load(gr + c)) * static_cast<float>(load(o + c));
-  for (int s = 16; s > 0; s >>= 1) total += __shfl_xor_sync(0xffffffffu, total, s);
-  if (lane_id() == 0) delta[row] = total;
+  if (row < rows) {
+    int64_t bh = row / seq_q, i = row % seq_q;
+    float g[8], o[8];
+    load_8(grad.head_start(bh, heads) + i * grad.row + 8 * part, g);
+    load_8(out.head_start(bh, heads) + i * out.row + 8 * part, o);
+#pragma unroll
+    for (int c = 0; c < 8; ++c) total += g[c] * o[c];
+    auto* zero = reinterpret_cast<float4*>(dq + row * D + 8 * part);
+    zero[0] = zero[1] = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+  for (int s = kLanes / 2; s > 0; s >>= 1) total += __shfl_xor_sync(0xffffffffu, total, s);
+  if (row < rows && part == 0) delta[row] = total;
 }
 
 /// The backward's shared memory: the block's keys and values, the scores' gradient of a query tile (queries × the
@@ -435,15 +456,19 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
   }
 }
 
-/// dq (f32, [batch·heads, seq_q, d] contiguous) written into out's layout in E, two elements per thread.
+/// dq (f32, [batch·heads, seq_q, d] contiguous) written into out's layout in E, 8 values per thread (two 16-byte
+/// reads, one 16-byte write).
 template <class E>
-__global__ void store_query_gradient(const float* dq, Operand<E> out, int64_t pairs, int64_t heads, int64_t seq_q,
+__global__ void store_query_gradient(const float* dq, Operand<E> out, int64_t groups, int64_t heads, int64_t seq_q,
                                      int d) {
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= pairs) return;
-  int64_t e = 2 * i, c = e % d, row = e / d;
-  E* at = out.head_start(row / seq_q, heads) + (row % seq_q) * out.row + c;
-  *reinterpret_cast<uint32_t*>(at) = pack<E>(dq[e], dq[e + 1]);
+  if (i >= groups) return;
+  int64_t e = 8 * i, c = e % d, row = e / d;
+  float v[8];
+  load_8(dq + e, v);
+  uint4 w;
+  w.x = pack<E>(v[0], v[1]), w.y = pack<E>(v[2], v[3]), w.z = pack<E>(v[4], v[5]), w.w = pack<E>(v[6], v[7]);
+  *reinterpret_cast<uint4*>(out.head_start(row / seq_q, heads) + (row % seq_q) * out.row + c) = w;
 }
 
 }  // namespace
@@ -455,7 +480,7 @@ bool head_size_supported(size_t d) { return d == 32 || d == 64 || d == 128; }
 /// x in dtype, its last dim contiguous and its other strides (of dims larger than 1) and start 16-byte aligned, as
 /// load_tile reads it: x itself when it already is.
 CudaTensor readable(CudaTensor x, DType dtype) {
-  if (x.dtype() != dtype) x = to_dtype(x, dtype);
+  if (x.dtype() != dtype) return to_dtype(x, dtype);  // contiguous, in a fresh (aligned) buffer
   auto aligned = [](const CudaTensor& t) {
     if (reinterpret_cast<uintptr_t>(t.raw()) % 16 != 0 || t.strides()[3] != 1) return false;
     for (size_t d = 0; d < 3; ++d)
@@ -463,7 +488,8 @@ CudaTensor readable(CudaTensor x, DType dtype) {
     return true;
   };
   if (aligned(x)) return x;
-  CudaTensor copy(x.shape(), dtype, x.device());
+  if (!x.is_contiguous()) return contiguous(x);  // a fresh buffer, through the gather kernel
+  CudaTensor copy(x.shape(), dtype, x.device());  // contiguous at a misaligned offset
   assign_view(copy, x);
   return copy;
 }
@@ -563,14 +589,14 @@ AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor
   cudaStream_t st = stream(device);
   CudaTensor delta(Shape{static_cast<size_t>(rows)}, DType::F32, q.device());
   CudaTensor dq32(Shape{static_cast<size_t>(rows), d}, DType::F32, q.device());
-  check(cudaMemsetAsync(dq32.raw(), 0, dq32.numel() * sizeof(float), st), "attention_backward");
   // delta = rowsum(grad ∘ out) from grad as given (f32 under autocast), before any rounding to the inputs' dtype.
-  CudaTensor grad = readable(grad_in, grad_in.dtype() == dtype ? dtype : DType::F32);
+  CudaTensor grad = grad_in.dtype() == dtype ? dout : readable(grad_in, DType::F32);
   Problem p = problem(q, k, mask, scale, causal, dropout);
   dispatch(dtype, d, [&]<class E, int D>() {
     auto delta_for = [&]<class G>() {
-      delta_kernel<G, E><<<blocks_for(rows * 32), kThreads, 0, st>>>(operand<const G>(grad), operand<const E>(out),
-                                                                     delta.data<float>(), rows, p.heads, p.seq_q, D);
+      delta_kernel<G, E, D><<<blocks_for(rows * (D / 8)), kThreads, 0, st>>>(
+          operand<const G>(grad), operand<const E>(out), delta.data<float>(), dq32.data<float>(), rows, p.heads,
+          p.seq_q);
     };
     if (grad.dtype() == DType::F32) delta_for.template operator()<float>();
     else delta_for.template operator()<E>();
@@ -578,9 +604,9 @@ AttentionGradients<CudaTensor> backward(const CudaTensor& q_in, const CudaTensor
     launch(backward_kernel<E, D>, bh * blocks_of(p.seq_k), BackwardTiles<E, D>::bytes(), device, operand<const E>(q),
            operand<const E>(k), operand<const E>(v), operand<const E>(dout), lse.data<float>(), delta.data<float>(),
            dq32.data<float>(), operand<E>(dk), operand<E>(dv), p);
-    int64_t pairs = rows * D / 2;
-    store_query_gradient<E><<<blocks_for(pairs), kThreads, 0, st>>>(dq32.data<float>(), operand<E>(dq), pairs,
-                                                                    p.heads, p.seq_q, D);
+    int64_t groups = rows * D / 8;
+    store_query_gradient<E><<<blocks_for(groups), kThreads, 0, st>>>(dq32.data<float>(), operand<E>(dq), groups,
+                                                                     p.heads, p.seq_q, D);
     check_launch("attention_backward");
   });
   return {dq, dk, dv};

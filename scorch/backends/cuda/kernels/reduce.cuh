@@ -33,12 +33,20 @@ __global__ void reduce_rows_kernel(const In* x, Out* out, typename R::Acc* parti
   int64_t row = blockIdx.x, begin = static_cast<int64_t>(blockIdx.y) * chunk;
   int64_t end = begin + chunk < n ? begin + chunk : n;
   const In* p = x + row * n;
-  Acc acc = r.identity();
-  for (int64_t k = begin + threadIdx.x; k < end; k += blockDim.x) {
-    if constexpr (kPartial) acc = r.combine(acc, p[k]);
-    else acc = r.combine(acc, r.make(load(p + k), k));
+  auto value = [&](int64_t k) {
+    if constexpr (kPartial) return p[k];
+    else return r.make(load(p + k), k);
+  };
+  // Four accumulators, so four loads are in flight per thread (the folds are associative; a sum's rounding differs
+  // only in the accumulator's last bits).
+  Acc acc[4] = {r.identity(), r.identity(), r.identity(), r.identity()};
+  int64_t k = begin + threadIdx.x, step = blockDim.x;
+  for (; k + 3 * step < end; k += 4 * step) {
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc[u] = r.combine(acc[u], value(k + u * step));
   }
-  buf[threadIdx.x] = acc;
+  for (; k < end; k += step) acc[0] = r.combine(acc[0], value(k));
+  buf[threadIdx.x] = r.combine(r.combine(acc[0], acc[1]), r.combine(acc[2], acc[3]));
   __syncthreads();
   for (int s = kThreads / 2; s > 0; s >>= 1) {
     if (threadIdx.x < s) buf[threadIdx.x] = r.combine(buf[threadIdx.x], buf[threadIdx.x + s]);
