@@ -248,7 +248,7 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
   write_output<E, D>(acc, softmax, out, lse, bh, rows, p);
 }
 
-/// 8 consecutive values at p (16-byte aligned for 2-byte types, 32 for f32) as floats.
+/// 8 consecutive values at p (16-byte aligned) as floats: one 16-byte load for 2-byte types, two for f32.
 template <class E> __device__ __forceinline__ void load_8(const E* p, float (&out)[8]) {
   if constexpr (std::is_same_v<E, float>) {
     float4 a = reinterpret_cast<const float4*>(p)[0], b = reinterpret_cast<const float4*>(p)[1];
