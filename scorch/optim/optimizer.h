@@ -146,6 +146,17 @@ template <class Rule> class OptimizerAdaptor {
   const Rule& rule() const { return rule_; }
 
  private:
+  /// A float parameter's value on the backend under autodiff (its own backend without autodiff).
+  template <class P> static auto inner_value(const P& p) {
+    if constexpr (AutodiffBackend<typename P::Value::Backend>) return p.val().inner();
+    else return p.val();
+  }
+  /// p holding value, a tensor of the backend inner_value gives.
+  template <class P, class V> static P with_inner(const P& p, const V& value) {
+    using T = typename P::Value;
+    if constexpr (AutodiffBackend<typename T::Backend>) return p.with_value(T::from_inner(value));
+    else return p.with_value(value);
+  }
   struct Stepper {
     OptimizerAdaptor& self;
     double lr;
@@ -161,12 +172,8 @@ template <class Rule> class OptimizerAdaptor {
         if (!p.is_require_grad()) return p;
         auto g = grads.template remove<Inner, D>(p.id());
         if (!g) return p;
-        Tensor<Inner, D> value;
-        if constexpr (AutodiffBackend<B>) value = p.val().inner();
-        else value = p.val();
-        auto updated = self.template step_tensor<Inner, D>(lr, p.id(), value, std::move(*g));
-        if constexpr (AutodiffBackend<B>) return p.with_value(T::from_inner(updated));
-        else return p.with_value(updated);
+        Tensor<Inner, D> value = inner_value(p);
+        return with_inner(p, self.template step_tensor<Inner, D>(lr, p.id(), value, std::move(*g)));
       }
     }
   };
@@ -187,9 +194,7 @@ template <class Rule> class OptimizerAdaptor {
         if (!p.is_require_grad()) return;
         auto g = grads.template remove<Inner, D>(p.id());
         if (!g) return;
-        Tensor<Inner, D> value;
-        if constexpr (AutodiffBackend<B>) value = p.val().inner();
-        else value = p.val();
+        Tensor<Inner, D> value = inner_value(p);
         if (self.clipping_) *g = self.clipping_->clip(*g);
         detail::check_step_operands(value, *g);
         auto& state = self.template state_for<Inner>(p.id(), value.device());
@@ -233,9 +238,7 @@ template <class Rule> class OptimizerAdaptor {
         using Inner = typename detail::InnerOf<B>::type;
         auto it = updated.find(p.id());
         if (it == updated.end()) return p;
-        Tensor<Inner, T::rank()> value(std::any_cast<typename Inner::FloatTensor>(it->second));
-        if constexpr (AutodiffBackend<B>) return p.with_value(T::from_inner(value));
-        else return p.with_value(value);
+        return with_inner(p, Tensor<Inner, T::rank()>(std::any_cast<typename Inner::FloatTensor>(it->second)));
       }
     }
   };

@@ -74,44 +74,44 @@ __device__ __forceinline__ float quad_sum(float v) {
   return v + __shfl_xor_sync(0xffffffffu, v, 2);
 }
 
-/// Which of a thread's 32 accumulator elements of a 16 × 64 score tile are masked (bit 4j + e for c[j][e]): rows
-/// row[e / 2] (mask_row: their mask values, or nullptr) against columns col0 + 8j + 2t + (e & 1). Rows and columns
-/// are queries and keys as `transposed` says not.
-__device__ uint32_t masked_bits(const Problem& p, const int64_t (&row)[2], const bool* const* mask_row,
-                               int64_t col0, bool transposed) {
-  int64_t rows = transposed ? p.seq_k : p.seq_q, cols = transposed ? p.seq_q : p.seq_k;
-  if (!p.mask.data && !p.mask.causal && col0 + kTile <= cols && row[1] < rows) return 0;
+/// The bits f(c, e, query, key) of a thread's 32 accumulator elements of a 16 × 64 tile (bit 4j + e for c[j][e]):
+/// rows row[e / 2] against columns col0 + c, c = 8j + 2t + (e & 1) the column within the tile; rows and columns are
+/// queries and keys as `transposed` says not.
+template <class F>
+__device__ __forceinline__ uint32_t tile_bits(const int64_t (&row)[2], int64_t col0, bool transposed, F f) {
   int t = lane_id() % 4;
   uint32_t bits = 0;
 #pragma unroll
   for (int j = 0; j < 8; ++j)
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
-      int64_t col = col0 + 8 * j + 2 * t + (e & 1), r = row[e / 2];
-      int64_t query = transposed ? col : r, key = transposed ? r : col;
-      const bool* values = transposed ? mask_row[8 * j + 2 * t + (e & 1)] : mask_row[e / 2];
-      bool off = key >= p.seq_k || query >= p.seq_q || (p.mask.causal && key > query) || p.mask.masked(values, key);
-      bits |= uint32_t{off} << (4 * j + e);
+      int c = 8 * j + 2 * t + (e & 1);
+      int64_t col = col0 + c, r = row[e / 2];
+      bool bit = transposed ? f(c, e, col, r) : f(c, e, r, col);
+      bits |= uint32_t{bit} << (4 * j + e);
     }
   return bits;
 }
 
-/// Which of a thread's 32 accumulator elements of a 16 × 64 tile dropout keeps (bit 4j + e for c[j][e]; all without
-/// dropout), for head bh, rows row[e / 2] and columns col0 + 8j + 2t + (e & 1), queries and keys as `transposed`
-/// says not (as masked_bits).
+/// Which of a thread's 32 accumulator elements of a 16 × 64 score tile are masked (tile_bits): out of range,
+/// causal, or hidden by the mask (mask_row: the rows' mask values, or nullptr; per column when transposed).
+__device__ uint32_t masked_bits(const Problem& p, const int64_t (&row)[2], const bool* const* mask_row,
+                               int64_t col0, bool transposed) {
+  int64_t rows = transposed ? p.seq_k : p.seq_q, cols = transposed ? p.seq_q : p.seq_k;
+  if (!p.mask.data && !p.mask.causal && col0 + kTile <= cols && row[1] < rows) return 0;
+  return tile_bits(row, col0, transposed, [&](int c, int e, int64_t query, int64_t key) {
+    const bool* values = transposed ? mask_row[c] : mask_row[e / 2];
+    return key >= p.seq_k || query >= p.seq_q || (p.mask.causal && key > query) || p.mask.masked(values, key);
+  });
+}
+
+/// Which of a thread's 32 accumulator elements of a 16 × 64 tile of head bh dropout keeps (tile_bits; all without
+/// dropout).
 __device__ uint32_t kept_bits(const Problem& p, int64_t bh, const int64_t (&row)[2], int64_t col0, bool transposed) {
   if (!p.dropout.active) return 0xffffffffu;
-  int t = lane_id() % 4;
-  uint32_t bits = 0;
-#pragma unroll
-  for (int j = 0; j < 8; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      int64_t col = col0 + 8 * j + 2 * t + (e & 1), r = row[e / 2];
-      int64_t query = transposed ? col : r, key = transposed ? r : col;
-      bits |= uint32_t{p.dropout.keeps(static_cast<uint64_t>((bh * p.seq_q + query) * p.seq_k + key))} << (4 * j + e);
-    }
-  return bits;
+  return tile_bits(row, col0, transposed, [&](int, int, int64_t query, int64_t key) {
+    return p.dropout.keeps(static_cast<uint64_t>((bh * p.seq_q + query) * p.seq_k + key));
+  });
 }
 /// c[j][e] times its dropout factor: kept_scale where bit 4j + e of kept is set, else 0.
 __device__ __forceinline__ float dropped(const float (&c)[8][4], int j, int e, uint32_t kept, float kept_scale) {

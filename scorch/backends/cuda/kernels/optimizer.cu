@@ -202,11 +202,27 @@ void for_each_table(const std::vector<std::array<void*, N>>& pointers, const std
 /// x contiguous in dtype.
 T dense(T x, DType dtype) { return contiguous(x.dtype() == dtype ? std::move(x) : cast(std::move(x), dtype)); }
 
-/// The indices of params grouped by (device, dtype): each group runs as one kernel family.
-std::map<std::pair<int, DType>, std::vector<size_t>> groups_of(const std::vector<T>& params) {
-  std::map<std::pair<int, DType>, std::vector<size_t>> out;
-  for (size_t i = 0; i < params.size(); ++i) out[{params[i].device().index, params[i].dtype()}].push_back(i);
-  return out;
+/// Runs a multi-tensor kernel over params, one family of launches per (device, dtype) group: pointers(i, dtype)
+/// prepares parameter i (its operands in that dtype, its outputs) and returns the kernel's N pointers for it;
+/// launch.template operator()<E>(table, blocks, stream) launches the kernel for one table.
+template <int N, class Pointers, class Launch>
+void for_each_group(const char* op, const std::vector<T>& params, Pointers pointers, Launch launch) {
+  std::map<std::pair<int, DType>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < params.size(); ++i) groups[{params[i].device().index, params[i].dtype()}].push_back(i);
+  for (auto& [key, members] : groups) {
+    std::vector<std::array<void*, N>> rows;
+    std::vector<int64_t> numel;
+    for (size_t i : members) {
+      rows.push_back(pointers(i, key.second));
+      numel.push_back(static_cast<int64_t>(params[i].numel()));
+    }
+    visit_float(op, key.second, [&]<class E>() {
+      for_each_table<N>(rows, numel, 4 * sizeof(E), [&](const TensorTable<N>& table, int blocks) {
+        launch.template operator()<E>(table, blocks, stream(key.first));
+        check_launch(op);
+      });
+    });
+  }
 }
 
 void* raw(T& t) { return t.numel() ? t.raw() : nullptr; }
@@ -227,28 +243,18 @@ std::vector<AdamUpdate<T>> adam_update_many(std::vector<T> params, std::vector<T
   provided::check_update_list(op, params, moments_1, "first moments");
   provided::check_update_list(op, params, moments_2, "second moments");
   std::vector<AdamUpdate<T>> out(params.size());
-  for (auto& [key, members] : groups_of(params)) {
-    DType dtype = key.second;
-    std::vector<std::array<void*, 7>> pointers;
-    std::vector<int64_t> numel;
-    for (size_t i : members) {
-      T p = contiguous(std::move(params[i])), g = dense(std::move(grads[i]), dtype);
-      T m = dense(std::move(moments_1[i]), dtype), v = dense(std::move(moments_2[i]), dtype);
-      const Shape& shape = p.shape();
-      out[i] = {reuse_or_alloc(p, shape, dtype), reuse_or_alloc(m, shape, dtype), reuse_or_alloc(v, shape, dtype)};
-      pointers.push_back({raw(p), raw(g), raw(m), raw(v), raw(out[i].param), raw(out[i].moment_1),
-                          raw(out[i].moment_2)});
-      numel.push_back(static_cast<int64_t>(p.numel()));
-      params[i] = std::move(p), grads[i] = std::move(g), moments_1[i] = std::move(m), moments_2[i] = std::move(v);
-    }
-    visit_float(op, dtype, [&]<class E>() {
-      auto c = adam_coefficients<dcompute_t<E>>(s);
-      for_each_table<7>(pointers, numel, 4 * sizeof(E), [&](const TensorTable<7>& table, int blocks) {
-        adam_many_kernel<E><<<blocks, kTableThreads, 0, stream(key.first)>>>(table, c);
-        check_launch(op);
-      });
-    });
-  }
+  auto pointers = [&](size_t i, DType dtype) -> std::array<void*, 7> {
+    T p = contiguous(std::move(params[i])), g = dense(std::move(grads[i]), dtype);
+    T m = dense(std::move(moments_1[i]), dtype), v = dense(std::move(moments_2[i]), dtype);
+    const Shape& shape = p.shape();
+    out[i] = {reuse_or_alloc(p, shape, dtype), reuse_or_alloc(m, shape, dtype), reuse_or_alloc(v, shape, dtype)};
+    params[i] = std::move(p), grads[i] = std::move(g), moments_1[i] = std::move(m), moments_2[i] = std::move(v);
+    return {raw(params[i]), raw(grads[i]), raw(moments_1[i]), raw(moments_2[i]), raw(out[i].param),
+            raw(out[i].moment_1), raw(out[i].moment_2)};
+  };
+  for_each_group<7>(op, params, pointers, [&]<class E>(const TensorTable<7>& table, int blocks, cudaStream_t st) {
+    adam_many_kernel<E><<<blocks, kTableThreads, 0, st>>>(table, adam_coefficients<dcompute_t<E>>(s));
+  });
   return out;
 }
 
@@ -259,33 +265,23 @@ std::vector<SgdUpdate<T>> sgd_update_many(std::vector<T> params, std::vector<T> 
   bool has_velocity = !velocities.empty();
   if (has_velocity) provided::check_update_list(op, params, velocities, "velocities");
   std::vector<SgdUpdate<T>> out(params.size());
-  for (auto& [key, members] : groups_of(params)) {
-    DType dtype = key.second;
-    std::vector<std::array<void*, 5>> pointers;
-    std::vector<int64_t> numel;
-    for (size_t i : members) {
-      T p = contiguous(std::move(params[i])), g = dense(std::move(grads[i]), dtype);
-      const Shape& shape = p.shape();
-      std::optional<T> v;
-      if (has_velocity) v = dense(std::move(velocities[i]), dtype);
-      out[i].param = reuse_or_alloc(p, shape, dtype);
-      if (s.with_momentum) out[i].velocity = v ? reuse_or_alloc(*v, shape, dtype) : T(shape, dtype, p.device());
-      pointers.push_back({raw(p), raw(g), v ? raw(*v) : nullptr, raw(out[i].param),
-                          out[i].velocity ? raw(*out[i].velocity) : nullptr});
-      numel.push_back(static_cast<int64_t>(p.numel()));
-      params[i] = std::move(p), grads[i] = std::move(g);
-      if (v) velocities[i] = std::move(*v);
-    }
-    visit_float(op, dtype, [&]<class E>() {
-      using C = dcompute_t<E>;
-      SgdCoefficients<C> c{static_cast<C>(s.lr), static_cast<C>(s.weight_decay), static_cast<C>(s.momentum),
-                           static_cast<C>(1.0 - s.dampening), s.with_momentum, has_velocity, s.nesterov};
-      for_each_table<5>(pointers, numel, 4 * sizeof(E), [&](const TensorTable<5>& table, int blocks) {
-        sgd_many_kernel<E><<<blocks, kTableThreads, 0, stream(key.first)>>>(table, c);
-        check_launch(op);
-      });
-    });
-  }
+  auto pointers = [&](size_t i, DType dtype) -> std::array<void*, 5> {
+    T p = contiguous(std::move(params[i])), g = dense(std::move(grads[i]), dtype);
+    const Shape& shape = p.shape();
+    out[i].param = reuse_or_alloc(p, shape, dtype);
+    if (has_velocity) velocities[i] = dense(std::move(velocities[i]), dtype);
+    if (s.with_momentum)
+      out[i].velocity = has_velocity ? reuse_or_alloc(velocities[i], shape, dtype) : T(shape, dtype, p.device());
+    params[i] = std::move(p), grads[i] = std::move(g);
+    return {raw(params[i]), raw(grads[i]), has_velocity ? raw(velocities[i]) : nullptr, raw(out[i].param),
+            out[i].velocity ? raw(*out[i].velocity) : nullptr};
+  };
+  for_each_group<5>(op, params, pointers, [&]<class E>(const TensorTable<5>& table, int blocks, cudaStream_t st) {
+    using C = dcompute_t<E>;
+    SgdCoefficients<C> c{static_cast<C>(s.lr), static_cast<C>(s.weight_decay), static_cast<C>(s.momentum),
+                         static_cast<C>(1.0 - s.dampening), s.with_momentum, has_velocity, s.nesterov};
+    sgd_many_kernel<E><<<blocks, kTableThreads, 0, st>>>(table, c);
+  });
   return out;
 }
 
