@@ -58,14 +58,17 @@ template <class B> void gemm(const Options& o) {
     backends::cuda::set_allow_tf32(true);
     run_gpu(
         o, "matmul_tf32_4096", [&] { (void)a.matmul(b); }, "tflops", tflops);
+    backends::cuda::set_f32_matmul(backends::cuda::F32Matmul::Tf32x3);
+    run_gpu(
+        o, "matmul_tf32x3_4096", [&] { (void)a.matmul(b); }, "tflops", tflops);
     backends::cuda::set_allow_tf32(false);
   }
 #endif
 }
 
 // The f32 products of a transformer layer's forward and backward: NN, NT (x·Wᵀ) and TN (xᵀ·g),
-// named gemm_MxKxN_layout (_bf16 in bf16; bench/anchors/gemm_shapes.py times the same in PyTorch).
-template <class B> void gemm_shapes(const Options& o, DType dtype) {
+// named gemm_MxKxN_layout (_bf16 in bf16; bench/anchors/gemm_shapes.py times the same in PyTorch), then mode.
+template <class B> void gemm_shapes(const Options& o, DType dtype, const std::string& mode = "") {
   struct Case {
     size_t m, k, n;
   };
@@ -73,7 +76,7 @@ template <class B> void gemm_shapes(const Options& o, DType dtype) {
                  Case{512, 8192, 2048}}) {
     auto tflops = [&](double ms) { return 2.0 * c.m * c.k * c.n / ms / 1e9; };
     std::string shape = std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n);
-    std::string suffix = dtype == DType::F32 ? "" : "_" + std::string(dtype_name(dtype));
+    std::string suffix = (dtype == DType::F32 ? "" : "_" + std::string(dtype_name(dtype))) + mode;
     auto make = [&](size_t rows, size_t cols) {
       return Tensor<B, 2>::random({rows, cols}, Distribution::normal(0, 1)).cast(dtype);
     };
@@ -380,6 +383,18 @@ template <class AD> void adamw_step(const Options& o, const std::string& name) {
       [=](double ms) { return bytes / ms / 1e6; });
 }
 
+/// The f32 training workloads with F32Matmul::Tf32x3 (names ending _tf32x3; their PyTorch twins are the exact f32
+/// ones, which PyTorch runs with f32 FMA).
+template <class B> void tf32x3_workloads(const Options& o) {
+#ifdef SCORCH_HAVE_CUDA
+  backends::cuda::set_f32_matmul(backends::cuda::F32Matmul::Tf32x3);
+  gemm_shapes<B>(o, DType::F32, "_tf32x3");
+  transformer<Autodiff<B>>(o, "transformer_layer_fwd_bwd_f32_tf32x3");
+  gpt_step<Autodiff<B>>(o, "gpt6_d512_s512_b16_train_step_f32_tf32x3", std::nullopt);
+  backends::cuda::set_f32_matmul(backends::cuda::F32Matmul::Exact);
+#endif
+}
+
 template <class B> void gpu_workloads(const Options& o) {
   gemm<B>(o);
   gemm_shapes<B>(o, DType::F32);
@@ -406,6 +421,7 @@ template <class B> void gpu_workloads(const Options& o) {
   guide_step_graphed<Autodiff<Fusion<B>>>(o, 64, "mnist_guide_train_step_b64_graph_fused");
   transformer_graphed<Autodiff<B>>(o, "transformer_layer_fwd_bwd_f32_graph");
   transformer_graphed<Autodiff<Fusion<B>>>(o, "transformer_layer_fwd_bwd_f32_graph_fused");
+  tf32x3_workloads<B>(o);
 }
 #ifdef SCORCH_HAVE_CUDA
 template void gpu_workloads<Cuda>(const Options&);  // GPU workloads only for the GPU backend

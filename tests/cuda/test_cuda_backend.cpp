@@ -1,6 +1,7 @@
 // The Cuda backend's own guarantees: devices and errors without a GPU; with one, in-place reuse of
 // uniquely owned buffers, the caching pool (size classes, reuse, cap, release), every dtype through
 // a round trip, permuted copies, asynchronous queuing with host reads that wait, and the autotune cache on disk.
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -170,6 +171,57 @@ TEST(CudaBackend, MatmulTf32IsOptIn) {
   cuda::set_allow_tf32(false);
   EXPECT_LT(tf32, 3e-3);
   EXPECT_LT(rel_err(a.cast(DType::BF16).matmul(b.cast(DType::BF16)).cast(DType::F32)), 2e-2);
+}
+
+/// The root-mean-square error of a Cuda product relative to its f64 reference on Cpu.
+double relative_rms_error(const TensorData& product, const Tensor<Cpu, 3>& reference) {
+  auto d = Tensor<Cpu, 3>::from_data(product).cast(DType::F64) - reference;
+  return std::sqrt((d * d).sum().into_scalar().to_double() / (reference * reference).sum().into_scalar().to_double());
+}
+
+TEST(CudaBackend, MatmulTf32x3KeepsF32Accuracy) {
+  SCORCH_REQUIRE_CUDA();
+  // Batched, broadcast and transposed operands, large enough for the split (m·n / (m + n) >= 384).
+  auto a = Tensor<Cuda, 3>::random({2, 1024, 300}, Distribution::normal(0, 1));
+  auto bt = Tensor<Cuda, 3>::random({1, 1000, 300}, Distribution::normal(0, 1));
+  auto b = bt.swap_dims(1, 2);
+  auto ref = Tensor<Cpu, 3>::from_data(a.to_data())
+                 .cast(DType::F64)
+                 .matmul(Tensor<Cpu, 3>::from_data(b.to_data()).cast(DType::F64));
+  double exact = relative_rms_error(a.matmul(b).to_data(), ref);
+  cuda::set_f32_matmul(cuda::F32Matmul::Tf32x3);
+  EXPECT_EQ(cuda::f32_matmul(), cuda::F32Matmul::Tf32x3);
+  EXPECT_FALSE(cuda::allow_tf32());
+  double split = relative_rms_error(a.matmul(b).to_data(), ref);
+  auto at = Tensor<Cuda, 3>::from_data(a.swap_dims(1, 2).to_data()).swap_dims(1, 2);  // a's values, transposed
+  double split_t = relative_rms_error(at.matmul(Tensor<Cuda, 3>::from_data(b.to_data())).to_data(), ref);
+  cuda::set_f32_matmul(cuda::F32Matmul::Tf32);
+  double one_pass = relative_rms_error(a.matmul(b).to_data(), ref);
+  cuda::set_f32_matmul(cuda::F32Matmul::Exact);
+  std::printf("relative rms error: exact f32 %.3g, 3xTF32 %.3g (transposed a %.3g), TF32 %.3g\n", exact, split, split_t,
+              one_pass);
+  EXPECT_LT(exact, 1e-6);
+  EXPECT_LT(split, 4 * exact) << "3xTF32 has f32's order of error";  // H200: 7.4e-7 against 3.1e-7
+  EXPECT_LT(split_t, 4 * exact);
+  EXPECT_GT(one_pass, 30 * split) << "one TF32 pass loses ~3 decimal digits";
+}
+
+TEST(CudaBackend, MatmulTf32x3KeepsSmallProductsAndEdgesExact) {
+  SCORCH_REQUIRE_CUDA();
+  cuda::set_f32_matmul(cuda::F32Matmul::Tf32x3);
+  // Small products skip the split: the same values as the exact mode.
+  auto a = Tensor<Cuda, 2>::random({64, 32}, Distribution::normal(0, 1));
+  auto b = Tensor<Cuda, 2>::random({32, 48}, Distribution::normal(0, 1));
+  auto split = a.matmul(b).to_data();
+  // Values TF32 holds exactly (small integers) give exact sums in every mode; k = 0 gives zeros.
+  auto ints = Tensor<Cuda, 2>::random({1024, 640}, Distribution::uniform(-8, 8)).floor();
+  auto int_product = ints.matmul(ints.transpose()).to_data();
+  auto empty = Tensor<Cuda, 2>::zeros({600, 0}).matmul(Tensor<Cuda, 2>::zeros({0, 600})).to_data();
+  cuda::set_f32_matmul(cuda::F32Matmul::Exact);
+  split.assert_eq(a.matmul(b).to_data());
+  int_product.assert_eq(ints.matmul(ints.transpose()).to_data());
+  double largest = Tensor<Cpu, 2>::from_data(empty).abs().max().into_scalar().to_double();
+  EXPECT_EQ(largest, 0.0);
 }
 
 }  // namespace

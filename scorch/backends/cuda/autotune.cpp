@@ -24,7 +24,18 @@ bool env_flag(const char* name, bool fallback) {
 }
 
 std::atomic<bool> g_autotune{env_flag("SCORCH_AUTOTUNE", true)};
-std::atomic<bool> g_tf32{env_flag("SCORCH_CUDA_TF32", false)};
+/// The mode SCORCH_CUDA_F32_MATMUL (or SCORCH_CUDA_TF32) names; an unknown name is reported and ignored.
+F32Matmul f32_matmul_from_env() {
+  const char* name = std::getenv("SCORCH_CUDA_F32_MATMUL");
+  std::string mode = name ? name : "";
+  if (mode == "exact") return F32Matmul::Exact;
+  if (mode == "tf32x3") return F32Matmul::Tf32x3;
+  if (mode == "tf32") return F32Matmul::Tf32;
+  if (!mode.empty())
+    std::fprintf(stderr, "[scorch] SCORCH_CUDA_F32_MATMUL=%s is not exact, tf32x3 or tf32: ignored\n", name);
+  return env_flag("SCORCH_CUDA_TF32", false) ? F32Matmul::Tf32 : F32Matmul::Exact;
+}
+std::atomic<F32Matmul> g_f32_matmul{f32_matmul_from_env()};
 std::atomic<uint64_t> g_benchmarks{0};
 
 struct Cache {
@@ -71,8 +82,10 @@ void write_file(const Cache& c) {
 
 void set_autotune(bool enabled) { g_autotune = enabled; }
 bool autotune_enabled() { return g_autotune; }
-void set_allow_tf32(bool allow) { g_tf32 = allow; }
-bool allow_tf32() { return g_tf32; }
+void set_f32_matmul(F32Matmul mode) { g_f32_matmul = mode; }
+F32Matmul f32_matmul() { return g_f32_matmul; }
+void set_allow_tf32(bool allow) { g_f32_matmul = allow ? F32Matmul::Tf32 : F32Matmul::Exact; }
+bool allow_tf32() { return g_f32_matmul == F32Matmul::Tf32; }
 uint64_t autotune_benchmarks_run() { return g_benchmarks; }
 
 std::string autotune_cache_path() {

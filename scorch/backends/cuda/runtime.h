@@ -47,9 +47,19 @@ void set_cache_cap(size_t bytes);
 /// The current cache cap.
 size_t cache_cap();
 
-/// Allows TF32 Tensor Cores for f32 matmul (default off, or SCORCH_CUDA_TF32=1), like
+/// How f32 matmuls run. Exact: f32 FMA (the default). Tf32x3: each operand split into two TF32 values and three
+/// TF32 tensor-core products summed in f32 (errors within a few times f32's, 400× below one TF32 pass's; 1.3 to 2×
+/// faster on large products, which alone take it; an inf input may give NaN where Exact gives ±inf). Tf32: one TF32
+/// pass (10-bit mantissas).
+enum class F32Matmul { Exact, Tf32x3, Tf32 };
+/// Sets the f32 matmul mode (default SCORCH_CUDA_F32_MATMUL=exact|tf32x3|tf32, else Tf32 when SCORCH_CUDA_TF32=1,
+/// else Exact).
+void set_f32_matmul(F32Matmul mode);
+F32Matmul f32_matmul();
+/// Allows one-pass TF32 Tensor Cores for f32 matmul and convolution (set_f32_matmul(Tf32); false: Exact), like
 /// torch.backends.cuda.matmul.allow_tf32.
 void set_allow_tf32(bool allow);
+/// True when f32_matmul() is Tf32.
 bool allow_tf32();
 
 /// Benchmarks candidate kernels once per (op, shape, device) and caches the choice in memory and

@@ -1,7 +1,8 @@
 // Float matmul through cuBLASLt: row-major operands (or transposed views, passed as transposed
 // operands without a copy) and broadcast batches with one batch stride each. The algorithm is
 // chosen by benchmarking cuBLASLt's candidates once per (shape, layout, dtype, device) when autotune
-// is on, else cuBLASLt's first heuristic choice. TF32 only when allow_tf32() (f32 stays exact).
+// is on, else cuBLASLt's first heuristic choice. f32 follows f32_matmul(): exact by default, one TF32 pass, or
+// three (tf32_split.h) for products large enough to repay the operands' split.
 #include <cublasLt.h>
 
 #include <atomic>
@@ -16,6 +17,7 @@
 #include "scorch/backends/cuda/autotune.h"
 #include "scorch/backends/cuda/device_runtime.h"
 #include "scorch/backends/cuda/kernels/kernels.h"
+#include "scorch/backends/cuda/kernels/tf32_split.h"
 #include "scorch/backends/cuda/runtime.h"
 #include "scorch/core/error.h"
 
@@ -114,10 +116,10 @@ struct LtTypes {
   cudaDataType_t data, scale;
   cublasComputeType_t compute;
 };
-LtTypes lt_types(DType d) {
+LtTypes lt_types(DType d, bool tf32 = false) {
   switch (d) {
     case DType::F64: return {CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
-    case DType::F32: return {CUDA_R_32F, CUDA_R_32F, allow_tf32() ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
+    case DType::F32: return {CUDA_R_32F, CUDA_R_32F, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
     case DType::F16: return {CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
     case DType::BF16: return {CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
     default: throw DTypeError("matmul", "dtype " + std::string(dtype_name(d)) + " is not supported");
@@ -247,14 +249,36 @@ cublasLtEpilogue_t epilogue_of(const MatmulEpilogue& e) {
   return e.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT;
 }
 
-/// out = a·b with epilogue e, the operands of dtype in (out's, or f16/bf16 for an f32 out); false (nothing run) when
-/// cuBLASLt has no algorithm for it.
-bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n,
-                const MatmulEpilogue& e = {}, std::optional<DType> in = std::nullopt) {
+/// True when splitting an f32 product's operands (traffic ∝ (m + n)·k) costs less than the TF32 passes save
+/// (work ∝ m·n·k): on the H200 and the transformer layer's shapes the split lost at m·n / (m + n) = 256.
+bool tf32x3_pays(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  bool small_enough = 3 * std::max(m, n) * k * batch < (int64_t{1} << 32);
+  return small_enough && k % 4 == 0 && m * n >= 384 * (m + n);  // k % 4: the pieces' blocks stay 16-byte aligned
+}
+
+/// op's 3xTF32 copy (tf32_split.h), k-major, held by keep; k is op's rows when k_is_rows, else its columns. The copy
+/// is cuBLAS's first operand (op(A) = [n, k]: stored [3k, n], transposed) when first, else its second ([3k, m]).
+Operand split_operand(const Operand& op, bool k_is_rows, bool first, int64_t batch, CudaTensor& keep, int device) {
+  Tf32x3Layout l;
+  l.rows = static_cast<uint32_t>(op.rows), l.cols = static_cast<uint32_t>(op.cols);
+  l.batch = op.batch_stride == 0 ? 1u : static_cast<uint32_t>(batch);
+  l.ld = op.ld, l.batch_stride = op.batch_stride, l.k_is_rows = k_is_rows;
+  int64_t k = k_is_rows ? op.rows : op.cols, other = k_is_rows ? op.cols : op.rows;
+  l.out_batch_stride = op.batch_stride == 0 ? 0 : 3 * k * other;
+  l.small_pieces = first ? 2u : 4u;  // first (our b): big, small, big; second (our a): big, big, small
+  keep = CudaTensor(Shape{static_cast<size_t>(3 * k * other * l.batch)}, DType::F32, CudaDevice{device});
+  split_tf32x3(static_cast<const float*>(op.ptr), keep.data<float>(), l, device);
+  return {keep.raw(), first, 3 * k, other, 3 * k, l.out_batch_stride};
+}
+
+/// out = a·b with epilogue e in one cuBLASLt call, the operands of dtype in (out's, or f16/bf16 for an f32 out),
+/// f32 through TF32 tensor cores when tf32; false (nothing run) when cuBLASLt has no algorithm for it.
+bool lt_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n,
+             const MatmulEpilogue& e, DType in, bool tf32) {
   // Column-major view: out^T[n, m] = b^T[n, k] · a^T[k, m]; a bias of n entries adds along out^T's rows.
   int device = out.device().index;
   DeviceBlas& bl = blas(device);
-  LtTypes t = lt_types(in.value_or(out.dtype())), t_out = lt_types(out.dtype());
+  LtTypes t = lt_types(in, tf32), t_out = lt_types(out.dtype());
   LtProblem p;
   check_lt(cublasLtMatmulDescCreate(&p.desc, t.compute, t.scale), "desc");
   cublasOperation_t ta = ob.trans ? CUBLAS_OP_T : CUBLAS_OP_N, tb = oa.trans ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -291,7 +315,7 @@ bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
                     autotune::device_name(device);
   if (epi != CUBLASLT_EPILOGUE_DEFAULT || e.residual)
     key += "|epilogue " + std::to_string(static_cast<int>(epi)) + (e.residual ? "+c" : "");
-  if (in && *in != out.dtype()) key += "|from " + std::string(dtype_name(*in));
+  if (in != out.dtype()) key += "|from " + std::string(dtype_name(in));
   auto algo = choose_algo(call, key);
   if (!algo) return false;
   cublasStatus_t status = call.run(&*algo);
@@ -300,6 +324,37 @@ bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
   check_lt(status, "cublasLtMatmul");
   profile_mark(epi != CUBLASLT_EPILOGUE_DEFAULT || e.residual || e.alpha != 1 ? "matmul+epilogue" : "matmul");
   return true;
+}
+
+/// out = a·b (f32) in 3xTF32: big·big in one product, then the two corrections in a second whose epilogue adds the
+/// first in f32 (a tensor core's accumulator truncates: one shared by all three would add ~10× f32's error).
+bool tf32x3_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n,
+                 const MatmulEpilogue& e) {
+  int device = out.device().index;
+  CudaTensor a_pieces, b_pieces;  // a: (big, big, small), b: (big, small, big) along k
+  Operand a3 = split_operand(oa, !oa.trans, false, batch, a_pieces, device);
+  Operand b3 = split_operand(ob, ob.trans, true, batch, b_pieces, device);
+  auto rows = [](Operand op, int64_t first, int64_t count) {
+    op.ptr = static_cast<const float*>(op.ptr) + first;
+    op.rows = count;
+    return op;
+  };
+  T big_product(out.shape(), DType::F32, out.device());
+  MatmulEpilogue first{e.alpha, nullptr, e.residual, false};
+  if (!lt_gemm(rows(a3, 0, k), rows(b3, 0, k), big_product, batch, m, k, n, first, DType::F32, true)) return false;
+  MatmulEpilogue rest{e.alpha, e.bias, &big_product, e.relu};
+  return lt_gemm(rows(a3, k, 2 * k), rows(b3, k, 2 * k), out, batch, m, 2 * k, n, rest, DType::F32, true);
+}
+
+/// out = a·b with epilogue e, the operands of dtype in (out's, or f16/bf16 for an f32 out), f32 as f32_matmul() says;
+/// false (nothing run) when cuBLASLt has no algorithm for it.
+bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n,
+                const MatmulEpilogue& e = {}, std::optional<DType> in = std::nullopt) {
+  DType from = in.value_or(out.dtype());
+  bool f32 = out.dtype() == DType::F32 && from == DType::F32;
+  if (f32 && f32_matmul() == F32Matmul::Tf32x3 && tf32x3_pays(m, n, k, batch))
+    return tf32x3_gemm(oa, ob, out, batch, m, k, n, e);
+  return lt_gemm(oa, ob, out, batch, m, k, n, e, from, f32 && f32_matmul() == F32Matmul::Tf32);
 }
 
 /// True when x's data starts on a 16-byte boundary (what cuBLASLt's epilogue operands are asked to meet).
