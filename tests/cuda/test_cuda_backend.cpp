@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <scorch/backends/cuda/kernels/kernels.h>
+
 #include "cuda_test_util.h"
 
 namespace scorch {
@@ -179,6 +181,13 @@ double relative_rms_error(const TensorData& product, const Tensor<Cpu, 3>& refer
   return std::sqrt((d * d).sum().into_scalar().to_double() / (reference * reference).sum().into_scalar().to_double());
 }
 
+/// The f32 matmul mode for one scope; the previous mode comes back at its end (also on a failed assertion).
+struct F32MatmulScope {
+  cuda::F32Matmul previous = cuda::f32_matmul();
+  explicit F32MatmulScope(cuda::F32Matmul mode) { cuda::set_f32_matmul(mode); }
+  ~F32MatmulScope() { cuda::set_f32_matmul(previous); }
+};
+
 TEST(CudaBackend, MatmulTf32x3KeepsF32Accuracy) {
   SCORCH_REQUIRE_CUDA();
   // Batched, broadcast and transposed operands, large enough for the split (m·n / (m + n) >= 384).
@@ -188,38 +197,55 @@ TEST(CudaBackend, MatmulTf32x3KeepsF32Accuracy) {
   auto ref = Tensor<Cpu, 3>::from_data(a.to_data())
                  .cast(DType::F64)
                  .matmul(Tensor<Cpu, 3>::from_data(b.to_data()).cast(DType::F64));
-  double exact = relative_rms_error(a.matmul(b).to_data(), ref);
-  cuda::set_f32_matmul(cuda::F32Matmul::Tf32x3);
-  EXPECT_EQ(cuda::f32_matmul(), cuda::F32Matmul::Tf32x3);
-  EXPECT_FALSE(cuda::allow_tf32());
-  double split = relative_rms_error(a.matmul(b).to_data(), ref);
-  auto at = Tensor<Cuda, 3>::from_data(a.swap_dims(1, 2).to_data()).swap_dims(1, 2);  // a's values, transposed
-  double split_t = relative_rms_error(at.matmul(Tensor<Cuda, 3>::from_data(b.to_data())).to_data(), ref);
-  cuda::set_f32_matmul(cuda::F32Matmul::Tf32);
-  double one_pass = relative_rms_error(a.matmul(b).to_data(), ref);
-  cuda::set_f32_matmul(cuda::F32Matmul::Exact);
+  double exact = relative_rms_error(a.matmul(b).to_data(), ref), split = 0, split_t = 0, one_pass = 0;
+  {
+    F32MatmulScope scope(cuda::F32Matmul::Tf32x3);
+    EXPECT_EQ(cuda::f32_matmul(), cuda::F32Matmul::Tf32x3);
+    EXPECT_FALSE(cuda::allow_tf32());
+    split = relative_rms_error(a.matmul(b).to_data(), ref);
+    auto at = Tensor<Cuda, 3>::from_data(a.swap_dims(1, 2).to_data()).swap_dims(1, 2);  // a's values, transposed
+    split_t = relative_rms_error(at.matmul(Tensor<Cuda, 3>::from_data(b.to_data())).to_data(), ref);
+  }
+  {
+    F32MatmulScope scope(cuda::F32Matmul::Tf32);
+    one_pass = relative_rms_error(a.matmul(b).to_data(), ref);
+  }
   std::printf("relative rms error: exact f32 %.3g, 3xTF32 %.3g (transposed a %.3g), TF32 %.3g\n", exact, split, split_t,
               one_pass);
+  EXPECT_EQ(cuda::f32_matmul(), cuda::F32Matmul::Exact);
   EXPECT_LT(exact, 1e-6);
   EXPECT_LT(split, 4 * exact) << "3xTF32 has f32's order of error";  // H200: 7.4e-7 against 3.1e-7
   EXPECT_LT(split_t, 4 * exact);
   EXPECT_GT(one_pass, 30 * split) << "one TF32 pass loses ~3 decimal digits";
 }
 
+TEST(CudaBackend, MatmulTf32x3AppliesEpilogues) {
+  SCORCH_REQUIRE_CUDA();
+  // alpha, bias, residual and relu around a split product (the fused backend's cuBLASLt epilogue).
+  auto x = Tensor<Cuda, 2>::random({1024, 512}, Distribution::normal(0, 1));
+  auto w = Tensor<Cuda, 2>::random({512, 1024}, Distribution::normal(0, 1));
+  auto bias = Tensor<Cuda, 2>::random({1, 1024}, Distribution::normal(0, 1));
+  auto residual = Tensor<Cuda, 2>::random({1024, 1024}, Distribution::normal(0, 1));
+  auto expected = activation::relu(x.matmul(w) * 0.5 + residual + bias).to_data();
+  F32MatmulScope scope(cuda::F32Matmul::Tf32x3);
+  backends::cuda::kernels::MatmulEpilogue epilogue{0.5, &bias.primitive(), &residual.primitive(), true};
+  auto direct = backends::cuda::kernels::matmul_with_epilogue(x.primitive(), w.primitive(), epilogue);
+  ASSERT_TRUE(direct.has_value());
+  // The products' terms are ~sqrt(512) = 23 in size: 1e-4 is 4e-6 of them (the H200 differed by up to 2.4e-5).
+  Tensor<Cuda, 2>(*direct).to_data().assert_approx_eq(expected, Tolerance::rel_abs(1e-5, 1e-4));
+}
+
 TEST(CudaBackend, MatmulTf32x3KeepsSmallProductsAndEdgesExact) {
   SCORCH_REQUIRE_CUDA();
-  cuda::set_f32_matmul(cuda::F32Matmul::Tf32x3);
-  // Small products skip the split: the same values as the exact mode.
   auto a = Tensor<Cuda, 2>::random({64, 32}, Distribution::normal(0, 1));
   auto b = Tensor<Cuda, 2>::random({32, 48}, Distribution::normal(0, 1));
-  auto split = a.matmul(b).to_data();
   // Values TF32 holds exactly (small integers) give exact sums in every mode; k = 0 gives zeros.
   auto ints = Tensor<Cuda, 2>::random({1024, 640}, Distribution::uniform(-8, 8)).floor();
-  auto int_product = ints.matmul(ints.transpose()).to_data();
+  auto exact_small = a.matmul(b).to_data(), exact_ints = ints.matmul(ints.transpose()).to_data();
+  F32MatmulScope scope(cuda::F32Matmul::Tf32x3);
+  a.matmul(b).to_data().assert_eq(exact_small);  // small products skip the split
+  ints.matmul(ints.transpose()).to_data().assert_eq(exact_ints);
   auto empty = Tensor<Cuda, 2>::zeros({600, 0}).matmul(Tensor<Cuda, 2>::zeros({0, 600})).to_data();
-  cuda::set_f32_matmul(cuda::F32Matmul::Exact);
-  split.assert_eq(a.matmul(b).to_data());
-  int_product.assert_eq(ints.matmul(ints.transpose()).to_data());
   double largest = Tensor<Cpu, 2>::from_data(empty).abs().max().into_scalar().to_double();
   EXPECT_EQ(largest, 0.0);
 }

@@ -5,6 +5,7 @@
 // three (tf32_split.h) for products large enough to repay the operands' split.
 #include <cublasLt.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -207,14 +208,34 @@ float time_algo(const Call& call, const cublasLtMatmulAlgo_t& algo) {
   return best;
 }
 
-/// The algorithm for call (autotuned or cuBLASLt's first choice, cached under key); nullopt when cuBLASLt has none.
-std::optional<cublasLtMatmulAlgo_t> choose_algo(const Call& call, const std::string& key) {
+/// The largest power of two up to 256 dividing p's address: the alignment cuBLASLt's algorithms are asked to accept.
+uint32_t alignment(const void* p) {
+  auto address = reinterpret_cast<uintptr_t>(p);
+  uint32_t a = 256;
+  while (a > 1 && address % a != 0) a /= 2;
+  return a;
+}
+
+/// The algorithm for call (autotuned or cuBLASLt's first choice, cached under shape_key and the operands' alignments);
+/// nullopt when cuBLASLt has none.
+std::optional<cublasLtMatmulAlgo_t> choose_algo(const Call& call, const std::string& shape_key) {
+  std::array<uint32_t, 4> align{alignment(call.A), alignment(call.B), alignment(call.C), alignment(call.D)};
+  std::string key = shape_key;
+  if (align != std::array<uint32_t, 4>{256, 256, 256, 256}) {
+    key += "|align";
+    for (uint32_t a : align) key.append(" ").append(std::to_string(a));
+  }
   cublasLtMatmulAlgo_t algo{};
   if (auto cached = autotune::lookup(key); cached && unhex(*cached, algo)) return algo;
   cublasLtMatmulPreference_t pref;
   check_lt(cublasLtMatmulPreferenceCreate(&pref), "preference");
   size_t ws = kWorkspaceBytes;
   cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+  const cublasLtMatmulPreferenceAttributes_t align_attributes[] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (size_t i = 0; i < 4; ++i)
+    cublasLtMatmulPreferenceSetAttribute(pref, align_attributes[i], &align[i], sizeof(align[i]));
   cublasLtMatmulHeuristicResult_t results[8];
   int found = 0;
   bool tune = autotune_enabled();
@@ -252,8 +273,9 @@ cublasLtEpilogue_t epilogue_of(const MatmulEpilogue& e) {
 /// True when splitting an f32 product's operands (traffic ∝ (m + n)·k) costs less than the TF32 passes save
 /// (work ∝ m·n·k): on the H200 and the transformer layer's shapes the split lost at m·n / (m + n) = 256.
 bool tf32x3_pays(int64_t m, int64_t n, int64_t k, int64_t batch) {
-  bool small_enough = 3 * std::max(m, n) * k * batch < (int64_t{1} << 32);
-  return small_enough && k % 4 == 0 && m * n >= 384 * (m + n);  // k % 4: the pieces' blocks stay 16-byte aligned
+  bool small_enough = 3 * std::max(m, n) * k * batch < (int64_t{1} << 32) && batch <= 65535;  // grid.z: the batch
+  // k % 4: the pieces' blocks stay 16-byte aligned; k >= 128: the first product's m × n round trip is repaid.
+  return small_enough && k % 4 == 0 && k >= 128 && m * n >= 384 * (m + n);
 }
 
 /// op's 3xTF32 copy (tf32_split.h), k-major, held by keep; k is op's rows when k_is_rows, else its columns. The copy
@@ -347,7 +369,7 @@ bool tf32x3_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, in
 }
 
 /// out = a·b with epilogue e, the operands of dtype in (out's, or f16/bf16 for an f32 out), f32 as f32_matmul() says;
-/// false (nothing run) when cuBLASLt has no algorithm for it.
+/// false when cuBLASLt has no algorithm for it (out is then unspecified: the caller runs the ops apart).
 bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_t m, int64_t k, int64_t n,
                 const MatmulEpilogue& e = {}, std::optional<DType> in = std::nullopt) {
   DType from = in.value_or(out.dtype());

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to backends/cuda: the 3xTF32 operands of an f32 product (matmul.cpp, tf32_split.cu). An f32 matrix x
-// splits into big = tf32(x) and small = tf32(x - big); its copy holds three pieces along a tripled k, so that one
-// TF32 product of [a_big a_big a_small] and [b_big; b_small; b_big] sums big·big + big·small + small·big.
+// splits into big = tf32(x) and small = tf32(x - big); its copy holds three pieces along a tripled k: a's
+// [big big small] and b's [big; small; big]. The first k block gives big·big, the other two big·small + small·big.
 #include <cstdint>
 
 namespace scorch::backends::cuda::kernels {
