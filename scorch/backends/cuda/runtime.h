@@ -47,8 +47,8 @@ void set_cache_cap(size_t bytes);
 /// The current cache cap.
 size_t cache_cap();
 
-/// How f32 matmuls run. Exact: f32 FMA (the default). Tf32x3: each operand split into two TF32 values, big·big
-/// in one TF32 tensor-core product and big·small + small·big in a second, summed in f32 (errors within a few times
+/// How f32 matmuls run. Exact: f32 FMA (the default). Tf32x3: each operand split into two TF32 values and one TF32
+/// tensor-core product summing big·small + small·big, then big·big, in f32 (errors within a few times
 /// f32's, 400× below one TF32 pass's; 1.15 to 1.8× faster on large products, which alone take it; an inf input may
 /// give NaN where Exact gives ±inf). Tf32: one TF32 pass (10-bit mantissas).
 enum class F32Matmul { Exact, Tf32x3, Tf32 };

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to backends/cuda: the 3xTF32 operands of an f32 product (matmul.cpp, tf32_split.cu). An f32 matrix x
 // splits into big = tf32(x) and small = tf32(x - big); its copy holds three pieces along a tripled k: a's
-// [big big small] and b's [big; small; big]. The first k block gives big·big, the other two big·small + small·big.
+// [big small big] and b's [small; big; big], so that one TF32 product sums big·small + small·big, then big·big.
 #include <cstdint>
 
 namespace scorch::backends::cuda::kernels {
