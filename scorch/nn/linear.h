@@ -2,6 +2,7 @@
 // Linear (y = x·W + b) and Embedding (rows of a table picked by token ids).
 #include "scorch/module/module.h"
 #include "scorch/nn/initializer.h"
+#include "scorch/tensor/functional_fused.h"
 
 namespace scorch::nn {
 
@@ -32,23 +33,18 @@ template <class B> struct Linear {
   LinearLayout layout = LinearLayout::Row;
   SCORCH_MODULE(Linear, weight, bias, layout)
 
-  /// [..., d_input] → [..., d_output].
-  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+  /// [..., d_input] → [..., d_output]; relu applied to the result when asked (the same op: one cuBLASLt product with
+  /// its bias and relu on Cuda).
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x, bool relu = false) const {
     static_assert(D >= 1, "Linear needs rank ≥ 1");
     size_t d_in = layout == LinearLayout::Row ? weight.val().shape()[0] : weight.val().shape()[1];
     if (x.shape()[D - 1] != d_in)
       throw ShapeError("Linear::forward",
                        "input " + x.shape().to_string() + " must end in d_input " + std::to_string(d_in));
     auto w = layout == LinearLayout::Row ? weight.val() : weight.val().transpose();
-    size_t d_out = w.shape()[1];
-    size_t rows = 1;
-    for (size_t i = 0; i + 1 < D; ++i) rows *= x.shape()[i];
-    auto flat = x.template reshape<2>({rows, d_in});
-    auto y = flat.matmul(w);
-    if (bias) y = y + amp::to_autocast(bias->val()).template unsqueeze<2>();  // in y's dtype under autocast
-    Shape out = x.shape();
-    out[D - 1] = d_out;
-    return y.template reshape<D>(out);
+    std::optional<Tensor<B, 1>> b;
+    if (bias) b = bias->val();
+    return functional::linear(x, w, b, relu);  // bias in the product's dtype under autocast
   }
 };
 

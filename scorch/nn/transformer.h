@@ -34,6 +34,8 @@ template <class B> struct PositionWiseFeedForward {
   Activation<B> activation;
   SCORCH_MODULE(PositionWiseFeedForward, linear_inner, linear_outer, dropout, activation)
   template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x) const {
+    if (activation.kind == ActivationKind::Relu)  // relu in linear_inner's product (cuBLASLt's epilogue on Cuda)
+      return linear_outer.forward(dropout.forward(linear_inner.forward(x, true)));
     return linear_outer.forward(dropout.forward(activation.forward(linear_inner.forward(x))));
   }
 };

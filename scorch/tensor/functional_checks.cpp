@@ -220,6 +220,20 @@ void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape
     throw ShapeError(op, "gradient " + grad->to_string() + " must have the input's shape " + x.to_string());
 }
 
+void linear(const char* op, const Shape& x, DType xd, const Shape& weight, DType wd, const std::optional<Shape>& bias,
+            DType bd) {
+  float_dtype(op, "x", xd);
+  if (x.rank() == 0) throw ShapeError(op, "x must have rank >= 1, got a scalar");
+  if (weight.rank() != 2 || weight[0] != x[x.rank() - 1])
+    throw ShapeError(op, "weight " + weight.to_string() + " must be [k, n] with k = x's last dim (x " + x.to_string() +
+                             ")");
+  param_dtype(op, "weight", xd, wd);
+  if (!bias) return;
+  if (!(*bias == Shape{weight[1]}))
+    throw ShapeError(op, "bias " + bias->to_string() + " must be [n] for weight " + weight.to_string());
+  param_dtype(op, "bias", xd, bd);
+}
+
 void param_dtype(const char* op, const char* what, DType input, DType param) {
   if (input != param)
     throw DTypeError(op, std::string(what) + " dtype " + std::string(dtype_name(param)) + " differs from the input's " +

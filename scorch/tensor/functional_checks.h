@@ -41,6 +41,9 @@ void adam_update(const Shape& param, DType dtype, const std::array<std::pair<Sha
 /// x's dtype; grad (when given) has x's shape. op names the caller.
 void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape>& gamma,
           const std::optional<Shape>& beta, const std::optional<Shape>& grad);
+/// x [..., k] (rank >= 1), weight [k, n] and bias [n] (when given), all of x's float dtype; op names the caller.
+void linear(const char* op, const Shape& x, DType xd, const Shape& weight, DType wd, const std::optional<Shape>& bias,
+            DType bd);
 /// Throws DTypeError unless a parameter (gamma, beta) has the input's dtype.
 void param_dtype(const char* op, const char* what, DType input, DType param);
 /// The spatial dims of a [batch, channels, spatial...] shape.

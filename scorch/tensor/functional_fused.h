@@ -1,6 +1,6 @@
 #pragma once
 // Fused functional ops (scorch::functional): attention with its log-sum-exp and its backward, layer
-// norm and RMS norm with theirs. Arguments are checked here; the backend's module ops do the work
+// norm and RMS norm with theirs, linear (product, bias and relu) with its backward. Arguments are checked here; the backend's module ops do the work
 // (one kernel where the backend has one, a composition otherwise).
 #include <cmath>
 #include <optional>
@@ -176,6 +176,37 @@ template <class B, size_t D> NormGrads<B, D> rms_norm_backward(const Tensor<B, D
   detail::check_norm("rms_norm_backward", fx, fg, std::nullopt, grad.shape());
   return detail::wrap_norm_grads<B, D>(
       detail::ModOps<B>::rms_norm_backward(fx.primitive(), detail::primitive_of(fg), fgrad.primitive(), epsilon));
+}
+
+/// x·weight + bias, then relu when asked, as one op (on Cuda one cuBLASLt product that adds bias and applies relu as
+/// it writes): x [..., k] (its leading dims flattened into rows), weight [k, n], bias [n]; [..., n] in x's dtype,
+/// or the autocast dtype inside a scope.
+template <class B, size_t D>
+Tensor<B, D> linear(const Tensor<B, D>& x, const Tensor<B, 2>& weight,
+                    const std::optional<Tensor<B, 1>>& bias = std::nullopt, bool relu = false) {
+  static_assert(D >= 1, "linear needs x of rank >= 1");
+  auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight);  // the autocast policy
+  auto lb = amp::to_autocast(bias);
+  check::linear("linear", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), detail::shape_of(bias),
+                lb ? lb->dtype() : lx.dtype());
+  size_t rows = 1;
+  for (size_t i = 0; i + 1 < D; ++i) rows *= x.shape()[i];
+  Shape out = x.shape();
+  out[D - 1] = weight.shape()[1];
+  auto flat = lx.template reshape<2>({rows, weight.shape()[0]});
+  auto y = detail::ModOps<B>::linear(flat.primitive(), lw.primitive(), detail::bias_primitive(lb), relu);
+  return Tensor<B, 2>(std::move(y)).template reshape<D>(out);
+}
+/// Gradients of linear (x [rows, k], weight [k, n]) for the output gradient grad [rows, n], from its output: x's,
+/// weight's and, when has_bias, bias's.
+template <class B> ConvGrads<B, 2> linear_backward(const Tensor<B, 2>& x, const Tensor<B, 2>& weight, bool has_bias,
+                                                   bool relu, const Tensor<B, 2>& output, const Tensor<B, 2>& grad) {
+  check::linear("linear_backward", x.shape(), x.dtype(), weight.shape(), weight.dtype(), std::nullopt, x.dtype());
+  Shape out{x.shape()[0], weight.shape()[1]};
+  check::grad_shape("linear_backward", out, output.shape());
+  check::grad_shape("linear_backward", out, grad.shape());
+  return detail::wrap_grads<B, 2>(detail::ModOps<B>::linear_backward(x.primitive(), weight.primitive(), has_bias,
+                                                                     relu, output.primitive(), grad.primitive()));
 }
 
 }  // namespace scorch::functional

@@ -64,6 +64,7 @@ const std::vector<std::string>& non_differentiable_ops() {
                                                "module_interpolate_backward",
                                                "module_attention_backward",
                                                "module_cross_entropy_backward",
+                                               "module_linear_backward",
                                                "module_layer_norm_backward",
                                                "module_rms_norm_backward",
                                                "module_adam_update",

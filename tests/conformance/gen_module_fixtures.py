@@ -342,3 +342,9 @@ def add_cases(case, rn, rb):
     # Dropout with a seed drawn from the backend's stream (float_random_seed) and a probability below 2⁻³²: nothing
     # is dropped, whatever the seed, so the result is plain attention.
     case("mod_attention_drawn_seed", [rn(1, 2, 5, 4), rn(1, 2, 7, 4), rn(1, 2, 7, 3)], ref64(attention_ref), tol=TOL)
+
+    def linear_ref(x, w, b, g):
+        """x·w + b, relu of it, x·w; the gradients of relu(x·w + b) and of x·w for the output gradient g."""
+        return (x @ w + b, torch.relu(x @ w + b), x @ w, *grads(lambda x, w, b: torch.relu(x @ w + b), g, x, w, b),
+                *grads(lambda x, w: x @ w, g, x, w))
+    case("mod_linear", [rn(5, 7), rn(7, 6), rn(6), rn(5, 6)], ref64(linear_ref), tol=TOL)

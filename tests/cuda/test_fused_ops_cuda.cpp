@@ -1,5 +1,5 @@
 // Cuda's fused kernels (layer norm, RMS norm, attention with its statistics and backward, cross-entropy, the Adam
-// update) against
+// update, linear with its epilogues) against
 // Cpu's on sizes the conformance fixtures do not reach: thousands of rows (the gamma/beta gradients reduce over
 // several chunks of rows), rows that are not a multiple of 32, sequences longer than a tile, a million parameters,
 // f32 and bf16.
@@ -163,6 +163,30 @@ TEST_P(FusedOpsCuda, MultiTensorStepsMatchCpu) {
     for (size_t i = 0; i < p.size(); ++i) near(s[i].param, hs[i].param), near(*s[i].velocity, *hs[i].velocity);
   }
   EXPECT_THROW(ModuleOpsOf<Cuda>::adam_update_many(p, CudaP(g.begin(), g.end() - 1), m, v, step), ShapeError);
+}
+
+TEST_P(FusedOpsCuda, LinearMatchesCpu) {
+  SCORCH_REQUIRE_CUDA();
+  DType dtype = GetParam();
+  Tolerance tol = dtype == DType::F32 ? Tolerance::rel_abs(1e-4, 1e-3) : tolerance_for(dtype);
+  // Rows that are not a multiple of the product's tiles; the bias gradient sums over all of them.
+  auto [x, hx] = twin<2>({1000, 256}, dtype);
+  auto [w, hw] = twin<2>({256, 384}, dtype, 0.1);
+  auto [b, hb] = twin<1>({384}, dtype);
+  auto [g, hg] = twin<2>({1000, 384}, dtype);
+  for (bool relu : {false, true}) {
+    auto y = md::linear(x, w, std::optional(b), relu);
+    auto hy = md::linear(hx, hw, std::optional(hb), relu);
+    expect_near(y, hy, tol);
+    // One output for both backwards: a bf16 value near 0 may round to either side of it on each backend.
+    auto r = md::linear_backward(x, w, true, relu, Tensor<Cuda, 2>::from_data(hy.to_data()), g);
+    auto hr = md::linear_backward(hx, hw, true, relu, hy, hg);
+    expect_near(r.x, hr.x, tol), expect_near(r.weight, hr.weight, tol), expect_near(*r.bias, *hr.bias, tol);
+  }
+  expect_near(md::linear(x, w), md::linear(hx, hw), tol);
+  auto r = md::linear_backward(x, w, false, false, md::linear(x, w), g);
+  EXPECT_FALSE(r.bias.has_value());
+  expect_near(r.weight, md::linear_backward(hx, hw, false, false, md::linear(hx, hw), hg).weight, tol);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOpsCuda, testing::Values(DType::F32, DType::BF16),

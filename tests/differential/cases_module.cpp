@@ -250,6 +250,16 @@ void cross_entropy(DiffList& list) {
   each<false>(list, "module_cross_entropy", inputs, SCORCH_DIFF_BODY(fo(M::cross_entropy(in.f(0), in.i(1)).second)));
 }
 
+// linear with bias and relu (its gradient through linear_backward), and without bias.
+void linear(DiffList& list) {
+  Variants inputs = {{in({6, 9}), in({9, 5}), in({5})},
+                     {in({3, 4}, DType::F64), in({4, 7}, DType::F64), in({7}, DType::F64)}};
+  each<true>(list, "module_linear", inputs,
+             SCORCH_DIFF_BODY(fo(M::linear(in.f(0), in.f(1), std::optional(in.f(2)), true)),
+                              fo(M::linear(in.f(0), in.f(1), std::nullopt, false))),
+             {"module_linear", "module_linear_backward"});
+}
+
 // One Adam step (L2 decay) and one AdamW step (decoupled decay); the second moment is positive.
 void optimizer_steps(DiffList& list) {
   Variants inputs = {{in({5, 7}), in({5, 7}), in({5, 7}), in({5, 7}, DType::F32, Domain::Positive)},
@@ -286,6 +296,7 @@ void add_module_cases(DiffList& list) {
   unfold_fold_attention(list);
   norms(list);
   cross_entropy(list);
+  linear(list);
   optimizer_steps(list);
 }
 

@@ -38,6 +38,8 @@ template <class B> struct ModuleOps : OpsBase<B> {
                                                   T grad);
   static std::pair<T, T> cross_entropy(T logits, IntP targets);
   static T cross_entropy_backward(T logits, IntP targets, T logsumexp, T grad);
+  static T linear(T x, T weight, const std::optional<T>& bias, bool relu);
+  static ConvGradients<T> linear_backward(T x, T weight, bool has_bias, bool relu, T output, T grad);
   static T layer_norm(T x, const std::optional<T>& gamma, const std::optional<T>& beta, double epsilon);
   static NormGradients<T> layer_norm_backward(T x, const std::optional<T>& gamma, bool has_beta, T grad,
                                               double epsilon);

@@ -175,6 +175,39 @@ template <class B> NormGradients<AutodiffTensor<B>> ModuleOps<B>::wrap_grads(Nor
   auto wrap = [](std::optional<P>& p) { return p ? std::optional<T>(T(std::move(*p))) : std::nullopt; };
   return {T(std::move(g.x)), wrap(g.gamma), wrap(g.beta)};
 }
+// linear: one node over x, weight and bias whose backward is the inner backend's linear_backward (weight's and
+// bias's gradients alone, from the output's gradient, when x needs none: the first layer's input).
+template <class B>
+AutodiffTensor<B> ModuleOps<B>::linear(T x, T weight, const std::optional<T>& bias, bool relu) {
+  bool has_bias = bias.has_value();
+  auto fwd = [has_bias, relu](auto in) {
+    std::optional<P> b = has_bias ? std::optional<P>(std::move(in[2])) : std::nullopt;
+    return M::linear(std::move(in[0]), std::move(in[1]), b, relu);
+  };
+  auto bwd = [has_bias, relu](auto& c) {
+    if (c.tracked(0)) {
+      P out = relu ? c.output() : c.grad();  // read only for relu (saved only then): grad stands in otherwise
+      ConvGradients<P> g = M::linear_backward(c.input(0), c.input(1), has_bias, relu, std::move(out), c.grad());
+      c.to(0, [&] { return std::move(g.x); });
+      c.to(1, [&] { return std::move(g.weight); });
+      if (has_bias) c.to(2, [&] { return std::move(*g.bias); });
+      return;
+    }
+    P g = relu ? I::mask_fill(c.grad(), I::lower_equal_elem(c.output(), Scalar(0)), Scalar(0)) : c.grad();
+    c.to(1, [&] { return I::matmul(I::swap_dims(c.input(0), 0, 1), g); });
+    if (has_bias) c.to(2, [&] { return I::reshape(I::sum_dim(g, 0), Shape{g.shape()[1]}); });
+  };
+  uint32_t out = relu ? kOut : 0;  // relu's gradient passes where the output is above 0
+  std::array<T, 3> inputs{std::move(x), std::move(weight), bias ? *bias : T()};
+  return R::op("linear", Bound::Compute, std::move(inputs), {in(0) | in(1) | out, in(0) | out, out}, fwd, bwd);
+}
+template <class B>
+ConvGradients<AutodiffTensor<B>> ModuleOps<B>::linear_backward(T x, T weight, bool has_bias, bool relu, T output,
+                                                               T grad) {
+  return wrap_grads(M::linear_backward(std::move(x.primitive), std::move(weight.primitive), has_bias, relu,
+                                       std::move(output.primitive), std::move(grad.primitive)));
+}
+
 // The norms: one memory-bound node (recomputed under checkpointing) over x, gamma and beta, whose
 // backward is the inner backend's *_backward.
 template <class B> AutodiffTensor<B> ModuleOps<B>::layer_norm(T x, const std::optional<T>& gamma,

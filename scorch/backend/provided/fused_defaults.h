@@ -209,5 +209,28 @@ template <class B> auto module_rms_norm_backward(const typename B::FloatTensor& 
   return fused_detail::normalize_backward<typename B::FloatTensor, B>(x, gamma, false, grad, epsilon, false);
 }
 
+/// x·weight, plus bias (added to every row), then relu when asked: x [rows, k], weight [k, n], bias [n]. Backends
+/// with a product that applies bias and relu as it writes (cuBLASLt's epilogues) override it.
+template <class B> auto module_linear(const typename B::FloatTensor& x, const typename B::FloatTensor& weight,
+                                      const std::optional<typename B::FloatTensor>& bias, bool relu) {
+  using F = KindOps<B, Float>;
+  auto y = F::matmul(x, weight);
+  if (bias) y = F::add(std::move(y), fused_detail::as_row<B>(*bias, 2));
+  return relu ? F::relu(std::move(y)) : y;
+}
+
+/// Gradients of linear for the output gradient grad [rows, n], from its output (relu passes grad where the output
+/// is above 0, as relu's own backward): x's, weight's and, when has_bias, bias's.
+template <class B> auto module_linear_backward(const typename B::FloatTensor& x, const typename B::FloatTensor& weight,
+                                               bool has_bias, bool relu, const typename B::FloatTensor& output,
+                                               const typename B::FloatTensor& grad) {
+  using F = KindOps<B, Float>;
+  auto g = relu ? F::mask_fill(grad, F::lower_equal_elem(output, Scalar(0)), Scalar(0)) : grad;
+  ConvGradients<typename B::FloatTensor> out{F::matmul(g, F::swap_dims(weight, 0, 1)),
+                                             F::matmul(F::swap_dims(x, 0, 1), g), std::nullopt};
+  if (has_bias) out.bias = fused_detail::sum_to_last<B>(g);
+  return out;
+}
+
 }  // namespace provided
 }  // namespace scorch

@@ -42,6 +42,16 @@ struct Cuda : CudaKernelOps {
     return kernels::adam_update_many(std::move(params), std::move(grads), std::move(moments_1), std::move(moments_2),
                                      step);
   }
+  /// A linear layer's product with its bias and relu in one cuBLASLt call (kernels/matmul.cpp).
+  static CudaTensor module_linear(CudaTensor x, CudaTensor weight, const std::optional<CudaTensor>& bias, bool relu) {
+    return kernels::linear(std::move(x), std::move(weight), bias, relu);
+  }
+  /// Its gradients, bias's summed by the weight gradient's product (kernels/matmul.cpp).
+  static ConvGradients<CudaTensor> module_linear_backward(CudaTensor x, CudaTensor weight, bool has_bias, bool relu,
+                                                          CudaTensor output, CudaTensor grad) {
+    return kernels::linear_backward(std::move(x), std::move(weight), has_bias, relu, std::move(output),
+                                    std::move(grad));
+  }
   /// The multi-tensor SGD step (kernels/optimizer.cu).
   static std::vector<SgdUpdate<CudaTensor>> module_sgd_update_many(std::vector<CudaTensor> params,
                                                                    std::vector<CudaTensor> grads,

@@ -49,10 +49,17 @@ struct MatmulEpilogue {
   const CudaTensor* bias = nullptr;      // [n], contiguous, of the product's dtype: added to every row
   const CudaTensor* residual = nullptr;  // the product's shape, contiguous, of its dtype
   bool relu = false;
+  CudaTensor* bias_grad = nullptr;  // [n], contiguous, of the product's dtype: written with b's sums over k (alone)
 };
 /// a·b (float, rank 2, on one device) with the epilogue applied in the same cuBLASLt call; nullopt when cuBLASLt has
 /// no algorithm for it (the caller then runs the ops apart).
 std::optional<CudaTensor> matmul_with_epilogue(T a, T b, const MatmulEpilogue& epilogue);
+/// module_linear: x·weight with bias and relu applied by cuBLASLt as it writes the product (matmul.cpp), or the ops
+/// apart when it has no algorithm for them.
+CudaTensor linear(T x, T weight, const std::optional<T>& bias, bool relu);
+/// module_linear_backward: weight's gradient from one product whose epilogue also sums bias's (cuBLASLt's BGRADA)
+/// where cuBLASLt takes it (matmul.cpp).
+ConvGradients<CudaTensor> linear_backward(T x, T weight, bool has_bias, bool relu, T output, T grad);
 /// Indices as a fresh contiguous I64 tensor resolved against dim_size (negative counts from the end); throws
 /// ShapeError naming op and the first index out of range, after a stream synchronization (none while a graph is
 /// captured: an index out of range then reads element 0). index.cu.

@@ -264,8 +264,9 @@ std::optional<cublasLtMatmulAlgo_t> choose_algo(const Call& call, const std::str
   return algo;
 }
 
-/// The cuBLASLt epilogue doing e's bias and relu.
+/// The cuBLASLt epilogue doing e's bias and relu, or its bias gradient.
 cublasLtEpilogue_t epilogue_of(const MatmulEpilogue& e) {
+  if (e.bias_grad) return CUBLASLT_EPILOGUE_BGRADA;  // cuBLAS's A is our b: its sums over k, one per row of out^T
   if (e.bias) return e.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
   return e.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT;
 }
@@ -308,8 +309,8 @@ bool lt_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int64_
   cublasLtEpilogue_t epi = epilogue_of(e);
   if (epi != CUBLASLT_EPILOGUE_DEFAULT)
     check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)), "epilogue");
-  if (e.bias) {
-    const void* bias = e.bias->raw();
+  if (e.bias || e.bias_grad) {
+    const void* bias = e.bias ? e.bias->raw() : e.bias_grad->raw();
     check_lt(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)), "bias");
   }
   layout(p.a, t.data, ob.rows, ob.cols, ob.ld, batch, ob.batch_stride);
@@ -365,8 +366,10 @@ bool float_gemm(const Operand& oa, const Operand& ob, T& out, int64_t batch, int
                 const MatmulEpilogue& e = {}, std::optional<DType> in = std::nullopt) {
   DType from = in.value_or(out.dtype());
   bool f32 = out.dtype() == DType::F32 && from == DType::F32;
-  if (f32 && f32_matmul() == F32Matmul::Tf32x3 && tf32x3_pays(m, n, k, batch))
+  if (f32 && f32_matmul() == F32Matmul::Tf32x3 && tf32x3_pays(m, n, k, batch)) {
+    if (e.bias_grad) return false;  // the split's pieces would each enter the sums: the caller sums apart
     return tf32x3_gemm(oa, ob, out, batch, m, k, n, e);
+  }
   return lt_gemm(oa, ob, out, batch, m, k, n, e, from, f32 && f32_matmul() == F32Matmul::Tf32);
 }
 
@@ -441,6 +444,37 @@ std::optional<CudaTensor> matmul_with_epilogue(T a, T b, const MatmulEpilogue& e
   Operand oa = operand_of(a, batch), ob = operand_of(b, batch);
   if (!float_gemm(oa, ob, out, 1, m, k, n, e)) return std::nullopt;
   return out;
+}
+
+T linear(T x, T weight, const std::optional<T>& bias, bool relu) {
+  MatmulEpilogue e;
+  e.bias = bias ? &*bias : nullptr;
+  e.relu = relu;
+  if (auto y = matmul_with_epilogue(x, weight, e)) return std::move(*y);
+  T y = matmul(std::move(x), std::move(weight));
+  if (bias) y = add(std::move(y), reshape(*bias, Shape{1, bias->numel()}));
+  return relu ? kernels::relu(std::move(y)) : y;
+}
+
+ConvGradients<T> linear_backward(T x, T weight, bool has_bias, bool relu, T output, T grad) {
+  T g = relu ? mask_fill(std::move(grad), lower_equal_elem(output, Scalar(0)), Scalar(0)) : std::move(grad);
+  T dx = matmul(g, swap_dims(std::move(weight), 0, 1));
+  T xt = swap_dims(std::move(x), 0, 1);
+  size_t n = g.shape()[1];
+  if (has_bias && xt.shape()[0] > 0 && xt.shape()[1] > 0 && n > 0 && is_float(g.dtype()) && xt.dtype() == g.dtype()) {
+    T db(Shape{n}, g.dtype(), g.device());
+    MatmulEpilogue e;
+    e.bias_grad = &db;
+    Shape batch{};
+    T dw(Shape{xt.shape()[0], n}, g.dtype(), g.device());
+    Operand oa = operand_of(xt, batch), ob = operand_of(g, batch);
+    auto m = static_cast<int64_t>(xt.shape()[0]), k = static_cast<int64_t>(xt.shape()[1]);
+    if (float_gemm(oa, ob, dw, 1, m, k, static_cast<int64_t>(n), e)) return {std::move(dx), std::move(dw), db};
+  }
+  T dw = matmul(xt, g);
+  std::optional<T> db;
+  if (has_bias) db = reshape(sum_dim(g, 0), Shape{n});
+  return {std::move(dx), std::move(dw), std::move(db)};
 }
 
 }  // namespace scorch::backends::cuda::kernels
