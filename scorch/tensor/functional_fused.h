@@ -1,7 +1,7 @@
 #pragma once
 // Fused functional ops (scorch::functional): attention with its log-sum-exp and its backward, layer
-// norm and RMS norm with theirs, linear (product, bias and relu) with its backward. Arguments are checked here; the backend's module ops do the work
-// (one kernel where the backend has one, a composition otherwise).
+// norm and RMS norm with theirs, linear (product, bias and relu) with its backward. Arguments are checked
+// here; the backend's module ops do the work (one kernel where the backend has one, a composition otherwise).
 #include <cmath>
 #include <optional>
 #include <type_traits>
