@@ -234,6 +234,12 @@ void linear(const char* op, const Shape& x, DType xd, const Shape& weight, DType
   param_dtype(op, "bias", xd, bd);
 }
 
+void linear_result(const char* op, const char* what, const Shape& expected, DType xd, const Shape& shape, DType dtype) {
+  if (shape != expected)
+    throw ShapeError(op, std::string(what) + " " + shape.to_string() + " must be [rows, n] = " + expected.to_string());
+  param_dtype(op, what, xd, dtype);
+}
+
 void param_dtype(const char* op, const char* what, DType input, DType param) {
   if (input != param)
     throw DTypeError(op, std::string(what) + " dtype " + std::string(dtype_name(param)) + " differs from the input's " +

@@ -44,6 +44,8 @@ void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape
 /// x [..., k] (rank >= 1), weight [k, n] and bias [n] (when given), all of x's float dtype; op names the caller.
 void linear(const char* op, const Shape& x, DType xd, const Shape& weight, DType wd, const std::optional<Shape>& bias,
             DType bd);
+/// linear_backward's operand `what` (output, grad) is [rows, n] = expected in x's dtype.
+void linear_result(const char* op, const char* what, const Shape& expected, DType xd, const Shape& shape, DType dtype);
 /// Throws DTypeError unless a parameter (gamma, beta) has the input's dtype.
 void param_dtype(const char* op, const char* what, DType input, DType param);
 /// The spatial dims of a [batch, channels, spatial...] shape.

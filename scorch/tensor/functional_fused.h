@@ -203,8 +203,8 @@ template <class B> ConvGrads<B, 2> linear_backward(const Tensor<B, 2>& x, const 
                                                    bool relu, const Tensor<B, 2>& output, const Tensor<B, 2>& grad) {
   check::linear("linear_backward", x.shape(), x.dtype(), weight.shape(), weight.dtype(), std::nullopt, x.dtype());
   Shape out{x.shape()[0], weight.shape()[1]};
-  check::grad_shape("linear_backward", out, output.shape());
-  check::grad_shape("linear_backward", out, grad.shape());
+  check::linear_result("linear_backward", "output", out, x.dtype(), output.shape(), output.dtype());
+  check::linear_result("linear_backward", "grad", out, x.dtype(), grad.shape(), grad.dtype());
   return detail::wrap_grads<B, 2>(detail::ModOps<B>::linear_backward(x.primitive(), weight.primitive(), has_bias,
                                                                      relu, output.primitive(), grad.primitive()));
 }

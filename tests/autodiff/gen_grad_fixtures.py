@@ -316,7 +316,7 @@ case("attention_causal", [rn(1, 2, 3, 4), rn(1, 2, 5, 4), rn(1, 2, 5, 3)], lambd
     attention_ref(q, k, v, torch.ones(3, 5, dtype=torch.bool).triu(1)),
     attention_ref(k, q, q, torch.ones(5, 3, dtype=torch.bool).triu(1), 0.4)))
 case("cross_entropy", [rn(4, 6), torch.tensor([5, 0, 2, 3])], lambda x, t: F.cross_entropy(x, t, reduction="none"))
-case("linear", [rn(3, 5), rn(5, 4), rn(4)], lambda x, w, b: (torch.relu(x @ w + b), x @ w))
+case("linear", [rn(3, 5), rn(5, 4), rn(4)], lambda x, w, b: (torch.relu(x @ w + b), x @ w, x @ w + b))
 
 
 def main(out_dir):

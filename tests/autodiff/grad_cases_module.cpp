@@ -158,11 +158,12 @@ void add_unfold_attention_norm_cases(std::vector<GradCase>& cases) {
          return join({flat(mod::attention<AD>(q, k, v, std::nullopt, std::nullopt, true)),
                       flat(mod::attention<AD>(k, q, q, std::nullopt, 0.4, true))});
        }});
-  // x [3, 5], weight [5, 4], bias [4]: with relu, and without bias.
+  // x [3, 5], weight [5, 4], bias [4]: with relu, without bias, with bias alone.
   cases.push_back({"linear", {"module_linear"}, [](const GradInputs& in) {
                      auto x = in.f<2>(0), w = in.f<2>(1);
                      std::optional<Tensor<AD, 1>> b = in.f<1>(2);
-                     return join({flat(mod::linear(x, w, b, true)), flat(mod::linear(x, w))});
+                     return join({flat(mod::linear(x, w, b, true)), flat(mod::linear(x, w)),
+                                  flat(mod::linear(x, w, b))});
                    }});
   // logits [4, 6], class targets [4].
   cases.push_back({"cross_entropy", {"module_cross_entropy"}, [](const GradInputs& in) {

@@ -46,6 +46,30 @@ TEST(Autodiff, ReadmeExample) {
   EXPECT_FALSE(x.grad(grads).has_value());  // x does not require grad
 }
 
+TEST(Autodiff, LinearGradientsMatchTheComposedOpsWhateverNeedsThem) {
+  auto x0 = T2::random({4, 5}, Distribution::normal(0, 1)), w0 = T2::random({5, 3}, Distribution::normal(0, 1));
+  auto b0 = Tensor<AD, 1>::random({3}, Distribution::normal(0, 1));
+  // x and weight tracked or not (a first layer's input, a frozen weight), bias always; with relu and without.
+  for (int tracked : {3, 1, 2}) {
+    for (bool relu : {false, true}) {
+      SCOPED_TRACE(std::to_string(tracked) + (relu ? " relu" : ""));
+      auto x = tracked & 1 ? x0.detach().require_grad() : x0.detach();
+      auto w = tracked & 2 ? w0.detach().require_grad() : w0.detach();
+      auto b = b0.detach().require_grad();
+      auto g = T2::random({4, 3}, Distribution::normal(0, 1));
+      auto fused = (functional::linear(x, w, std::optional(b), relu) * g).sum().backward();
+      auto sum = x.matmul(w) + b.unsqueeze<2>();
+      auto composed = ((relu ? activation::relu(sum) : sum) * g).sum().backward();
+      Tolerance tol = Tolerance::rel_abs(1e-5, 1e-5);
+      if (tracked & 1) x.grad(fused)->to_data().assert_approx_eq(x.grad(composed)->to_data(), tol);
+      if (tracked & 2) w.grad(fused)->to_data().assert_approx_eq(w.grad(composed)->to_data(), tol);
+      b.grad(fused)->to_data().assert_approx_eq(b.grad(composed)->to_data(), tol);
+      EXPECT_EQ(x.grad(fused).has_value(), (tracked & 1) != 0);
+      EXPECT_EQ(w.grad(fused).has_value(), (tracked & 2) != 0);
+    }
+  }
+}
+
 TEST(Autodiff, RequireGradDetachAndInner) {
   auto x = T2::from_data({{1., 2.}, {3., 4.}});
   EXPECT_FALSE(x.is_require_grad());

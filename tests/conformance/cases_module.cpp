@@ -186,14 +186,15 @@ template <class B> void add_fused_cases(CaseList<B>& list) {
     auto [nll, lse] = mod::cross_entropy_with_stats<B>(x, t);
     return outs(nll.cast(x.dtype()), lse.cast(x.dtype()), mod::cross_entropy_backward<B>(x, t, lse, F<1>(in, 2)));
   });
-  // linear: x·w + b, with relu, without bias; the gradients with relu and bias, and without either
+  // linear: x·w + b, with relu, without bias; the gradients with relu and bias, without either, with bias alone
   list.add("mod_linear", {"module_linear", "module_linear_backward"}, [](const Inputs<B>& in) {
     auto x = F<2>(in, 0), w = F<2>(in, 1), g = F<2>(in, 3);
     std::optional<Tensor<B, 1>> b = F<1>(in, 2);
     auto y = mod::linear<B>(x, w, b), yr = mod::linear<B>(x, w, b, true), y0 = mod::linear<B>(x, w);
     auto r = mod::linear_backward<B>(x, w, true, true, yr, g);
     auto r0 = mod::linear_backward<B>(x, w, false, false, y0, g);
-    return outs(y, yr, y0, r.x, r.weight, *r.bias, r0.x, r0.weight);
+    auto rb = mod::linear_backward<B>(x, w, true, false, y, g);
+    return outs(y, yr, y0, r.x, r.weight, *r.bias, r0.x, r0.weight, rb.x, *rb.bias);
   });
   // causal (PyTorch's is_causal, top-left aligned): alone with its log-sum-exp, with a mask, with a scale, with more
   // queries than keys, and the gradients with the mask

@@ -344,7 +344,9 @@ def add_cases(case, rn, rb):
     case("mod_attention_drawn_seed", [rn(1, 2, 5, 4), rn(1, 2, 7, 4), rn(1, 2, 7, 3)], ref64(attention_ref), tol=TOL)
 
     def linear_ref(x, w, b, g):
-        """x·w + b, relu of it, x·w; the gradients of relu(x·w + b) and of x·w for the output gradient g."""
+        """x·w + b, relu of it, x·w; the gradients of relu(x·w + b), of x·w, and x's and b's of x·w + b for the output
+        gradient g."""
+        dx, _, db = grads(lambda x, w, b: x @ w + b, g, x, w, b)
         return (x @ w + b, torch.relu(x @ w + b), x @ w, *grads(lambda x, w, b: torch.relu(x @ w + b), g, x, w, b),
-                *grads(lambda x, w: x @ w, g, x, w))
+                *grads(lambda x, w: x @ w, g, x, w), dx, db)
     case("mod_linear", [rn(5, 7), rn(7, 6), rn(6), rn(5, 6)], ref64(linear_ref), tol=TOL)

@@ -175,8 +175,9 @@ template <class B> NormGradients<AutodiffTensor<B>> ModuleOps<B>::wrap_grads(Nor
   auto wrap = [](std::optional<P>& p) { return p ? std::optional<T>(T(std::move(*p))) : std::nullopt; };
   return {T(std::move(g.x)), wrap(g.gamma), wrap(g.beta)};
 }
-// linear: one node over x, weight and bias whose backward is the inner backend's linear_backward (weight's and
-// bias's gradients alone, from the output's gradient, when x needs none: the first layer's input).
+// linear: one node over x, weight and bias whose backward is the inner backend's linear_backward when x and weight
+// both need gradients, and the products apart otherwise (a first layer's input, a frozen weight: nothing unneeded is
+// computed or kept).
 template <class B>
 AutodiffTensor<B> ModuleOps<B>::linear(T x, T weight, const std::optional<T>& bias, bool relu) {
   bool has_bias = bias.has_value();
@@ -185,7 +186,7 @@ AutodiffTensor<B> ModuleOps<B>::linear(T x, T weight, const std::optional<T>& bi
     return M::linear(std::move(in[0]), std::move(in[1]), b, relu);
   };
   auto bwd = [has_bias, relu](auto& c) {
-    if (c.tracked(0)) {
+    if (c.tracked(0) && c.tracked(1)) {
       P out = relu ? c.output() : c.grad();  // read only for relu (saved only then): grad stands in otherwise
       ConvGradients<P> g = M::linear_backward(c.input(0), c.input(1), has_bias, relu, std::move(out), c.grad());
       c.to(0, [&] { return std::move(g.x); });
@@ -194,12 +195,13 @@ AutodiffTensor<B> ModuleOps<B>::linear(T x, T weight, const std::optional<T>& bi
       return;
     }
     P g = relu ? I::mask_fill(c.grad(), I::lower_equal_elem(c.output(), Scalar(0)), Scalar(0)) : c.grad();
+    c.to(0, [&] { return I::matmul(g, I::swap_dims(c.input(1), 0, 1)); });
     c.to(1, [&] { return I::matmul(I::swap_dims(c.input(0), 0, 1), g); });
     if (has_bias) c.to(2, [&] { return I::reshape(I::sum_dim(g, 0), Shape{g.shape()[1]}); });
   };
   uint32_t out = relu ? kOut : 0;  // relu's gradient passes where the output is above 0
   std::array<T, 3> inputs{std::move(x), std::move(weight), bias ? *bias : T()};
-  return R::op("linear", Bound::Compute, std::move(inputs), {in(0) | in(1) | out, in(0) | out, out}, fwd, bwd);
+  return R::op("linear", Bound::Compute, std::move(inputs), {in(1) | out, in(0) | out, out}, fwd, bwd);
 }
 template <class B>
 ConvGradients<AutodiffTensor<B>> ModuleOps<B>::linear_backward(T x, T weight, bool has_bias, bool relu, T output,

@@ -1,8 +1,8 @@
 #pragma once
 // Provided fused ops (attention with its statistics and its backward, layer norm, RMS norm, their
 // backwards), composed from other ops in f32 for f16/bf16 inputs (f64 for f64), results in the inputs'
-// dtype. Backends override them with single kernels; Autodiff records each as one node whose backward
-// is the matching *_backward op.
+// dtype; linear and its backward run in their inputs' dtype, as the ops they replace. Backends override
+// them with single kernels; Autodiff records each as one node whose backward is the matching *_backward op.
 #include <cmath>
 #include <limits>
 #include <optional>

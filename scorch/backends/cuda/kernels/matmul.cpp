@@ -460,20 +460,21 @@ ConvGradients<T> linear_backward(T x, T weight, bool has_bias, bool relu, T outp
   T g = relu ? mask_fill(std::move(grad), lower_equal_elem(output, Scalar(0)), Scalar(0)) : std::move(grad);
   T dx = matmul(g, swap_dims(std::move(weight), 0, 1));
   T xt = swap_dims(std::move(x), 0, 1);
-  size_t n = g.shape()[1];
-  if (has_bias && xt.shape()[0] > 0 && xt.shape()[1] > 0 && n > 0 && is_float(g.dtype()) && xt.dtype() == g.dtype()) {
-    T db(Shape{n}, g.dtype(), g.device());
+  auto m = static_cast<int64_t>(xt.shape()[0]), k = static_cast<int64_t>(xt.shape()[1]);
+  auto n = static_cast<int64_t>(g.shape()[1]);
+  Shape batch{};
+  Operand ob = operand_of(g, batch);  // cuBLAS's A: BGRADA takes it untransposed
+  bool split = g.dtype() == DType::F32 && f32_matmul() == F32Matmul::Tf32x3 && tf32x3_pays(m, n, k, 1);
+  if (has_bias && m > 0 && k > 0 && n > 0 && is_float(g.dtype()) && xt.dtype() == g.dtype() && !ob.trans && !split) {
+    T db(Shape{static_cast<size_t>(n)}, g.dtype(), g.device());
+    T dw(Shape{static_cast<size_t>(m), static_cast<size_t>(n)}, g.dtype(), g.device());
     MatmulEpilogue e;
     e.bias_grad = &db;
-    Shape batch{};
-    T dw(Shape{xt.shape()[0], n}, g.dtype(), g.device());
-    Operand oa = operand_of(xt, batch), ob = operand_of(g, batch);
-    auto m = static_cast<int64_t>(xt.shape()[0]), k = static_cast<int64_t>(xt.shape()[1]);
-    if (float_gemm(oa, ob, dw, 1, m, k, static_cast<int64_t>(n), e)) return {std::move(dx), std::move(dw), db};
+    if (float_gemm(operand_of(xt, batch), ob, dw, 1, m, k, n, e)) return {std::move(dx), std::move(dw), db};
   }
   T dw = matmul(xt, g);
   std::optional<T> db;
-  if (has_bias) db = reshape(sum_dim(g, 0), Shape{n});
+  if (has_bias) db = reshape(sum_dim(g, 0), Shape{static_cast<size_t>(n)});
   return {std::move(dx), std::move(dw), std::move(db)};
 }
 
