@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scorch/backend/graph_capture.h"
+#include "scorch/backend/provided/fused_defaults.h"
 #include "scorch/gen/fusion_ops.h"
 
 namespace scorch {
@@ -47,6 +48,14 @@ template <class B> struct Fusion : fusion::GeneratedOps<B> {
             }));
     }
     return fusion::GeneratedOps<B>::float_matmul(std::move(a), std::move(b));
+  }
+
+  /// x·weight + bias, then relu when asked, as the recorded product, add and relu (backend/provided's composition),
+  /// so that the program the product heads folds them, and what follows them, as B's executor can (cuBLASLt's
+  /// epilogue on Cuda, one pass on Cpu). The backward stays B's linear_backward.
+  static FloatTensor module_linear(FloatTensor x, FloatTensor weight, const std::optional<FloatTensor>& bias,
+                                   bool relu) {
+    return provided::module_linear<Fusion<B>>(x, weight, bias, relu);
   }
 
   /// conv(x, w) + bias. When B's executor asks for it, the bias is added by a recorded op, so it fuses with the
