@@ -235,6 +235,27 @@ TEST(CudaBackend, MatmulTf32x3AppliesEpilogues) {
   Tensor<Cuda, 2>(*direct).to_data().assert_approx_eq(expected, Tolerance::rel_abs(1e-5, 1e-4));
 }
 
+TEST(CudaBackend, LinearBackwardUnderEveryF32MatmulMode) {
+  SCORCH_REQUIRE_CUDA();
+  // The weight gradient's product (1024 × 2048 × 1024) takes the split under Tf32x3, which sums bias's gradient
+  // apart (its pieces would each enter cuBLASLt's BGRADA sums); exact and one-pass modes sum it in the epilogue.
+  auto x = Tensor<Cuda, 2>::random({2048, 1024}, Distribution::normal(0, 1));
+  auto w = Tensor<Cuda, 2>::random({1024, 1024}, Distribution::normal(0, 0.03));
+  auto g = Tensor<Cuda, 2>::random({2048, 1024}, Distribution::normal(0, 1));
+  auto y = functional::linear(x, w, std::optional(Tensor<Cuda, 1>::zeros({1024})), true);
+  auto exact = functional::linear_backward(x, w, true, true, y, g);
+  for (auto mode : {cuda::F32Matmul::Tf32x3, cuda::F32Matmul::Tf32}) {
+    F32MatmulScope scope(mode);
+    auto r = functional::linear_backward(x, w, true, true, y, g);
+    Tolerance tol = mode == cuda::F32Matmul::Tf32 ? Tolerance::rel_abs(1e-2, 1e-1) : Tolerance::rel_abs(1e-4, 1e-3);
+    r.weight.to_data().assert_approx_eq(exact.weight.to_data(), tol);
+    r.x.to_data().assert_approx_eq(exact.x.to_data(), tol);
+    // Under Tf32x3 a plain sum; under Tf32 cuBLASLt's epilogue may sum the TF32-rounded values.
+    r.bias->to_data().assert_approx_eq(exact.bias->to_data(),
+                                       mode == cuda::F32Matmul::Tf32 ? tol : Tolerance::rel_abs(1e-5, 1e-4));
+  }
+}
+
 TEST(CudaBackend, MatmulTf32x3KeepsSmallProductsAndEdgesExact) {
   SCORCH_REQUIRE_CUDA();
   auto a = Tensor<Cuda, 2>::random({64, 32}, Distribution::normal(0, 1));
