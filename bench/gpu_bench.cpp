@@ -414,6 +414,7 @@ template <class B> void gpu_workloads(const Options& o) {
   attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_bf16", DType::BF16);
   attention_step<Autodiff<B>>(o, "sdpa_b32_h8_s256_d64_fwd_bwd_bf16_dropout", DType::BF16, 0.1);
   attention_kernels<B>(o, "sdpa_b32_h8_s256_d64_bf16", DType::BF16);
+  attention_kernels<B>(o, "sdpa_b32_h8_s256_d64_f32", DType::F32);
   adamw_step<Autodiff<B>>(o, "adamw_step_gpt6_params");
   fused_bandwidth<Fusion<B>>(o);
   linear_relu<Fusion<B>>(o, "linear_relu_f32_8192x1024x4096_fused");

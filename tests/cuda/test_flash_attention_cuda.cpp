@@ -1,11 +1,14 @@
-// Cuda's flash attention kernels (f16/bf16, head sizes 32, 64, 128) against Cpu's attention computed in f32 from
-// the same rounded values: sequences that are not multiples of the 64-row tiles, one query, causal, padding and
-// random masks, the causal flag (alone and with a padding mask), output gradients in f32 (as autocast gives them)
-// and in the inputs' dtype, head views read through their strides, a query whose keys are all masked, and the
-// whole path under Autodiff.
+// Cuda's flash attention kernels (f16/bf16 with head sizes 32, 64, 128; f32 in 3xTF32 with 32 and 64, its 128 the
+// unfused kernels) against Cpu's attention computed in f32 from the same rounded values (f32 to near f32's
+// accuracy): sequences that are not multiples of the 64-row tiles, one query, causal, padding and random masks, the
+// causal flag (alone and with a padding mask), output gradients in f32 (as autocast gives them) and in the inputs'
+// dtype, head views read through their strides, a query whose keys are all masked, and the whole path under
+// Autodiff.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "cuda/cuda_test_util.h"
 
@@ -20,9 +23,18 @@ template <size_t D> std::pair<Tensor<Cuda, D>, Tensor<Cpu, D>> rounded_twin(Shap
   auto host = Tensor<Cpu, D>::random(shape, Distribution::normal(0, 1)).cast(dtype);
   return {Tensor<Cuda, D>::from_data(host.to_data()), host.cast(DType::F32)};
 }
+/// f32 within 1e-4 (one TF32 product instead of three would miss it by about 5×); 16-bit within 3e-2, absolute
+/// 3e-2 times the reference's root mean square where that passes 1 (rounding the probabilities to 16 bits moves a
+/// sum in proportion to its terms, also where they cancel).
 template <size_t D> void expect_near(const Tensor<Cuda, D>& cuda, const Tensor<Cpu, D>& cpu, const char* what) {
   SCOPED_TRACE(what);
-  cuda.cast(DType::F32).to_data().assert_approx_eq(cpu.to_data(), Tolerance::rel_abs(3e-2, 3e-2));
+  if (cuda.dtype() == DType::F32)
+    return cuda.to_data().assert_approx_eq(cpu.to_data(), Tolerance::rel_abs(1e-4, 1e-4));
+  double squares = 0;
+  auto values = cpu.to_data().template to_vector<float>();
+  for (float v : values) squares += static_cast<double>(v) * v;
+  double rms = values.empty() ? 0 : std::sqrt(squares / static_cast<double>(values.size()));
+  cuda.cast(DType::F32).to_data().assert_approx_eq(cpu.to_data(), Tolerance::rel_abs(3e-2, 3e-2 * std::max(1.0, rms)));
 }
 
 // Causal: a causal mask tensor; CausalFlag: the causal flag (no tensor), alone and with the padding mask.
@@ -44,7 +56,11 @@ Tensor<Cpu, 4, Bool> host_mask(MaskKind kind, size_t b, size_t h, size_t sq, siz
 }
 
 using Case = std::tuple<DType, size_t>;
-class FlashAttentionCuda : public testing::TestWithParam<Case> {};
+/// Each case draws its values from its own seed, whatever ran before it.
+class FlashAttentionCuda : public testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override { Cpu::seed(1234 + static_cast<uint64_t>(std::get<1>(GetParam()))); }
+};
 
 TEST_P(FlashAttentionCuda, ForwardAndBackwardMatchCpuInF32) {
   SCORCH_REQUIRE_CUDA();
@@ -142,7 +158,8 @@ TEST_P(FlashAttentionCuda, HeadViewsOfProjectionsUnderAutodiff) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DtypesAndHeadSizes, FlashAttentionCuda,
-                         testing::Combine(testing::Values(DType::BF16, DType::F16), testing::Values(32, 64, 128)),
+                         testing::Combine(testing::Values(DType::BF16, DType::F16, DType::F32),
+                                          testing::Values(32, 64, 128)),
                          [](const auto& info) {
                            return std::string(dtype_name(std::get<0>(info.param))) + "_d" +
                                   std::to_string(std::get<1>(info.param));
@@ -150,11 +167,10 @@ INSTANTIATE_TEST_SUITE_P(DtypesAndHeadSizes, FlashAttentionCuda,
 
 /// A query whose keys are all masked: NaN output and -inf log-sum-exp, as the unfused kernels give; the other
 /// queries are unaffected.
-TEST(FlashAttentionCudaEdges, FullyMaskedQueryIsNaN) {
-  SCORCH_REQUIRE_CUDA();
-  auto [q, hq] = rounded_twin<4>({1, 2, 70, 64}, DType::BF16);
-  auto [k, hk] = rounded_twin<4>({1, 2, 90, 64}, DType::BF16);
-  auto [v, hv] = rounded_twin<4>({1, 2, 90, 64}, DType::BF16);
+void expect_fully_masked_query_is_nan(DType dtype) {
+  auto [q, hq] = rounded_twin<4>({1, 2, 70, 64}, dtype);
+  auto [k, hk] = rounded_twin<4>({1, 2, 90, 64}, dtype);
+  auto [v, hv] = rounded_twin<4>({1, 2, 90, 64}, dtype);
   auto hmask = Tensor<Cpu, 4, Bool>::full({1, 1, 70, 90}, false).slice_fill({Slice(), Slice(), Slice(3, 4)}, true);
   auto mask = Tensor<Cuda, 4, Bool>::from_data(hmask.to_data());
   auto [out, lse] = md::attention_with_stats(q, k, v, std::optional(mask));
@@ -165,6 +181,38 @@ TEST(FlashAttentionCudaEdges, FullyMaskedQueryIsNaN) {
     EXPECT_TRUE(std::isnan(values[(head * 70 + 3) * 64]));
     EXPECT_FALSE(std::isnan(values[(head * 70 + 4) * 64]));
   }
+}
+
+TEST(FlashAttentionCudaEdges, FullyMaskedQueryIsNaN) {
+  SCORCH_REQUIRE_CUDA();
+  for (DType dtype : {DType::BF16, DType::F32}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    expect_fully_masked_query_is_nan(dtype);
+  }
+}
+
+/// f32 beyond TF32's 11 bits: values that differ from their TF32 rounding, and a key 2^-12 apart from another,
+/// whose scores one TF32 product cannot tell apart; inf and NaN inputs reach the results as the unfused kernels'.
+TEST(FlashAttentionCudaEdges, F32KeepsBitsTf32Drops) {
+  SCORCH_REQUIRE_CUDA();
+  const size_t s = 70, d = 64;
+  auto hq = Tensor<Cpu, 4>::full({1, 1, s, d}, 1.0f + 1.0f / 4096 + 1.0f / 65536);
+  std::vector<float> key_values(s * d);
+  for (size_t i = 0; i < key_values.size(); ++i) key_values[i] = 1.0f + static_cast<float>(i / d) / 4096;
+  auto hk = Tensor<Cpu, 4>::from_data(TensorData(key_values, Shape{1, 1, s, d}));  // scores 64·(1 + j/4096)·(1 + ε)
+  auto hv = Tensor<Cpu, 4>::random({1, 1, s, d}, Distribution::normal(0, 1)) * 1000.0f + 3.0f;
+  auto to_cuda = [](const Tensor<Cpu, 4>& x) { return Tensor<Cuda, 4>::from_data(x.to_data()); };
+  auto [out, lse] = md::attention_with_stats(to_cuda(hq), to_cuda(hk), to_cuda(hv), std::nullopt, 1.0);
+  auto [hout, hlse] = md::attention_with_stats(hq, hk, hv, std::optional<Tensor<Cpu, 4, Bool>>(), 1.0);
+  // One TF32 product moves the scores by up to 1/16, the outputs by about 7 and the log-sum-exp by about 0.03.
+  out.to_data().assert_approx_eq(hout.to_data(), Tolerance::rel_abs(1e-4, 5e-2));
+  lse.to_data().assert_approx_eq(hlse.to_data(), Tolerance::rel_abs(2e-6, 5e-5));
+  auto bad = hv.slice_fill({Slice(), Slice(), Slice(5, 6), Slice(3, 4)}, INFINITY)
+                 .slice_fill({Slice(), Slice(), Slice(9, 10), Slice(7, 8)}, NAN);
+  auto result = md::attention(to_cuda(hq), to_cuda(hk), to_cuda(bad)).to_data().to_vector<float>();
+  auto expected = md::attention(hq, hk, bad).to_data().to_vector<float>();
+  for (size_t i = 0; i < result.size(); ++i)
+    EXPECT_EQ(std::isnan(result[i]), std::isnan(expected[i])) << i;
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-// Scaled dot-product attention on Cuda: f16/bf16 with head sizes 32, 64 and 128 in the flash kernels
-// (flash_attention.h); otherwise cuBLAS products and one warp-per-row pass over the scores
-// (attention_rows.h). The products take the inputs' dtype (tensor cores for f16/bf16); the scores, the
-// probabilities and their gradient live in f32 (f64 for f64) and are rounded to the inputs' dtype only where
-// they enter a product (as flash attention rounds its probabilities). The forward keeps each query's
-// log-sum-exp; the backward recomputes the probabilities from it (5 products, 2 row passes).
+// Scaled dot-product attention on Cuda: f16/bf16 with head sizes 32, 64 and 128, and f32 with 32 and 64 (in
+// 3xTF32), in the flash kernels (flash_attention.h); otherwise (f64, other head sizes) cuBLAS products and one
+// warp-per-row pass over the scores (attention_rows.h). The products take the inputs' dtype (tensor cores for
+// f16/bf16); the scores, the probabilities and their gradient live in f32 (f64 for f64) and are rounded to the
+// inputs' dtype only where they enter a product (as flash attention rounds its probabilities). The forward keeps
+// each query's log-sum-exp; the backward recomputes the probabilities from it (5 products, 2 row passes).
 #include "scorch/backends/cuda/kernels/attention_rows.h"
 #include "scorch/backends/cuda/kernels/flash_attention.h"
 #include "scorch/backends/cuda/kernels/kernels.h"

@@ -21,7 +21,19 @@ void check_int_scalar_divisor(const char* op, const T& x, Scalar s) {
   if (is_int(x.dtype()) && s.to_int() == 0 && s.to_double() == 0.0) throw ValueError(op, "integer division by zero");
 }
 
+/// grad where output > 0 (or NaN), 0 where output ≤ 0: relu's gradient from its output, in one pass.
+struct ReluGrad {
+  template <class C> __host__ __device__ C operator()(C grad, C output) const {
+    return output <= C(0) ? C(0) : grad;
+  }
+};
+
 }  // namespace
+
+T relu_grad(T grad, T output) {
+  if (output.dtype() != grad.dtype()) output = cast(std::move(output), grad.dtype());
+  return binary_numeric("relu_grad", std::move(grad), std::move(output), ReluGrad{});
+}
 
 T div(T a, T b) {
   check_int_divisor("div", b);

@@ -1,8 +1,9 @@
 // Flash attention kernels (flash_attention.h). A block of 8 warps owns 128 rows (queries in the forward, keys in
 // the backward), 16 per warp; the other side streams through shared memory in tiles of 64, the next tile copied
 // (cp.async) while the current one is computed. Scores, softmax and gradients stay in f32 registers; only the
-// operands of each product are rounded to the inputs' dtype. A warp skips the products of a tile whose scores it
-// finds all masked. Dropout's factors (DropoutMask) are drawn in registers where the probabilities meet v or dO.
+// operands of each product are rounded to the inputs' dtype (f32's split into 3xTF32 pieces). A warp skips the
+// products of a tile whose scores it finds all masked. Dropout's factors (DropoutMask) are drawn in registers where
+// the probabilities meet v or dO.
 #include <cmath>
 
 #include "scorch/backend/attention_dropout.h"
@@ -20,9 +21,22 @@ constexpr int kWarps = 8;            // per block, each owning 16 rows
 constexpr int kBlockRows = 16 * kWarps;
 constexpr int kBlockThreads = 32 * kWarps;
 constexpr int kScorePitch = kBlockRows + 8;  // the backward's scores' gradient: a query tile × the block's keys
-/// Tiles in flight in the backward: two (copy the next while computing this one) up to head size 64; at 128 one,
-/// where two would not fit beside the block's keys, values and scores' gradient. The forward always keeps two.
-template <int D> constexpr int kStages = D <= 64 ? 2 : 1;
+/// Tiles in flight in the backward: two (copy the next while computing this one) for 16-bit E up to head size 64;
+/// one at 128 and for f32 (whose tiles are split in pieces), where two would not fit beside the block's keys,
+/// values and scores' gradient. The forward always keeps two.
+template <class E, int D> constexpr int kStages = sizeof(E) == 2 && D <= 64 ? 2 : 1;
+/// Copies of a streamed tile in shared memory: f32 keeps its TF32 pieces (big where the tile landed, then small).
+template <class E> constexpr int kPieces = std::is_same_v<E, float> ? 2 : 1;
+/// A streamed tile as the products read it: for f32, its pieces (split_tile), otherwise the elements.
+template <class E> using StreamedTile = std::conditional_t<std::is_same_v<E, float>, Tf32Tile, const E*>;
+/// Elements from one row of a tile to the next: 16 bytes past the row (D + 8 for 16-bit E, D + 4 for f32; the
+/// fragment reads of flash_mma.cuh are then free of bank conflicts).
+template <class E, int D> constexpr int kTilePitch = D + 16 / static_cast<int>(sizeof(E));
+/// Head sizes the kernels take for E: 32, 64 and 128 for 16-bit E; 32 and 64 for f32, whose backward tiles at 128
+/// would not fit in shared memory.
+template <class E> constexpr bool kHeadSize(size_t d) {
+  return d == 32 || d == 64 || (d == 128 && sizeof(E) == 2);
+}
 constexpr int kForwardStages = 2;
 
 /// A [batch, heads, seq, d] operand: element strides of batch, head and row (the last dim is contiguous).
@@ -56,11 +70,32 @@ template <int pending> __device__ __forceinline__ void wait_copies() {
 /// `rows` become zeros.
 template <class E, int D, int N = kTile>
 __device__ void load_tile_async(E* tile, const E* head, int64_t row_stride, int64_t r0, int64_t rows) {
-  constexpr int kChunks = D / 8;
+  constexpr int kPerCopy = 16 / sizeof(E), kChunks = D / kPerCopy;
   for (int c = threadIdx.x; c < N * kChunks; c += kBlockThreads) {
-    int r = c / kChunks, col = (c % kChunks) * 8;
+    int r = c / kChunks, col = (c % kChunks) * kPerCopy;
     bool valid = r0 + r < rows;
-    copy_16_bytes_async(tile + r * (D + 8) + col, valid ? head + (r0 + r) * row_stride + col : head, valid);
+    copy_16_bytes_async(tile + r * kTilePitch<E, D> + col, valid ? head + (r0 + r) * row_stride + col : head, valid);
+  }
+}
+
+/// The tile at `raw` (tile_elements apart from its small pieces for f32) as the products read it.
+template <class E> __device__ __forceinline__ StreamedTile<E> streamed(const E* raw, int tile_elements) {
+  if constexpr (std::is_same_v<E, float>) {
+    const auto* big = reinterpret_cast<const uint32_t*>(raw);
+    return {big, big + tile_elements};
+  } else {
+    return raw;
+  }
+}
+/// For f32, splits the `rows` × D tile at raw (as copied in) into its TF32 pieces: big in place, small
+/// tile_elements further; each thread takes its own elements (callers synchronize before and after).
+template <class E, int D> __device__ void split_tile(E* raw, int rows, int tile_elements) {
+  if constexpr (std::is_same_v<E, float>) {
+    auto* big = reinterpret_cast<uint32_t*>(raw);
+    for (int i = threadIdx.x; i < rows * D; i += kBlockThreads) {
+      int at = (i / D) * kTilePitch<E, D> + i % D;
+      split(raw[at], big[at], big[at + tile_elements]);
+    }
   }
 }
 
@@ -126,12 +161,13 @@ __device__ __forceinline__ void apply_dropout(float (&c)[8][4], uint32_t kept, c
     for (int e = 0; e < 4; ++e) c[j][e] = dropped(c, j, e, kept, kept_scale);
 }
 /// accumulators_as_a of the accumulators times their dropout factors.
-template <class E> __device__ __forceinline__ void dropped_as_a(uint32_t (&a)[4], const float (&c)[8][4], int kk,
+template <class E> __device__ __forceinline__ void dropped_as_a(FragA<E>& a, const float (&c)[8][4], int kk,
                                                                uint32_t kept, float kept_scale) {
-  a[0] = pack<E>(dropped(c, 2 * kk, 0, kept, kept_scale), dropped(c, 2 * kk, 1, kept, kept_scale));
-  a[1] = pack<E>(dropped(c, 2 * kk, 2, kept, kept_scale), dropped(c, 2 * kk, 3, kept, kept_scale));
-  a[2] = pack<E>(dropped(c, 2 * kk + 1, 0, kept, kept_scale), dropped(c, 2 * kk + 1, 1, kept, kept_scale));
-  a[3] = pack<E>(dropped(c, 2 * kk + 1, 2, kept, kept_scale), dropped(c, 2 * kk + 1, 3, kept, kept_scale));
+  float lo[4], hi[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+    lo[e] = dropped(c, 2 * kk, e, kept, kept_scale), hi[e] = dropped(c, 2 * kk + 1, e, kept, kept_scale);
+  as_a<E>(a, lo, hi);
 }
 
 /// The running softmax of one warp's 16 query rows: per thread rows g (index 0) and g + 8 (index 1).
@@ -165,8 +201,7 @@ struct OnlineSoftmax {
 template <class E, int D> __device__ void write_row(E* dst, const float (&acc)[D / 8][4], int r) {
   E* at = dst + 2 * (lane_id() % 4);
 #pragma unroll
-  for (int n = 0; n < D / 8; ++n)
-    *reinterpret_cast<uint32_t*>(at + 8 * n) = pack<E>(acc[n][2 * r], acc[n][2 * r + 1]);
+  for (int n = 0; n < D / 8; ++n) store_pair<E>(at + 8 * n, acc[n][2 * r], acc[n][2 * r + 1]);
 }
 
 /// Writes a warp's rows of the output (acc / sum, scaling acc) and their log-sum-exp.
@@ -195,10 +230,11 @@ template <class E, int D>
 __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E> q, Operand<const E> k,
                                                                 Operand<const E> v, Operand<E> out, float* lse,
                                                                 Problem p) {
-  constexpr int kPitch = D + 8, kTileElements = kTile * kPitch;
+  constexpr int kPitch = kTilePitch<E, D>, kTileElements = kTile * kPitch;
   extern __shared__ __align__(16) unsigned char shared[];
   E* qs = reinterpret_cast<E*>(shared);
-  E* kv = qs + kBlockRows * kPitch;  // per stage: keys, then values
+  E* kv = qs + kBlockRows * kPitch;  // per stage: keys, then values (each in kPieces<E> copies)
+  constexpr int kStageElements = 2 * kPieces<E> * kTileElements, kValues = kPieces<E> * kTileElements;
   int64_t blocks_q = (p.seq_q + kBlockRows - 1) / kBlockRows;
   int64_t bh = blockIdx.x / blocks_q, q0 = (blockIdx.x % blocks_q) * kBlockRows;
   int warp = threadIdx.x / 32, g = lane_id() / 4;
@@ -207,9 +243,9 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
   for (int r = 0; r < 2; ++r) mask_row[r] = rows[r] < p.seq_q ? p.mask.row(bh * p.seq_q + rows[r]) : nullptr;
   const E *k_head = k.head_start(bh, p.heads), *v_head = v.head_start(bh, p.heads);
   auto load_keys = [&](int64_t tile) {
-    E* stage = kv + (tile % kForwardStages) * 2 * kTileElements;
+    E* stage = kv + (tile % kForwardStages) * kStageElements;
     load_tile_async<E, D>(stage, k_head, k.row, tile * kTile, p.seq_k);
-    load_tile_async<E, D>(stage + kTileElements, v_head, v.row, tile * kTile, p.seq_k);
+    load_tile_async<E, D>(stage + kValues, v_head, v.row, tile * kTile, p.seq_k);
     commit_copies();
   };
   load_tile_async<E, D, kBlockRows>(qs, q.head_start(bh, p.heads), q.row, q0, p.seq_q);
@@ -225,11 +261,15 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
       wait_copies<0>();
     }
     __syncthreads();
-    const E* ks = kv + (tile % kForwardStages) * 2 * kTileElements;
+    E* ks = kv + (tile % kForwardStages) * kStageElements;
+    if constexpr (kPieces<E> == 2) {
+      split_tile<E, D>(ks, kTile, kTileElements), split_tile<E, D>(ks + kValues, kTile, kTileElements);
+      __syncthreads();
+    }
     uint32_t off = masked_bits(p, rows, mask_row, tile * kTile, false);
     if (!__all_sync(0xffffffffu, off == 0xffffffffu)) {
       float s[8][4] = {};
-      mma_rows_rows<E, D>(s, qs, 16 * warp, ks, kPitch);
+      mma_rows_rows<E, D>(s, qs, 16 * warp, streamed(ks, kTileElements), kPitch);
 #pragma unroll
       for (int j = 0; j < 8; ++j)
 #pragma unroll
@@ -238,9 +278,9 @@ __global__ __launch_bounds__(kBlockThreads) void forward_kernel(Operand<const E>
       if (p.dropout.active) apply_dropout(s, kept_bits(p, bh, rows, tile * kTile, false), p.dropout);
 #pragma unroll
       for (int kk = 0; kk < 4; ++kk) {
-        uint32_t a[4];
+        FragA<E> a;
         accumulators_as_a<E>(a, s, kk);
-        mma_rows_b_t<E>(acc, a, ks + kTileElements, kPitch, 16 * kk);
+        mma_rows_b_t<E>(acc, a, streamed(ks + kValues, kTileElements), kPitch, 16 * kk);
       }
     }
     if (tile + 1 < tiles) __syncthreads();  // this stage is consumed before it is refilled
@@ -284,33 +324,40 @@ __global__ void delta_kernel(Operand<const G> grad, Operand<const E> out, float*
   if (row < rows && part == 0) delta[row] = total;
 }
 
-/// The backward's shared memory: the block's keys and values, the scores' gradient of a query tile (queries × the
-/// block's keys), and per stage the streamed queries, output gradients, log-sum-exp, delta and mask rows.
+/// The backward's shared memory: the block's keys (in kPieces<E> copies) and values, the scores' gradient of a query
+/// tile (queries × the block's keys), and per stage the streamed queries and output gradients (each in kPieces<E>
+/// copies), log-sum-exp, delta and mask rows.
 template <class E, int D> struct BackwardTiles {
-  static constexpr int kPitch = D + 8, kTileElements = kTile * kPitch, kKeyElements = kBlockRows * kPitch;
+  static constexpr int kPitch = kTilePitch<E, D>, kTileElements = kTile * kPitch;
+  static constexpr int kKeyElements = kBlockRows * kPitch, kCopy = kPieces<E> * kTileElements;
   struct Stage {
-    E *qs, *dos;
+    E *qs, *dos;  // where the tiles are copied in
     float *lse, *delta;
     const bool** mask_rows;
+    /// The queries and output gradients as the products read them (split_tile first for f32).
+    __device__ StreamedTile<E> q_tile() const { return streamed(qs, kTileElements); }
+    __device__ StreamedTile<E> do_tile() const { return streamed(dos, kTileElements); }
   };
   E *ks, *vs, *ds;
   unsigned char* stages;
   __device__ explicit BackwardTiles(unsigned char* shared) {
     ks = reinterpret_cast<E*>(shared);
-    vs = ks + kKeyElements, ds = vs + kKeyElements;
+    vs = ks + kPieces<E> * kKeyElements, ds = vs + kKeyElements;
     stages = reinterpret_cast<unsigned char*>(ds + kTile * kScorePitch);
   }
-  static constexpr size_t kStageBytes = 2 * kTileElements * sizeof(E) + kTile * (sizeof(bool*) + 2 * sizeof(float));
+  static constexpr size_t kStageBytes = 2 * kCopy * sizeof(E) + kTile * (sizeof(bool*) + 2 * sizeof(float));
   __device__ Stage stage(int64_t tile) const {
-    unsigned char* base = stages + (tile % kStages<D>) * kStageBytes;
+    unsigned char* base = stages + (tile % kStages<E, D>) * kStageBytes;
     E* qs = reinterpret_cast<E*>(base);
-    auto* rows = reinterpret_cast<const bool**>(qs + 2 * kTileElements);
+    auto* rows = reinterpret_cast<const bool**>(qs + 2 * kCopy);
     auto* lse = reinterpret_cast<float*>(rows + kTile);
-    return {qs, qs + kTileElements, lse, lse + kTile, rows};
+    return {qs, qs + kCopy, lse, lse + kTile, rows};
   }
   static constexpr size_t bytes() {
-    return (2 * kKeyElements + kTile * kScorePitch) * sizeof(E) + kStages<D> * kStageBytes;
+    return ((1 + kPieces<E>) * kKeyElements + kTile * kScorePitch) * sizeof(E) + kStages<E, D> * kStageBytes;
   }
+  /// The keys from column c0 on as the products read them (split_tile first for f32).
+  __device__ StreamedTile<E> keys(int c0 = 0) const { return streamed(ks + c0, kKeyElements); }
 };
 
 /// Pᵀ for one warp's 16 keys (rows) and a tile's 64 queries (columns): exp(s·scale - lse), 0 where masked and for
@@ -338,9 +385,9 @@ template <class E, int D> __device__ void add_query_gradient(const BackwardTiles
     float acc[kChunk / 8][4] = {};
 #pragma unroll
     for (int kk = 0; kk < kBlockRows / 16; ++kk) {
-      uint32_t a[4];
-      frag_a(a, tiles.ds, kScorePitch, r0, 16 * kk);
-      mma_rows_b_t<E>(acc, a, tiles.ks + c0, BackwardTiles<E, D>::kPitch, 16 * kk);
+      FragA<E> a;
+      frag_a_paired(a, tiles.ds, kScorePitch, r0, 16 * kk);
+      mma_rows_b_t<E>(acc, a, tiles.keys(c0), BackwardTiles<E, D>::kPitch, 16 * kk);
     }
     for (int r = 0; r < 2; ++r) {
       int64_t query = q0 + r0 + g + 8 * r;
@@ -379,19 +426,19 @@ template <class E, int D>
 __device__ void key_gradients(float (&s)[8][4], float (&dk_acc)[D / 8][4], float (&dv_acc)[D / 8][4],
                               const BackwardTiles<E, D>& tiles, const typename BackwardTiles<E, D>::Stage& stage,
                               uint32_t off, uint32_t kept, const Problem& p) {
-  constexpr int kPitch = D + 8;
+  constexpr int kPitch = kTilePitch<E, D>;
   int warp = threadIdx.x / 32, t = lane_id() % 4;
   float dp[8][4] = {};
-  mma_rows_rows<E, D>(s, tiles.ks, 16 * warp, stage.qs, kPitch);
+  mma_rows_rows<E, D>(s, tiles.keys(), 16 * warp, stage.q_tile(), kPitch);
   probabilities_t(s, off, p, stage.lse);
-  mma_rows_rows<E, D>(dp, tiles.vs, 16 * warp, stage.dos, kPitch);
+  mma_rows_rows<E, D>(dp, tiles.vs, 16 * warp, stage.do_tile(), kPitch);
   auto kept_scale = static_cast<float>(p.dropout.kept_scale);
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
-    uint32_t a[4];
+    FragA<E> a;
     if (p.dropout.active) dropped_as_a<E>(a, s, kk, kept, kept_scale);
     else accumulators_as_a<E>(a, s, kk);
-    mma_rows_b_t<E>(dv_acc, a, stage.dos, kPitch, 16 * kk);
+    mma_rows_b_t<E>(dv_acc, a, stage.do_tile(), kPitch, 16 * kk);
   }
   if (p.dropout.active) apply_dropout(dp, kept, p.dropout);
 #pragma unroll
@@ -401,9 +448,9 @@ __device__ void key_gradients(float (&s)[8][4], float (&dk_acc)[D / 8][4], float
       s[j][e] = (off >> (4 * j + e)) & 1 ? 0.f : s[j][e] * (dp[j][e] - stage.delta[8 * j + 2 * t + (e & 1)]) * p.scale;
 #pragma unroll
   for (int kk = 0; kk < 4; ++kk) {
-    uint32_t a[4];
+    FragA<E> a;
     accumulators_as_a<E>(a, s, kk);
-    mma_rows_b_t<E>(dk_acc, a, stage.qs, kPitch, 16 * kk);
+    mma_rows_b_t<E>(dk_acc, a, stage.q_tile(), kPitch, 16 * kk);
   }
 }
 
@@ -425,7 +472,7 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
   if (first < tiles_q) load_query_tile(tiles, first, q_head, q.row, do_head, dout.row, lse, delta, bh, p);
   float dk_acc[D / 8][4] = {}, dv_acc[D / 8][4] = {};
   for (int64_t tile = first; tile < tiles_q; ++tile) {
-    if (kStages<D> == 2 && tile + 1 < tiles_q) {
+    if (kStages<E, D> == 2 && tile + 1 < tiles_q) {
       load_query_tile(tiles, tile + 1, q_head, q.row, do_head, dout.row, lse, delta, bh, p);
       wait_copies<1>();
     } else {
@@ -433,6 +480,12 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
     }
     __syncthreads();
     auto stage = tiles.stage(tile);
+    if constexpr (kPieces<E> == 2) {
+      if (tile == first) split_tile<E, D>(tiles.ks, kBlockRows, BackwardTiles<E, D>::kKeyElements);
+      split_tile<E, D>(stage.qs, kTile, BackwardTiles<E, D>::kTileElements);
+      split_tile<E, D>(stage.dos, kTile, BackwardTiles<E, D>::kTileElements);
+      __syncthreads();
+    }
     uint32_t off = masked_bits(p, keys, stage.mask_rows, tile * kTile, true);
     float s[8][4] = {};
     if (!__all_sync(0xffffffffu, off == 0xffffffffu))
@@ -445,7 +498,7 @@ __global__ __launch_bounds__(kBlockThreads) void backward_kernel(Operand<const E
     __syncthreads();
     add_query_gradient<E, D>(tiles, dq, bh, tile * kTile, p);
     __syncthreads();  // the scores' gradient and this stage are consumed before they are refilled
-    if (kStages<D> == 1 && tile + 1 < tiles_q)
+    if (kStages<E, D> == 1 && tile + 1 < tiles_q)
       load_query_tile(tiles, tile + 1, q_head, q.row, do_head, dout.row, lse, delta, bh, p);
   }
   if (first >= tiles_q) commit_copies(), wait_copies<0>();  // no query sees these keys: dk = dv = 0
@@ -464,18 +517,23 @@ __global__ void store_query_gradient(const float* dq, Operand<E> out, int64_t gr
   int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= groups) return;
   int64_t e = 8 * i, c = e % d, row = e / d;
-  float v[8];
-  load_8(dq + e, v);
-  uint4 w;
-  w.x = pack<E>(v[0], v[1]), w.y = pack<E>(v[2], v[3]), w.z = pack<E>(v[4], v[5]), w.w = pack<E>(v[6], v[7]);
-  *reinterpret_cast<uint4*>(out.head_start(row / seq_q, heads) + (row % seq_q) * out.row + c) = w;
+  E* at = out.head_start(row / seq_q, heads) + (row % seq_q) * out.row + c;
+  if constexpr (std::is_same_v<E, float>) {
+    auto* to = reinterpret_cast<float4*>(at);
+    const auto* from = reinterpret_cast<const float4*>(dq + e);
+    to[0] = from[0], to[1] = from[1];
+  } else {
+    float v[8];
+    load_8(dq + e, v);
+    uint4 w;
+    w.x = pack<E>(v[0], v[1]), w.y = pack<E>(v[2], v[3]), w.z = pack<E>(v[4], v[5]), w.w = pack<E>(v[6], v[7]);
+    *reinterpret_cast<uint4*>(at) = w;
+  }
 }
 
 }  // namespace
 
 namespace {
-
-bool head_size_supported(size_t d) { return d == 32 || d == 64 || d == 128; }
 
 /// x in dtype, its last dim contiguous and its other strides (of dims larger than 1) and start 16-byte aligned, as
 /// load_tile reads it: x itself when it already is.
@@ -484,7 +542,7 @@ CudaTensor readable(CudaTensor x, DType dtype) {
   auto aligned = [](const CudaTensor& t) {
     if (reinterpret_cast<uintptr_t>(t.raw()) % 16 != 0 || t.strides()[3] != 1) return false;
     for (size_t d = 0; d < 3; ++d)
-      if (t.shape()[d] > 1 && t.strides()[d] % 8 != 0) return false;
+      if (t.shape()[d] > 1 && t.strides()[d] * static_cast<int64_t>(dtype_size(t.dtype())) % 16 != 0) return false;
     return true;
   };
   if (aligned(x)) return x;
@@ -524,8 +582,9 @@ template <class F> void dispatch(DType dtype, size_t d, F&& f) {
   auto sized = [&]<class E>() {
     if (d == 32) return f.template operator()<E, 32>();
     if (d == 64) return f.template operator()<E, 64>();
-    return f.template operator()<E, 128>();
+    if constexpr (kHeadSize<E>(128)) return f.template operator()<E, 128>();
   };
+  if (dtype == DType::F32) return sized.template operator()<float>();
   if (dtype == DType::BF16) return sized.template operator()<__nv_bfloat16>();
   sized.template operator()<__half>();
 }
@@ -548,9 +607,10 @@ int64_t blocks_of(int64_t n) { return (n + kBlockRows - 1) / kBlockRows; }
 
 bool supports(const CudaTensor& q, const CudaTensor& k, const CudaTensor& v) {
   DType d = q.dtype();
-  if ((d != DType::F16 && d != DType::BF16) || k.dtype() != d || v.dtype() != d) return false;
+  if ((d != DType::F16 && d != DType::BF16 && d != DType::F32) || k.dtype() != d || v.dtype() != d) return false;
   size_t dk = q.shape()[3];
-  return head_size_supported(dk) && v.shape()[3] == dk && q.shape()[2] > 0 && k.shape()[2] > 0;
+  bool sized = d == DType::F32 ? kHeadSize<float>(dk) : kHeadSize<__half>(dk);
+  return sized && v.shape()[3] == dk && q.shape()[2] > 0 && k.shape()[2] > 0;
 }
 
 std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTensor& k_in, const CudaTensor& v_in,
@@ -565,7 +625,7 @@ std::pair<CudaTensor, CudaTensor> forward(const CudaTensor& q_in, const CudaTens
   if (bh == 0) return {out, lse};
   Problem p = problem(q, k, mask, scale, causal, dropout);
   dispatch(dtype, d, [&]<class E, int D>() {
-    size_t bytes = (kBlockRows + 2 * kForwardStages * kTile) * (D + 8) * sizeof(E);
+    size_t bytes = (kBlockRows + 2 * kPieces<E> * kForwardStages * kTile) * kTilePitch<E, D> * sizeof(E);
     launch(forward_kernel<E, D>, bh * blocks_of(p.seq_q), bytes, q.device().index, operand<const E>(q),
            operand<const E>(k), operand<const E>(v), operand<E>(out), lse.data<float>(), p);
   });

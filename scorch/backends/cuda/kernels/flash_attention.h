@@ -1,7 +1,8 @@
 #pragma once
 // Flash attention on Cuda (flash_attention.cu, sm_90): f16/bf16 attention on tensor cores (mma.sync m16n8k16, f32
-// accumulators), a block of 128 rows against streamed tiles of 64, with an online softmax, so no seq_q × seq_k
-// matrix is stored.
+// accumulators), f32 attention in 3xTF32 on them (mma.sync m16n8k8, three products per step: f32's accuracy, as
+// flash_mma.cuh says), a block of 128 rows against streamed tiles of 64, with an online softmax, so no
+// seq_q × seq_k matrix is stored.
 // The backward recomputes the probabilities from the forward's log-sum-exp (as FlashAttention-2). Operands are
 // read through their batch, head and row strides (the head views of a [batch, seq, heads, d] projection are not
 // copied), and results are written in the layout of the operand they belong to.
@@ -13,8 +14,8 @@
 
 namespace scorch::backends::cuda::kernels::flash {
 
-/// True when the kernels take these operands: q, k, v of one dtype, f16 or bf16, with one head size of 32, 64 or
-/// 128 for q·kᵀ and for v, and at least one query and one key.
+/// True when the kernels take these operands: q, k, v of one dtype, f16, bf16 or f32, with one head size for q·kᵀ
+/// and for v of 32, 64 or (f16/bf16 only) 128, and at least one query and one key.
 bool supports(const CudaTensor& q, const CudaTensor& k, const CudaTensor& v);
 /// dropout(softmax(q·kᵀ·scale, -inf where mask, and where key j > query i when causal))·v in q's dtype, and each
 /// query's log-sum-exp in f32 (-inf for a query whose keys are all masked; its output is NaN). A causal block reads

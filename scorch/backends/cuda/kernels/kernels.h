@@ -57,6 +57,8 @@ std::optional<CudaTensor> matmul_with_epilogue(T a, T b, const MatmulEpilogue& e
 /// module_linear: x·weight with bias and relu applied by cuBLASLt as it writes the product (matmul.cpp), or the ops
 /// apart when it has no algorithm for them.
 CudaTensor linear(T x, T weight, const std::optional<T>& bias, bool relu);
+/// grad where output > 0 (or NaN), else 0: relu's gradient from its output, one kernel (binary.cu).
+CudaTensor relu_grad(T grad, T output);
 /// module_linear_backward: weight's gradient from one product whose epilogue also sums bias's (cuBLASLt's BGRADA)
 /// where cuBLASLt takes it (matmul.cpp).
 ConvGradients<CudaTensor> linear_backward(T x, T weight, bool has_bias, bool relu, T output, T grad);

@@ -457,7 +457,7 @@ T linear(T x, T weight, const std::optional<T>& bias, bool relu) {
 }
 
 ConvGradients<T> linear_backward(T x, T weight, bool has_bias, bool relu, T output, T grad) {
-  T g = relu ? mask_fill(std::move(grad), lower_equal_elem(output, Scalar(0)), Scalar(0)) : std::move(grad);
+  T g = relu ? relu_grad(std::move(grad), std::move(output)) : std::move(grad);
   T dx = matmul(g, swap_dims(std::move(weight), 0, 1));
   T xt = swap_dims(std::move(x), 0, 1);
   auto m = static_cast<int64_t>(xt.shape()[0]), k = static_cast<int64_t>(xt.shape()[1]);
