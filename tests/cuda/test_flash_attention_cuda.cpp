@@ -192,7 +192,7 @@ TEST(FlashAttentionCudaEdges, FullyMaskedQueryIsNaN) {
 }
 
 /// f32 beyond TF32's 11 bits: values that differ from their TF32 rounding, and a key 2^-12 apart from another,
-/// whose scores one TF32 product cannot tell apart; inf and NaN inputs reach the results as the unfused kernels'.
+/// whose scores one TF32 product cannot tell apart; an inf and a NaN in v reach the outputs as in Cpu's f32.
 TEST(FlashAttentionCudaEdges, F32KeepsBitsTf32Drops) {
   SCORCH_REQUIRE_CUDA();
   const size_t s = 70, d = 64;
@@ -211,8 +211,13 @@ TEST(FlashAttentionCudaEdges, F32KeepsBitsTf32Drops) {
                  .slice_fill({Slice(), Slice(), Slice(9, 10), Slice(7, 8)}, NAN);
   auto result = md::attention(to_cuda(hq), to_cuda(hk), to_cuda(bad)).to_data().to_vector<float>();
   auto expected = md::attention(hq, hk, bad).to_data().to_vector<float>();
-  for (size_t i = 0; i < result.size(); ++i)
+  for (size_t i = 0; i < result.size(); ++i) {
     EXPECT_EQ(std::isnan(result[i]), std::isnan(expected[i])) << i;
+    EXPECT_EQ(std::isinf(result[i]), std::isinf(expected[i])) << i;
+    if (std::isinf(expected[i])) {
+      EXPECT_EQ(result[i], expected[i]) << i;
+    }
+  }
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ struct ReluGrad {
 }  // namespace
 
 T relu_grad(T grad, T output) {
-  if (output.dtype() != grad.dtype()) output = cast(std::move(output), grad.dtype());
+  if (output.dtype() != grad.dtype())  // compare output in its own dtype
+    return mask_fill(std::move(grad), lower_equal_elem(output, Scalar(0)), Scalar(0));
   return binary_numeric("relu_grad", std::move(grad), std::move(output), ReluGrad{});
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Warp-level tensor-core tiles for the flash attention kernels (nvcc, sm_80+): mma.sync m16n8k16 with f16/bf16
+// Warp-level tensor-core tiles for the flash attention kernels (nvcc, sm_90: f32's tiles need its shared memory): mma.sync m16n8k16 with f16/bf16
 // operands and f32 accumulators, operand fragments loaded from shared memory tiles of 16-bit elements; f32 operands
 // in 3xTF32 (below).
 // Fragment layout (PTX ISA, "mma.m16n8k16"), with g = lane / 4 and t = lane % 4:
@@ -67,12 +67,14 @@ __device__ __forceinline__ uint32_t tf32(float x) {
   asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
   return r & 0xffffe000u;
 }
-/// x = big + small in TF32 pieces. A non-finite x is all small (big 0): only the correction products see it, so
-/// it reaches a sum as in f32 (inf·0 is NaN, inf·y inf) and never meets itself.
+/// x = big + small in TF32 pieces. A finite x whose rounding would overflow is truncated instead. A non-finite x
+/// is all small (big 0): only a correction product sees it, against the other operand's big piece, so a product
+/// with a finite value is ±inf (or NaN for 0·inf) as in f32; two infinite operands give NaN where f32 gives ±inf.
 __device__ __forceinline__ void split(float x, uint32_t& big, uint32_t& small) {
   uint32_t rounded = tf32(x);
+  if (fabsf(__uint_as_float(rounded)) == INFINITY && fabsf(x) < INFINITY) rounded = __float_as_uint(x) & 0xffffe000u;
   float rest = x - __uint_as_float(rounded);
-  bool finite = fabsf(rest) < INFINITY;  // false for a non-finite x and one whose rounding overflows
+  bool finite = fabsf(rest) < INFINITY;  // false exactly for a non-finite x
   big = finite ? rounded : 0u;
   small = tf32(finite ? rest : x);
 }
