@@ -16,6 +16,7 @@
 #include "scorch/data/sources/image.h"
 #include "scorch/data/sources/mnist.h"
 #include "scorch/data/sources/sqlite.h"
+#include "scorch/import/pytorch/pytorch.h"
 #include "scorch/ir/ir_msgpack.h"
 #include "scorch/module/recorder.h"
 
@@ -84,6 +85,12 @@ void record_bin_bytes(std::span<const std::byte> bytes) { touch(BinBytesRecorder
 void safetensors(std::span<const std::byte> bytes) {
   static ScratchFile file("weights.safetensors");
   auto recorder = SafetensorsFileRecorder<>{}.with_key_remap("^layers\\.([0-9]+)\\.", "block_$1.");
+  touch(recorder.load(file.write(bytes)));
+}
+
+void pytorch_file(std::span<const std::byte> bytes) {
+  static ScratchFile file("weights.pt");
+  auto recorder = PyTorchFileRecorder<>{}.with_key_remap("^layers\\.([0-9]+)\\.", "block_$1.");
   touch(recorder.load(file.write(bytes)));
 }
 
@@ -171,6 +178,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"record_json_gz", &record_file<JsonGzFileRecorder<>>},
     {"record_bin_bytes", &record_bin_bytes},
     {"safetensors", &safetensors},
+    {"pytorch", &pytorch_file},
     {"config", &config},
     {"idx", &idx},
     {"idx_gz", &idx},

@@ -104,6 +104,9 @@ void binary_records(const fs::path& out) {
   fs::create_directories(out / "safetensors");
   SafetensorsFileRecorder<>{}.record(seed_weights(), (out / "safetensors" / "full").string());
   SafetensorsFileRecorder<HalfPrecisionSettings>{}.record(seed_weights(), (out / "safetensors" / "half").string());
+  // PyTorch's files come from PyTorch: the seeds are fuzz/regressions/pytorch/ (tests/module/fixtures/pytorch).
+  fs::create_directories(out / "pytorch");
+  std::ofstream(out / "pytorch" / "not_a_zip") << "PK";
 }
 
 void configs(const fs::path& out) {

@@ -1,6 +1,6 @@
 #pragma once
 // The umbrella header: core types, the Tensor API, activations, the Cpu backend, Autodiff<Cpu>
-// the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders), nn and optim.
+// the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders, PyTorch import), nn and optim.
 #include "scorch/stacks/cpu/autodiff.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/distribution.h"
@@ -9,6 +9,7 @@
 #include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
 #include "scorch/core/tensor_data.h"
+#include "scorch/import/pytorch/pytorch.h"
 #include "scorch/module/scorch_module.h"
 #include "scorch/tensor/activation.h"
 #include "scorch/tensor/display.h"

@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <regex>
-#include <unordered_map>
 
 #include "scorch/core/error.h"
 #include "scorch/module/formats/byte_io.h"
+#include "scorch/module/formats/dotted_keys.h"
 #include "scorch/module/formats/json_parse.h"
 #include "scorch/module/recorder.h"
 
@@ -16,11 +15,7 @@ namespace scorch::detail {
 namespace {
 using json = nlohmann::ordered_json;
 constexpr uint64_t kMaxHeader = 100u << 20;
-constexpr size_t kMaxKeyParts = 128;      // record nesting a dotted key may create
-constexpr size_t kMaxRemappedKey = 1024;  // std::regex recurses per character: longer keys could overflow the stack
-
-/// key cut to 80 characters for messages.
-std::string short_key(const std::string& key) { return key.size() <= 80 ? key : key.substr(0, 77) + "..."; }
+using formats::short_key;
 
 constexpr std::pair<DType, std::string_view> kDTypeNames[] = {
     {DType::F64, "F64"}, {DType::F32, "F32"}, {DType::F16, "F16"}, {DType::BF16, "BF16"}, {DType::I64, "I64"},
@@ -62,70 +57,6 @@ DType parse_dtype(const json& j, const std::string& file, const std::string& key
   throw FormatError("load", file + ": '" + key + "': unsupported dtype " + j.dump());
 }
 
-/// Builds a record from dotted keys ("a.b.c" becomes nested maps) in time linear in the keys' lengths: each map
-/// entry is indexed by (its map's number, its name), so no map is searched (a header of 40,000 flat keys took
-/// minutes that way).
-class DottedRecordBuilder {
- public:
-  explicit DottedRecordBuilder(const std::string& file) : file_(file) {}
-
-  /// Puts value at the dotted key, creating maps on the way (at most kMaxKeyParts deep); FormatError when the key
-  /// was given before or runs through a tensor.
-  void insert(const std::string& key, Record value) {
-    if (static_cast<size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxKeyParts)
-      throw FormatError("load", file_ + ": key '" + short_key(key) + "' has more than " + std::to_string(kMaxKeyParts) +
-                                    " dotted parts");
-    Record* node = &root_;
-    size_t node_number = 0;
-    for (size_t start = 0;;) {
-      size_t dot = key.find('.', start);
-      std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      auto found = entries_.find({node_number, part});
-      if (dot == std::string::npos) {
-        if (found != entries_.end())
-          throw FormatError("load", file_ + ": key '" + short_key(key) + "' clashes with another key");
-        add(*node, node_number, std::move(part), std::move(value));
-        return;
-      }
-      if (found == entries_.end()) found = add(*node, node_number, std::move(part), Record::map());
-      Record* next = &node->as_map_mut()[found->second.index].second;
-      if (!next->is_map())
-        throw FormatError("load", file_ + ": key '" + short_key(key) + "' clashes with the tensor '" +
-                                      short_key(key.substr(0, dot)) + "'");
-      node = next;
-      node_number = found->second.number;
-      start = dot + 1;
-    }
-  }
-
-  Record take() { return std::move(root_); }
-
- private:
-  struct Name {
-    size_t map;
-    std::string part;
-    bool operator==(const Name&) const = default;
-  };
-  struct NameHash {
-    size_t operator()(const Name& n) const { return std::hash<std::string>{}(n.part) * 31 + n.map; }
-  };
-  struct Entry {
-    size_t index;   // position in its map
-    size_t number;  // this entry's own number, as a map
-  };
-  using Entries = std::unordered_map<Name, Entry, NameHash>;
-
-  /// Appends part to node (map number map_number); returns its index entry.
-  Entries::iterator add(Record& node, size_t map_number, std::string part, Record value) {
-    auto& map = node.as_map_mut();
-    map.emplace_back(part, std::move(value));
-    return entries_.emplace(Name{map_number, std::move(part)}, Entry{map.size() - 1, entries_.size() + 1}).first;
-  }
-
-  const std::string& file_;
-  Record root_ = Record::map();
-  Entries entries_;
-};
 struct Entry {
   std::string key;
   DType dtype;
@@ -158,37 +89,6 @@ Entry parse_entry(const std::string& key, const json& info, size_t data_size, co
   return e;
 }
 
-/// The key remaps compiled; ValueError naming a pattern std::regex rejects.
-std::vector<std::pair<std::regex, std::string>> compile_remaps(
-    const std::vector<std::pair<std::string, std::string>>& key_remaps, const std::string& file) {
-  std::vector<std::pair<std::regex, std::string>> remaps;
-  for (const auto& [pattern, replacement] : key_remaps) {
-    try {
-      remaps.emplace_back(std::regex(pattern), replacement);
-    } catch (const std::regex_error& e) {
-      throw ValueError("load", file + ": key remap pattern '" + pattern + "' is not a valid regex: " + e.what());
-    }
-  }
-  return remaps;
-}
-
-/// key after every remap, in order; keys longer than kMaxRemappedKey are an error (std::regex could overflow the
-/// stack).
-std::string remap_key(std::string key, const std::vector<std::pair<std::regex, std::string>>& remaps,
-                      const std::string& file) {
-  for (const auto& [pattern, replacement] : remaps) {
-    if (key.size() > kMaxRemappedKey)
-      throw FormatError("load", file + ": key '" + short_key(key) + "' is " + std::to_string(key.size()) +
-                                    " characters long; key remapping handles keys up to " +
-                                    std::to_string(kMaxRemappedKey));
-    try {
-      key = std::regex_replace(key, pattern, replacement);
-    } catch (const std::regex_error& e) {
-      throw FormatError("load", file + ": key '" + short_key(key) + "': remapping failed: " + e.what());
-    }
-  }
-  return key;
-}
 }  // namespace
 
 std::string save_safetensors(const Record& record, const std::string& file, formats::Precision precision) {
@@ -247,12 +147,10 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
   if (expected != data.size())
     throw FormatError("load", file + ": " + std::to_string(data.size() - expected) +
                                   " data bytes belong to no tensor (truncated or corrupt)");
-  auto remaps = compile_remaps(key_remaps, file);
-  DottedRecordBuilder root(file);
+  formats::DottedRecordBuilder root(file, key_remaps);
   for (const auto& e : entries) {
     auto bytes = data.subspan(e.begin, e.end - e.begin);
-    root.insert(remap_key(e.key, remaps, file),
-                Record(formats::tensor_from_file(bytes, e.shape, e.dtype, file, e.key)));
+    root.insert(e.key, Record(formats::tensor_from_file(bytes, e.shape, e.dtype, file, e.key)));
   }
   return root.take();
 }

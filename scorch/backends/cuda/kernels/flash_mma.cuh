@@ -1,7 +1,7 @@
 #pragma once
-// Warp-level tensor-core tiles for the flash attention kernels (nvcc, sm_90: f32's tiles need its shared memory): mma.sync m16n8k16 with f16/bf16
-// operands and f32 accumulators, operand fragments loaded from shared memory tiles of 16-bit elements; f32 operands
-// in 3xTF32 (below).
+// Warp-level tensor-core tiles for the flash attention kernels (nvcc, sm_90: f32's tiles need its shared memory):
+// mma.sync m16n8k16 with f16/bf16 operands and f32 accumulators, operand fragments loaded from shared memory tiles
+// of 16-bit elements; f32 operands in 3xTF32 (below).
 // Fragment layout (PTX ISA, "mma.m16n8k16"), with g = lane / 4 and t = lane % 4:
 //   A (16×16): a[0] = A[g][2t..2t+1], a[1] = A[g+8][2t..], a[2] = A[g][2t+8..], a[3] = A[g+8][2t+8..]
 //   B (16×8):  b[0] = B[2t..2t+1][g], b[1] = B[2t+8..2t+9][g]
