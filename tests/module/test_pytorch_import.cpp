@@ -23,6 +23,8 @@ template <class B> struct NetInside {
 namespace {
 
 const std::string kDir = std::string(SCORCH_MODULE_FIXTURES) + "/pytorch/";
+/// Files PyTorch 1.13 (here) and 2.11 (the GPU machine) wrote from the same script.
+const std::string kVersions[] = {kDir, std::string(SCORCH_MODULE_FIXTURES) + "/pytorch2/"};
 
 nlohmann::json read_json(const std::string& file) {
   std::ifstream in(file);
@@ -31,9 +33,9 @@ nlohmann::json read_json(const std::string& file) {
 std::vector<double> values_of(const nlohmann::json& j) { return j["values"].get<std::vector<double>>(); }
 Shape shape_of(const nlohmann::json& j) { return Shape(j["shape"].get<std::vector<size_t>>()); }
 
-/// Net's output on net.json's input against PyTorch's.
-void expect_pytorch_outputs(const Net<Cpu>& net) {
-  auto io = read_json(kDir + "net.json");
+/// Net's output on the input of dir's net.json against PyTorch's.
+void expect_pytorch_outputs(const Net<Cpu>& net, const std::string& dir = kDir) {
+  auto io = read_json(dir + "net.json");
   auto x = Tensor<Cpu, 4>::from_data(TensorData(values_of(io["x"]), shape_of(io["x"])).convert(DType::F32));
   auto y = net.forward(x).to_data().to_vector<double>();
   auto expected = values_of(io["y"]);
@@ -42,16 +44,24 @@ void expect_pytorch_outputs(const Net<Cpu>& net) {
 }
 
 TEST(PyTorchImport, StateDictLoadsIntoTheModuleAndGivesPyTorchOutputs) {
-  expect_pytorch_outputs(Net<Cpu>::make().load_file(kDir + "net.pt", PyTorchFileRecorder<>{}, Cpu::Device{}));
+  for (const auto& dir : kVersions) {
+    SCOPED_TRACE(dir);
+    expect_pytorch_outputs(Net<Cpu>::make().load_file(dir + "net.pt", PyTorchFileRecorder<>{}, Cpu::Device{}), dir);
+  }
 }
 
 TEST(PyTorchImport, LegacyFormatLoadsToo) {
-  expect_pytorch_outputs(Net<Cpu>::make().load_file(kDir + "legacy.pt", PyTorchFileRecorder<>{}, Cpu::Device{}));
+  for (const auto& dir : kVersions) {
+    SCOPED_TRACE(dir);
+    expect_pytorch_outputs(Net<Cpu>::make().load_file(dir + "legacy.pt", PyTorchFileRecorder<>{}, Cpu::Device{}),
+                           dir);
+  }
 }
 
 TEST(PyTorchImport, CheckpointEntryByTopLevelKeyOrByRemapAndPartialLoad) {
   auto recorder = PyTorchFileRecorder<>{}.with_top_level_key("model");
-  expect_pytorch_outputs(Net<Cpu>::make().load_file(kDir + "checkpoint.pt", recorder, Cpu::Device{}));
+  for (const auto& dir : kVersions)
+    expect_pytorch_outputs(Net<Cpu>::make().load_file(dir + "checkpoint.pt", recorder, Cpu::Device{}), dir);
   // The whole checkpoint, "model." stripped, the optimizer's and the scalars' entries left unused.
   auto stripped = PyTorchFileRecorder<>{}.with_key_remap("^model\\.", "");
   LoadOptions partial;
@@ -84,9 +94,10 @@ const Record& at_key(const Record& root, const std::string& key) {
   }
 }
 
-TEST(PyTorchImport, EveryDtypeViewAndValueReadsBackAsSaved) {
-  Record r = pytorch::load(kDir + "values.pt");
-  auto expected = read_json(kDir + "values.json");
+void expect_values_as_saved(const std::string& dir) {
+  SCOPED_TRACE(dir);
+  Record r = pytorch::load(dir + "values.pt");
+  auto expected = read_json(dir + "values.json");
   ASSERT_EQ(expected.size(), 19u);  // every tensor of values.pt
   for (const auto& [key, j] : expected.items()) {
     SCOPED_TRACE(key);
@@ -103,6 +114,10 @@ TEST(PyTorchImport, EveryDtypeViewAndValueReadsBackAsSaved) {
   EXPECT_EQ(at_key(r, "name").as_string(), "layer");
   EXPECT_TRUE(at_key(r, "flag").as_bool());
   EXPECT_TRUE(at_key(r, "nothing").is_null());
+}
+
+TEST(PyTorchImport, EveryDtypeViewAndValueReadsBackAsSaved) {
+  for (const auto& dir : kVersions) expect_values_as_saved(dir);
 }
 
 /// load throws FormatError whose message holds `expected`.

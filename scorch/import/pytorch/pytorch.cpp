@@ -60,11 +60,18 @@ class ZipStorages : public StorageSource {
 /// The legacy format: each storage's bytes where the file's tail put them.
 class LegacyStorages : public StorageSource {
  public:
-  explicit LegacyStorages(std::map<std::string, std::span<const std::byte>> spans) : spans_(std::move(spans)) {}
-  std::span<const std::byte> bytes(const detail::StorageRef& s) override { return spans_.at(s.key); }
+  LegacyStorages(std::map<std::string, std::span<const std::byte>> spans, const std::string& file)
+      : spans_(std::move(spans)), file_(file) {}
+  std::span<const std::byte> bytes(const detail::StorageRef& s) override {
+    auto found = spans_.find(s.key);
+    if (found == spans_.end())
+      throw FormatError("load", file_ + ": storage '" + formats::short_key(s.key) + "' is not in the file's list");
+    return found->second;
+  }
 
  private:
   std::map<std::string, std::span<const std::byte>> spans_;
+  const std::string& file_;
 };
 
 class Reader {
@@ -225,7 +232,7 @@ Record load_legacy(std::span<const std::byte> bytes, const std::string& file, co
     spans.emplace(key->text, bytes.subspan(at + 8, count * element));
     at += 8 + count * element;
   }
-  LegacyStorages storages(std::move(spans));
+  LegacyStorages storages(std::move(spans), file);
   Reader reader(storages, bytes.size(), file, options);
   reader.add(*select(object.object, options, file), "", 0);
   return reader.take();
@@ -240,9 +247,15 @@ Record load(const std::string& file, const LoadOptions& options) {
     return load_legacy(bytes, file, options);
   detail::ZipArchive zip(bytes, file);
   std::string pickle = find_pickle(zip, file);
+  std::string prefix = pickle.substr(0, pickle.size() - std::string("data.pkl").size());
+  if (zip.contains(prefix + "byteorder")) {  // PyTorch 2.x names it; earlier files are little-endian
+    auto order = zip.read(prefix + "byteorder");
+    if (std::string(reinterpret_cast<const char*>(order.data()), order.size()) != "little")
+      throw FormatError("load", file + ": written with big-endian storages");
+  }
   auto unpickled = detail::unpickle(zip.read(pickle), file + ":" + pickle);  // owns what root points to
   Ref root = unpickled.object;
-  ZipStorages storages(zip, pickle.substr(0, pickle.size() - std::string("data.pkl").size()));
+  ZipStorages storages(zip, prefix);
   Reader reader(storages, bytes.size(), file, options);
   reader.add(*select(root, options, file), "", 0);
   return reader.take();
