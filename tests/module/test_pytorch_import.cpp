@@ -50,11 +50,15 @@ TEST(PyTorchImport, StateDictLoadsIntoTheModuleAndGivesPyTorchOutputs) {
   }
 }
 
-TEST(PyTorchImport, LegacyFormatLoadsToo) {
+TEST(PyTorchImport, LegacyFormatProtocolFourAndParametersLoadToo) {
   for (const auto& dir : kVersions) {
     SCOPED_TRACE(dir);
     expect_pytorch_outputs(Net<Cpu>::make().load_file(dir + "legacy.pt", PyTorchFileRecorder<>{}, Cpu::Device{}),
                            dir);
+  }
+  for (const char* file : {"protocol4.pt", "parameters.pt"}) {
+    SCOPED_TRACE(file);
+    expect_pytorch_outputs(Net<Cpu>::make().load_file(kDir + file, PyTorchFileRecorder<>{}, Cpu::Device{}));
   }
 }
 
@@ -147,6 +151,9 @@ TEST(PyTorchImport, HostileAndBrokenFilesAreRefusedWithoutRunningAnything) {
   expect_refused("truncated_pickle.pt", "truncated");
   expect_refused("cycle.pt", "nests deeper than 64 levels");
   expect_refused("deep.pt", "nests deeper than 64 levels");
+  expect_refused("wide.pt", "the file places more than 65536 values");
+  expect_refused("bool_bytes.pt", "a bool storage holds a byte other than 0 and 1");
+  expect_refused("big_endian.pt", "big-endian storages");
   expect_refused("no_storage.pt", "has no entry 'archive/data/0'");
   expect_refused("truncated.pt", "not a readable zip archive");
   expect_refused("compressed.pt", "is compressed");

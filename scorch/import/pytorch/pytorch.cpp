@@ -21,8 +21,9 @@ using detail::Ref;
 using detail::Value;
 
 constexpr size_t kMaxDepth = 64;  // nesting of dicts and lists a file may have
-constexpr size_t kMaxRank = 16;
-constexpr size_t kMaxRepeat = 64;  // a view's copy may be this many times the file's size (stride-0 repeats)
+constexpr size_t kMaxRepeat = 64;        // all tensors copied may be this many times the file's size (stride-0 views)
+constexpr size_t kMaxLeaves = 1u << 16;  // values a file may hold (a memoised object counts wherever it is placed)
+constexpr size_t kMaxKey = 4096;         // characters of a dotted key
 
 /// The archive's pickle entry, "<name>/data.pkl"; its "<name>/" prefixes the storages.
 std::string find_pickle(const detail::ZipArchive& zip, const std::string& file) {
@@ -47,13 +48,20 @@ class ZipStorages : public StorageSource {
   ZipStorages(const detail::ZipArchive& zip, std::string prefix) : zip_(zip), prefix_(std::move(prefix)) {}
   std::span<const std::byte> bytes(const detail::StorageRef& s) override {
     auto found = read_.find(s.key);
-    if (found == read_.end()) found = read_.emplace(s.key, zip_.read(prefix_ + "data/" + s.key)).first;
-    return found->second;
+    if (found != read_.end()) return found->second;
+    std::string entry = prefix_ + "data/" + s.key;
+    size_t size = zip_.size(entry);
+    if (size > zip_.archive_size() - total_)  // entries that do not overlap fit in the archive
+      throw FormatError("load", zip_.source() + ": entry '" + formats::short_key(entry) +
+                                    "' overlaps others (the storages read pass the archive's size)");
+    total_ += size;
+    return read_.emplace(s.key, zip_.read(entry)).first->second;
   }
 
  private:
   const detail::ZipArchive& zip_;
   std::string prefix_;
+  size_t total_ = 0;
   std::map<std::string, std::vector<std::byte>> read_;
 };
 
@@ -91,7 +99,7 @@ class Reader {
   std::span<const std::byte> storage(const detail::StorageRef& s, const std::string& key);
 
   StorageSource& storages_;
-  size_t file_size_;
+  size_t file_size_, copied_ = 0, leaves_ = 0;
   const std::string& file_;
   formats::DottedRecordBuilder builder_;
 };
@@ -106,6 +114,7 @@ std::string dict_key(const Value& k) {
 
 void Reader::add(const Value& v, const std::string& key, size_t depth) {
   if (depth > kMaxDepth) fail(key, "nests deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (key.size() > kMaxKey) fail(key, "a key longer than " + std::to_string(kMaxKey) + " characters");
   if (v.kind == Value::Kind::Dict) {
     for (const auto& [k, item] : v.entries) {
       std::string part = dict_key(*k);
@@ -119,6 +128,7 @@ void Reader::add(const Value& v, const std::string& key, size_t depth) {
     return;
   }
   if (key.empty()) fail(key, "the file holds a " + detail::kind_name(v) + ", not a dict");
+  if (++leaves_ > kMaxLeaves) fail(key, "the file places more than " + std::to_string(kMaxLeaves) + " values");
   builder_.insert(key, leaf(v, key));
 }
 
@@ -145,7 +155,6 @@ std::span<const std::byte> Reader::storage(const detail::StorageRef& s, const st
 
 TensorData Reader::tensor(const detail::TensorRef& t, const std::string& key) {
   auto data = storage(t.storage, key);
-  if (t.size.size() > kMaxRank) fail(key, "has " + std::to_string(t.size.size()) + " dims");
   std::vector<size_t> dims;
   bool empty = false;
   for (size_t d = 0; d < t.size.size(); ++d) {
@@ -163,9 +172,10 @@ TensorData Reader::tensor(const detail::TensorRef& t, const std::string& key) {
     fail(key, "reads past its storage '" + t.storage.key + "' of " + std::to_string(t.storage.numel) + " values");
   Shape shape = formats::shape_from_file(dims, file_, key);
   size_t element = dtype_size(t.storage.dtype), n = shape.num_elements();
-  if (n > (kMaxRepeat * file_size_ + (1u << 20)) / element)  // stride-0 views repeat values: bound the copy
-    fail(key, "a view of " + std::to_string(n) + " values is more than " + std::to_string(kMaxRepeat) +
-                  " times the file's size");
+  size_t budget = kMaxRepeat * file_size_ + (1u << 20) - copied_;  // stride-0 views and shared ones repeat values
+  if (n > budget / element)
+    fail(key, "the tensors copied would pass " + std::to_string(kMaxRepeat) + " times the file's size");
+  copied_ += n * element;
   std::vector<std::byte> out(n * element);
   std::vector<size_t> index(dims.size(), 0);
   for (size_t i = 0; i < n; ++i) {  // row-major over the view, reading through its strides
@@ -176,6 +186,9 @@ TensorData Reader::tensor(const detail::TensorRef& t, const std::string& key) {
       if (++index[d] < dims[d]) break;
       else index[d] = 0;
   }
+  if (t.storage.dtype == DType::Bool)
+    for (std::byte b : out)
+      if (static_cast<unsigned>(b) > 1) fail(key, "a bool storage holds a byte other than 0 and 1");
   return TensorData::from_bytes(std::move(out), shape, t.storage.dtype);
 }
 

@@ -15,6 +15,7 @@ namespace {
 
 constexpr size_t kMaxStack = 1u << 20;  // values on the stack (and marks)
 constexpr size_t kMaxMemo = 1u << 20;   // memo entries
+constexpr size_t kMaxValues = 1u << 21;  // values built (about 300 MB at most)
 
 /// The storage types torch.save names, and their dtypes.
 constexpr std::pair<std::string_view, DType> kStorages[] = {
@@ -79,6 +80,7 @@ class Machine {
   }
 
   Ref make(Value::Kind kind) {
+    if (values_.size() >= kMaxValues) fail("builds more than " + std::to_string(kMaxValues) + " values");
     values_.push_back(std::make_unique<Value>());
     values_.back()->kind = kind;
     return values_.back().get();

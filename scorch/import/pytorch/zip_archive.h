@@ -28,6 +28,8 @@ class ZipArchive {
   std::vector<std::byte> read(const std::string& name) const;
   /// Entry name's size in bytes, as its directory entry says (stored entries: at most the archive's size).
   size_t size(const std::string& name) const;
+  size_t archive_size() const { return archive_size_; }
+  const std::string& source() const { return source_; }
 
  private:
   int64_t index(const std::string& name) const;
