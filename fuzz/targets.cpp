@@ -16,6 +16,7 @@
 #include "scorch/data/sources/image.h"
 #include "scorch/data/sources/mnist.h"
 #include "scorch/data/sources/sqlite.h"
+#include "scorch/import/onnx/onnx_model.h"
 #include "scorch/import/pytorch/pytorch.h"
 #include "scorch/ir/ir_msgpack.h"
 #include "scorch/module/recorder.h"
@@ -92,6 +93,12 @@ void pytorch_file(std::span<const std::byte> bytes) {
   static ScratchFile file("weights.pt");
   auto recorder = PyTorchFileRecorder<>{}.with_key_remap("^layers\\.([0-9]+)\\.", "block_$1.");
   touch(recorder.load(file.write(bytes)));
+}
+
+void onnx_model(std::span<const std::byte> bytes) {
+  static ScratchFile file("model.onnx");
+  onnx::Model m = onnx::read_model(file.write(bytes));
+  for (const auto& [name, t] : m.graph.initializers) (void)t.to_vector<double>();
 }
 
 void config(std::span<const std::byte> bytes) {
@@ -179,6 +186,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"record_bin_bytes", &record_bin_bytes},
     {"safetensors", &safetensors},
     {"pytorch", &pytorch_file},
+    {"onnx_model", &onnx_model},
     {"config", &config},
     {"idx", &idx},
     {"idx_gz", &idx},

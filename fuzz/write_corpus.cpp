@@ -107,6 +107,9 @@ void binary_records(const fs::path& out) {
   // PyTorch's files come from PyTorch: the seeds are fuzz/regressions/pytorch/ (tests/module/fixtures/pytorch).
   fs::create_directories(out / "pytorch");
   std::ofstream(out / "pytorch" / "not_a_zip") << "PK";
+  // ONNX's too: fuzz/regressions/onnx_model/ (tests/module/fixtures/onnx and node tests of libonnx-testdata).
+  fs::create_directories(out / "onnx_model");
+  std::ofstream(out / "onnx_model" / "empty_graph") << std::string("\x3a\x00", 2);
 }
 
 void configs(const fs::path& out) {

@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "module/expect_load_error.h"
 #include "module/test_models.h"
 
 namespace scorch::testing {
@@ -126,16 +127,7 @@ TEST(PyTorchImport, EveryDtypeViewAndValueReadsBackAsSaved) {
 
 /// load throws FormatError whose message holds `expected`.
 void expect_refused(const std::string& file, const std::string& expected) {
-  SCOPED_TRACE(file);
-  try {
-    (void)pytorch::load(kDir + file);
-    FAIL() << "must throw";
-  } catch (const FormatError& e) {
-    std::string what = e.what();
-    EXPECT_EQ(what.rfind("[load]", 0), 0u) << what;
-    EXPECT_NE(what.find(file), std::string::npos) << what;
-    EXPECT_NE(what.find(expected), std::string::npos) << what;
-  }
+  expect_load_error([&] { (void)pytorch::load(kDir + file); }, file, expected);
 }
 
 TEST(PyTorchImport, HostileAndBrokenFilesAreRefusedWithoutRunningAnything) {
