@@ -24,7 +24,7 @@ bool lacks_dtype(const FormatError& e) {
 }
 
 TEST(OnnxModel, EveryNodeSuiteModelAndTensorReads) {
-  if (!fs::exists(kTestData / "node")) GTEST_SKIP() << "libonnx-testdata is not installed";
+  ASSERT_TRUE(fs::exists(kTestData / "node")) << "libonnx-testdata is missing: run scripts/install-deps.sh";
   size_t models = 0, models_read = 0, tensors = 0, tensors_read = 0;
   for (const auto& dir : fs::directory_iterator(kTestData / "node")) {
     ++models;
@@ -60,7 +60,7 @@ TEST(OnnxModel, EveryNodeSuiteModelAndTensorReads) {
 }
 
 TEST(OnnxModel, NodesAttributesAndTestDataComeOutAsTheFileHasThem) {
-  if (!fs::exists(kTestData / "node")) GTEST_SKIP() << "libonnx-testdata is not installed";
+  ASSERT_TRUE(fs::exists(kTestData / "node")) << "libonnx-testdata is missing: run scripts/install-deps.sh";
   fs::path dir = kTestData / "node" / "test_conv_with_strides_padding";
   Model m = read_model((dir / "model.onnx").string());
   EXPECT_EQ(m.opset, 11);

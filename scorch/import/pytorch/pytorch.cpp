@@ -177,8 +177,15 @@ TensorData Reader::tensor(const detail::TensorRef& t, const std::string& key) {
     fail(key, "the tensors copied would pass " + std::to_string(kMaxRepeat) + " times the file's size");
   copied_ += n * element;
   std::vector<std::byte> out(n * element);
+  int64_t row_major = 1;  // a view laid out row-major (a state dict's usual tensor) is one block of its storage
+  bool contiguous = true;
+  for (size_t d = dims.size(); d-- > 0;) {
+    contiguous = contiguous && (dims[d] == 1 || t.stride[d] == row_major);
+    row_major *= static_cast<int64_t>(dims[d]);
+  }
+  if (contiguous && n > 0) std::memcpy(out.data(), data.data() + static_cast<size_t>(t.offset) * element, n * element);
   std::vector<size_t> index(dims.size(), 0);
-  for (size_t i = 0; i < n; ++i) {  // row-major over the view, reading through its strides
+  for (size_t i = 0; i < (contiguous ? 0 : n); ++i) {  // row-major over the view, reading through its strides
     int64_t at = t.offset;
     for (size_t d = 0; d < dims.size(); ++d) at += static_cast<int64_t>(index[d]) * t.stride[d];
     std::memcpy(out.data() + i * element, data.data() + static_cast<size_t>(at) * element, element);

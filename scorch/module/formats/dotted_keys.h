@@ -1,5 +1,5 @@
 #pragma once
-// Nested records from flat dotted keys ("a.b.c" as maps a → b → c), as safetensors and PyTorch state dicts name their
+// Nested records from flat dotted keys ("a.b.c" as maps a, b, c), as safetensors and PyTorch state dicts name their
 // tensors, with keys renamed by regex first (a recorder's key remaps).
 #include <regex>
 #include <string>
