@@ -9,7 +9,9 @@ rm -rf .gpu && mkdir -p .gpu/lib
 for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conformance_fusion_cuda tests/scorch_differential_tests \
   bench/scorch-bench; do
   if [[ -n ${PACK_ONLY:-} && " $PACK_ONLY " != *" $(basename $b) "* ]]; then continue; fi
-  [[ -f $build/$b ]] && strip -o .gpu/$(basename $b) $build/$b
+  if [[ -f $build/$b ]]; then strip -o .gpu/$(basename $b) $build/$b
+  elif [[ $b == *conformance* ]]; then echo "gpu-pack: no $b (configure $build with -DSCORCH_BUILD_CUDA_CONFORMANCE=ON)"
+  fi
 done
 cp bench/anchors/torch_gpu_anchor.py .gpu/
 pwd > .gpu/source_root
