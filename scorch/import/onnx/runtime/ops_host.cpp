@@ -1,0 +1,231 @@
+// Operators computed on the host from the inputs' values (small, irregular or sequential work that gains nothing
+// from a device kernel): the window functions, ReverseSequence, MaxUnpool, Det, Unique, NonMaxSuppression.
+#include <cmath>
+#include <numbers>
+#include <numeric>
+
+#include "scorch/import/onnx/runtime/op_call_impl.h"
+
+namespace scorch::onnx {
+namespace {
+
+template <class B> using Values = std::vector<Value<B>>;
+template <class B> using IO = KindOps<B, Int>;
+
+/// Hann, Hamming and Blackman windows: a0 − a1·cos(2πn/N) + a2·cos(4πn/N), N = size (periodic) or size − 1.
+template <class B> Value<B> window(const OpCall<B>& c, double a0, double a1, double a2) {
+  int64_t size = c.host_ints(0).at(0);
+  if (size < 0 || size > (int64_t(1) << 30)) c.template fail<ValueError>("size " + std::to_string(size));
+  double n = c.attr_int("periodic", 1) ? double(size) : double(size - 1);
+  std::vector<double> w(size_t(size), 0.0);
+  for (size_t i = 0; i < w.size(); ++i) {
+    double x = 2 * std::numbers::pi * double(i) / n;
+    w[i] = a0 - a1 * std::cos(x) + a2 * std::cos(2 * x);
+  }
+  return Value<B>::from_data(TensorData(w, Shape{w.size()}).convert(onnx_dtype(c, c.attr_int("output_datatype", 1))),
+                             c.device());
+}
+
+template <class B> Value<B> reverse_sequence(const OpCall<B>& c) {
+  Shape s = c.in(0).shape();
+  if (s.rank() < 2) c.template fail<ShapeError>("input must have rank 2 or more");
+  size_t batch_axis = c.axis(c.attr_int("batch_axis", 1), s.rank()),
+         time_axis = c.axis(c.attr_int("time_axis", 0), s.rank());
+  if (batch_axis == time_axis) c.template fail<ValueError>("batch_axis and time_axis are the same");
+  auto lens = c.host_ints(1);
+  size_t batch = s[batch_axis], time = s[time_axis];
+  if (lens.size() != batch) c.template fail<ShapeError>("sequence_lens must have one value per batch entry");
+  Shape line(std::vector<size_t>(s.rank(), 1));
+  line[batch_axis] = batch, line[time_axis] = time;
+  std::vector<int64_t> idx(batch * time);
+  for (size_t b = 0; b < batch; ++b) {
+    if (lens[b] < 0 || size_t(lens[b]) > time)
+      c.template fail<ValueError>("sequence length " + std::to_string(lens[b]));
+    for (size_t t = 0; t < time; ++t) {
+      size_t at = batch_axis < time_axis ? b * time + t : t * batch + b;
+      idx[at] = int64_t(t) < lens[b] ? lens[b] - 1 - int64_t(t) : int64_t(t);
+    }
+  }
+  auto indices = IO<B>::expand(IO<B>::from_data(TensorData(idx, line), c.device()), s);
+  return visit_kind(c.take(0), [&]<class K>(auto p) {
+    return Value<B>::template of<K>(KindOps<B, K>::gather(time_axis, p, indices));
+  });
+}
+
+template <class B> Value<B> max_unpool(const OpCall<B>& c) {
+  Shape s = c.in(0).shape();
+  if (s.rank() < 3) c.template fail<ShapeError>("input must be [N, C, spatial...]");
+  size_t n = s.rank() - 2;
+  auto k = c.attr_ints("kernel_shape"), st = c.attr_ints("strides"), p = c.attr_ints("pads");
+  if (k.size() != n) c.template fail<ShapeError>("kernel_shape must have one value per spatial dim");
+  Shape natural = s;  // the unpooled shape the indices count in
+  for (size_t i = 0; i < n; ++i) {
+    int64_t stride = st.empty() ? 1 : st[i], pads = p.empty() ? 0 : p[i] + p[i + n];
+    natural[i + 2] = size_t(std::max<int64_t>(0, (int64_t(s[i + 2]) - 1) * stride + k[i] - pads));
+  }
+  Shape out = natural;
+  if (c.has(2)) {
+    auto dims = c.host_ints(2);
+    if (dims.size() != s.rank()) c.template fail<ShapeError>("output_shape must have one value per dim");
+    for (size_t i = 0; i < dims.size(); ++i) out[i] = size_t(dims[i]);
+  }
+  size_t total = out.num_elements(), count = s.num_elements();
+  auto idx = IO<B>::reshape(IO<B>::cast(c.template in_as<Int>(1), DType::I64), Shape{count});
+  if (out != natural) {  // re-count each index's place in the larger output
+    auto rest = idx;
+    idx = IO<B>::zeros(Shape{count}, c.device(), DType::I64);
+    int64_t stride = 1;
+    for (size_t d = s.rank(); d-- > 0;) {
+      auto coord = IO<B>::remainder_scalar(rest, Scalar(int64_t(natural[d])));
+      rest = IO<B>::div_scalar(rest, Scalar(int64_t(natural[d])));
+      idx = IO<B>::add(idx, IO<B>::mul_scalar(coord, Scalar(stride)));
+      stride *= int64_t(out[d]);
+    }
+  }
+  auto x = KindOps<B, Float>::reshape(c.in_float(0), Shape{count});
+  auto zeros = KindOps<B, Float>::zeros(Shape{total}, c.device(), x.dtype());
+  return Value<B>::template of<Float>(KindOps<B, Float>::reshape(KindOps<B, Float>::select_add(zeros, 0, idx, x), out));
+}
+
+/// Determinants of the trailing square matrices, by LU with partial pivoting in f64.
+template <class B> Value<B> det(const OpCall<B>& c) {
+  TensorData d = c.in(0).to_data();
+  Shape s = d.shape();
+  if (s.rank() < 2 || s[s.rank() - 1] != s[s.rank() - 2])
+    c.template fail<ShapeError>("input must end in square matrices, got " + s.to_string());
+  size_t n = s[s.rank() - 1], count = n ? s.num_elements() / (n * n) : 0;
+  auto v = d.convert(DType::F64).to_vector<double>();
+  std::vector<double> out(count);
+  for (size_t m = 0; m < count; ++m) {
+    double* a = v.data() + m * n * n;
+    double result = 1;
+    for (size_t col = 0; col < n; ++col) {
+      size_t pivot = col;
+      for (size_t r = col + 1; r < n; ++r)
+        if (std::abs(a[r * n + col]) > std::abs(a[pivot * n + col])) pivot = r;
+      if (a[pivot * n + col] == 0) {
+        result = 0;
+        break;
+      }
+      if (pivot != col) {
+        for (size_t k = 0; k < n; ++k) std::swap(a[pivot * n + k], a[col * n + k]);
+        result = -result;
+      }
+      result *= a[col * n + col];
+      for (size_t r = col + 1; r < n; ++r) {
+        double f = a[r * n + col] / a[col * n + col];
+        for (size_t k = col; k < n; ++k) a[r * n + k] -= f * a[col * n + k];
+      }
+    }
+    out[m] = result;
+  }
+  Shape os;
+  for (size_t i = 0; i + 2 < s.rank(); ++i) os.push_back(s[i]);
+  return Value<B>::from_data(TensorData(out, os).convert(d.dtype()), c.device());
+}
+
+/// Unique slices along axis (or unique elements): Y, first indices, inverse indices, counts.
+template <class B> Values<B> unique(const OpCall<B>& c) {
+  TensorData d = c.in(0).to_data();
+  Shape s = d.shape();
+  bool flat = !c.has_attr("axis");
+  size_t axis = flat ? 0 : c.axis(c.attr_int("axis", 0), s.rank());
+  if (flat) s = Shape{s.num_elements()};
+  size_t n = s.rank() ? s[axis] : 0, outer = 1, inner = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= s[i];
+  for (size_t i = axis + 1; i < s.rank(); ++i) inner *= s[i];
+  auto v = d.convert(DType::F64).to_vector<double>();
+  auto slice_of = [&](size_t k) {
+    std::vector<double> out;
+    for (size_t o = 0; o < outer; ++o)
+      for (size_t i = 0; i < inner; ++i) out.push_back(v[(o * n + k) * inner + i]);
+    return out;
+  };
+  std::vector<std::vector<double>> slices;
+  for (size_t k = 0; k < n; ++k) slices.push_back(slice_of(k));
+  std::vector<size_t> firsts;  // first occurrence of each distinct slice, in order of appearance
+  std::vector<int64_t> inverse(n), counts;
+  for (size_t k = 0; k < n; ++k) {
+    auto it = std::find_if(firsts.begin(), firsts.end(), [&](size_t f) { return slices[f] == slices[k]; });
+    if (it == firsts.end()) firsts.push_back(k), counts.push_back(0), it = firsts.end() - 1;
+    inverse[k] = int64_t(it - firsts.begin());
+    ++counts[size_t(inverse[k])];
+  }
+  std::vector<size_t> order(firsts.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (c.attr_int("sorted", 1))
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return slices[firsts[a]] < slices[firsts[b]]; });
+  std::vector<int64_t> rank_of(order.size()), first_idx, count_out;
+  for (size_t r = 0; r < order.size(); ++r)
+    rank_of[order[r]] = int64_t(r), first_idx.push_back(int64_t(firsts[order[r]])),
+    count_out.push_back(counts[order[r]]);
+  for (auto& i : inverse) i = rank_of[size_t(i)];
+  auto picked = IO<B>::from_data(TensorData(first_idx, Shape{first_idx.size()}), c.device());
+  Value<B> x = c.take(0);
+  if (flat) x = reshape(std::move(x), s);
+  return {select(std::move(x), axis, picked), int_tensor(c, first_idx, Shape{first_idx.size()}),
+          int_tensor(c, inverse, Shape{inverse.size()}), int_tensor(c, count_out, Shape{count_out.size()})};
+}
+
+/// NonMaxSuppression per batch and class: boxes by descending score, kept when their IoU with every kept box is
+/// at most the threshold; output rows [batch, class, box].
+template <class B> Value<B> non_max_suppression(const OpCall<B>& c) {
+  TensorData boxes_d = c.in(0).to_data().convert(DType::F64), scores_d = c.in(1).to_data().convert(DType::F64);
+  Shape bs = boxes_d.shape(), ss = scores_d.shape();
+  if (bs.rank() != 3 || bs[2] != 4 || ss.rank() != 3 || ss[0] != bs[0] || ss[2] != bs[1])
+    c.template fail<ShapeError>("boxes " + bs.to_string() + " and scores " + ss.to_string() + " do not match");
+  int64_t max_out = c.has(2) ? c.host_ints(2).at(0) : 0;
+  double iou_limit = c.has(3) ? c.host_doubles(3).at(0) : 0.0;
+  std::optional<double> score_min;
+  if (c.has(4)) score_min = c.host_doubles(4).at(0);
+  bool center = c.attr_int("center_point_box", 0) != 0;
+  auto boxes = boxes_d.to_vector<double>(), scores = scores_d.to_vector<double>();
+  auto corners = [&](size_t b, size_t i) {
+    const double* p = &boxes[(b * bs[1] + i) * 4];
+    if (center) return std::array<double, 4>{p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
+    return std::array<double, 4>{std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]),
+                                 std::max(p[1], p[3])};
+  };
+  auto iou = [](const std::array<double, 4>& a, const std::array<double, 4>& b) {
+    double h = std::max(0.0, std::min(a[2], b[2]) - std::max(a[0], b[0])),
+           w = std::max(0.0, std::min(a[3], b[3]) - std::max(a[1], b[1]));
+    double inter = h * w, uni = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter;
+    return uni > 0 ? inter / uni : 0.0;
+  };
+  std::vector<int64_t> rows;
+  for (size_t b = 0; b < bs[0]; ++b)
+    for (size_t k = 0; k < ss[1]; ++k) {
+      std::vector<size_t> order;
+      for (size_t i = 0; i < bs[1]; ++i)
+        if (!score_min || scores[(b * ss[1] + k) * bs[1] + i] > *score_min) order.push_back(i);
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+        return scores[(b * ss[1] + k) * bs[1] + x] > scores[(b * ss[1] + k) * bs[1] + y];
+      });
+      std::vector<size_t> kept;
+      for (size_t i : order) {
+        if (int64_t(kept.size()) >= max_out) break;
+        bool ok = std::all_of(kept.begin(), kept.end(),
+                              [&](size_t j) { return iou(corners(b, i), corners(b, j)) <= iou_limit; });
+        if (ok) kept.push_back(i), rows.insert(rows.end(), {int64_t(b), int64_t(k), int64_t(i)});
+      }
+    }
+  return int_tensor(c, rows, Shape{rows.size() / 3, 3});
+}
+
+}  // namespace
+
+template <class B> void register_host_ops(OpTable<B>& t) {
+  t["HannWindow"] = [](const OpCall<B>& c) -> Values<B> { return {window(c, 0.5, 0.5, 0.0)}; };
+  t["HammingWindow"] = [](const OpCall<B>& c) -> Values<B> { return {window(c, 25.0 / 46, 21.0 / 46, 0.0)}; };
+  t["BlackmanWindow"] = [](const OpCall<B>& c) -> Values<B> { return {window(c, 0.42, 0.5, 0.08)}; };
+  t["ReverseSequence"] = [](const OpCall<B>& c) -> Values<B> { return {reverse_sequence(c)}; };
+  t["MaxUnpool"] = [](const OpCall<B>& c) -> Values<B> { return {max_unpool(c)}; };
+  t["Det"] = [](const OpCall<B>& c) -> Values<B> { return {det(c)}; };
+  t["Unique"] = [](const OpCall<B>& c) { return unique(c); };
+  t["NonMaxSuppression"] = [](const OpCall<B>& c) -> Values<B> { return {non_max_suppression(c)}; };
+}
+
+}  // namespace scorch::onnx
+
+SCORCH_ONNX_INSTANTIATE(register_host_ops)

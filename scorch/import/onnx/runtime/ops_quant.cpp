@@ -1,0 +1,139 @@
+// Linear quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, and the integer products
+// MatMulInteger, ConvInteger, QLinearMatMul, QLinearConv. Integer products are computed exactly in f64 (their
+// operands are 8-bit, so every partial sum is an integer below 2^53) and requantized with round-half-to-even.
+#include "scorch/import/onnx/runtime/op_call_impl.h"
+
+namespace scorch::onnx {
+namespace {
+
+template <class B> using Values = std::vector<Value<B>>;
+template <class B> using F = typename B::FloatTensor;
+template <class B> using FO = KindOps<B, Float>;
+
+/// Input i as f64 (an absent optional zero point is 0).
+template <class B> F<B> wide(const OpCall<B>& c, size_t i) {
+  if (!c.has(i)) return FO<B>::zeros(Shape{}, c.device(), DType::F64);
+  return cast(Value<B>(c.in(i)), DType::F64).template take<Float>();
+}
+
+/// A per-axis parameter (scale or zero point: a scalar, or one value per entry of dim axis) shaped to broadcast
+/// against rank dims.
+template <class B> F<B> per_axis(const OpCall<B>& c, F<B> p, size_t rank, int64_t axis) {
+  Shape s = p.shape();
+  if (s.num_elements() <= 1) return FO<B>::reshape(p, Shape(std::vector<size_t>(rank, 1)));
+  Shape line(std::vector<size_t>(rank, 1));
+  line[c.axis(axis, rank)] = s.num_elements();
+  return FO<B>::reshape(p, line);
+}
+
+/// round(v) + zero point, saturated to dtype's range, as dtype.
+template <class B> Value<B> saturate(F<B> v, F<B> zero_point, DType dtype) {
+  double lo = dtype == DType::U8 ? 0 : dtype == DType::I8 ? -128 : -2147483648.0;
+  double hi = dtype == DType::U8 ? 255 : dtype == DType::I8 ? 127 : 2147483647.0;
+  F<B> q = FO<B>::clamp(FO<B>::add(FO<B>::round(v), zero_point), Scalar(lo), Scalar(hi));
+  return cast(Value<B>::template of<Float>(q), dtype);
+}
+
+template <class B> Value<B> quantize(const OpCall<B>& c) {
+  F<B> x = c.in_float(0);  // divided in its own precision, as ONNX's reference does
+  size_t rank = x.shape().rank();
+  int64_t axis = c.attr_int("axis", 1);
+  DType dtype = c.has(2) ? c.in(2).dtype() : DType::U8;
+  F<B> scale = FO<B>::cast(per_axis(c, wide(c, 1), rank, axis), x.dtype());
+  F<B> scaled = FO<B>::cast(FO<B>::div(x, scale), DType::F64);
+  return saturate<B>(scaled, per_axis(c, wide(c, 2), rank, axis), dtype);
+}
+
+template <class B> Value<B> dequantize(const OpCall<B>& c) {
+  F<B> x = wide(c, 0);
+  size_t rank = x.shape().rank();
+  int64_t axis = c.attr_int("axis", 1);
+  F<B> y = FO<B>::mul(FO<B>::sub(x, per_axis(c, wide(c, 2), rank, axis)), per_axis(c, wide(c, 1), rank, axis));
+  return Value<B>::template of<Float>(FO<B>::cast(y, c.in(1).dtype()));
+}
+
+template <class B> Values<B> dynamic_quantize(const OpCall<B>& c) {
+  F<B> x = c.in_float(0);
+  auto flat = FO<B>::reshape(FO<B>::cast(x, DType::F64), Shape{x.shape().num_elements()});
+  double lo = std::min(0.0, FO<B>::into_data(FO<B>::min(flat)).template to_vector<double>()[0]);
+  double hi = std::max(0.0, FO<B>::into_data(FO<B>::max(flat)).template to_vector<double>()[0]);
+  float scale = float((hi - lo) / 255);
+  double zp = scale == 0 ? 0 : std::clamp(std::nearbyint(0 - lo / double(scale)), 0.0, 255.0);
+  F<B> zp_t = FO<B>::full(Shape(std::vector<size_t>(x.shape().rank(), 1)), Scalar(zp), c.device(), DType::F64);
+  F<B> scaled = scale == 0 ? FO<B>::mul_scalar(x, Scalar(0.0)) : FO<B>::div_scalar(x, Scalar(double(scale)));
+  scaled = FO<B>::cast(scaled, DType::F64);
+  return {saturate<B>(scaled, zp_t, DType::U8), Value<B>::from_data(TensorData({scale}, {}), c.device()),
+          Value<B>::from_data(TensorData(std::vector<uint8_t>{uint8_t(zp)}, Shape{}), c.device())};
+}
+
+/// a − zero point for a matmul operand: A's zero point is per row (dim −2), B's per column (dim −1).
+template <class B> F<B> centered(const OpCall<B>& c, size_t value, size_t zero_point, bool rows) {
+  F<B> v = wide(c, value), zp = wide(c, zero_point);
+  Shape vs = v.shape(), zs = zp.shape();
+  if (zs.num_elements() > 1) {
+    if (vs.rank() < 2) c.template fail<ShapeError>("a per-row or per-column zero point needs a 2-D operand");
+    Shape line(std::vector<size_t>(vs.rank(), 1));
+    line[rows ? vs.rank() - 2 : vs.rank() - 1] = zs.num_elements();
+    return FO<B>::sub(v, FO<B>::reshape(zp, line));
+  }
+  return FO<B>::sub(v, FO<B>::reshape(zp, Shape(std::vector<size_t>(vs.rank(), 1))));
+}
+
+/// Runs another operator of the table (MatMul, Conv) on f64 operands.
+template <class B> F<B> run_float(const OpCall<B>& c, const char* op, std::vector<std::optional<Value<B>>> inputs) {
+  Node node = c.node();
+  node.op_type = op;
+  node.outputs.resize(1);
+  OpCall<B> inner(node, std::move(inputs), c.opset(), c.device());
+  return std::move(op_table<B>().at(op)(inner).at(0)).template take<Float>();
+}
+
+template <class B> Value<B> matmul_integer(const OpCall<B>& c) {
+  F<B> y = run_float(
+      c, "MatMul",
+      {Value<B>::template of<Float>(centered(c, 0, 2, true)), Value<B>::template of<Float>(centered(c, 1, 3, false))});
+  return cast(Value<B>::template of<Float>(y), DType::I32);
+}
+
+template <class B> Value<B> conv_integer(const OpCall<B>& c) {
+  F<B> x = FO<B>::sub(wide(c, 0), FO<B>::reshape(wide(c, 2), Shape(std::vector<size_t>(c.in(0).shape().rank(), 1))));
+  F<B> w = wide(c, 1);
+  if (c.has(3)) w = FO<B>::sub(w, per_axis(c, wide(c, 3), w.shape().rank(), 0));
+  F<B> y = run_float(c, "Conv", {Value<B>::template of<Float>(x), Value<B>::template of<Float>(w)});
+  return cast(Value<B>::template of<Float>(y), DType::I32);
+}
+
+/// QLinearMatMul / QLinearConv: the exact integer product rescaled by a_scale·b_scale / y_scale.
+template <class B> Value<B> qlinear(const OpCall<B>& c, bool conv) {
+  size_t rank = c.in(0).shape().rank();
+  F<B> a = FO<B>::sub(wide(c, 0), FO<B>::reshape(wide(c, 2), Shape(std::vector<size_t>(rank, 1))));
+  F<B> b = wide(c, 3);
+  F<B> b_scale = wide(c, 4), b_zp = wide(c, 5);
+  int64_t b_axis = conv ? 0 : -1;
+  b = FO<B>::sub(b, per_axis(c, b_zp, b.shape().rank(), b_axis));
+  std::vector<std::optional<Value<B>>> in{Value<B>::template of<Float>(a), Value<B>::template of<Float>(b)};
+  if (conv && c.has(8)) in.push_back(Value<B>::template of<Float>(wide(c, 8)));
+  F<B> acc = run_float(c, conv ? "Conv" : "MatMul", std::move(in));
+  size_t out_rank = acc.shape().rank();
+  F<B> scale = FO<B>::mul(FO<B>::reshape(wide(c, 1), Shape(std::vector<size_t>(out_rank, 1))),
+                          per_axis(c, b_scale, out_rank, conv ? 1 : -1));
+  scale = FO<B>::div(scale, FO<B>::reshape(wide(c, 6), Shape(std::vector<size_t>(out_rank, 1))));
+  F<B> y_zp = FO<B>::reshape(wide(c, 7), Shape(std::vector<size_t>(out_rank, 1)));
+  return saturate<B>(FO<B>::mul(acc, scale), y_zp, c.in(7).dtype());
+}
+
+}  // namespace
+
+template <class B> void register_quant_ops(OpTable<B>& t) {
+  t["QuantizeLinear"] = [](const OpCall<B>& c) -> Values<B> { return {quantize(c)}; };
+  t["DequantizeLinear"] = [](const OpCall<B>& c) -> Values<B> { return {dequantize(c)}; };
+  t["DynamicQuantizeLinear"] = [](const OpCall<B>& c) { return dynamic_quantize(c); };
+  t["MatMulInteger"] = [](const OpCall<B>& c) -> Values<B> { return {matmul_integer(c)}; };
+  t["ConvInteger"] = [](const OpCall<B>& c) -> Values<B> { return {conv_integer(c)}; };
+  t["QLinearMatMul"] = [](const OpCall<B>& c) -> Values<B> { return {qlinear(c, false)}; };
+  t["QLinearConv"] = [](const OpCall<B>& c) -> Values<B> { return {qlinear(c, true)}; };
+}
+
+}  // namespace scorch::onnx
+
+SCORCH_ONNX_INSTANTIATE(register_quant_ops)

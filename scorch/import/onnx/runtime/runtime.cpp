@@ -1,0 +1,186 @@
+// The graph interpreter: runs nodes in order over a name → value map, releasing each value after its last use so
+// the backend can reuse its buffer; If/Loop bodies run through the same code with the outer values visible.
+// Compiled once per backend (SCORCH_ONNX_BACKEND).
+#include "scorch/import/onnx/runtime/runtime.h"
+
+#include <set>
+
+#include "scorch/import/onnx/runtime/op_call_impl.h"
+
+namespace scorch::onnx {
+namespace {
+
+template <class B> using Env = std::map<std::string, Value<B>>;
+
+/// Throws an Error naming the first node (here or in a subgraph) whose operator the table lacks.
+template <class B> void check_supported(const Graph& g, int64_t opset) {
+  const OpTable<B>& table = op_table<B>();
+  for (const Node& node : g.nodes) {
+    bool known = (node.domain.empty() || node.domain == "ai.onnx") && table.count(node.op_type);
+    if (!known) {
+      std::string domain = node.domain.empty() ? "" : node.domain + ".";
+      throw Error("onnx", "node '" + node.name + "' (" + domain + node.op_type + ", opset " + std::to_string(opset) +
+                              "): unsupported operator");
+    }
+    for (const auto& [name, attr] : node.attributes)
+      for (const Graph& body : attr.graphs) check_supported<B>(body, opset);
+  }
+}
+
+/// How many times each name is read by g's nodes; names a subgraph may read are never released.
+std::map<std::string, size_t> use_counts(const Graph& g, bool& has_subgraphs) {
+  std::map<std::string, size_t> uses;
+  has_subgraphs = false;
+  for (const Node& node : g.nodes) {
+    for (const auto& name : node.inputs) ++uses[name];
+    for (const auto& [name, attr] : node.attributes) has_subgraphs |= !attr.graphs.empty();
+  }
+  for (const auto& out : g.outputs) uses[out.name] += 1;
+  return uses;
+}
+
+template <class B> class GraphRunner {
+ public:
+  GraphRunner(int64_t opset, typename B::Device device) : opset_(opset), device_(std::move(device)) {}
+
+  /// Runs g over env (its inputs and the outer scope's values); returns g's outputs.
+  std::vector<Value<B>> run(const Graph& g, Env<B> env) const {
+    for (const auto& [name, data] : g.initializers)  // the main graph's are in env already
+      if (!env.count(name)) env.emplace(name, Value<B>::from_data(data, device_));
+    bool has_subgraphs = false;
+    auto uses = use_counts(g, has_subgraphs);
+    for (const Node& node : g.nodes) run_node(node, env, uses, has_subgraphs);
+    std::vector<Value<B>> outputs;
+    for (const auto& out : g.outputs) {
+      auto it = env.find(out.name);
+      if (it == env.end()) throw Error("onnx", "graph output '" + out.name + "' is produced by no node");
+      outputs.push_back(it->second);
+    }
+    return outputs;
+  }
+
+ private:
+  void run_node(const Node& node, Env<B>& env, std::map<std::string, size_t>& uses, bool keep_all) const {
+    std::vector<std::optional<Value<B>>> inputs;
+    for (const auto& name : node.inputs) {
+      if (name.empty()) {
+        inputs.emplace_back();
+        continue;
+      }
+      auto it = env.find(name);
+      if (it == env.end())
+        throw Error("onnx", "node '" + node.name + "' (" + node.op_type + "): input '" + name +
+                                "' is neither a graph input, an initializer nor an earlier node's output");
+      inputs.emplace_back(it->second);
+      if (!keep_all && --uses[name] == 0) env.erase(it);
+    }
+    SubgraphRunner<B> sub = [this, &env](const Graph& g, const Env<B>& extra) {
+      Env<B> scope = env;
+      for (const auto& [k, v] : extra) scope.insert_or_assign(k, v);
+      return run(g, std::move(scope));
+    };
+    OpCall<B> call(node, std::move(inputs), opset_, device_, std::move(sub));
+    std::vector<Value<B>> outputs = op_table<B>().at(node.op_type)(call);
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i].empty()) continue;
+      if (i >= outputs.size()) call.template fail<>("output " + std::to_string(i) + " is not supported");
+      env.insert_or_assign(node.outputs[i], std::move(outputs[i]));
+    }
+  }
+
+  int64_t opset_;
+  typename B::Device device_;
+};
+
+/// Checks a fed input against the graph's declaration of it (dtype, rank, fixed dims).
+void check_input(const ValueInfo& info, const Shape& shape, DType dtype) {
+  if (info.dtype && *info.dtype != dtype)
+    throw DTypeError("onnx", "input '" + info.name + "' has dtype " + std::string(dtype_name(dtype)) +
+                                 ", the model declares " + std::string(dtype_name(*info.dtype)));
+  if (!info.shape) return;
+  bool ok = info.shape->size() == shape.rank();
+  for (size_t i = 0; ok && i < shape.rank(); ++i) ok = !(*info.shape)[i] || *(*info.shape)[i] == int64_t(shape[i]);
+  if (ok) return;
+  std::string declared = "[";
+  for (size_t i = 0; i < info.shape->size(); ++i)
+    declared += (i ? ", " : "") + ((*info.shape)[i] ? std::to_string(*(*info.shape)[i]) : std::string("?"));
+  throw ShapeError(
+      "onnx", "input '" + info.name + "' has shape " + shape.to_string() + ", the model declares " + declared + "]");
+}
+
+}  // namespace
+
+template <class B> const OpTable<B>& op_table() {
+  static const OpTable<B> table = [] {
+    OpTable<B> t;
+    register_elementwise_ops<B>(t);
+    register_layout_ops<B>(t);
+    register_reduce_ops<B>(t);
+    register_nn_ops<B>(t);
+    register_resize_ops<B>(t);
+    register_recurrent_ops<B>(t);
+    register_control_ops<B>(t);
+    register_einsum_ops<B>(t);
+    register_host_ops<B>(t);
+    register_quant_ops<B>(t);
+    register_index_ops<B>(t);
+    return t;
+  }();
+  return table;
+}
+
+template <class B> Runtime<B>::Runtime(Model model, Device device) : model_(std::move(model)), device_(device) {
+  check_supported<B>(model_.graph, model_.opset);
+  for (const auto& [name, data] : model_.graph.initializers) weights_.emplace(name, Value<B>::from_data(data, device_));
+  for (const auto& in : model_.graph.inputs)
+    if (!model_.graph.initializers.count(in.name)) input_names_.push_back(in.name);
+}
+
+template <class B> std::vector<std::string> Runtime<B>::output_names() const {
+  std::vector<std::string> names;
+  for (const auto& out : model_.graph.outputs) names.push_back(out.name);
+  return names;
+}
+
+template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::string, Value<B>> inputs) const {
+  Env<B> env = weights_;
+  for (const auto& info : model_.graph.inputs) {
+    auto it = inputs.find(info.name);
+    if (it == inputs.end()) {
+      if (!weights_.count(info.name)) throw ValueError("onnx", "input '" + info.name + "' is not given");
+      continue;
+    }
+    check_input(info, it->second.shape(), it->second.dtype());
+    env.insert_or_assign(info.name, std::move(it->second));
+    inputs.erase(it);
+  }
+  if (!inputs.empty()) throw ValueError("onnx", "'" + inputs.begin()->first + "' is not an input of the model");
+  return GraphRunner<B>(model_.opset, device_).run(model_.graph, std::move(env));
+}
+
+template <class B> std::vector<TensorData> Runtime<B>::run(const std::vector<TensorData>& inputs) const {
+  if (inputs.size() != input_names_.size())
+    throw ValueError("onnx", "the model takes " + std::to_string(input_names_.size()) + " inputs, " +
+                                 std::to_string(inputs.size()) + " were given");
+  std::map<std::string, Value<B>> fed;
+  for (size_t i = 0; i < inputs.size(); ++i) fed.emplace(input_names_[i], Value<B>::from_data(inputs[i], device_));
+  std::vector<TensorData> out;
+  for (const auto& v : run_values(std::move(fed))) out.push_back(v.to_data());
+  return out;
+}
+
+template <class B>
+std::map<std::string, TensorData> Runtime<B>::run(const std::map<std::string, TensorData>& inputs) const {
+  std::map<std::string, Value<B>> fed;
+  for (const auto& [name, data] : inputs) fed.emplace(name, Value<B>::from_data(data, device_));
+  std::vector<Value<B>> values = run_values(std::move(fed));
+  std::map<std::string, TensorData> out;
+  for (size_t i = 0; i < values.size(); ++i) out.emplace(model_.graph.outputs[i].name, values[i].to_data());
+  return out;
+}
+
+template class OpCall<SCORCH_ONNX_BACKEND>;
+template class Runtime<SCORCH_ONNX_BACKEND>;
+template const OpTable<SCORCH_ONNX_BACKEND>& op_table<SCORCH_ONNX_BACKEND>();
+
+}  // namespace scorch::onnx
