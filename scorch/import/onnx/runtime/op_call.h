@@ -106,6 +106,8 @@ template <class B> void register_control_ops(OpTable<B>& table);
 template <class B> void register_einsum_ops(OpTable<B>& table);
 template <class B> void register_host_ops(OpTable<B>& table);
 template <class B> void register_quant_ops(OpTable<B>& table);
+template <class B> void register_sampling_ops(OpTable<B>& table);
+template <class B> void register_signal_ops(OpTable<B>& table);
 template <class B> void register_index_ops(OpTable<B>& table);
 /// Every operator the interpreter runs on B.
 template <class B> const OpTable<B>& op_table();

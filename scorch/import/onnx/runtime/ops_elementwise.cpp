@@ -350,8 +350,10 @@ template <class B> void add_casts(OpTable<B>& t) {
   t["CastLike"] = [](const OpCall<B>& c) -> Values<B> { return {cast(c.take(0), c.in(1).dtype())}; };
   t["Identity"] = [](const OpCall<B>& c) -> Values<B> { return {c.take(0)}; };
   t["Dropout"] = [](const OpCall<B>& c) -> Values<B> {
-    if (c.has(2) && c.host_ints(2).at(0) != 0)
-      c.template fail<ValueError>("training_mode is not supported (inference only)");
+    bool training = c.has(2) && c.host_ints(2).at(0) != 0;
+    double ratio = c.has(1) ? c.host_doubles(1).at(0) : 0.5;
+    if (training && ratio != 0)
+      c.template fail<ValueError>("training with a ratio above 0 draws a random mask ONNX does not define");
     Value<B> x = c.take(0);
     Shape s = x.shape();
     return {std::move(x), Value<B>::template of<Bool>(BO<B>::ones(s, c.device(), DType::Bool))};

@@ -114,7 +114,33 @@ template <class B> Value<B> scatter_elements(const OpCall<B>& c) {
   });
 }
 
+/// ScatterND with reduction "mul", on the host: each indexed row multiplied by its update, in order.
+template <class B> Value<B> scatter_nd_mul(const OpCall<B>& c) {
+  TensorData data = c.in(0).to_data();
+  DType dtype = data.dtype();
+  Shape s = data.shape(), is = c.in(1).shape();
+  auto v = data.convert(DType::F64).template to_vector<double>();
+  auto idx = c.host_ints(1);
+  auto upd = c.in(2).to_data().convert(DType::F64).template to_vector<double>();
+  size_t k = is.rank() ? is[is.rank() - 1] : 0, tuples = k ? idx.size() / k : 0, row = 1;
+  if (k == 0 || k > s.rank()) c.template fail<ShapeError>("index tuples do not fit " + s.to_string());
+  for (size_t i = k; i < s.rank(); ++i) row *= s[i];
+  if (upd.size() != tuples * row) c.template fail<ShapeError>("updates do not match the indexed rows");
+  for (size_t t = 0; t < tuples; ++t) {
+    size_t at = 0;
+    for (size_t j = 0; j < k; ++j) {
+      int64_t i = idx[t * k + j] < 0 ? idx[t * k + j] + int64_t(s[j]) : idx[t * k + j];
+      if (i < 0 || i >= int64_t(s[j]))
+        c.template fail<ShapeError>("index " + std::to_string(idx[t * k + j]) + " is out of range");
+      at = at * s[j] + size_t(i);
+    }
+    for (size_t e = 0; e < row; ++e) v[at * row + e] *= upd[t * row + e];
+  }
+  return Value<B>::from_data(TensorData(v, s).convert(dtype), c.device());
+}
+
 template <class B> Value<B> scatter_nd(const OpCall<B>& c) {
+  if (c.attr_string("reduction", "none") == "mul") return scatter_nd_mul(c);
   Shape s = c.in(0).shape();
   auto [rows, seen] = nd_rows(c, s, 0);
   check::same_dtype(c.op(), c.in(0).dtype(), c.in(2).dtype());

@@ -269,16 +269,37 @@ template <class B> std::tuple<F<B>, F<B>, F<B>> normalize(F<B> x, const std::vec
   return {FO<B>::mul(centered, inv_std), mean, inv_std};
 }
 
-template <class B> Value<B> batch_norm(const OpCall<B>& c) {
-  if (c.attr_int("training_mode", 0)) c.template fail<ValueError>("training_mode is not supported (inference only)");
+/// Training mode normalizes with the batch's statistics (biased variance) and also returns the running mean and
+/// variance moved toward them by 1 − momentum.
+template <class B> Values<B> batch_norm(const OpCall<B>& c) {
   F<B> x = c.in_float(0);
   size_t r = x.shape().rank();
   if (r < 2) c.template fail<ShapeError>("input must be [N, C, ...]");
   double eps = c.attr_float("epsilon", 1e-5);
-  F<B> inv = FO<B>::recip(FO<B>::sqrt(FO<B>::add_scalar(c.in_float(4), Scalar(eps))));
+  F<B> mean = c.in_float(3), var = c.in_float(4);
+  Values<B> running;
+  if (c.attr_int("training_mode", 0)) {
+    std::vector<size_t> dims{0};
+    for (size_t d = 2; d < r; ++d) dims.push_back(d);
+    F<B> batch_mean = x;
+    for (size_t d : dims) batch_mean = FO<B>::mean_dim(batch_mean, d);
+    F<B> centered = FO<B>::sub(x, batch_mean), batch_var = FO<B>::mul(centered, centered);
+    for (size_t d : dims) batch_var = FO<B>::mean_dim(batch_var, d);
+    Shape cs{x.shape()[1]};
+    batch_mean = FO<B>::reshape(batch_mean, cs), batch_var = FO<B>::reshape(batch_var, cs);
+    double m = c.attr_float("momentum", 0.9);
+    auto blend = [&](F<B> old, F<B> now) {
+      return FO<B>::add(FO<B>::mul_scalar(old, Scalar(m)), FO<B>::mul_scalar(now, Scalar(1 - m)));
+    };
+    running = {fv<B>(blend(mean, batch_mean)), fv<B>(blend(var, batch_var))};
+    mean = batch_mean, var = batch_var;
+  }
+  F<B> inv = FO<B>::recip(FO<B>::sqrt(FO<B>::add_scalar(var, Scalar(eps))));
   F<B> scale = FO<B>::mul(c.in_float(1), inv);
-  F<B> shift = FO<B>::sub(c.in_float(2), FO<B>::mul(c.in_float(3), scale));
-  return fv<B>(FO<B>::add(FO<B>::mul(x, channel_view<B>(scale, r)), channel_view<B>(shift, r)));
+  F<B> shift = FO<B>::sub(c.in_float(2), FO<B>::mul(mean, scale));
+  Values<B> out{fv<B>(FO<B>::add(FO<B>::mul(x, channel_view<B>(scale, r)), channel_view<B>(shift, r)))};
+  out.insert(out.end(), running.begin(), running.end());
+  return out;
 }
 
 template <class B> Value<B> instance_norm(const OpCall<B>& c) {
@@ -358,7 +379,7 @@ template <class B> void register_nn_ops(OpTable<B>& t) {
   t["AveragePool"] = [](const OpCall<B>& c) -> Values<B> { return {avg_pool(c)}; };
   t["GlobalAveragePool"] = [](const OpCall<B>& c) -> Values<B> { return {global_pool(c, false)}; };
   t["GlobalMaxPool"] = [](const OpCall<B>& c) -> Values<B> { return {global_pool(c, true)}; };
-  t["BatchNormalization"] = [](const OpCall<B>& c) -> Values<B> { return {batch_norm(c)}; };
+  t["BatchNormalization"] = [](const OpCall<B>& c) { return batch_norm(c); };
   t["InstanceNormalization"] = [](const OpCall<B>& c) -> Values<B> { return {instance_norm(c)}; };
   t["LayerNormalization"] = [](const OpCall<B>& c) -> Values<B> { return layer_norm(c); };
   t["LpNormalization"] = [](const OpCall<B>& c) -> Values<B> { return {lp_norm(c)}; };

@@ -123,6 +123,8 @@ template <class B> const OpTable<B>& op_table() {
     register_einsum_ops<B>(t);
     register_host_ops<B>(t);
     register_quant_ops<B>(t);
+    register_sampling_ops<B>(t);
+    register_signal_ops<B>(t);
     register_index_ops<B>(t);
     return t;
   }();
