@@ -159,7 +159,8 @@ template <class B> Values<B> recurrent(const OpCall<B>& c, Cell cell) {
   std::string dir_name = c.attr_string("direction", "forward");
   size_t dirs = dir_name == "bidirectional" ? 2 : 1;
   if (c.in(1).shape() != Shape{dirs, gates * H, input})
-    c.template fail<ShapeError>("W is " + c.in(1).shape().to_string());
+    c.template fail<ShapeError>("W is " + c.in(1).shape().to_string() + ", expected " +
+                                Shape{dirs, gates * H, input}.to_string() + " for X " + x.shape().to_string());
   std::optional<std::vector<int64_t>> lens;
   if (c.has(4)) lens = c.host_ints(4);
   std::vector<F<B>> ys(dirs), hs, cs;
@@ -194,7 +195,8 @@ template <class B> Values<B> recurrent(const OpCall<B>& c, Cell cell) {
   std::vector<F<B>> steps;
   for (size_t t = 0; t < seq; ++t)
     for (size_t d = 0; d < dirs; ++d) steps.push_back(FO<B>::reshape(per_step[d][t], Shape{1, 1, batch, H}));
-  F<B> y = seq ? FO<B>::cat(steps, 0) : FO<B>::zeros(Shape{0, dirs, batch, H}, c.device(), x.dtype());
+  F<B> y = seq ? FO<B>::reshape(FO<B>::cat(steps, 0), Shape{seq, dirs, batch, H})
+               : FO<B>::zeros(Shape{0, dirs, batch, H}, c.device(), x.dtype());
   F<B> yh = FO<B>::cat(hs, 0), yc = FO<B>::cat(cs, 0);
   if (batch_first)
     y = FO<B>::permute(y, {2, 0, 1, 3}), yh = FO<B>::permute(yh, {1, 0, 2}), yc = FO<B>::permute(yc, {1, 0, 2});
