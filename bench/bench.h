@@ -50,6 +50,9 @@ void module_workloads(const Options& o);
 /// The guide CNN train/infer steps and an nn::TransformerEncoder layer on Autodiff<B> (nn_bench.cpp).
 template <class B> void nn_workloads(const Options& o);
 
+/// ONNX models run through onnx::load<B> (onnx_bench.cpp; Cpu and Cuda).
+template <class B> void onnx_workloads(const Options& o);
+
 /// The GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on B (gpu_bench.cpp).
 template <class B> void gpu_workloads(const Options& o);
 

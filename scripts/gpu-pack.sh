@@ -14,6 +14,8 @@ for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conf
   fi
 done
 cp bench/anchors/torch_gpu_anchor.py .gpu/
+# ONNX's node test suite (libonnx-testdata) for the Cuda ONNX tests: GPU machines lack the package.
+mkdir -p .gpu/onnx && cp -r /usr/include/onnx/backend/test/data/node .gpu/onnx/
 pwd > .gpu/source_root
 for f in .gpu/scorch*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
   { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |

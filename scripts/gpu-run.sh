@@ -15,6 +15,7 @@ if [[ ! -e $build_root ]]; then mkdir -p "$(dirname "$build_root")" && ln -s "$r
 libdirs=$(find / -xdev \( -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcudnn_cnn.so.9' -o -name 'libnvrtc.so.13' \) -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
 export LD_LIBRARY_PATH="$root/.gpu/lib:${libdirs}${LD_LIBRARY_PATH:-}"
 export SCORCH_AUTOTUNE_CACHE=$out/autotune-cuda.tsv
+export SCORCH_ONNX_NODE_SUITE=$root/.gpu/onnx/node
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
 status=0
 if [[ $what == tests || $what == all ]]; then

@@ -35,9 +35,7 @@ TEST(OnnxModel, EveryNodeSuiteModelAndTensorReads) {
       for (const auto* list : {&m.graph.inputs, &m.graph.outputs})
         for (const auto& v : *list) tensors_only = tensors_only && v.tensor;
       ++models_read;
-    } catch (const FormatError& e) {
-      EXPECT_TRUE(lacks_dtype(e)) << e.what();
-    }
+    } catch (const FormatError& e) { EXPECT_TRUE(lacks_dtype(e)) << e.what(); }
     if (!tensors_only) continue;
     for (const auto& set : fs::directory_iterator(dir.path())) {
       if (!set.is_directory()) continue;
@@ -46,9 +44,7 @@ TEST(OnnxModel, EveryNodeSuiteModelAndTensorReads) {
         try {
           (void)read_tensor(file.path().string());
           ++tensors_read;
-        } catch (const FormatError& e) {
-          EXPECT_TRUE(lacks_dtype(e)) << e.what();
-        }
+        } catch (const FormatError& e) { EXPECT_TRUE(lacks_dtype(e)) << e.what(); }
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "module/onnx_fixture_weights.h"
+#include "module/onnx_node_suite.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/import/onnx/runtime/runtime.h"
 
@@ -14,15 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kModels = fs::path(SCORCH_MODULE_FIXTURES) / "onnx" / "models";
-
-/// Largest |got − expected| / (1e-4 + |expected|·1e-3 ... ) check: every element within atol + rtol·|expected|.
-void expect_close(const TensorData& got, const TensorData& expected, double atol, double rtol) {
-  ASSERT_EQ(got.shape(), expected.shape());
-  auto a = got.convert(DType::F64).to_vector<double>(), b = expected.convert(DType::F64).to_vector<double>();
-  double worst = 0;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]) - rtol * std::abs(b[i]));
-  EXPECT_LE(worst, atol);
-}
 
 class OnnxModels : public ::testing::TestWithParam<std::string> {};
 
@@ -34,7 +26,7 @@ TEST_P(OnnxModels, MatchesPyTorch) {
   TensorData expected = read_tensor((kModels / GetParam() / "output_0.pb").string());
   auto outputs = rt.run(std::vector<TensorData>{input});
   ASSERT_EQ(outputs.size(), 1u);
-  expect_close(outputs[0], expected, 1e-4, 1e-3);
+  EXPECT_EQ(node_suite::compare(outputs[0], expected, 1e-4, 1e-3), "");
   fs::remove_all(tmp);
 }
 

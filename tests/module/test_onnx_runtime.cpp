@@ -4,103 +4,14 @@
 // a failure not listed, or a listed case that passes, fails the test. Prints the pass count per operator.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <set>
-
+#include "module/onnx_node_suite.h"
 #include "scorch/backends/cpu/cpu_backend.h"
-#include "scorch/import/onnx/runtime/runtime.h"
 
 namespace scorch::onnx {
 namespace {
-namespace fs = std::filesystem;
-
-const fs::path kNodeSuite = "/usr/include/onnx/backend/test/data/node";  // libonnx-testdata
-const std::string kFailures = std::string(SCORCH_MODULE_FIXTURES) + "/onnx/node_failures.txt";
-
-/// "" when got matches expected (dtype, shape, values within rtol 1e-3 + atol 1e-7; NaN matches NaN).
-std::string compare(const TensorData& got, const TensorData& expected) {
-  if (got.dtype() != expected.dtype())
-    return "dtype " + std::string(dtype_name(got.dtype())) + ", expected " + std::string(dtype_name(expected.dtype()));
-  if (got.shape() != expected.shape())
-    return "shape " + got.shape().to_string() + ", expected " + expected.shape().to_string();
-  auto a = got.convert(DType::F64).to_vector<double>(), b = expected.convert(DType::F64).to_vector<double>();
-  for (size_t i = 0; i < a.size(); ++i) {
-    bool same =
-        (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i] || std::abs(a[i] - b[i]) <= 1e-7 + 1e-3 * std::abs(b[i]);
-    if (!same)
-      return "element " + std::to_string(i) + " is " + std::to_string(a[i]) + ", expected " + std::to_string(b[i]);
-  }
-  return "";
-}
-
-/// Runs one case's test data sets; "" on success, else why it failed.
-std::string run_case(const fs::path& dir) {
-  try {
-    Runtime<Cpu> rt = load<Cpu>((dir / "model.onnx").string());
-    for (const auto& set : fs::directory_iterator(dir)) {
-      if (!set.is_directory()) continue;
-      std::map<std::string, TensorData> inputs;
-      const auto& declared = rt.model().graph.inputs;
-      for (size_t i = 0; fs::exists(set.path() / ("input_" + std::to_string(i) + ".pb")); ++i) {
-        if (i >= declared.size()) return "more input files than graph inputs";
-        inputs[declared[i].name] = read_tensor((set.path() / ("input_" + std::to_string(i) + ".pb")).string());
-      }
-      auto outputs = rt.run(inputs);
-      const auto& names = rt.model().graph.outputs;
-      for (size_t i = 0; i < names.size(); ++i) {
-        auto file = set.path() / ("output_" + std::to_string(i) + ".pb");
-        std::string diff = compare(outputs.at(names[i].name), read_tensor(file.string()));
-        if (!diff.empty()) return "output " + std::to_string(i) + ": " + diff;
-      }
-    }
-  } catch (const std::exception& e) { return e.what(); }
-  return "";
-}
-
-/// The op types of a case's model, joined by '+' ("?" when it does not read).
-std::string op_types(const fs::path& dir) {
-  try {
-    std::set<std::string> ops;
-    for (const auto& n : read_model((dir / "model.onnx").string()).graph.nodes) ops.insert(n.op_type);
-    std::string joined;
-    for (const auto& op : ops) joined += (joined.empty() ? "" : "+") + op;
-    return joined;
-  } catch (const std::exception&) { return "?"; }
-}
-
-/// Listed failures: case name → reason (lines "name  reason"; # comments).
-std::map<std::string, std::string> listed_failures() {
-  std::map<std::string, std::string> listed;
-  std::ifstream in(kFailures);
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    auto space = line.find(' ');
-    listed[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(line.find_first_not_of(' ', space));
-  }
-  return listed;
-}
 
 TEST(OnnxRuntime, NodeSuiteOnCpu) {
-  ASSERT_TRUE(fs::exists(kNodeSuite)) << "libonnx-testdata is missing: run scripts/install-deps.sh";
-  std::set<fs::path> dirs{fs::directory_iterator(kNodeSuite), fs::directory_iterator()};
-  auto listed = listed_failures();
-  std::map<std::string, std::pair<size_t, size_t>> per_op;  // op → (passed, total)
-  size_t passed = 0;
-  for (const auto& dir : dirs) {
-    std::string name = dir.filename().string(), why = run_case(dir);
-    auto& [op_passed, op_total] = per_op[op_types(dir)];
-    ++op_total;
-    if (why.empty()) ++passed, ++op_passed;
-    bool is_listed = listed.count(name) > 0;
-    if (!why.empty() && !is_listed) ADD_FAILURE() << name << " fails and is not in node_failures.txt: " << why;
-    if (why.empty() && is_listed) ADD_FAILURE() << name << " passes: remove it from node_failures.txt";
-    if (std::getenv("SCORCH_ONNX_REPORT") && !why.empty()) std::cout << "FAIL " << name << "  " << why << "\n";
-  }
-  for (const auto& [op, counts] : per_op) std::cout << op << ": " << counts.first << "/" << counts.second << "\n";
-  std::cout << "node suite on Cpu: " << passed << " of " << dirs.size() << " cases pass\n";
+  node_suite::run_all<Cpu>(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/node_failures.txt");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 // Compiled once per backend (SCORCH_ONNX_BACKEND).
 #include "scorch/import/onnx/runtime/runtime.h"
 
+#include <chrono>
+#include <cstdio>
 #include <set>
 
 #include "scorch/import/onnx/runtime/op_call_impl.h"
@@ -80,7 +82,13 @@ template <class B> class GraphRunner {
       return run(g, std::move(scope));
     };
     OpCall<B> call(node, std::move(inputs), opset_, device_, std::move(sub));
+    auto start = std::chrono::steady_clock::now();
     std::vector<Value<B>> outputs = op_table<B>().at(node.op_type)(call);
+    if (profile_) {
+      B::sync(device_);
+      (*profile_)[node.op_type] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i].empty()) continue;
       if (i >= outputs.size()) call.template fail<>("output " + std::to_string(i) + " is not supported");
@@ -90,6 +98,9 @@ template <class B> class GraphRunner {
 
   int64_t opset_;
   typename B::Device device_;
+
+ public:
+  std::map<std::string, double>* profile_ = nullptr;  // op type → milliseconds, when profiling
 };
 
 /// Checks a fed input against the graph's declaration of it (dtype, rank, fixed dims).
@@ -157,7 +168,13 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
     inputs.erase(it);
   }
   if (!inputs.empty()) throw ValueError("onnx", "'" + inputs.begin()->first + "' is not an input of the model");
-  return GraphRunner<B>(model_.opset, device_).run(model_.graph, std::move(env));
+  GraphRunner<B> runner(model_.opset, device_);
+  std::map<std::string, double> profile;
+  bool profiling = std::getenv("SCORCH_ONNX_PROFILE") != nullptr;
+  if (profiling) runner.profile_ = &profile;
+  auto outputs = runner.run(model_.graph, std::move(env));
+  for (const auto& [op, ms] : profile) std::fprintf(stderr, "onnx profile: %-24s %9.3f ms\n", op.c_str(), ms);
+  return outputs;
 }
 
 template <class B> std::vector<TensorData> Runtime<B>::run(const std::vector<TensorData>& inputs) const {
