@@ -14,5 +14,130 @@ TEST(OnnxRuntime, NodeSuiteOnCpu) {
   node_suite::run_all<Cpu>(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/node_failures.txt");
 }
 
+// ---- hostile and broken models, built in memory: each is a scorch::Error naming the node, never a crash or an
+// unbounded allocation.
+
+Attribute int_attr(int64_t v) {
+  Attribute a;
+  a.kind = Attribute::Kind::Int, a.i = v;
+  return a;
+}
+Attribute ints_attr(std::vector<int64_t> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::Ints, a.ints = std::move(v);
+  return a;
+}
+Attribute tensor_attr(TensorData t) {
+  Attribute a;
+  a.kind = Attribute::Kind::Tensor, a.t = std::move(t);
+  return a;
+}
+
+Node node(std::string op, std::vector<std::string> in, std::vector<std::string> out,
+          std::map<std::string, Attribute> attrs = {}) {
+  Node n;
+  n.name = "n_" + op, n.op_type = std::move(op), n.inputs = std::move(in), n.outputs = std::move(out);
+  n.attributes = std::move(attrs);
+  return n;
+}
+
+/// A model of nodes with one f32 input "x" of shape dims (empty: no input) and output "y".
+Model model(std::vector<Node> nodes, std::vector<std::optional<int64_t>> dims = {}, int64_t opset = 13) {
+  Model m;
+  m.opset = opset;
+  m.graph.nodes = std::move(nodes);
+  if (!dims.empty()) m.graph.inputs.push_back({"x", true, DType::F32, dims});
+  m.graph.outputs.push_back({"y", true, DType::F32, std::nullopt});
+  return m;
+}
+
+/// Runs m on x (when given) and returns the error's message; fails the test when nothing is thrown.
+template <class E> std::string run_error(const Model& m, std::vector<TensorData> x = {}) {
+  try {
+    Runtime<Cpu> rt(m);
+    (void)rt.run(x);
+  } catch (const E& e) { return e.what(); }
+  ADD_FAILURE() << "no error";
+  return "";
+}
+
+TensorData ints(std::vector<int64_t> v) { return TensorData(v, Shape{v.size()}); }
+
+TEST(OnnxRuntime, UnsupportedOperatorsAreNamedAtLoad) {
+  std::string msg = run_error<Error>(model({node("FooBar", {"x"}, {"y"})}, {2}));
+  EXPECT_NE(msg.find("'n_FooBar' (FooBar, opset 13): unsupported operator"), std::string::npos) << msg;
+  Node gelu = node("Gelu", {"x"}, {"y"});
+  gelu.domain = "com.microsoft";
+  msg = run_error<Error>(model({gelu}, {2}));
+  EXPECT_NE(msg.find("com.microsoft.Gelu"), std::string::npos) << msg;
+}
+
+TEST(OnnxRuntime, HostileSizesAreRefused) {
+  auto shape = node("Constant", {}, {"s"}, {{"value", tensor_attr(ints({1 << 20, 1 << 20}))}});
+  std::string msg = run_error<ValueError>(model({shape, node("ConstantOfShape", {"s"}, {"y"})}));
+  EXPECT_NE(msg.find("above the limit"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("ConstantOfShape"), std::string::npos) << msg;
+  auto reps = node("Constant", {}, {"r"}, {{"value", tensor_attr(ints({int64_t(1) << 40}))}});
+  EXPECT_NE(
+      run_error<ValueError>(model({reps, node("Tile", {"x", "r"}, {"y"})}, {4}), {TensorData::zeros({4}, DType::F32)})
+          .find("above the limit"),
+      std::string::npos);
+  auto pads = node("Constant", {}, {"p"}, {{"value", tensor_attr(ints({0, int64_t(1) << 40}))}});
+  EXPECT_NE(
+      run_error<ValueError>(model({pads, node("Pad", {"x", "p"}, {"y"})}, {4}), {TensorData::zeros({4}, DType::F32)})
+          .find("above the limit"),
+      std::string::npos);
+  auto start = node("Constant", {}, {"a"}, {{"value", tensor_attr(TensorData({0.0f}, {}))}});
+  auto limit = node("Constant", {}, {"b"}, {{"value", tensor_attr(TensorData({1e12f}, {}))}});
+  auto delta = node("Constant", {}, {"d"}, {{"value", tensor_attr(TensorData({1.0f}, {}))}});
+  EXPECT_NE(run_error<ValueError>(model({start, limit, delta, node("Range", {"a", "b", "d"}, {"y"})}))
+                .find("above the limit"),
+            std::string::npos);
+}
+
+TEST(OnnxRuntime, BadGraphsAndInputsNameWhatIsWrong) {
+  TensorData x = TensorData::zeros({2, 3}, DType::F32);
+  // An input nobody produces.
+  EXPECT_NE(run_error<Error>(model({node("Relu", {"ghost"}, {"y"})}, {2, 3}), {x}).find("'ghost'"), std::string::npos);
+  // A missing required input, an axis out of range, a reshape that changes the count: the node is named.
+  EXPECT_NE(run_error<ValueError>(model({node("Gemm", {"x"}, {"y"})}, {2, 3}), {x}).find("input 1 is required"),
+            std::string::npos);
+  std::string msg = run_error<ShapeError>(model({node("Softmax", {"x"}, {"y"}, {{"axis", int_attr(5)}})}, {2, 3}), {x});
+  EXPECT_NE(msg.find("axis 5 is out of range"), std::string::npos) << msg;
+  auto to = node("Constant", {}, {"s"}, {{"value", tensor_attr(ints({4, 4}))}});
+  msg = run_error<ShapeError>(model({to, node("Reshape", {"x", "s"}, {"y"})}, {2, 3}), {x});
+  EXPECT_NE(msg.find("'n_Reshape' (Reshape, opset 13)"), std::string::npos) << msg;
+  // An attribute of the wrong kind.
+  Attribute wrong;
+  wrong.kind = Attribute::Kind::String, wrong.s = "one";
+  msg = run_error<ValueError>(model({node("Flatten", {"x"}, {"y"}, {{"axis", wrong}})}, {2, 3}), {x});
+  EXPECT_NE(msg.find("attribute 'axis' must be an int"), std::string::npos) << msg;
+  // Inputs that do not match the declaration; too few inputs; a float where bools are needed.
+  EXPECT_NE(run_error<ShapeError>(model({node("Relu", {"x"}, {"y"})}, {2, 4}), {x}).find("declares [2, 4]"),
+            std::string::npos);
+  EXPECT_NE(run_error<DTypeError>(model({node("Relu", {"x"}, {"y"})}, {2, 3}), {TensorData::zeros({2, 3}, DType::F64)})
+                .find("has dtype f64"),
+            std::string::npos);
+  EXPECT_NE(run_error<ValueError>(model({node("Relu", {"x"}, {"y"})}, {2, 3})).find("takes 1 inputs, 0 were given"),
+            std::string::npos);
+  EXPECT_NE(run_error<DTypeError>(model({node("Not", {"x"}, {"y"})}, {2, 3}), {x}).find("input 0 has dtype f32"),
+            std::string::npos);
+}
+
+TEST(OnnxRuntime, RunsRepeatedlyAndByName) {
+  // y = relu(x) + w, w an initializer; the runtime keeps w across runs and takes inputs by name too.
+  Model m = model({node("Relu", {"x"}, {"r"}), node("Add", {"r", "w"}, {"y"})}, {std::nullopt, 2});
+  m.graph.initializers["w"] = TensorData({10.0f, 20.0f}, {2});
+  Runtime<Cpu> rt(m);
+  EXPECT_EQ(rt.input_names(), std::vector<std::string>{"x"});
+  for (int i = 0; i < 2; ++i) {
+    auto y = rt.run(std::vector<TensorData>{TensorData({-1.0f, 2.0f, 3.0f, -4.0f}, {2, 2})}).at(0);
+    EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{10, 22, 13, 20}));
+  }
+  auto by_name = rt.run(std::map<std::string, TensorData>{{"x", TensorData({1.0f, 1.0f}, {1, 2})}});
+  EXPECT_EQ(by_name.at("y").to_vector<float>(), (std::vector<float>{11, 21}));
+  EXPECT_THROW((void)rt.run(std::map<std::string, TensorData>{{"z", TensorData({1.0f}, {1})}}), ValueError);
+}
+
 }  // namespace
 }  // namespace scorch::onnx

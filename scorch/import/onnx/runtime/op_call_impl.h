@@ -17,6 +17,23 @@
 
 namespace scorch::onnx {
 
+/// Most elements an operator may create from sizes the model gives (ConstantOfShape, Expand, Tile, Pad, Range,
+/// Resize, OneHot, ...): 2^28 (1 GiB of f32), so a hostile file cannot make the interpreter allocate without bound.
+inline constexpr double kMaxCreatedElements = double(size_t(1) << 28);
+
+/// A ValueError naming the node when an output of `count` elements would pass kMaxCreatedElements.
+template <class B> void check_created(const OpCall<B>& c, double count) {
+  if (!(count <= kMaxCreatedElements))
+    c.template fail<ValueError>("the output would hold " + std::to_string(count) + " elements, above the limit of " +
+                                std::to_string(size_t(kMaxCreatedElements)));
+}
+/// As check_created for an output of shape s (dims multiplied in double, so no product overflows).
+template <class B> void check_created(const OpCall<B>& c, const Shape& s) {
+  double n = 1;
+  for (size_t d : s) n *= double(d);
+  check_created(c, n);
+}
+
 template <class B> std::string OpCall<B>::where() const {
   std::string name = node_.name.empty() ? "" : "'" + node_.name + "' ";
   return "node " + name + "(" + node_.op_type + ", opset " + std::to_string(opset_) + ")";

@@ -36,6 +36,7 @@ template <class B> Values<B> loop(const OpCall<B>& c) {
   Values<B> state;
   for (size_t i = 0; i < carried; ++i) state.push_back(c.in(i + 2));
   std::vector<Values<B>> scans(g.outputs.size() - 1 - carried);
+  double scanned = 0;  // elements of the scan outputs so far
   for (int64_t i = 0; go && (!trips || i < *trips); ++i) {
     std::map<std::string, Value<B>> feed;
     feed.insert_or_assign(g.inputs[0].name, int_tensor(c, {i}, Shape{}));
@@ -46,6 +47,8 @@ template <class B> Values<B> loop(const OpCall<B>& c) {
     go = out[0].to_data().convert(DType::I64).template to_vector<int64_t>().at(0) != 0;
     for (size_t k = 0; k < carried; ++k) state[k] = out[k + 1];
     for (size_t k = 0; k < scans.size(); ++k) {
+      scanned += double(out[k + 1 + carried].shape().num_elements());
+      check_created(c, scanned);
       Shape s = out[k + 1 + carried].shape();
       s.insert(0, 1);
       scans[k].push_back(reshape(out[k + 1 + carried], s));

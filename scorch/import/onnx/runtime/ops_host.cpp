@@ -15,7 +15,8 @@ template <class B> using IO = KindOps<B, Int>;
 /// Hann, Hamming and Blackman windows: a0 − a1·cos(2πn/N) + a2·cos(4πn/N), N = size (periodic) or size − 1.
 template <class B> Value<B> window(const OpCall<B>& c, double a0, double a1, double a2) {
   int64_t size = c.host_ints(0).at(0);
-  if (size < 0 || size > (int64_t(1) << 30)) c.template fail<ValueError>("size " + std::to_string(size));
+  if (size < 0) c.template fail<ValueError>("size " + std::to_string(size));
+  check_created(c, double(size));
   double n = c.attr_int("periodic", 1) ? double(size) : double(size - 1);
   std::vector<double> w(size_t(size), 0.0);
   for (size_t i = 0; i < w.size(); ++i) {
@@ -69,6 +70,7 @@ template <class B> Value<B> max_unpool(const OpCall<B>& c) {
     if (dims.size() != s.rank()) c.template fail<ShapeError>("output_shape must have one value per dim");
     for (size_t i = 0; i < dims.size(); ++i) out[i] = size_t(dims[i]);
   }
+  check_created(c, out);
   size_t total = out.num_elements(), count = s.num_elements();
   auto idx = IO<B>::reshape(IO<B>::cast(c.template in_as<Int>(1), DType::I64), Shape{count});
   if (out != natural) {  // re-count each index's place in the larger output

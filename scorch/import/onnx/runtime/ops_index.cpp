@@ -164,6 +164,7 @@ template <class B> Value<B> one_hot(const OpCall<B>& c) {
   double depth_value = c.host_doubles(1).at(0);
   if (depth_value < 1 || depth_value > 1e8) c.template fail<ValueError>("depth " + std::to_string(depth_value));
   auto depth = int64_t(depth_value);
+  check_created(c, double(is.num_elements()) * depth_value);
   Value<B> values = c.in(2);
   if (values.shape().num_elements() != 2) c.template fail<ShapeError>("values must hold [off, on]");
   size_t axis = c.axis(c.attr_int("axis", -1), is.rank() + 1);

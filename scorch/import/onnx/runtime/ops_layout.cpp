@@ -22,6 +22,7 @@ template <class B> Shape to_shape(const OpCall<B>& c, const std::vector<int64_t>
     s.push_back(static_cast<size_t>(d));
   }
   if (!s.checked_num_elements()) c.template fail<ShapeError>("shape " + s.to_string() + " is too large");
+  check_created(c, s);
   return s;
 }
 
@@ -144,6 +145,9 @@ template <class B> Value<B> tile(const OpCall<B>& c) {
   Value<B> x = c.take(0);
   auto repeats = c.host_ints(1);
   if (repeats.size() != x.shape().rank()) c.template fail<ShapeError>("repeats must have one value per dim");
+  double total = 1;
+  for (size_t d = 0; d < repeats.size(); ++d) total *= double(x.shape()[d]) * double(std::max<int64_t>(repeats[d], 0));
+  check_created(c, total);
   for (size_t d = 0; d < repeats.size(); ++d) {
     if (repeats[d] < 0) c.template fail<ValueError>("negative repeat");
     if (repeats[d] == 1) continue;
@@ -203,6 +207,10 @@ template <class B> Value<B> pad(const OpCall<B>& c) {
   }
   x = slice(std::move(x), crop);
   s = x.shape();
+  double total = 1;
+  for (size_t d = 0; d < s.rank(); ++d)
+    total *= double(s[d]) + double(std::max<int64_t>(0, pads[d])) + double(std::max<int64_t>(0, pads[d + s.rank()]));
+  check_created(c, total);
   if (mode == "constant") {
     double value = c.opset() >= 11 ? (c.has(2) ? c.host_doubles(2).at(0) : 0.0) : c.attr_float("value", 0.0);
     Shape out;
@@ -232,7 +240,7 @@ template <class B> Value<B> range(const OpCall<B>& c) {
   double start = c.host_doubles(0).at(0), limit = c.host_doubles(1).at(0), delta = c.host_doubles(2).at(0);
   if (delta == 0) c.template fail<ValueError>("delta is 0");
   double count = std::max(std::ceil((limit - start) / delta), 0.0);
-  if (count > 1e9) c.template fail<ValueError>("range of " + std::to_string(count) + " elements is too large");
+  check_created(c, count);
   std::vector<double> v(static_cast<size_t>(count));
   for (size_t i = 0; i < v.size(); ++i) v[i] = start + double(i) * delta;
   return Value<B>::from_data(TensorData(v, {v.size()}).convert(dtype), c.device());

@@ -176,6 +176,7 @@ template <class B> Value<B> conv_transpose(const OpCall<B>& c) {
   // Crop the padding; output_padding cells past the full result hold only the bias.
   Shape grown = fs;
   for (size_t i = 0; i < n; ++i) grown[i + 2] = std::max(fs[i + 2], begin[i] + target[i + 2]);
+  check_created(c, grown);
   if (grown != fs) {
     SliceRanges at;
     for (size_t d : fs) at.push_back({0, d, 1});

@@ -157,6 +157,10 @@ template <class B> Value<B> resize(const OpCall<B>& c) {
   if ((!scales.empty() && scales.size() != s.rank()) || (!sizes.empty() && sizes.size() != s.rank()))
     c.template fail<ShapeError>("scales or sizes must have one value per dim of " + s.to_string());
   ResizeMode m = resize_mode(c, upsample);
+  double total = 1;
+  for (size_t d = 0; d < s.rank(); ++d)
+    total *= sizes.empty() ? std::floor(double(s[d]) * scales[d]) : double(sizes[d]);
+  check_created(c, total);
   Value<B> x = c.take(0);
   for (size_t d = 0; d < s.rank(); ++d) {
     AxisResize a;

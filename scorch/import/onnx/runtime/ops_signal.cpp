@@ -54,6 +54,7 @@ template <class B> Value<B> dft_op(const OpCall<B>& c) {
   size_t bins = onesided ? n / 2 + 1 : n, outer = 1, inner = 1;
   for (size_t i = 0; i < axis; ++i) outer *= s[i];
   for (size_t i = axis + 1; i < s.rank(); ++i) inner *= s[i];
+  check_created(c, 2.0 * double(outer) * double(bins) * double(inner));
   std::vector<Complex> out(outer * bins * inner);
   for (size_t o = 0; o < outer; ++o)
     for (size_t i = 0; i < inner; ++i) {
@@ -76,6 +77,7 @@ template <class B> Value<B> stft(const OpCall<B>& c) {
   if (step <= 0 || frame <= 0 || size_t(frame) > s[1] || (!window.empty() && window.size() != size_t(frame)))
     c.template fail<ValueError>("frame_step, window and frame_length do not fit the signal");
   bool onesided = c.attr_int("onesided", 1) != 0;
+  check_created(c, 2.0 * double(s[0]) * double(s[1]) * double(frame));
   size_t n = size_t(frame), frames = (s[1] - n) / size_t(step) + 1, bins = onesided ? n / 2 + 1 : n;
   std::vector<Complex> out;
   for (size_t b = 0; b < s[0]; ++b)
@@ -94,6 +96,7 @@ template <class B> Value<B> mel_weight_matrix(const OpCall<B>& c) {
   if (mels <= 0 || dft_length <= 0 || rate <= 0 || mels > 100000 || dft_length > 1000000)
     c.template fail<ValueError>("sizes must be positive and moderate");
   size_t spectrum = size_t(dft_length / 2 + 1);
+  check_created(c, double(spectrum) * double(mels));
   double low_mel = 2595 * std::log10(1 + low / 700), high_mel = 2595 * std::log10(1 + high / 700);
   double step = (high_mel - low_mel) / double(mels + 2);
   std::vector<int64_t> bins(size_t(mels + 2));

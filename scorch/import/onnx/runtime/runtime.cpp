@@ -83,7 +83,7 @@ template <class B> class GraphRunner {
     };
     OpCall<B> call(node, std::move(inputs), opset_, device_, std::move(sub));
     auto start = std::chrono::steady_clock::now();
-    std::vector<Value<B>> outputs = op_table<B>().at(node.op_type)(call);
+    std::vector<Value<B>> outputs = run_op(call);
     if (profile_) {
       B::sync(device_);
       (*profile_)[node.op_type] +=
@@ -93,6 +93,22 @@ template <class B> class GraphRunner {
       if (node.outputs[i].empty()) continue;
       if (i >= outputs.size()) call.template fail<>("output " + std::to_string(i) + " is not supported");
       env.insert_or_assign(node.outputs[i], std::move(outputs[i]));
+    }
+  }
+
+  /// The node's operator; a backend or check error that does not name the node is rethrown (same type) naming it.
+  static std::vector<Value<B>> run_op(const OpCall<B>& call) {
+    try {
+      return op_table<B>().at(call.node().op_type)(call);
+    } catch (const Error& e) {
+      std::string what = e.what();
+      if (what.rfind("[onnx", 0) == 0) throw;
+      std::string message = call.where() + ": " + what;
+      std::string op = "onnx " + call.node().op_type;
+      if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError(op, message);
+      if (dynamic_cast<const DTypeError*>(&e)) throw DTypeError(op, message);
+      if (dynamic_cast<const ValueError*>(&e)) throw ValueError(op, message);
+      throw Error(op, message);
     }
   }
 

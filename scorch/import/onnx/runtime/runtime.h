@@ -1,6 +1,6 @@
 #pragma once
 // Run-time loading of ONNX models: onnx::load<B>(path) reads a model and runs its graph directly on backend B, for
-// models chosen at run time. Instantiated for Cpu (scorch_import_onnx) and Cuda (scorch_import_onnx_cuda).
+// models chosen at run time. Instantiated for Cpu (scorch_onnx_runtime) and Cuda (scorch_onnx_runtime_cuda).
 // docs/onnx-import.md lists the operators and what each supports.
 #include <map>
 #include <string>
