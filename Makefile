@@ -83,12 +83,15 @@ example: build
 	@$(BUILD)/examples/records
 	@$(BUILD)/examples/custom-training-loop
 	@$(BUILD)/examples/step-graph
+	@$(BUILD)/examples/pytorch-import
+	@$(BUILD)/examples/onnx-inference
 
 # Regenerates the conformance and gradient fixtures from PyTorch (needs python3-torch).
 fixtures:
 	@scripts/install-deps.sh --fixtures
 	@/usr/bin/python3 tests/conformance/gen_fixtures.py tests/conformance/fixtures
 	@/usr/bin/python3 tests/autodiff/gen_grad_fixtures.py
+	@/usr/bin/python3 tests/module/fixtures/onnx/gen_models.py tests/module/fixtures/onnx/models bench/onnx
 	@$(MAKE) --no-print-directory build && $(BUILD)/tests/scorch_module_fixture_writer tests/module/fixtures
 
 # The safetensors interop fixtures need Hugging Face's safetensors (the GPU machine has it):
