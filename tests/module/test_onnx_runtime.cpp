@@ -4,6 +4,8 @@
 // a failure not listed, or a listed case that passes, fails the test. Prints the pass count per operator.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "module/onnx_node_suite.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 
@@ -122,6 +124,112 @@ TEST(OnnxRuntime, BadGraphsAndInputsNameWhatIsWrong) {
             std::string::npos);
   EXPECT_NE(run_error<DTypeError>(model({node("Not", {"x"}, {"y"})}, {2, 3}), {x}).find("input 0 has dtype f32"),
             std::string::npos);
+}
+
+TEST(OnnxRuntime, HostileAttributesAreRefused) {
+  TensorData image = TensorData::zeros({1, 4, 4, 4}, DType::F32);
+  auto conv_model = [](std::map<std::string, Attribute> attrs) {
+    Model m = model({node("Conv", {"x", "w"}, {"y"}, std::move(attrs))}, {1, 4, 4, 4});
+    m.graph.initializers["w"] = TensorData::zeros({2, 4, 3, 3}, DType::F32);
+    return m;
+  };
+  EXPECT_NE(
+      run_error<ValueError>(conv_model({{"pads", ints_attr({-1, 0, 0, 0})}}), {image}).find("must not be negative"),
+      std::string::npos);
+  EXPECT_NE(run_error<ValueError>(conv_model({{"pads", ints_attr({int64_t(1) << 40, 0, 0, 0})}}), {image})
+                .find("above the limit"),
+            std::string::npos);
+  for (int64_t block : {int64_t(0), int64_t(-1), int64_t(1) << 32})
+    EXPECT_NE(run_error<ValueError>(
+                  model({node("DepthToSpace", {"x"}, {"y"}, {{"blocksize", int_attr(block)}})}, {1, 4, 4, 4}), {image})
+                  .find("blocksize"),
+              std::string::npos);
+  EXPECT_NE(run_error<ShapeError>(model({node("Einsum", {"x"}, {"y"},
+                                              {{"equation",
+                                                [] {
+                                                  Attribute a;
+                                                  a.kind = Attribute::Kind::String, a.s = "abcdefgh...->a";
+                                                  return a;
+                                                }()}})},
+                                        {1, 4, 4, 4}),
+                                  {image})
+                .find("does not match operand rank"),
+            std::string::npos);
+  // An LSTM whose R covers one direction of a bidirectional node; a MaxUnpool whose indices are smaller than X.
+  Model lstm = model({node("LSTM", {"x", "w", "r"}, {"y"},
+                           {{"hidden_size", int_attr(2)},
+                            {"direction",
+                             [] {
+                               Attribute a;
+                               a.kind = Attribute::Kind::String, a.s = "bidirectional";
+                               return a;
+                             }()}})},
+                     {3, 1, 4});
+  lstm.graph.initializers["w"] = TensorData::zeros({2, 8, 4}, DType::F32);
+  lstm.graph.initializers["r"] = TensorData::zeros({1, 8, 2}, DType::F32);
+  EXPECT_NE(run_error<ShapeError>(lstm, {TensorData::zeros({3, 1, 4}, DType::F32)}).find("expected [2, 8, 2]"),
+            std::string::npos);
+  Model unpool = model({node("MaxUnpool", {"x", "i"}, {"y"}, {{"kernel_shape", ints_attr({2, 2})}})}, {1, 4, 4, 4});
+  unpool.graph.initializers["i"] = TensorData(std::vector<int64_t>{0}, {1, 1, 1, 1});
+  EXPECT_NE(run_error<ShapeError>(unpool, {image}).find("must have X's shape"), std::string::npos);
+  // Opsets the interpreter does not know are refused at load.
+  EXPECT_NE(run_error<Error>(model({node("Relu", {"x"}, {"y"})}, {2}, 18)).find("opset 18 is newer"),
+            std::string::npos);
+}
+
+TEST(OnnxRuntime, ExactWhereSubtractionWouldRound) {
+  // ScatterND replaces (1e8 + (1e-3 - 1e8) would give 0), exclusive CumSum shifts (inf - inf would give NaN), and
+  // an int64 Clip keeps bounds exact.
+  auto scalar_const = [](std::string name, TensorData t) {
+    return node("Constant", {}, {std::move(name)}, {{"value", tensor_attr(std::move(t))}});
+  };
+  Model scatter = model({scalar_const("i", TensorData(std::vector<int64_t>{0}, {1, 1})),
+                         scalar_const("u", TensorData({1e-3f}, {1})), node("ScatterND", {"x", "i", "u"}, {"y"})},
+                        {2});
+  auto y = Runtime<Cpu>(scatter).run(std::vector<TensorData>{TensorData({1e8f, 5.0f}, {2})}).at(0);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{1e-3f, 5.0f}));
+  Model cumsum = model({scalar_const("a", TensorData(std::vector<int64_t>{0}, {})),
+                        node("CumSum", {"x", "a"}, {"y"}, {{"exclusive", int_attr(1)}})},
+                       {3});
+  float inf = std::numeric_limits<float>::infinity();
+  y = Runtime<Cpu>(cumsum).run(std::vector<TensorData>{TensorData({inf, 1.0f, 2.0f}, {3})}).at(0);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{0, inf, inf}));
+  Model clip = model({scalar_const("lo", TensorData(std::vector<int64_t>{INT64_MIN + 1}, {})),
+                      scalar_const("hi", TensorData(std::vector<int64_t>{INT64_MAX - 1}, {})),
+                      node("Clip", {"x", "lo", "hi"}, {"y"})});
+  clip.graph.inputs.push_back({"x", true, DType::I64, std::vector<std::optional<int64_t>>{2}});
+  y = Runtime<Cpu>(clip).run(std::vector<TensorData>{TensorData(std::vector<int64_t>{INT64_MAX, 7}, {2})}).at(0);
+  EXPECT_EQ(y.to_vector<int64_t>(), (std::vector<int64_t>{INT64_MAX - 1, 7}));
+}
+
+TEST(OnnxRuntime, FoldsConstantsAndBatchNormsAtLoad) {
+  // y = BatchNorm(Conv(x, Transpose(wt))) with every parameter an initializer: the Transpose runs at load and the
+  // BatchNormalization merges into the Conv; outputs match the unfolded graph.
+  Model m = model(
+      {node("Transpose", {"wt"}, {"w"}, {{"perm", ints_attr({1, 0, 2, 3})}}), node("Conv", {"x", "w", "b"}, {"c"}),
+       node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"})},
+      {1, 2, 4, 4});
+  auto vals = [](size_t n, float start, float step) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = start + step * float(i);
+    return v;
+  };
+  m.graph.initializers["wt"] = TensorData(vals(2 * 3 * 9, -1, 0.04f), {2, 3, 3, 3});
+  m.graph.initializers["b"] = TensorData(vals(3, 0.1f, 0.2f), {3});
+  m.graph.initializers["gamma"] = TensorData(vals(3, 0.5f, 0.5f), {3});
+  m.graph.initializers["beta"] = TensorData(vals(3, -0.2f, 0.3f), {3});
+  m.graph.initializers["mean"] = TensorData(vals(3, 0.3f, -0.1f), {3});
+  m.graph.initializers["var"] = TensorData(vals(3, 0.5f, 0.7f), {3});
+  TensorData x(vals(32, -2, 0.13f), {1, 2, 4, 4});
+  Runtime<Cpu> folded(m);
+  EXPECT_EQ(folded.plan().nodes.size(), 1u);
+  EXPECT_EQ(folded.plan().nodes[0].op_type, "Conv");
+  ::setenv("SCORCH_ONNX_NO_FOLDING", "1", 1);
+  Runtime<Cpu> plain(m);
+  ::unsetenv("SCORCH_ONNX_NO_FOLDING");
+  EXPECT_EQ(plain.plan().nodes.size(), 3u);
+  auto a = folded.run(std::vector<TensorData>{x}).at(0), b = plain.run(std::vector<TensorData>{x}).at(0);
+  EXPECT_EQ(node_suite::compare(a, b, 1e-5, 1e-5), "");
 }
 
 TEST(OnnxRuntime, RunsRepeatedlyAndByName) {

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "scorch/import/onnx/runtime/op_call.h"
+#include "scorch/tensor/checks.h"
 
 namespace scorch::onnx {
 
@@ -24,7 +25,9 @@ template <class B, class Fn> Value<B> visit_numeric(const OpCall<B>& c, size_t i
   c.fail_dtype(input, v.dtype());
 }
 
+/// v seen with shape (a ShapeError unless the element counts agree).
 template <class B> Value<B> reshape(Value<B> v, const Shape& shape) {
+  check::same_element_count("onnx reshape", v.shape(), shape);
   return visit_kind(std::move(v),
                     [&]<class K>(auto p) { return Value<B>::template of<K>(KindOps<B, K>::reshape(p, shape)); });
 }
@@ -36,7 +39,16 @@ template <class B> Value<B> expand(Value<B> v, const Shape& shape) {
   return visit_kind(std::move(v),
                     [&]<class K>(auto p) { return Value<B>::template of<K>(KindOps<B, K>::expand(p, shape)); });
 }
+/// Checks that ranges (one per dim) lie inside shape: start <= end <= dim, step != 0.
+inline void check_ranges(const Shape& shape, const SliceRanges& ranges) {
+  bool ok = ranges.size() == shape.rank();
+  for (size_t i = 0; ok && i < ranges.size(); ++i)
+    ok = ranges[i].step != 0 && ranges[i].start <= ranges[i].end && ranges[i].end <= shape[i];
+  if (!ok) throw ShapeError("onnx slice", "ranges do not fit shape " + shape.to_string());
+}
+/// The part of v that ranges select (checked).
 template <class B> Value<B> slice(Value<B> v, const SliceRanges& ranges) {
+  check_ranges(v.shape(), ranges);
   return visit_kind(std::move(v),
                     [&]<class K>(auto p) { return Value<B>::template of<K>(KindOps<B, K>::slice(p, ranges)); });
 }

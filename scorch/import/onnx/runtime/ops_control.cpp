@@ -8,6 +8,9 @@ namespace {
 
 template <class B> using Values = std::vector<Value<B>>;
 
+/// Most iterations a Loop may run (a hostile trip count or condition cannot spin forever).
+constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
+
 template <class B> const Graph& body(const OpCall<B>& c, const char* name) {
   const Attribute* a = c.attr(name);
   if (!a || a->graphs.empty()) c.template fail<ValueError>(std::string("attribute '") + name + "' must hold a graph");
@@ -38,6 +41,8 @@ template <class B> Values<B> loop(const OpCall<B>& c) {
   std::vector<Values<B>> scans(g.outputs.size() - 1 - carried);
   double scanned = 0;  // elements of the scan outputs so far
   for (int64_t i = 0; go && (!trips || i < *trips); ++i) {
+    if (i >= kMaxLoopIterations)
+      c.template fail<ValueError>("more than " + std::to_string(kMaxLoopIterations) + " iterations");
     std::map<std::string, Value<B>> feed;
     feed.insert_or_assign(g.inputs[0].name, int_tensor(c, {i}, Shape{}));
     feed.insert_or_assign(g.inputs[1].name,

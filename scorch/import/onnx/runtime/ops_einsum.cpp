@@ -32,9 +32,13 @@ template <class B> std::pair<std::vector<std::string>, std::string> parse(const 
   if (terms.size() != ranks.size())
     c.template fail<ValueError>("the equation names " + std::to_string(terms.size()) + " operands");
   size_t ellipsis_dims = 0;
-  for (size_t i = 0; i < terms.size(); ++i)
-    if (terms[i].find("...") != std::string::npos)
-      ellipsis_dims = std::max(ellipsis_dims, ranks[i] + 3 - terms[i].size());
+  for (size_t i = 0; i < terms.size(); ++i) {
+    bool dots = terms[i].find("...") != std::string::npos;
+    if (dots ? terms[i].size() > ranks[i] + 3 : terms[i].size() != ranks[i])
+      c.template fail<ShapeError>("term '" + terms[i] + "' does not match operand rank " + std::to_string(ranks[i]));
+    if (dots) ellipsis_dims = std::max(ellipsis_dims, ranks[i] + 3 - terms[i].size());
+  }
+  if (ellipsis_dims > kMaxRank) c.template fail<ShapeError>("too many broadcast dims");
   std::string all_ellipsis;
   for (size_t i = 0; i < ellipsis_dims; ++i) all_ellipsis += char('Z' - (ellipsis_dims - 1 - i));
   for (size_t i = 0; i < terms.size(); ++i) {
@@ -71,6 +75,7 @@ template <class B> void take_diagonals(const OpCall<B>& c, Term<B>& t) {
     if (s[p] != s[q])
       c.template fail<ShapeError>(std::string("letter '") + t.letters[q] + "' has sizes " + std::to_string(s[p]) +
                                   " and " + std::to_string(s[q]));
+    check_created(c, double(s[p]) * double(s[p]));
     std::vector<double> eye(s[p] * s[p], 0.0);
     for (size_t i = 0; i < s[p]; ++i) eye[i * s[p] + i] = 1.0;
     Shape es(std::vector<size_t>(s.rank(), 1));
@@ -158,6 +163,9 @@ template <class B> Value<B> einsum(const OpCall<B>& c) {
     acc = contract(c, std::move(acc), std::move(terms[i]), keep);
   }
   sum_unneeded(acc, out);
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out.find(out[i]) != i || !std::isalpha(static_cast<unsigned char>(out[i])))
+      c.template fail<ValueError>("output '" + out + "' repeats a letter or holds a character that is not one");
   for (char l : out)
     if (acc.letters.find(l) == std::string::npos)
       c.template fail<ValueError>(std::string("output letter '") + l + "' is in no operand");

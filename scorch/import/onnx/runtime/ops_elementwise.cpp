@@ -244,6 +244,7 @@ template <class B> void add_activations(OpTable<B>& t) {
     Shape out = broadcast_shape(c.op(), x.shape(), c.in(1).shape());
     auto [xv, sv] = align_ranks(c, std::move(x), c.take(1));
     if (!xv.template is<Float>()) c.fail_dtype(0, xv.dtype());
+    if (!sv.template is<Float>() || sv.dtype() != xv.dtype()) c.fail_dtype(1, sv.dtype());
     auto xe = FO<B>::expand(std::move(xv).template take<Float>(), out);
     auto slope = FO<B>::expand(std::move(sv).template take<Float>(), out);
     return {
@@ -310,6 +311,7 @@ template <class B> void add_logic(OpTable<B>& t) {
 /// Where(cond, x, y): the three broadcast to one shape.
 template <class B> Value<B> where(const OpCall<B>& c) {
   Shape out = broadcast_shape(c.op(), broadcast_shape(c.op(), c.in(0).shape(), c.in(1).shape()), c.in(2).shape());
+  if (!c.in(0).template is<Bool>()) c.fail_dtype(0, c.in(0).dtype());
   auto cond = BO<B>::expand(left_pad_rank(Value<B>(c.in(0)), out.rank()).template take<Bool>(), out);
   check::same_dtype(c.op(), c.in(1).dtype(), c.in(2).dtype());
   Value<B> x = expand(left_pad_rank(c.take(1), out.rank()), out);
@@ -329,9 +331,9 @@ template <class B> Value<B> clip(const OpCall<B>& c) {
       return Scalar(c.attr_float(attr, 0));
     }
     if (!c.has(i)) return std::nullopt;
-    std::vector<double> v = c.host_doubles(i);
-    if (v.size() != 1) c.template fail<ShapeError>(std::string(attr) + " must be a scalar");
-    return is_int ? Scalar(static_cast<int64_t>(v[0])) : Scalar(v[0]);
+    if (c.in(i).shape().num_elements() != 1) c.template fail<ShapeError>(std::string(attr) + " must be a scalar");
+    if (is_int) return Scalar(c.host_ints(i)[0]);  // exact: int64 bounds do not pass through double
+    return Scalar(c.host_doubles(i)[0]);
   };
   lo = bound(1, "min"), hi = bound(2, "max");
   return visit_numeric(c, 0, c.take(0), [&]<class K>(auto p) {

@@ -58,7 +58,10 @@ template <class B> Value<B> max_unpool(const OpCall<B>& c) {
   if (s.rank() < 3) c.template fail<ShapeError>("input must be [N, C, spatial...]");
   size_t n = s.rank() - 2;
   auto k = c.attr_ints("kernel_shape"), st = c.attr_ints("strides"), p = c.attr_ints("pads");
-  if (k.size() != n) c.template fail<ShapeError>("kernel_shape must have one value per spatial dim");
+  if (k.size() != n || (!st.empty() && st.size() != n) || (!p.empty() && p.size() != 2 * n))
+    c.template fail<ShapeError>("kernel_shape, strides and pads must have one value (pads two) per spatial dim");
+  if (c.in(1).shape() != s)
+    c.template fail<ShapeError>("indices " + c.in(1).shape().to_string() + " must have X's shape " + s.to_string());
   Shape natural = s;  // the unpooled shape the indices count in
   for (size_t i = 0; i < n; ++i) {
     int64_t stride = st.empty() ? 1 : st[i], pads = p.empty() ? 0 : p[i] + p[i + n];
@@ -68,7 +71,10 @@ template <class B> Value<B> max_unpool(const OpCall<B>& c) {
   if (c.has(2)) {
     auto dims = c.host_ints(2);
     if (dims.size() != s.rank()) c.template fail<ShapeError>("output_shape must have one value per dim");
-    for (size_t i = 0; i < dims.size(); ++i) out[i] = size_t(dims[i]);
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] < 0) c.template fail<ValueError>("output_shape must not be negative");
+      out[i] = size_t(dims[i]);
+    }
   }
   check_created(c, out);
   size_t total = out.num_elements(), count = s.num_elements();

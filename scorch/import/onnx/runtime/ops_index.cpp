@@ -54,6 +54,17 @@ template <class B> std::pair<I<B>, Shape> nd_rows(const OpCall<B>& c, const Shap
   for (size_t i = 0; i < batch_dims; ++i) batch *= data[i];
   std::vector<int64_t> strides(k);
   for (size_t j = k; j-- > 0;) strides[j] = int64_t(rows), rows *= data[batch_dims + j];
+  auto host = c.host_ints(1);  // every component in range (the backend sees only the combined row)
+  for (size_t t = 0; k && t < host.size(); ++t) {
+    auto dim = int64_t(data[batch_dims + t % k]);
+    if (host[t] < -dim || host[t] >= dim)
+      c.template fail<ShapeError>("index " + std::to_string(host[t]) + " is out of range for dim " +
+                                  std::to_string(dim));
+  }
+  for (size_t i = 0; i < batch_dims; ++i)
+    if (is[i] != data[i])
+      c.template fail<ShapeError>("batch dims of indices " + is.to_string() + " and data " + data.to_string() +
+                                  " differ");
   I<B> idx = IO<B>::cast(c.template in_as<Int>(1), DType::I64);
   I<B> lin = IO<B>::zeros(Shape{tuples}, c.device(), DType::I64);
   if (k > 0) {
@@ -153,7 +164,11 @@ template <class B> Value<B> scatter_nd(const OpCall<B>& c) {
   Value<B> r = visit_numeric(c, 0, reshape(c.take(0), seen), [&]<class K>(auto data) {
     using O = KindOps<B, K>;
     auto u = std::move(updates).template take<K>();
-    if (!add) u = O::sub(u, O::select(data, 0, rows));  // adding (new − old) replaces
+    if (!add) {  // replace: zero the indexed rows, then add the updates
+      auto ones = O::ones(u.shape(), c.device(), u.dtype());
+      auto hits = O::select_add(O::zeros(data.shape(), c.device(), u.dtype()), 0, rows, ones);
+      data = O::mask_fill(data, O::greater_elem(hits, Scalar(int64_t{0})), Scalar(int64_t{0}));
+    }
     return Value<B>::template of<K>(O::select_add(data, 0, rows, u));
   });
   return reshape(std::move(r), s);
@@ -164,6 +179,7 @@ template <class B> Value<B> one_hot(const OpCall<B>& c) {
   double depth_value = c.host_doubles(1).at(0);
   if (depth_value < 1 || depth_value > 1e8) c.template fail<ValueError>("depth " + std::to_string(depth_value));
   auto depth = int64_t(depth_value);
+  check_created(c, depth_value);
   check_created(c, double(is.num_elements()) * depth_value);
   Value<B> values = c.in(2);
   if (values.shape().num_elements() != 2) c.template fail<ShapeError>("values must hold [off, on]");

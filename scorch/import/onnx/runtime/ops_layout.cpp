@@ -254,6 +254,7 @@ template <class B> Value<B> trilu(const OpCall<B>& c) {
   int64_t k = c.has(1) ? c.host_ints(1).at(0) : 0;
   bool upper = c.attr_int("upper", 1) != 0;
   size_t rows = s[s.rank() - 2], cols = s[s.rank() - 1];
+  check_created(c, double(rows) * double(cols));
   std::vector<bool> drop_flags(rows * cols);
   for (size_t i = 0; i < rows; ++i)
     for (size_t j = 0; j < cols; ++j)
@@ -290,8 +291,9 @@ template <class B> Value<B> depth_space(const OpCall<B>& c, bool to_space) {
   Value<B> x = c.take(0);
   Shape s = x.shape();
   if (s.rank() != 4) c.template fail<ShapeError>("input must be 4-D, got " + s.to_string());
-  size_t b = size_t(c.attr_int("blocksize", 0)), n = s[0], ch = s[1], h = s[2], w = s[3];
-  if (b == 0) c.template fail<ValueError>("blocksize must be positive");
+  int64_t block = c.attr_int("blocksize", 0);
+  if (block <= 0 || block > (int64_t(1) << 16)) c.template fail<ValueError>("blocksize must be in [1, 65536]");
+  size_t b = size_t(block), n = s[0], ch = s[1], h = s[2], w = s[3];
   if (to_space) {
     if (ch % (b * b)) c.template fail<ShapeError>("channels " + std::to_string(ch) + " do not divide by blocksize²");
     bool crd = c.attr_string("mode", "DCR") == "CRD";

@@ -82,7 +82,10 @@ template <class B> Window window(const OpCall<B>& c, const Shape& x, const std::
   auto pads = c.attr_ints("pads");
   if (!pads.empty() && pads.size() != 2 * n) c.template fail<ShapeError>("pads must have two values per spatial dim");
   w.begin.assign(n, 0), w.end.assign(n, 0);
-  for (size_t i = 0; i < n && !pads.empty(); ++i) w.begin[i] = size_t(pads[i]), w.end[i] = size_t(pads[i + n]);
+  for (size_t i = 0; i < n && !pads.empty(); ++i) {
+    if (pads[i] < 0 || pads[i + n] < 0) c.template fail<ValueError>("pads must not be negative");
+    w.begin[i] = size_t(pads[i]), w.end[i] = size_t(pads[i + n]);
+  }
   std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
@@ -97,9 +100,13 @@ template <class B> Window window(const OpCall<B>& c, const Shape& x, const std::
   } else if (auto_pad != "NOTSET") {
     c.template fail<ValueError>("auto_pad '" + auto_pad + "' is not supported");
   }
-  for (size_t i = 0; i < n; ++i)
+  double padded = double(x[0]) * double(x[1]);
+  for (size_t i = 0; i < n; ++i) {
     if (w.kernel[i] == 0 || w.stride[i] == 0 || w.dilation[i] == 0)
       c.template fail<ValueError>("zero kernel, stride or dilation");
+    padded *= double(x[i + 2]) + double(w.begin[i]) + double(w.end[i]);
+  }
+  check_created(c, padded);
   return w;
 }
 
@@ -129,7 +136,7 @@ template <class B> Value<B> conv(const OpCall<B>& c) {
                                 " must be [N, C, 1 to 3 spatial dims]");
   Window win = window(c, xs, std::vector<size_t>(ws.begin() + 2, ws.end()));
   ConvSpec spec{win.stride, win.begin, win.dilation, SpatialDims(win.kernel.size(), 0), size_t(c.attr_int("group", 1))};
-  if (spec.groups == 0 || xs[1] != ws[1] * spec.groups)
+  if (spec.groups == 0 || xs[1] != ws[1] * spec.groups || ws[0] % spec.groups)
     c.template fail<ShapeError>("input channels " + std::to_string(xs[1]) + " do not match weight " + ws.to_string() +
                                 " and group " + std::to_string(spec.groups));
   if (!win.symmetric()) {
@@ -138,6 +145,8 @@ template <class B> Value<B> conv(const OpCall<B>& c) {
   }
   std::optional<F<B>> bias;
   if (c.has(2)) bias = c.in_float(2);
+  if (bias && bias->shape() != Shape{ws[0]})
+    c.template fail<ShapeError>("bias " + bias->shape().to_string() + " must be [" + std::to_string(ws[0]) + "]");
   return fv<B>(MO<B>::conv(x, w, bias, spec));
 }
 
@@ -149,6 +158,18 @@ template <class B> Value<B> conv_transpose(const OpCall<B>& c) {
   size_t n = xs.rank() - 2, groups = size_t(c.attr_int("group", 1));
   Window win = window(c, xs, std::vector<size_t>(ws.begin() + 2, ws.end()));
   auto out_pad = c.attr_ints("output_padding"), out_shape = c.attr_ints("output_shape");
+  if (groups == 0 || xs[1] % groups)
+    c.template fail<ShapeError>("group " + std::to_string(groups) + " does not divide the input channels");
+  if ((!out_pad.empty() && out_pad.size() != n) ||
+      (!out_shape.empty() && out_shape.size() != n && out_shape.size() != n + 2))
+    c.template fail<ShapeError>("output_padding and output_shape must have one value per spatial dim");
+  double full_size = double(xs[0]) * double(ws[1] * groups);
+  for (size_t i = 0; i < n; ++i) {
+    if ((!out_pad.empty() && out_pad[i] < 0) || (!out_shape.empty() && out_shape[out_shape.size() - n + i] < 0))
+      c.template fail<ValueError>("output_padding and output_shape must not be negative");
+    full_size *= double(xs[i + 2]) * double(win.stride[i]) + double(win.kernel[i]) * double(win.dilation[i]);
+  }
+  check_created(c, full_size);
   ConvSpec spec{win.stride, SpatialDims(n, 0), win.dilation, SpatialDims(n, 0), groups};
   F<B> full = MO<B>::conv_transpose(x, w, std::nullopt, spec);  // no padding: crop below
   Shape fs = full.shape(), target = fs;
@@ -185,6 +206,8 @@ template <class B> Value<B> conv_transpose(const OpCall<B>& c) {
   SliceRanges keep{{0, fs[0], 1}, {0, fs[1], 1}};
   for (size_t i = 0; i < n; ++i) keep.push_back({begin[i], begin[i] + target[i + 2], 1});
   F<B> y = FO<B>::slice(full, keep);
+  if (c.has(2) && c.in(2).shape() != Shape{fs[1]})
+    c.template fail<ShapeError>("bias must be [" + std::to_string(fs[1]) + "]");
   if (c.has(2)) y = FO<B>::add(y, channel_view<B>(c.in_float(2), y.shape().rank()));
   return fv<B>(y);
 }
@@ -320,6 +343,7 @@ template <class B> Values<B> layer_norm(const OpCall<B>& c) {
   for (size_t d = axis; d < s.rank(); ++d) dims.push_back(d);
   auto [y, mean, inv_std] = normalize<B>(x, dims, c.attr_float("epsilon", 1e-5));
   auto affine = [&](size_t i) {
+    if (!c.in(i).template is<Float>() || c.in(i).dtype() != x.dtype()) c.fail_dtype(i, c.in(i).dtype());
     Value<B> p = left_pad_rank(Value<B>(c.in(i)), s.rank());
     broadcast_shape(c.op(), s, p.shape());
     return std::move(p).template take<Float>();
@@ -341,15 +365,18 @@ template <class B> Value<B> lp_norm(const OpCall<B>& c) {
 template <class B> Value<B> mean_variance_norm(const OpCall<B>& c) {
   F<B> x = c.in_float(0);
   std::vector<size_t> dims = axes_of(c, 99, x.shape().rank());
-  if (!c.has_attr("axes")) dims = {0, 2, 3};
+  if (!c.has_attr("axes"))
+    dims = {c.axis(0, x.shape().rank()), c.axis(2, x.shape().rank()), c.axis(3, x.shape().rank())};
   return fv<B>(std::get<0>(normalize<B>(x, dims, 1e-9)));
 }
 
 template <class B> Value<B> lrn(const OpCall<B>& c) {
   F<B> x = c.in_float(0);
   Shape s = x.shape();
-  auto size = size_t(c.attr_int("size", 0));
-  if (s.rank() < 3 || size == 0) c.template fail<ShapeError>("needs [N, C, ...] input and a positive size");
+  int64_t size_attr = c.attr_int("size", 0);
+  if (s.rank() < 3 || size_attr <= 0 || size_attr > 4096)
+    c.template fail<ShapeError>("needs [N, C, ...] input and a size in [1, 4096]");
+  auto size = size_t(size_attr);
   double alpha = c.attr_float("alpha", 1e-4), beta = c.attr_float("beta", 0.75), bias = c.attr_float("bias", 1.0);
   size_t before = (size - 1) / 2, after = size - 1 - before;
   F<B> sq = FO<B>::mul(x, x);

@@ -16,14 +16,26 @@ template <class B> F<B> wide(const OpCall<B>& c, size_t i) {
   return cast(Value<B>(c.in(i)), DType::F64).template take<Float>();
 }
 
-/// A per-axis parameter (scale or zero point: a scalar, or one value per entry of dim axis) shaped to broadcast
-/// against rank dims.
-template <class B> F<B> per_axis(const OpCall<B>& c, F<B> p, size_t rank, int64_t axis) {
-  Shape s = p.shape();
-  if (s.num_elements() <= 1) return FO<B>::reshape(p, Shape(std::vector<size_t>(rank, 1)));
+/// A per-axis parameter (scale or zero point: one value, or one per entry of target's dim axis) shaped to
+/// broadcast against target; any other count is a ShapeError.
+template <class B> F<B> per_axis(const OpCall<B>& c, F<B> p, const Shape& target, int64_t axis) {
+  size_t n = p.shape().num_elements(), rank = target.rank();
   Shape line(std::vector<size_t>(rank, 1));
-  line[c.axis(axis, rank)] = s.num_elements();
+  if (n == 1) return FO<B>::reshape(p, line);
+  size_t ax = c.axis(axis, rank);
+  if (n != target[ax])
+    c.template fail<ShapeError>("a scale or zero point of " + std::to_string(n) + " values for dim " +
+                                std::to_string(ax) + " of " + target.to_string());
+  line[ax] = n;
   return FO<B>::reshape(p, line);
+}
+
+/// Input i (absent: 0) as one value shaped to broadcast against rank dims; more values are a ShapeError.
+template <class B> F<B> scalar_param(const OpCall<B>& c, size_t i, size_t rank) {
+  F<B> p = wide(c, i);
+  if (p.shape().num_elements() != 1)
+    c.template fail<ShapeError>("input " + std::to_string(i) + " must hold one value (per-tensor)");
+  return FO<B>::reshape(p, Shape(std::vector<size_t>(rank, 1)));
 }
 
 /// round(v) + zero point, saturated to dtype's range, as dtype.
@@ -36,27 +48,27 @@ template <class B> Value<B> saturate(F<B> v, F<B> zero_point, DType dtype) {
 
 template <class B> Value<B> quantize(const OpCall<B>& c) {
   F<B> x = c.in_float(0);  // divided in its own precision, as ONNX's reference does
-  size_t rank = x.shape().rank();
   int64_t axis = c.attr_int("axis", 1);
   DType dtype = c.has(2) ? c.in(2).dtype() : DType::U8;
-  F<B> scale = FO<B>::cast(per_axis(c, wide(c, 1), rank, axis), x.dtype());
+  F<B> scale = FO<B>::cast(per_axis(c, wide(c, 1), x.shape(), axis), x.dtype());
   F<B> scaled = FO<B>::cast(FO<B>::div(x, scale), DType::F64);
-  return saturate<B>(scaled, per_axis(c, wide(c, 2), rank, axis), dtype);
+  return saturate<B>(scaled, per_axis(c, wide(c, 2), x.shape(), axis), dtype);
 }
 
 template <class B> Value<B> dequantize(const OpCall<B>& c) {
   F<B> x = wide(c, 0);
-  size_t rank = x.shape().rank();
   int64_t axis = c.attr_int("axis", 1);
-  F<B> y = FO<B>::mul(FO<B>::sub(x, per_axis(c, wide(c, 2), rank, axis)), per_axis(c, wide(c, 1), rank, axis));
+  F<B> y =
+      FO<B>::mul(FO<B>::sub(x, per_axis(c, wide(c, 2), x.shape(), axis)), per_axis(c, wide(c, 1), x.shape(), axis));
   return Value<B>::template of<Float>(FO<B>::cast(y, c.in(1).dtype()));
 }
 
 template <class B> Values<B> dynamic_quantize(const OpCall<B>& c) {
   F<B> x = c.in_float(0);
   auto flat = FO<B>::reshape(FO<B>::cast(x, DType::F64), Shape{x.shape().num_elements()});
-  double lo = std::min(0.0, FO<B>::into_data(FO<B>::min(flat)).template to_vector<double>()[0]);
-  double hi = std::max(0.0, FO<B>::into_data(FO<B>::max(flat)).template to_vector<double>()[0]);
+  bool empty = x.shape().num_elements() == 0;
+  double lo = empty ? 0.0 : std::min(0.0, FO<B>::into_data(FO<B>::min(flat)).template to_vector<double>()[0]);
+  double hi = empty ? 0.0 : std::max(0.0, FO<B>::into_data(FO<B>::max(flat)).template to_vector<double>()[0]);
   float scale = float((hi - lo) / 255);
   double zp = scale == 0 ? 0 : std::clamp(std::nearbyint(0 - lo / double(scale)), 0.0, 255.0);
   F<B> zp_t = FO<B>::full(Shape(std::vector<size_t>(x.shape().rank(), 1)), Scalar(zp), c.device(), DType::F64);
@@ -69,14 +81,9 @@ template <class B> Values<B> dynamic_quantize(const OpCall<B>& c) {
 /// a − zero point for a matmul operand: A's zero point is per row (dim −2), B's per column (dim −1).
 template <class B> F<B> centered(const OpCall<B>& c, size_t value, size_t zero_point, bool rows) {
   F<B> v = wide(c, value), zp = wide(c, zero_point);
-  Shape vs = v.shape(), zs = zp.shape();
-  if (zs.num_elements() > 1) {
-    if (vs.rank() < 2) c.template fail<ShapeError>("a per-row or per-column zero point needs a 2-D operand");
-    Shape line(std::vector<size_t>(vs.rank(), 1));
-    line[rows ? vs.rank() - 2 : vs.rank() - 1] = zs.num_elements();
-    return FO<B>::sub(v, FO<B>::reshape(zp, line));
-  }
-  return FO<B>::sub(v, FO<B>::reshape(zp, Shape(std::vector<size_t>(vs.rank(), 1))));
+  if (zp.shape().num_elements() > 1 && v.shape().rank() < 2)
+    c.template fail<ShapeError>("a per-row or per-column zero point needs a 2-D operand");
+  return FO<B>::sub(v, per_axis(c, zp, v.shape(), rows ? -2 : -1));
 }
 
 /// Runs another operator of the table (MatMul, Conv) on f64 operands.
@@ -96,9 +103,9 @@ template <class B> Value<B> matmul_integer(const OpCall<B>& c) {
 }
 
 template <class B> Value<B> conv_integer(const OpCall<B>& c) {
-  F<B> x = FO<B>::sub(wide(c, 0), FO<B>::reshape(wide(c, 2), Shape(std::vector<size_t>(c.in(0).shape().rank(), 1))));
+  F<B> x = FO<B>::sub(wide(c, 0), scalar_param(c, 2, c.in(0).shape().rank()));
   F<B> w = wide(c, 1);
-  if (c.has(3)) w = FO<B>::sub(w, per_axis(c, wide(c, 3), w.shape().rank(), 0));
+  if (c.has(3)) w = FO<B>::sub(w, per_axis(c, wide(c, 3), w.shape(), 0));
   F<B> y = run_float(c, "Conv", {Value<B>::template of<Float>(x), Value<B>::template of<Float>(w)});
   return cast(Value<B>::template of<Float>(y), DType::I32);
 }
@@ -106,19 +113,18 @@ template <class B> Value<B> conv_integer(const OpCall<B>& c) {
 /// QLinearMatMul / QLinearConv: the exact integer product rescaled by a_scale·b_scale / y_scale.
 template <class B> Value<B> qlinear(const OpCall<B>& c, bool conv) {
   size_t rank = c.in(0).shape().rank();
-  F<B> a = FO<B>::sub(wide(c, 0), FO<B>::reshape(wide(c, 2), Shape(std::vector<size_t>(rank, 1))));
+  F<B> a = FO<B>::sub(wide(c, 0), scalar_param(c, 2, rank));
   F<B> b = wide(c, 3);
   F<B> b_scale = wide(c, 4), b_zp = wide(c, 5);
   int64_t b_axis = conv ? 0 : -1;
-  b = FO<B>::sub(b, per_axis(c, b_zp, b.shape().rank(), b_axis));
+  b = FO<B>::sub(b, per_axis(c, b_zp, b.shape(), b_axis));
   std::vector<std::optional<Value<B>>> in{Value<B>::template of<Float>(a), Value<B>::template of<Float>(b)};
   if (conv && c.has(8)) in.push_back(Value<B>::template of<Float>(wide(c, 8)));
   F<B> acc = run_float(c, conv ? "Conv" : "MatMul", std::move(in));
   size_t out_rank = acc.shape().rank();
-  F<B> scale = FO<B>::mul(FO<B>::reshape(wide(c, 1), Shape(std::vector<size_t>(out_rank, 1))),
-                          per_axis(c, b_scale, out_rank, conv ? 1 : -1));
-  scale = FO<B>::div(scale, FO<B>::reshape(wide(c, 6), Shape(std::vector<size_t>(out_rank, 1))));
-  F<B> y_zp = FO<B>::reshape(wide(c, 7), Shape(std::vector<size_t>(out_rank, 1)));
+  F<B> scale = FO<B>::mul(scalar_param(c, 1, out_rank), per_axis(c, b_scale, acc.shape(), conv ? 1 : -1));
+  scale = FO<B>::div(scale, scalar_param(c, 6, out_rank));
+  F<B> y_zp = scalar_param(c, 7, out_rank);
   return saturate<B>(FO<B>::mul(acc, scale), y_zp, c.in(7).dtype());
 }
 

@@ -37,22 +37,39 @@ template <class B> struct Direction {
   F<B> h, c;                             // [batch, H]
 };
 
-/// The node's per-direction weights and initial states.
-template <class B>
-Direction<B> direction(const OpCall<B>& c, size_t d, size_t gates, size_t hidden, size_t batch, DType dtype) {
+/// The node's optional tensor inputs (W, R, B, initial_h, initial_c, P at their ONNX positions), each checked
+/// against its expected shape, with initial states in [dirs, batch, H] whatever the layout.
+template <class B> using Params = std::vector<std::optional<F<B>>>;
+
+template <class B> Params<B> params(const OpCall<B>& c, size_t dirs, size_t gates, size_t H, size_t input, size_t batch,
+                                    bool batch_first) {
+  Params<B> p(8);
+  const std::pair<size_t, Shape> expected[] = {{1, Shape{dirs, gates * H, input}}, {2, Shape{dirs, gates * H, H}},
+                                               {3, Shape{dirs, 2 * gates * H}},    {5, Shape{dirs, batch, H}},
+                                               {6, Shape{dirs, batch, H}},         {7, Shape{dirs, 3 * H}}};
+  for (const auto& [i, shape] : expected) {
+    if (!c.has(i) || (gates != 4 && i >= 6)) continue;
+    F<B> t = c.in_float(i);
+    if (batch_first && (i == 5 || i == 6)) t = FO<B>::permute(t, {1, 0, 2});
+    if (t.shape() != shape)
+      c.template fail<ShapeError>("input " + std::to_string(i) + " is " + c.in(i).shape().to_string() + ", expected " +
+                                  shape.to_string() +
+                                  (batch_first && (i == 5 || i == 6) ? " (layout 1: batch first)" : ""));
+    p[i] = t;
+  }
+  if (!p[1] || !p[2]) c.template fail<ValueError>("W and R are required");
+  return p;
+}
+
+/// Direction d's weights and initial states.
+template <class B> Direction<B> direction(const OpCall<B>& c, const Params<B>& p, size_t d, size_t gates, size_t hidden,
+                                          size_t batch, DType dtype) {
   auto row = [&](size_t input) {
-    return FO<B>::reshape(FO<B>::slice(c.in_float(input),
-                                       [&] {
-                                         Shape s = c.in(input).shape();
-                                         SliceRanges r{{d, d + 1, 1}};
-                                         for (size_t i = 1; i < s.rank(); ++i) r.push_back({0, s[i], 1});
-                                         return r;
-                                       }()),
-                          [&] {
-                            Shape s = c.in(input).shape();
-                            s.remove(0);
-                            return s;
-                          }());
+    Shape s = p[input]->shape();
+    SliceRanges r{{d, d + 1, 1}};
+    for (size_t i = 1; i < s.rank(); ++i) r.push_back({0, s[i], 1});
+    s.remove(0);
+    return FO<B>::reshape(FO<B>::slice(*p[input], r), s);
   };
   Direction<B> dir{row(1),
                    row(2),
@@ -61,20 +78,20 @@ Direction<B> direction(const OpCall<B>& c, size_t d, size_t gates, size_t hidden
                    {},
                    FO<B>::zeros(Shape{batch, hidden}, c.device(), dtype),
                    FO<B>::zeros(Shape{batch, hidden}, c.device(), dtype)};
-  if (c.has(3)) {
+  if (p[3]) {
     F<B> b = row(3);
     dir.wb = FO<B>::slice(b, {{0, gates * hidden, 1}}),
     dir.rb = FO<B>::slice(b, {{gates * hidden, 2 * gates * hidden, 1}});
   }
-  if (c.has(5)) dir.h = row(5);
-  if (c.has(6) && gates == 4) dir.c = row(6);
-  if (c.has(7) && gates == 4) dir.peephole = row(7);
+  if (p[5]) dir.h = row(5);
+  if (p[6]) dir.c = row(6);
+  if (p[7]) dir.peephole = row(7);
   return dir;
 }
 
 template <class B> struct Settings {
-  Cell cell;
-  size_t hidden;
+  Cell cell = Cell::Rnn;
+  size_t hidden = 0;
   std::vector<std::string> act;
   std::vector<double> alpha, beta;
   double clip = 0;
@@ -126,8 +143,10 @@ template <class B> void step(const OpCall<B>& c, const Settings<B>& s, size_t k,
 }
 
 template <class B> Settings<B> settings(const OpCall<B>& c, Cell cell) {
-  Settings<B> s{cell, size_t(c.attr_int("hidden_size", 0))};
-  if (s.hidden == 0) s.hidden = c.in(2).shape()[2];
+  Settings<B> s;
+  s.cell = cell, s.hidden = size_t(c.attr_int("hidden_size", 0));
+  if (s.hidden == 0 && c.in(2).shape().rank() == 3) s.hidden = c.in(2).shape()[2];
+  if (s.hidden == 0 || s.hidden > (size_t(1) << 24)) c.template fail<ValueError>("hidden_size must be positive");
   std::vector<std::string> defaults = cell == Cell::Rnn   ? std::vector<std::string>{"Tanh"}
                                       : cell == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                           : std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"};
@@ -158,15 +177,18 @@ template <class B> Values<B> recurrent(const OpCall<B>& c, Cell cell) {
   size_t gates = cell == Cell::Rnn ? 1 : cell == Cell::Gru ? 3 : 4;
   std::string dir_name = c.attr_string("direction", "forward");
   size_t dirs = dir_name == "bidirectional" ? 2 : 1;
-  if (c.in(1).shape() != Shape{dirs, gates * H, input})
-    c.template fail<ShapeError>("W is " + c.in(1).shape().to_string() + ", expected " +
-                                Shape{dirs, gates * H, input}.to_string() + " for X " + x.shape().to_string());
+  Params<B> p = params(c, dirs, gates, H, input, batch, batch_first);
   std::optional<std::vector<int64_t>> lens;
   if (c.has(4)) lens = c.host_ints(4);
+  if (lens && lens->size() != batch) c.template fail<ShapeError>("sequence_lens must have one value per batch entry");
+  for (int64_t len : lens.value_or(std::vector<int64_t>{}))
+    if (len < 0 || size_t(len) > seq)
+      c.template fail<ValueError>("sequence length " + std::to_string(len) + " is outside [0, " + std::to_string(seq) +
+                                  "]");
   std::vector<F<B>> ys(dirs), hs, cs;
   std::vector<std::vector<F<B>>> per_step(dirs);
   for (size_t d = 0; d < dirs; ++d) {
-    Direction<B> dir = direction(c, d, gates, H, batch, x.dtype());
+    Direction<B> dir = direction(c, p, d, gates, H, batch, x.dtype());
     F<B> xw = FO<B>::matmul(FO<B>::reshape(x, Shape{seq * batch, input}), FO<B>::permute(dir.w, {1, 0}));
     if (dir.wb) xw = FO<B>::add(xw, FO<B>::reshape(*dir.wb, Shape{1, gates * H}));
     xw = FO<B>::reshape(xw, Shape{seq, batch, gates * H});

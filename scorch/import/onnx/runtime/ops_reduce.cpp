@@ -65,6 +65,7 @@ void add_composite_reduce(OpTable<B>& t, const std::string& name, F<B> (*pre)(F<
       });
     }
     Value<B> r = reduce(c, std::move(x), Reduce::Sum);
+    if (post && !r.template is<Float>()) c.fail_dtype(0, r.dtype());  // L2 and LogSum are float-only here
     if (post) r = Value<B>::template of<Float>(post(std::move(r).template take<Float>()));
     return {std::move(r)};
   };
@@ -183,8 +184,17 @@ template <class B> void add_axis_ops(OpTable<B>& t) {
     bool reverse = c.attr_int("reverse", 0) != 0, exclusive = c.attr_int("exclusive", 0) != 0;
     if (reverse) x = flip(std::move(x), {axis});
     Value<B> y = visit_numeric(c, 0, std::move(x), [&]<class K>(auto p) {
-      auto sum = KindOps<B, K>::cumsum(p, axis);
-      return Value<B>::template of<K>(exclusive ? KindOps<B, K>::sub(sum, p) : sum);
+      using O = KindOps<B, K>;
+      auto sum = O::cumsum(p, axis);
+      Shape s = sum.shape();
+      if (!exclusive || s[axis] == 0) return Value<B>::template of<K>(sum);
+      // Exclusive: the inclusive sums shifted one place along the axis, a zero first.
+      SliceRanges head;
+      for (size_t d : s) head.push_back({0, d, 1});
+      head[axis] = {0, s[axis] - 1, 1};
+      Shape first = s;
+      first[axis] = 1;
+      return Value<B>::template of<K>(O::cat({O::zeros(first, c.device(), sum.dtype()), O::slice(sum, head)}, axis));
     });
     return {reverse ? flip(std::move(y), {axis}) : std::move(y)};
   };

@@ -88,6 +88,7 @@ Taps taps_at(const ResizeMode& m, const AxisResize& a, size_t o) {
 /// x resized along dim: Σ_k select(x, taps k) · weight k, plus the extrapolation value where outside.
 template <class B>
 Value<B> resize_axis(const OpCall<B>& c, Value<B> x, size_t dim, const ResizeMode& m, const AxisResize& a) {
+  check_created(c, 4.0 * double(a.out));
   std::vector<Taps> all;
   for (size_t o = 0; o < a.out; ++o) all.push_back(taps_at(m, a, o));
   size_t n = m.mode == "nearest" ? 1 : m.mode == "linear" ? 2 : 4;
@@ -96,10 +97,23 @@ Value<B> resize_axis(const OpCall<B>& c, Value<B> x, size_t dim, const ResizeMod
   auto upload_ints = [&](std::vector<int64_t> v) {
     return KindOps<B, Int>::from_data(TensorData(v, Shape{v.size()}), c.device());
   };
-  if (m.mode == "nearest") {  // one tap: the one with weight 1 (any kind)
+  if (m.mode == "nearest") {  // one tap: the one with weight 1 (any kind), or the extrapolation value outside
     std::vector<int64_t> pick;
-    for (const Taps& t : all) pick.push_back(t.outside ? 0 : t.weight[0] > 0.5 ? t.index[0] : t.index[1]);
-    return select(std::move(x), dim, upload_ints(pick));
+    std::vector<uint8_t> outside;
+    for (const Taps& t : all) {
+      pick.push_back(t.outside ? 0 : t.weight[0] > 0.5 ? t.index[0] : t.index[1]);
+      outside.push_back(t.outside);
+    }
+    Value<B> y = select(std::move(x), dim, upload_ints(pick));
+    if (std::find(outside.begin(), outside.end(), 1) == outside.end()) return y;
+    Shape ys = y.shape();
+    auto mask = KindOps<B, Bool>::expand(
+        KindOps<B, Bool>::from_data(TensorData(outside, line).convert(DType::Bool), c.device()), ys);
+    return visit_kind(std::move(y), [&]<class K>(auto p) {
+      Scalar fill = std::is_same_v<K, Float> ? Scalar(m.extrapolation) : Scalar(int64_t(m.extrapolation));
+      if constexpr (std::is_same_v<K, Bool>) fill = Scalar(m.extrapolation != 0);
+      return Value<B>::template of<K>(KindOps<B, K>::mask_fill(p, mask, fill));
+    });
   }
   if (!x.template is<Float>()) c.fail_dtype(0, x.dtype());
   auto xf = std::move(x).template take<Float>();

@@ -93,6 +93,7 @@ template <class B> Value<B> grid_sample(const OpCall<B>& c) {
     c.template fail<ValueError>("padding_mode '" + m.padding + "' is not supported");
   auto grid = g.convert(DType::F64).to_vector<double>();
   size_t ho = gs[1], wo = gs[2];
+  check_created(c, double(im.n) * double(im.c) * double(ho) * double(wo));
   std::vector<double> out(im.n * im.c * ho * wo);
   for (size_t b = 0; b < im.n; ++b)
     for (size_t ch = 0; ch < im.c; ++ch)
@@ -122,10 +123,16 @@ template <class B> Value<B> roi_align(const OpCall<B>& c) {
   auto batch = c.host_ints(2);
   size_t count = batch.size();
   if (rois.size() != count * 4) c.template fail<ShapeError>("rois must be [num_rois, 4] with one batch index each");
-  size_t oh = size_t(c.attr_int("output_height", 1)), ow = size_t(c.attr_int("output_width", 1));
+  int64_t oh_attr = c.attr_int("output_height", 1), ow_attr = c.attr_int("output_width", 1);
   int64_t ratio = c.attr_int("sampling_ratio", 0);
+  if (oh_attr < 1 || ow_attr < 1 || ratio < 0 || ratio > 64)
+    c.template fail<ValueError>("output sizes must be positive and sampling_ratio in [0, 64]");
+  size_t oh = size_t(oh_attr), ow = size_t(ow_attr);
+  check_created(c, double(count) * double(im.c) * double(oh) * double(ow));
   double scale = c.attr_float("spatial_scale", 1.0);
-  bool half_pixel = c.attr_string("coordinate_transformation_mode", "half_pixel") == "half_pixel";
+  // Opset 16 added coordinate_transformation_mode (default half_pixel); earlier opsets behave as output_half_pixel.
+  bool half_pixel = c.attr_string("coordinate_transformation_mode",
+                                  c.opset() >= 16 ? "half_pixel" : "output_half_pixel") == "half_pixel";
   bool max_mode = c.attr_string("mode", "avg") == "max";
   std::vector<double> out(count * im.c * oh * ow);
   for (size_t r = 0; r < count; ++r) {
@@ -136,8 +143,12 @@ template <class B> Value<B> roi_align(const OpCall<B>& c) {
     double rw = rois[r * 4 + 2] * scale - offset - x1, rh = rois[r * 4 + 3] * scale - offset - y1;
     if (!half_pixel) rw = std::max(rw, 1.0), rh = std::max(rh, 1.0);
     double bh = rh / double(oh), bw = rw / double(ow);
-    auto gh = size_t(ratio > 0 ? ratio : std::ceil(rh / double(oh))),
-         gw = size_t(ratio > 0 ? ratio : std::ceil(rw / double(ow)));
+    double grid_h = ratio > 0 ? double(ratio) : std::ceil(rh / double(oh));
+    double grid_w = ratio > 0 ? double(ratio) : std::ceil(rw / double(ow));
+    if (!(grid_h >= 0 && grid_w >= 0 && grid_h * grid_w <= 65536))  // also refuses NaN from non-finite rois
+      c.template fail<ValueError>("roi " + std::to_string(r) + " needs " + std::to_string(grid_h * grid_w) +
+                                  " samples per bin");
+    auto gh = size_t(grid_h), gw = size_t(grid_w);
     double samples = double(std::max<size_t>(gh * gw, 1));
     for (size_t ch = 0; ch < im.c; ++ch)
       for (size_t py = 0; py < oh; ++py)

@@ -47,7 +47,9 @@ template <class B> Value<B> complex_output(const OpCall<B>& c, const std::vector
 
 template <class B> Value<B> dft_op(const OpCall<B>& c) {
   auto [z, s] = complex_input(c, 0);
-  size_t axis = c.axis(c.attr_int("axis", 1), s.rank());
+  if (c.attr_int("axis", 1) == -1) c.template fail<ShapeError>("axis -1 is the real/imaginary dim");
+  // axis counts the input's dims, the trailing real/imaginary one included: [-r, -2] or [0, r - 2].
+  size_t axis = c.axis(c.attr_int("axis", 1) < 0 ? c.attr_int("axis", 1) + 1 : c.attr_int("axis", 1), s.rank());
   size_t n = c.has(1) ? size_t(c.host_ints(1).at(0)) : s[axis];
   bool inverse = c.attr_int("inverse", 0) != 0, onesided = c.attr_int("onesided", 0) != 0;
   if (n == 0) c.template fail<ValueError>("dft_length must be positive");

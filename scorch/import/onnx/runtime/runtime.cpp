@@ -8,11 +8,15 @@
 #include <set>
 
 #include "scorch/import/onnx/runtime/op_call_impl.h"
+#include "scorch/import/onnx/runtime/optimize.h"
 
 namespace scorch::onnx {
 namespace {
 
 template <class B> using Env = std::map<std::string, Value<B>>;
+
+/// The newest default-domain opset whose operator forms the interpreter implements (Debian's onnx 1.12).
+constexpr int64_t kNewestOpset = 17;
 
 /// Throws an Error naming the first node (here or in a subgraph) whose operator the table lacks.
 template <class B> void check_supported(const Graph& g, int64_t opset) {
@@ -109,6 +113,11 @@ template <class B> class GraphRunner {
       if (dynamic_cast<const DTypeError*>(&e)) throw DTypeError(op, message);
       if (dynamic_cast<const ValueError*>(&e)) throw ValueError(op, message);
       throw Error(op, message);
+    } catch (const std::bad_alloc&) {
+      throw ValueError("onnx " + call.node().op_type, call.where() + ": out of memory");
+    } catch (const std::exception& e) {  // a bad list length or kind an operator did not check: still an Error
+      throw ValueError("onnx " + call.node().op_type,
+                       call.where() + ": invalid operands or attributes (" + e.what() + ")");
     }
   }
 
@@ -159,10 +168,25 @@ template <class B> const OpTable<B>& op_table() {
 }
 
 template <class B> Runtime<B>::Runtime(Model model, Device device) : model_(std::move(model)), device_(device) {
+  if (model_.opset > kNewestOpset)
+    throw Error("onnx", "the model's opset " + std::to_string(model_.opset) +
+                            " is newer than the newest this interpreter knows (" + std::to_string(kNewestOpset) +
+                            "); re-export it with opset_version <= " + std::to_string(kNewestOpset));
   check_supported<B>(model_.graph, model_.opset);
   for (const auto& [name, data] : model_.graph.initializers) weights_.emplace(name, Value<B>::from_data(data, device_));
-  for (const auto& in : model_.graph.inputs)
+  std::set<std::string> constant, fed;
+  for (const auto& in : model_.graph.inputs) {
+    fed.insert(in.name);
     if (!model_.graph.initializers.count(in.name)) input_names_.push_back(in.name);
+  }
+  for (const auto& [name, data] : model_.graph.initializers)  // an initializer that is an input may be overridden
+    if (!fed.count(name)) constant.insert(name);
+  plan_ = model_.graph;
+  plan_.initializers.clear();  // uploaded: weights_
+  if (!std::getenv("SCORCH_ONNX_NO_FOLDING")) {
+    plan_.nodes = fold_constants<B>(model_.graph, model_.opset, device_, weights_, constant);
+    fold_batch_norms<B>(plan_.nodes, model_.graph, weights_, constant);
+  }
 }
 
 template <class B> std::vector<std::string> Runtime<B>::output_names() const {
@@ -188,7 +212,7 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
   std::map<std::string, double> profile;
   bool profiling = std::getenv("SCORCH_ONNX_PROFILE") != nullptr;
   if (profiling) runner.profile_ = &profile;
-  auto outputs = runner.run(model_.graph, std::move(env));
+  auto outputs = runner.run(plan_, std::move(env));
   for (const auto& [op, ms] : profile) std::fprintf(stderr, "onnx profile: %-24s %9.3f ms\n", op.c_str(), ms);
   return outputs;
 }

@@ -15,11 +15,14 @@ namespace scorch::onnx {
 template <class B> class Runtime {
  public:
   using Device = typename B::Device;
-  /// Checks that every node's operator is supported (an Error naming the node, its op type and opset otherwise)
-  /// and uploads the initializers.
+  /// Checks that every node's operator is supported (an Error naming the node, its op type and opset otherwise),
+  /// uploads the initializers and folds what does not depend on the inputs: nodes on constants run once here, and
+  /// Conv + BatchNormalization pairs become one Conv (SCORCH_ONNX_NO_FOLDING=1 turns folding off).
   explicit Runtime(Model model, Device device = {});
 
   const Model& model() const { return model_; }
+  /// The graph that runs: the model's nodes minus those folded at load.
+  const Graph& plan() const { return plan_; }
   /// The graph inputs a caller must feed (those without an initializer), in the graph's order.
   const std::vector<std::string>& input_names() const { return input_names_; }
   std::vector<std::string> output_names() const;
@@ -33,6 +36,7 @@ template <class B> class Runtime {
 
  private:
   Model model_;
+  Graph plan_;  // the nodes left to run after load-time folding (optimize.h)
   Device device_;
   std::map<std::string, Value<B>> weights_;
   std::vector<std::string> input_names_;

@@ -1,0 +1,93 @@
+#pragma once
+// Load-time graph optimizations of the interpreter (runtime.cpp): nodes whose inputs are all constants run once
+// when the model loads (their outputs join the weights), and a Conv followed by an inference BatchNormalization
+// on constant parameters becomes one Conv with scaled weights and a bias.
+#include <set>
+
+#include "scorch/import/onnx/runtime/op_call_impl.h"
+
+namespace scorch::onnx {
+
+/// Constant values by name (the initializers, then what folding adds).
+template <class B> using Constants = std::map<std::string, Value<B>>;
+
+/// g's nodes minus those folded into constants. A node is folded when every input it names is in `constant`
+/// (initializers that are not graph inputs, and earlier folded outputs) and it has no subgraph; one that fails
+/// stays in the graph, so its error surfaces when the model runs.
+template <class B> std::vector<Node> fold_constants(const Graph& g, int64_t opset, const typename B::Device& device,
+                                                    Constants<B>& weights, std::set<std::string>& constant) {
+  std::vector<Node> kept;
+  for (const Node& node : g.nodes) {
+    bool foldable = !node.outputs.empty();
+    for (const auto& [name, attr] : node.attributes) foldable &= attr.graphs.empty();
+    for (const auto& name : node.inputs) foldable &= name.empty() || constant.count(name) > 0;
+    if (foldable) {
+      std::vector<std::optional<Value<B>>> inputs;
+      for (const auto& name : node.inputs) {
+        if (name.empty()) inputs.emplace_back();
+        else inputs.emplace_back(weights.at(name));
+      }
+      try {
+        OpCall<B> call(node, std::move(inputs), opset, device);
+        std::vector<Value<B>> out = op_table<B>().at(node.op_type)(call);
+        for (size_t i = 0; i < node.outputs.size() && i < out.size(); ++i) {
+          if (node.outputs[i].empty()) continue;
+          weights.insert_or_assign(node.outputs[i], std::move(out[i]));
+          constant.insert(node.outputs[i]);
+        }
+        if (out.size() >= node.outputs.size()) continue;
+      } catch (const std::exception&) {  // left to run (and fail, naming the node) with the inputs
+      }
+    }
+    kept.push_back(node);
+  }
+  return kept;
+}
+
+/// Conv → BatchNormalization (inference, constant parameters, the Conv's output read by nothing else) fused:
+/// W' = W · s and b' = (b − mean) · s + beta per output channel, with s = gamma / sqrt(var + epsilon).
+template <class B> void fold_batch_norms(std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
+                                         const std::set<std::string>& constant) {
+  using FO = KindOps<B, Float>;
+  std::map<std::string, size_t> readers;
+  for (const Node& n : nodes)
+    for (const auto& name : n.inputs) ++readers[name];
+  for (const auto& out : g.outputs) ++readers[out.name];
+  auto is_const_float = [&](const std::string& name) {
+    return constant.count(name) && weights.at(name).template is<Float>();
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    Node& bn = nodes[i];
+    if (bn.op_type != "BatchNormalization" || bn.inputs.size() < 5 || bn.outputs.size() != 1) continue;
+    auto training = bn.attributes.find("training_mode");
+    if (training != bn.attributes.end() && training->second.i != 0) continue;
+    bool params = true;
+    for (size_t k = 1; k < 5; ++k) params &= is_const_float(bn.inputs[k]);
+    auto conv = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) {
+      return n.op_type == "Conv" && n.outputs.size() == 1 && n.outputs[0] == bn.inputs[0];
+    });
+    if (!params || conv == nodes.end() || readers[bn.inputs[0]] != 1 || conv->inputs.size() < 2) continue;
+    bool has_bias = conv->inputs.size() > 2 && !conv->inputs[2].empty();
+    if (!is_const_float(conv->inputs[1]) || (has_bias && !is_const_float(conv->inputs[2]))) continue;
+    auto w = weights.at(conv->inputs[1]).template get<Float>();
+    size_t out_channels = w.shape()[0];
+    auto get = [&](size_t k) { return weights.at(bn.inputs[k]).template get<Float>(); };
+    if (get(1).shape().num_elements() != out_channels || get(1).dtype() != w.dtype()) continue;
+    auto eps = bn.attributes.count("epsilon") ? bn.attributes.at("epsilon").f : 1e-5;
+    auto s = FO::mul(get(1), FO::recip(FO::sqrt(FO::add_scalar(get(4), Scalar(eps)))));
+    Shape per_channel(std::vector<size_t>(w.shape().rank(), 1));
+    per_channel[0] = out_channels;
+    auto bias = has_bias ? weights.at(conv->inputs[2]).template get<Float>()
+                         : FO::zeros(Shape{out_channels}, w.device(), w.dtype());
+    std::string prefix = "scorch.folded." + std::to_string(i) + ".";
+    weights.insert_or_assign(prefix + "weight", Value<B>::template of<Float>(FO::mul(w, FO::reshape(s, per_channel))));
+    weights.insert_or_assign(prefix + "bias",
+                             Value<B>::template of<Float>(FO::add(FO::mul(FO::sub(bias, get(3)), s), get(2))));
+    conv->inputs = {conv->inputs[0], prefix + "weight", prefix + "bias"};
+    conv->outputs = bn.outputs;
+    nodes.erase(nodes.begin() + std::ptrdiff_t(i));
+    --i;
+  }
+}
+
+}  // namespace scorch::onnx
