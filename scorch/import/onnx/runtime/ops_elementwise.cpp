@@ -64,6 +64,17 @@ template <class B> Value<B> pow(const OpCall<B>& c, Value<B> base, Value<B> expo
     Value<B> r = pow(c, cast(std::move(base), DType::F64), cast(std::move(exponent), DType::F64));
     return cast(std::move(r), out);
   }
+  bool scalar = exponent.shape().num_elements() == 1 && exponent.shape().rank() <= base.shape().rank();
+  if (scalar && base.template is<Float>()) {  // x², √x, 1/x and other one-value exponents without a pow per element
+    double e = exponent.to_data().convert(DType::F64).template to_vector<double>()[0];
+    auto x = std::move(base).template take<Float>();
+    if (e == 1) return Value<B>::template of<Float>(x);
+    if (e == 2) return Value<B>::template of<Float>(FO<B>::mul(x, x));
+    if (e == 3) return Value<B>::template of<Float>(FO<B>::mul(FO<B>::mul(x, x), x));
+    if (e == 0.5) return Value<B>::template of<Float>(FO<B>::sqrt(x));
+    if (e == -1) return Value<B>::template of<Float>(FO<B>::recip(x));
+    return Value<B>::template of<Float>(FO<B>::powf_scalar(x, Scalar(e)));
+  }
   return numeric_binary(c, std::move(base), cast(std::move(exponent), out), [&]<class K>(auto x, auto y) {
     if constexpr (std::is_same_v<K, Float>) return Value<B>::template of<K>(FO<B>::powf(x, y));
     else return Value<B>::template of<K>(IO<B>::powi(x, y));
@@ -312,6 +323,21 @@ template <class B> void add_logic(OpTable<B>& t) {
 template <class B> Value<B> where(const OpCall<B>& c) {
   Shape out = broadcast_shape(c.op(), broadcast_shape(c.op(), c.in(0).shape(), c.in(1).shape()), c.in(2).shape());
   if (!c.in(0).template is<Bool>()) c.fail_dtype(0, c.in(0).dtype());
+  check::same_dtype(c.op(), c.in(1).dtype(), c.in(2).dtype());
+  auto one_value = [&](size_t i) {
+    return c.in(i).shape().num_elements() == 1 && c.in(i).shape().rank() <= out.rank();
+  };
+  if (one_value(1) || one_value(2)) {  // a mask_fill of the other branch (masking attention scores with -inf)
+    size_t fill = one_value(1) ? 1 : 2, other = 3 - fill;
+    auto mask = BO<B>::expand(left_pad_rank(Value<B>(c.in(0)), out.rank()).template take<Bool>(), out);
+    if (fill == 2) mask = BO<B>::logical_not(mask);
+    TensorData v = c.in(fill).to_data();
+    Value<B> base = expand(left_pad_rank(c.take(other), out.rank()), out);
+    return visit_kind(std::move(base), [&]<class K>(auto p) {
+      Scalar s = visit_dtype(v.dtype(), [&]<class T>() { return Scalar(v.as_span<T>()[0]); });
+      return Value<B>::template of<K>(KindOps<B, K>::mask_fill(p, mask, s));
+    });
+  }
   auto cond = BO<B>::expand(left_pad_rank(Value<B>(c.in(0)), out.rank()).template take<Bool>(), out);
   check::same_dtype(c.op(), c.in(1).dtype(), c.in(2).dtype());
   Value<B> x = expand(left_pad_rank(c.take(1), out.rank()), out);
