@@ -329,7 +329,8 @@ template <class B> Value<B> where(const OpCall<B>& c) {
   };
   if (one_value(1) || one_value(2)) {  // a mask_fill of the other branch (masking attention scores with -inf)
     size_t fill = one_value(1) ? 1 : 2, other = 3 - fill;
-    auto mask = BO<B>::expand(left_pad_rank(Value<B>(c.in(0)), out.rank()).template take<Bool>(), out);
+    // The mask stays small: the backend broadcasts it (an expanded one would be cast and walked element by element).
+    auto mask = left_pad_rank(Value<B>(c.in(0)), out.rank()).template take<Bool>();
     if (fill == 2) mask = BO<B>::logical_not(mask);
     TensorData v = c.in(fill).to_data();
     Value<B> base = expand(left_pad_rank(c.take(other), out.rank()), out);
