@@ -341,6 +341,17 @@ template <class B> Values<B> layer_norm(const OpCall<B>& c) {
   size_t axis = c.axis(c.attr_int("axis", -1), s.rank());
   std::vector<size_t> dims;
   for (size_t d = axis; d < s.rank(); ++d) dims.push_back(d);
+  bool only_y = c.node().outputs.size() < 2 ||
+                (c.node().outputs[1].empty() && (c.node().outputs.size() < 3 || c.node().outputs[2].empty()));
+  auto row = [&](size_t i) {
+    return c.has(i) && c.in(i).template is<Float>() && c.in(i).dtype() == x.dtype() &&
+           c.in(i).shape() == Shape{s[s.rank() - 1]};
+  };
+  if (only_y && axis + 1 == s.rank() && row(1) && (!c.has(2) || row(2))) {  // the backend's fused kernel
+    std::optional<F<B>> beta;
+    if (c.has(2)) beta = c.in_float(2);
+    return {fv<B>(MO<B>::layer_norm(x, c.in_float(1), beta, c.attr_float("epsilon", 1e-5)))};
+  }
   auto [y, mean, inv_std] = normalize<B>(x, dims, c.attr_float("epsilon", 1e-5));
   auto affine = [&](size_t i) {
     if (!c.in(i).template is<Float>() || c.in(i).dtype() != x.dtype()) c.fail_dtype(i, c.in(i).dtype());

@@ -90,4 +90,82 @@ template <class B> void fold_batch_norms(std::vector<Node>& nodes, const Graph& 
   }
 }
 
+/// The layer normalization PyTorch exports before opset 17, nine nodes over the last axis:
+///   m = ReduceMean(x); d = Sub(x, m); v = ReduceMean(Pow(d, 2)); y = Div(d, Sqrt(Add(v, eps))); Mul(y, gamma);
+///   Add(., beta)
+/// becomes one LayerNormalization node (the backend's fused kernel) when eps, gamma and beta are constants and the
+/// intermediate values are read by nothing else.
+template <class B> void fuse_layer_norms(std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
+                                         const std::set<std::string>& constant) {
+  std::map<std::string, size_t> readers, producer;
+  auto recount = [&] {
+    readers.clear(), producer.clear();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& name : nodes[i].inputs) ++readers[name];
+      for (const auto& name : nodes[i].outputs) producer[name] = i;
+    }
+    for (const auto& out : g.outputs) ++readers[out.name];
+  };
+  recount();
+  auto made_by = [&](const std::string& name, const char* op) -> const Node* {
+    auto it = producer.find(name);
+    return it != producer.end() && nodes[it->second].op_type == op ? &nodes[it->second] : nullptr;
+  };
+  auto scalar = [&](const std::string& name) -> std::optional<double> {
+    if (!constant.count(name) || !weights.at(name).template is<Float>() || weights.at(name).shape().num_elements() != 1)
+      return std::nullopt;
+    return weights.at(name).to_data().convert(DType::F64).template to_vector<double>()[0];
+  };
+  auto last_axis_mean = [&](const Node* n) {
+    if (!n || n->inputs.size() != 1) return false;
+    auto axes = n->attributes.find("axes");
+    return axes != n->attributes.end() && axes->second.ints == std::vector<int64_t>{-1} &&
+           (!n->attributes.count("keepdims") || n->attributes.at("keepdims").i == 1);
+  };
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].op_type != "Div" || nodes[i].inputs.size() != 2) continue;
+    const Node* sub = made_by(nodes[i].inputs[0], "Sub");
+    const Node* sqrt = made_by(nodes[i].inputs[1], "Sqrt");
+    const Node* add_eps = sqrt ? made_by(sqrt->inputs[0], "Add") : nullptr;
+    const Node* var = add_eps ? made_by(add_eps->inputs[0], "ReduceMean") : nullptr;
+    const Node* pow = var ? made_by(var->inputs[0], "Pow") : nullptr;
+    const Node* mean = sub ? made_by(sub->inputs[1], "ReduceMean") : nullptr;
+    if (!sub || !pow || !last_axis_mean(var) || !last_axis_mean(mean) || mean->inputs[0] != sub->inputs[0] ||
+        pow->inputs[0] != sub->outputs[0] || scalar(pow->inputs[1]) != 2.0 || !scalar(add_eps->inputs[1]))
+      continue;
+    // The affine tail: Mul by gamma, then Add beta (both constant rows), each the only reader of what it reads.
+    auto only_reader = [&](const std::string& name, const char* op) -> Node* {
+      if (readers[name] != 1) return nullptr;
+      for (auto& n : nodes)
+        if (n.op_type == op && n.inputs.size() == 2 && n.inputs[0] == name && constant.count(n.inputs[1])) return &n;
+      return nullptr;
+    };
+    Node* mul = only_reader(nodes[i].outputs[0], "Mul");
+    Node* add = mul ? only_reader(mul->outputs[0], "Add") : nullptr;
+    bool private_values = readers[sub->outputs[0]] == 2 && readers[mean->outputs[0]] == 1 &&
+                          readers[pow->outputs[0]] == 1 && readers[var->outputs[0]] == 1 &&
+                          readers[add_eps->outputs[0]] == 1 && readers[sqrt->outputs[0]] == 1;
+    if (!mul || !private_values) continue;
+    Node fused;
+    fused.name = nodes[i].name + ".layer_norm";
+    fused.op_type = "LayerNormalization";
+    fused.inputs = {sub->inputs[0], mul->inputs[1]};
+    if (add) fused.inputs.push_back(add->inputs[1]);
+    fused.outputs = {add ? add->outputs[0] : mul->outputs[0]};
+    Attribute axis, epsilon;
+    axis.kind = Attribute::Kind::Int, axis.i = -1;
+    epsilon.kind = Attribute::Kind::Float, epsilon.f = *scalar(add_eps->inputs[1]);
+    fused.attributes = {{"axis", axis}, {"epsilon", epsilon}};
+    std::set<const Node*> gone{sub, sqrt, add_eps, var, pow, mean, mul, add, &nodes[i]};
+    std::vector<Node> next;
+    for (const auto& n : nodes) {
+      if (&n == &nodes[i]) next.push_back(fused);  // where the Div was: every input is ready by then
+      else if (!gone.count(&n)) next.push_back(n);
+    }
+    nodes = std::move(next);
+    recount();
+    i = 0;
+  }
+}
+
 }  // namespace scorch::onnx

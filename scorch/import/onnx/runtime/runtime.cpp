@@ -186,6 +186,7 @@ template <class B> Runtime<B>::Runtime(Model model, Device device) : model_(std:
   if (!std::getenv("SCORCH_ONNX_NO_FOLDING")) {
     plan_.nodes = fold_constants<B>(model_.graph, model_.opset, device_, weights_, constant);
     fold_batch_norms<B>(plan_.nodes, model_.graph, weights_, constant);
+    fuse_layer_norms<B>(plan_.nodes, model_.graph, weights_, constant);
   }
 }
 
