@@ -222,6 +222,10 @@ template <class B> void add_activations(OpTable<B>& t) {
         x, [&](F<B> v) { return FO<B>::mul_scalar(FO<B>::sub_scalar(FO<B>::exp(v), Scalar(1.0)), Scalar(alpha)); });
     return FO<B>::mul_scalar(y, Scalar(gamma));
   });
+}
+
+/// The activations without an exponential: hard, soft-sign, thresholded, shrink, PRelu.
+template <class B> void add_piecewise_activations(OpTable<B>& t) {
   add_activation<B>(t, "HardSigmoid", [](const OpCall<B>& c, F<B> x) {
     return FO<B>::hard_sigmoid(x, Scalar(c.attr_float("alpha", 0.2)), Scalar(c.attr_float("beta", 0.5)));
   });
@@ -395,6 +399,7 @@ template <class B> void register_elementwise_ops(OpTable<B>& t) {
   add_arithmetic(t);
   add_math(t);
   add_activations(t);
+  add_piecewise_activations(t);
   add_logic(t);
   add_casts(t);
 }

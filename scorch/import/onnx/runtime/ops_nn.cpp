@@ -150,14 +150,11 @@ template <class B> Value<B> conv(const OpCall<B>& c) {
   return fv<B>(MO<B>::conv(x, w, bias, spec));
 }
 
-template <class B> Value<B> conv_transpose(const OpCall<B>& c) {
-  F<B> x = c.in_float(0), w = c.in_float(1);
-  Shape xs = x.shape(), ws = w.shape();
-  if (xs.rank() < 3 || xs.rank() > 5 || ws.rank() != xs.rank() || ws[0] != xs[1])
-    c.template fail<ShapeError>("input " + xs.to_string() + " and weight " + ws.to_string() + " do not match");
-  size_t n = xs.rank() - 2, groups = size_t(c.attr_int("group", 1));
-  Window win = window(c, xs, std::vector<size_t>(ws.begin() + 2, ws.end()));
-  auto out_pad = c.attr_ints("output_padding"), out_shape = c.attr_ints("output_shape");
+/// Checks ConvTranspose's group, output_padding and output_shape, and caps the unpadded output's size.
+template <class B> void check_conv_transpose(const OpCall<B>& c, const Shape& xs, const Shape& ws, const Window& win,
+                                             size_t groups, const std::vector<int64_t>& out_pad,
+                                             const std::vector<int64_t>& out_shape) {
+  size_t n = xs.rank() - 2;
   if (groups == 0 || xs[1] % groups)
     c.template fail<ShapeError>("group " + std::to_string(groups) + " does not divide the input channels");
   if ((!out_pad.empty() && out_pad.size() != n) ||
@@ -170,6 +167,17 @@ template <class B> Value<B> conv_transpose(const OpCall<B>& c) {
     full_size *= double(xs[i + 2]) * double(win.stride[i]) + double(win.kernel[i]) * double(win.dilation[i]);
   }
   check_created(c, full_size);
+}
+
+template <class B> Value<B> conv_transpose(const OpCall<B>& c) {
+  F<B> x = c.in_float(0), w = c.in_float(1);
+  Shape xs = x.shape(), ws = w.shape();
+  if (xs.rank() < 3 || xs.rank() > 5 || ws.rank() != xs.rank() || ws[0] != xs[1])
+    c.template fail<ShapeError>("input " + xs.to_string() + " and weight " + ws.to_string() + " do not match");
+  size_t n = xs.rank() - 2, groups = size_t(c.attr_int("group", 1));
+  Window win = window(c, xs, std::vector<size_t>(ws.begin() + 2, ws.end()));
+  auto out_pad = c.attr_ints("output_padding"), out_shape = c.attr_ints("output_shape");
+  check_conv_transpose(c, xs, ws, win, groups, out_pad, out_shape);
   ConvSpec spec{win.stride, SpatialDims(n, 0), win.dilation, SpatialDims(n, 0), groups};
   F<B> full = MO<B>::conv_transpose(x, w, std::nullopt, spec);  // no padding: crop below
   Shape fs = full.shape(), target = fs;

@@ -95,60 +95,70 @@ template <class B> void fold_batch_norms(std::vector<Node>& nodes, const Graph& 
 ///   Add(., beta)
 /// becomes one LayerNormalization node (the backend's fused kernel) when eps, gamma and beta are constants and the
 /// intermediate values are read by nothing else.
-template <class B> void fuse_layer_norms(std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
-                                         const std::set<std::string>& constant) {
-  std::map<std::string, size_t> readers, producer;
-  auto recount = [&] {
-    readers.clear(), producer.clear();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      for (const auto& name : nodes[i].inputs) ++readers[name];
-      for (const auto& name : nodes[i].outputs) producer[name] = i;
+template <class B> class LayerNormFuser {
+ public:
+  LayerNormFuser(std::vector<Node>& nodes, const Graph& g, Constants<B>& weights, const std::set<std::string>& constant)
+      : nodes_(nodes), g_(g), weights_(weights), constant_(constant) {}
+
+  void run() {
+    recount();
+    for (size_t i = 0; i < nodes_.size(); ++i)
+      if (try_fuse(i)) recount(), i = 0;
+  }
+
+ private:
+  void recount() {
+    readers_.clear(), producer_.clear();
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      for (const auto& name : nodes_[i].inputs) ++readers_[name];
+      for (const auto& name : nodes_[i].outputs) producer_[name] = i;
     }
-    for (const auto& out : g.outputs) ++readers[out.name];
-  };
-  recount();
-  auto made_by = [&](const std::string& name, const char* op) -> const Node* {
-    auto it = producer.find(name);
-    return it != producer.end() && nodes[it->second].op_type == op ? &nodes[it->second] : nullptr;
-  };
-  auto scalar = [&](const std::string& name) -> std::optional<double> {
-    if (!constant.count(name) || !weights.at(name).template is<Float>() || weights.at(name).shape().num_elements() != 1)
+    for (const auto& out : g_.outputs) ++readers_[out.name];
+  }
+  const Node* made_by(const std::string& name, const char* op) const {
+    auto it = producer_.find(name);
+    return it != producer_.end() && nodes_[it->second].op_type == op ? &nodes_[it->second] : nullptr;
+  }
+  std::optional<double> scalar(const std::string& name) const {
+    if (!constant_.count(name) || !weights_.at(name).template is<Float>() ||
+        weights_.at(name).shape().num_elements() != 1)
       return std::nullopt;
-    return weights.at(name).to_data().convert(DType::F64).template to_vector<double>()[0];
-  };
-  auto last_axis_mean = [&](const Node* n) {
+    return weights_.at(name).to_data().convert(DType::F64).template to_vector<double>()[0];
+  }
+  static bool last_axis_mean(const Node* n) {
     if (!n || n->inputs.size() != 1) return false;
     auto axes = n->attributes.find("axes");
     return axes != n->attributes.end() && axes->second.ints == std::vector<int64_t>{-1} &&
            (!n->attributes.count("keepdims") || n->attributes.at("keepdims").i == 1);
-  };
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].op_type != "Div" || nodes[i].inputs.size() != 2) continue;
-    const Node* sub = made_by(nodes[i].inputs[0], "Sub");
-    const Node* sqrt = made_by(nodes[i].inputs[1], "Sqrt");
+  }
+  /// The node of type op reading `name` with a constant second input, when it is name's only reader.
+  Node* only_reader(const std::string& name, const char* op) {
+    if (readers_[name] != 1) return nullptr;
+    for (auto& n : nodes_)
+      if (n.op_type == op && n.inputs.size() == 2 && n.inputs[0] == name && constant_.count(n.inputs[1])) return &n;
+    return nullptr;
+  }
+  /// Fuses the pattern ending in Div node i (then Mul, Add); false when it is not one.
+  bool try_fuse(size_t i) {
+    const Node& div = nodes_[i];
+    if (div.op_type != "Div" || div.inputs.size() != 2) return false;
+    const Node* sub = made_by(div.inputs[0], "Sub");
+    const Node* sqrt = made_by(div.inputs[1], "Sqrt");
     const Node* add_eps = sqrt ? made_by(sqrt->inputs[0], "Add") : nullptr;
     const Node* var = add_eps ? made_by(add_eps->inputs[0], "ReduceMean") : nullptr;
     const Node* pow = var ? made_by(var->inputs[0], "Pow") : nullptr;
     const Node* mean = sub ? made_by(sub->inputs[1], "ReduceMean") : nullptr;
     if (!sub || !pow || !last_axis_mean(var) || !last_axis_mean(mean) || mean->inputs[0] != sub->inputs[0] ||
         pow->inputs[0] != sub->outputs[0] || scalar(pow->inputs[1]) != 2.0 || !scalar(add_eps->inputs[1]))
-      continue;
-    // The affine tail: Mul by gamma, then Add beta (both constant rows), each the only reader of what it reads.
-    auto only_reader = [&](const std::string& name, const char* op) -> Node* {
-      if (readers[name] != 1) return nullptr;
-      for (auto& n : nodes)
-        if (n.op_type == op && n.inputs.size() == 2 && n.inputs[0] == name && constant.count(n.inputs[1])) return &n;
-      return nullptr;
-    };
-    Node* mul = only_reader(nodes[i].outputs[0], "Mul");
+      return false;
+    Node* mul = only_reader(div.outputs[0], "Mul");
     Node* add = mul ? only_reader(mul->outputs[0], "Add") : nullptr;
-    bool private_values = readers[sub->outputs[0]] == 2 && readers[mean->outputs[0]] == 1 &&
-                          readers[pow->outputs[0]] == 1 && readers[var->outputs[0]] == 1 &&
-                          readers[add_eps->outputs[0]] == 1 && readers[sqrt->outputs[0]] == 1;
-    if (!mul || !private_values) continue;
+    bool private_values = readers_[sub->outputs[0]] == 2 && readers_[mean->outputs[0]] == 1 &&
+                          readers_[pow->outputs[0]] == 1 && readers_[var->outputs[0]] == 1 &&
+                          readers_[add_eps->outputs[0]] == 1 && readers_[sqrt->outputs[0]] == 1;
+    if (!mul || !private_values) return false;
     Node fused;
-    fused.name = nodes[i].name + ".layer_norm";
-    fused.op_type = "LayerNormalization";
+    fused.name = div.name + ".layer_norm", fused.op_type = "LayerNormalization";
     fused.inputs = {sub->inputs[0], mul->inputs[1]};
     if (add) fused.inputs.push_back(add->inputs[1]);
     fused.outputs = {add ? add->outputs[0] : mul->outputs[0]};
@@ -156,16 +166,26 @@ template <class B> void fuse_layer_norms(std::vector<Node>& nodes, const Graph& 
     axis.kind = Attribute::Kind::Int, axis.i = -1;
     epsilon.kind = Attribute::Kind::Float, epsilon.f = *scalar(add_eps->inputs[1]);
     fused.attributes = {{"axis", axis}, {"epsilon", epsilon}};
-    std::set<const Node*> gone{sub, sqrt, add_eps, var, pow, mean, mul, add, &nodes[i]};
+    std::set<const Node*> gone{sub, sqrt, add_eps, var, pow, mean, mul, add, &div};
     std::vector<Node> next;
-    for (const auto& n : nodes) {
-      if (&n == &nodes[i]) next.push_back(fused);  // where the Div was: every input is ready by then
+    for (const auto& n : nodes_) {
+      if (&n == &div) next.push_back(fused);  // where the Div was: every input is ready by then
       else if (!gone.count(&n)) next.push_back(n);
     }
-    nodes = std::move(next);
-    recount();
-    i = 0;
+    nodes_ = std::move(next);
+    return true;
   }
+
+  std::vector<Node>& nodes_;
+  const Graph& g_;
+  Constants<B>& weights_;
+  const std::set<std::string>& constant_;
+  std::map<std::string, size_t> readers_, producer_;
+};
+
+template <class B> void fuse_layer_norms(std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
+                                         const std::set<std::string>& constant) {
+  LayerNormFuser<B>(nodes, g, weights, constant).run();
 }
 
 }  // namespace scorch::onnx
