@@ -91,6 +91,7 @@ fixtures:
 	@scripts/install-deps.sh --fixtures
 	@/usr/bin/python3 tests/conformance/gen_fixtures.py tests/conformance/fixtures
 	@/usr/bin/python3 tests/autodiff/gen_grad_fixtures.py
+	@/usr/bin/python3 examples/onnx-inference/make_model.py examples/pytorch-import/circle.pt examples/onnx-inference/circle.onnx
 	@/usr/bin/python3 tests/module/fixtures/onnx/gen_models.py tests/module/fixtures/onnx/models bench/onnx
 	@$(MAKE) --no-print-directory build && $(BUILD)/tests/scorch_module_fixture_writer tests/module/fixtures
 

@@ -8,6 +8,8 @@
 #include <scorch/import/onnx/runtime/runtime.h>
 #include <scorch/scorch.hpp>
 
+#include "pytorch-import/circle_grid.h"
+
 using namespace scorch;
 
 /// Runs any model on zeros of its declared input shapes and prints what comes out.
@@ -42,20 +44,12 @@ int main(int argc, char** argv) {
     std::cout << "logits (PyTorch printed the same when it exported the model):\n"
               << Tensor<Cpu, 2>::from_data(logits) << "\n";
     // Accuracy on a grid over [-1.5, 1.5]²: the label is whether the point lies inside the unit circle.
-    const size_t n = 61;
-    std::vector<float> points;
-    std::vector<int64_t> inside;
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) {
-        float x = -1.5f + 3.0f * i / (n - 1), y = -1.5f + 3.0f * j / (n - 1);
-        points.insert(points.end(), {x, y});
-        inside.push_back(x * x + y * y < 1 ? 1 : 0);
-      }
-    auto grid = model.run(std::map<std::string, TensorData>{{"points", TensorData(points, Shape{n * n, 2})}});
+    circle::Grid g = circle::grid(61);
+    auto grid =
+        model.run(std::map<std::string, TensorData>{{"points", TensorData(g.points, Shape{g.inside.size(), 2})}});
     auto predicted = Tensor<Cpu, 2>::from_data(grid.at("logits")).argmax(1).to_data().to_vector<int64_t>();
-    size_t right = 0;
-    for (size_t k = 0; k < inside.size(); ++k) right += predicted[k] == inside[k];
-    std::cout << "grid accuracy: " << 100.0 * right / inside.size() << "% of " << inside.size() << " points\n";
+    std::cout << "grid accuracy: " << circle::accuracy(predicted, g.inside) << "% of " << g.inside.size()
+              << " points\n";
   } catch (const Error& e) {
     std::cerr << e.what() << "\n";
     return 1;

@@ -6,6 +6,8 @@
 
 #include <scorch/scorch.hpp>
 
+#include "circle_grid.h"
+
 using namespace scorch;
 
 /// nn.Sequential(Linear(2, 16), ReLU(), Linear(16, 2)).
@@ -25,27 +27,20 @@ template <class B> struct CircleNet {
 
 int main(int argc, char** argv) {
   std::string file = argc > 1 ? argv[1] : std::string(SCORCH_EXAMPLE_DIR) + "/circle.pt";
-  auto recorder = PyTorchFileRecorder<>{}.with_top_level_key("model").with_key_remap("^0\\.", "input.").with_key_remap(
-      "^2\\.", "output.");
+  auto recorder = PyTorchFileRecorder<>{}
+                      .with_top_level_key("model")
+                      .with_key_remap("^0\\.", "input.")
+                      .with_key_remap("^2\\.", "output.");
   try {
     auto model = CircleNet<Cpu>::make().load_file(file, recorder, Cpu::Device{});
     auto probe = Tensor<Cpu, 2>::from_data(TensorData({0.0f, 0.0f, 1.2f, 1.2f, 0.5f, -0.5f, -1.4f, 0.1f}, Shape{4, 2}));
     std::cout << "logits (PyTorch printed the same when it saved the file):\n" << model.forward(probe) << "\n";
     // Accuracy on a grid over [-1.5, 1.5]²: the label is whether the point lies inside the unit circle.
-    const size_t n = 61;
-    std::vector<float> points;
-    std::vector<int64_t> inside;
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j) {
-        float x = -1.5f + 3.0f * i / (n - 1), y = -1.5f + 3.0f * j / (n - 1);
-        points.insert(points.end(), {x, y});
-        inside.push_back(x * x + y * y < 1 ? 1 : 0);
-      }
-    auto grid = Tensor<Cpu, 2>::from_data(TensorData(points, Shape{n * n, 2}));
+    circle::Grid g = circle::grid(61);
+    auto grid = Tensor<Cpu, 2>::from_data(TensorData(g.points, Shape{g.inside.size(), 2}));
     auto predicted = model.forward(grid).argmax(1).to_data().to_vector<int64_t>();
-    size_t right = 0;
-    for (size_t k = 0; k < inside.size(); ++k) right += predicted[k] == inside[k];
-    std::cout << "grid accuracy: " << 100.0 * right / inside.size() << "% of " << inside.size() << " points\n";
+    std::cout << "grid accuracy: " << circle::accuracy(predicted, g.inside) << "% of " << g.inside.size()
+              << " points\n";
   } catch (const Error& e) {
     std::cerr << e.what() << "\n";
     return 1;
