@@ -232,6 +232,53 @@ TEST(OnnxRuntime, FoldsConstantsAndBatchNormsAtLoad) {
   EXPECT_EQ(node_suite::compare(a, b, 1e-5, 1e-5), "");
 }
 
+/// Outputs of m on x with the load-time passes and without them; the two must agree.
+void expect_folding_keeps_outputs(const Model& m, const TensorData& x, size_t folded_nodes) {
+  Runtime<Cpu> folded(m);
+  EXPECT_EQ(folded.plan().nodes.size(), folded_nodes);
+  ::setenv("SCORCH_ONNX_NO_FOLDING", "1", 1);
+  Runtime<Cpu> plain(m);
+  ::unsetenv("SCORCH_ONNX_NO_FOLDING");
+  auto a = folded.run(std::vector<TensorData>{x}).at(0), b = plain.run(std::vector<TensorData>{x}).at(0);
+  EXPECT_EQ(node_suite::compare(a, b, 1e-5, 1e-5), "");
+}
+
+TEST(OnnxRuntime, FoldingTwoBatchNormsAndSubgraphReads) {
+  // Two Conv + BatchNormalization pairs folded in one pass get weights of their own.
+  auto bn = [](std::string in, std::string out, std::string p) {
+    return node("BatchNormalization", {in, p + "g", p + "b", p + "m", p + "v"}, {out});
+  };
+  Model m = model({node("Conv", {"x", "wa"}, {"a"}), node("Conv", {"x", "wb"}, {"b"}), bn("a", "p", "A"),
+                   bn("b", "q", "B"), node("Add", {"p", "q"}, {"y"})},
+                  {1, 1, 3, 3});
+  m.graph.initializers["wa"] = TensorData({1.0f, 2.0f, 3.0f, 4.0f}, {1, 1, 2, 2});
+  m.graph.initializers["wb"] = TensorData({-1.0f, 0.5f, 0.25f, 2.0f}, {1, 1, 2, 2});
+  for (const char* p : {"A", "B"}) {
+    float k = p[0] == 'A' ? 1.0f : 2.0f;
+    m.graph.initializers[std::string(p) + "g"] = TensorData({0.5f * k}, {1});
+    m.graph.initializers[std::string(p) + "b"] = TensorData({0.1f * k}, {1});
+    m.graph.initializers[std::string(p) + "m"] = TensorData({0.2f * k}, {1});
+    m.graph.initializers[std::string(p) + "v"] = TensorData({1.5f * k}, {1});
+  }
+  TensorData x({1.0f, -2.0f, 3.0f, 0.5f, 4.0f, -1.0f, 2.0f, 0.0f, 1.5f}, {1, 1, 3, 3});
+  expect_folding_keeps_outputs(m, x, 3);
+  // A body that reads the Conv's output by name keeps the graph unrewritten.
+  Graph then_branch, else_branch;
+  then_branch.nodes = {node("Identity", {"a"}, {"t"})};
+  then_branch.outputs = {{"t", true, DType::F32, std::nullopt}};
+  else_branch.nodes = {node("Identity", {"p"}, {"e"})};
+  else_branch.outputs = {{"e", true, DType::F32, std::nullopt}};
+  Attribute then_attr, else_attr;
+  then_attr.kind = else_attr.kind = Attribute::Kind::Graph;
+  then_attr.graphs = {then_branch}, else_attr.graphs = {else_branch};
+  Model branchy = model({node("Conv", {"x", "wa"}, {"a"}), bn("a", "p", "A"),
+                         node("If", {"cond"}, {"y"}, {{"then_branch", then_attr}, {"else_branch", else_attr}})},
+                        {1, 1, 3, 3});
+  branchy.graph.initializers = m.graph.initializers;
+  branchy.graph.initializers["cond"] = TensorData(std::vector<bool>{true}, Shape{});
+  expect_folding_keeps_outputs(branchy, x, 3);
+}
+
 TEST(OnnxRuntime, RunsRepeatedlyAndByName) {
   // y = relu(x) + w, w an initializer; the runtime keeps w across runs and takes inputs by name too.
   Model m = model({node("Relu", {"x"}, {"r"}), node("Add", {"r", "w"}, {"y"})}, {std::nullopt, 2});

@@ -308,7 +308,8 @@ template <class B> Values<B> batch_norm(const OpCall<B>& c) {
   size_t r = x.shape().rank();
   if (r < 2) c.template fail<ShapeError>("input must be [N, C, ...]");
   double eps = c.attr_float("epsilon", 1e-5);
-  F<B> mean = c.in_float(3), var = c.in_float(4);
+  auto param = [&](size_t i) { return FO<B>::cast(c.in_float(i), x.dtype()); };  // ONNX lets mean/var differ
+  F<B> mean = param(3), var = param(4);
   Values<B> running;
   if (c.attr_int("training_mode", 0)) {
     std::vector<size_t> dims{0};
@@ -327,8 +328,8 @@ template <class B> Values<B> batch_norm(const OpCall<B>& c) {
     mean = batch_mean, var = batch_var;
   }
   F<B> inv = FO<B>::recip(FO<B>::sqrt(FO<B>::add_scalar(var, Scalar(eps))));
-  F<B> scale = FO<B>::mul(c.in_float(1), inv);
-  F<B> shift = FO<B>::sub(c.in_float(2), FO<B>::mul(mean, scale));
+  F<B> scale = FO<B>::mul(param(1), inv);
+  F<B> shift = FO<B>::sub(param(2), FO<B>::mul(mean, scale));
   Values<B> out{fv<B>(FO<B>::add(FO<B>::mul(x, channel_view<B>(scale, r)), channel_view<B>(shift, r)))};
   out.insert(out.end(), running.begin(), running.end());
   return out;

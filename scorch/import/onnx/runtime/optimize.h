@@ -30,12 +30,17 @@ template <class B> std::vector<Node> fold_constants(const Graph& g, int64_t opse
       try {
         OpCall<B> call(node, std::move(inputs), opset, device);
         std::vector<Value<B>> out = op_table<B>().at(node.op_type)(call);
-        for (size_t i = 0; i < node.outputs.size() && i < out.size(); ++i) {
+        bool all_named = true;  // every output the graph names was produced
+        for (size_t i = 0; i < node.outputs.size(); ++i) {
           if (node.outputs[i].empty()) continue;
+          if (i >= out.size()) {
+            all_named = false;
+            continue;
+          }
           weights.insert_or_assign(node.outputs[i], std::move(out[i]));
           constant.insert(node.outputs[i]);
         }
-        if (out.size() >= node.outputs.size()) continue;
+        if (all_named) continue;
       } catch (const std::exception&) {  // left to run (and fail, naming the node) with the inputs
       }
     }
@@ -46,45 +51,68 @@ template <class B> std::vector<Node> fold_constants(const Graph& g, int64_t opse
 
 /// Conv → BatchNormalization (inference, constant parameters, the Conv's output read by nothing else) fused:
 /// W' = W · s and b' = (b − mean) · s + beta per output channel, with s = gamma / sqrt(var + epsilon).
+/// A weight name no initializer or earlier fold uses, from `base`.
+template <class B> std::string fresh_name(const Constants<B>& weights, std::string base) {
+  while (weights.count(base)) base += "_";
+  return base;
+}
+
+/// Folds BatchNormalization node bn into its Conv when the parameters are constant rows of W's dtype; false
+/// otherwise (nothing changed).
+template <class B>
+bool fold_one_batch_norm(const Node& bn, Node& conv, Constants<B>& weights, const std::set<std::string>& constant) {
+  using FO = KindOps<B, Float>;
+  bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
+  std::vector<std::string> names{bn.inputs[1], bn.inputs[2], bn.inputs[3], bn.inputs[4], conv.inputs[1]};
+  if (has_bias) names.push_back(conv.inputs[2]);
+  for (const auto& name : names)
+    if (!constant.count(name) || !weights.at(name).template is<Float>()) return false;
+  auto w = weights.at(conv.inputs[1]).template get<Float>();
+  if (w.shape().rank() < 3) return false;
+  size_t out_channels = w.shape()[0];
+  for (size_t k = 0; k < names.size(); ++k) {
+    const Value<B>& v = weights.at(names[k]);
+    if (k != 4 && (v.dtype() != w.dtype() || v.shape() != Shape{out_channels})) return false;
+  }
+  const Attribute* eps_attr = bn.attributes.count("epsilon") ? &bn.attributes.at("epsilon") : nullptr;
+  double eps = !eps_attr ? 1e-5 : eps_attr->kind == Attribute::Kind::Int ? double(eps_attr->i) : eps_attr->f;
+  auto get = [&](size_t k) { return weights.at(names[k]).template get<Float>(); };
+  auto s = FO::mul(get(0), FO::recip(FO::sqrt(FO::add_scalar(get(3), Scalar(eps)))));
+  Shape per_channel(std::vector<size_t>(w.shape().rank(), 1));
+  per_channel[0] = out_channels;
+  auto bias = has_bias ? get(5) : FO::zeros(Shape{out_channels}, w.device(), w.dtype());
+  std::string weight_name = fresh_name(weights, "scorch.folded." + bn.outputs[0] + ".weight");
+  std::string bias_name = fresh_name(weights, "scorch.folded." + bn.outputs[0] + ".bias");
+  weights.insert_or_assign(weight_name, Value<B>::template of<Float>(FO::mul(w, FO::reshape(s, per_channel))));
+  weights.insert_or_assign(bias_name, Value<B>::template of<Float>(FO::add(FO::mul(FO::sub(bias, get(2)), s), get(1))));
+  conv.inputs = {conv.inputs[0], weight_name, bias_name};
+  conv.outputs = bn.outputs;
+  return true;
+}
+
+/// Conv → BatchNormalization (inference, constant parameters, the Conv's output read by nothing else) fused:
+/// W' = W · s and b' = (b − mean) · s + beta per output channel, with s = gamma / sqrt(var + epsilon).
 template <class B> void fold_batch_norms(std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
                                          const std::set<std::string>& constant) {
-  using FO = KindOps<B, Float>;
   std::map<std::string, size_t> readers;
   for (const Node& n : nodes)
     for (const auto& name : n.inputs) ++readers[name];
   for (const auto& out : g.outputs) ++readers[out.name];
-  auto is_const_float = [&](const std::string& name) {
-    return constant.count(name) && weights.at(name).template is<Float>();
-  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     Node& bn = nodes[i];
     if (bn.op_type != "BatchNormalization" || bn.inputs.size() < 5 || bn.outputs.size() != 1) continue;
     auto training = bn.attributes.find("training_mode");
     if (training != bn.attributes.end() && training->second.i != 0) continue;
-    bool params = true;
-    for (size_t k = 1; k < 5; ++k) params &= is_const_float(bn.inputs[k]);
     auto conv = std::find_if(nodes.begin(), nodes.end(), [&](const Node& n) {
-      return n.op_type == "Conv" && n.outputs.size() == 1 && n.outputs[0] == bn.inputs[0];
+      return n.op_type == "Conv" && n.outputs.size() == 1 && n.outputs[0] == bn.inputs[0] && n.inputs.size() >= 2;
     });
-    if (!params || conv == nodes.end() || readers[bn.inputs[0]] != 1 || conv->inputs.size() < 2) continue;
-    bool has_bias = conv->inputs.size() > 2 && !conv->inputs[2].empty();
-    if (!is_const_float(conv->inputs[1]) || (has_bias && !is_const_float(conv->inputs[2]))) continue;
-    auto w = weights.at(conv->inputs[1]).template get<Float>();
-    size_t out_channels = w.shape()[0];
-    auto get = [&](size_t k) { return weights.at(bn.inputs[k]).template get<Float>(); };
-    if (get(1).shape().num_elements() != out_channels || get(1).dtype() != w.dtype()) continue;
-    auto eps = bn.attributes.count("epsilon") ? bn.attributes.at("epsilon").f : 1e-5;
-    auto s = FO::mul(get(1), FO::recip(FO::sqrt(FO::add_scalar(get(4), Scalar(eps)))));
-    Shape per_channel(std::vector<size_t>(w.shape().rank(), 1));
-    per_channel[0] = out_channels;
-    auto bias = has_bias ? weights.at(conv->inputs[2]).template get<Float>()
-                         : FO::zeros(Shape{out_channels}, w.device(), w.dtype());
-    std::string prefix = "scorch.folded." + std::to_string(i) + ".";
-    weights.insert_or_assign(prefix + "weight", Value<B>::template of<Float>(FO::mul(w, FO::reshape(s, per_channel))));
-    weights.insert_or_assign(prefix + "bias",
-                             Value<B>::template of<Float>(FO::add(FO::mul(FO::sub(bias, get(3)), s), get(2))));
-    conv->inputs = {conv->inputs[0], prefix + "weight", prefix + "bias"};
-    conv->outputs = bn.outputs;
+    if (conv == nodes.end() || readers[bn.inputs[0]] != 1) continue;
+    bool folded = false;
+    try {
+      folded = fold_one_batch_norm(bn, *conv, weights, constant);
+    } catch (const std::exception&) {  // left unfolded: the nodes run (and report) as written
+    }
+    if (!folded) continue;
     nodes.erase(nodes.begin() + std::ptrdiff_t(i));
     --i;
   }
@@ -115,39 +143,45 @@ template <class B> class LayerNormFuser {
     }
     for (const auto& out : g_.outputs) ++readers_[out.name];
   }
-  const Node* made_by(const std::string& name, const char* op) const {
+  /// The node of type op with `inputs` inputs and one output that produces name.
+  const Node* made_by(const std::string& name, const char* op, size_t inputs) const {
     auto it = producer_.find(name);
-    return it != producer_.end() && nodes_[it->second].op_type == op ? &nodes_[it->second] : nullptr;
+    if (it == producer_.end()) return nullptr;
+    const Node& n = nodes_[it->second];
+    return n.op_type == op && n.inputs.size() == inputs && n.outputs.size() == 1 ? &n : nullptr;
   }
+  /// The value of a one-element constant of rank 0 or 1.
   std::optional<double> scalar(const std::string& name) const {
     if (!constant_.count(name) || !weights_.at(name).template is<Float>() ||
-        weights_.at(name).shape().num_elements() != 1)
+        weights_.at(name).shape().num_elements() != 1 || weights_.at(name).shape().rank() > 1)
       return std::nullopt;
     return weights_.at(name).to_data().convert(DType::F64).template to_vector<double>()[0];
   }
   static bool last_axis_mean(const Node* n) {
-    if (!n || n->inputs.size() != 1) return false;
+    if (!n) return false;
     auto axes = n->attributes.find("axes");
     return axes != n->attributes.end() && axes->second.ints == std::vector<int64_t>{-1} &&
            (!n->attributes.count("keepdims") || n->attributes.at("keepdims").i == 1);
   }
-  /// The node of type op reading `name` with a constant second input, when it is name's only reader.
+  /// The node of type op reading `name` with a constant row as second input, when it is name's only reader.
   Node* only_reader(const std::string& name, const char* op) {
     if (readers_[name] != 1) return nullptr;
     for (auto& n : nodes_)
-      if (n.op_type == op && n.inputs.size() == 2 && n.inputs[0] == name && constant_.count(n.inputs[1])) return &n;
+      if (n.op_type == op && n.inputs.size() == 2 && n.outputs.size() == 1 && n.inputs[0] == name &&
+          constant_.count(n.inputs[1]) && weights_.at(n.inputs[1]).shape().rank() == 1)
+        return &n;
     return nullptr;
   }
   /// Fuses the pattern ending in Div node i (then Mul, Add); false when it is not one.
   bool try_fuse(size_t i) {
     const Node& div = nodes_[i];
-    if (div.op_type != "Div" || div.inputs.size() != 2) return false;
-    const Node* sub = made_by(div.inputs[0], "Sub");
-    const Node* sqrt = made_by(div.inputs[1], "Sqrt");
-    const Node* add_eps = sqrt ? made_by(sqrt->inputs[0], "Add") : nullptr;
-    const Node* var = add_eps ? made_by(add_eps->inputs[0], "ReduceMean") : nullptr;
-    const Node* pow = var ? made_by(var->inputs[0], "Pow") : nullptr;
-    const Node* mean = sub ? made_by(sub->inputs[1], "ReduceMean") : nullptr;
+    if (div.op_type != "Div" || div.inputs.size() != 2 || div.outputs.size() != 1) return false;
+    const Node* sub = made_by(div.inputs[0], "Sub", 2);
+    const Node* sqrt = made_by(div.inputs[1], "Sqrt", 1);
+    const Node* add_eps = sqrt ? made_by(sqrt->inputs[0], "Add", 2) : nullptr;
+    const Node* var = add_eps ? made_by(add_eps->inputs[0], "ReduceMean", 1) : nullptr;
+    const Node* pow = var ? made_by(var->inputs[0], "Pow", 2) : nullptr;
+    const Node* mean = sub ? made_by(sub->inputs[1], "ReduceMean", 1) : nullptr;
     if (!sub || !pow || !last_axis_mean(var) || !last_axis_mean(mean) || mean->inputs[0] != sub->inputs[0] ||
         pow->inputs[0] != sub->outputs[0] || scalar(pow->inputs[1]) != 2.0 || !scalar(add_eps->inputs[1]))
       return false;

@@ -106,12 +106,14 @@ template <class B> class GraphRunner {
       return op_table<B>().at(call.node().op_type)(call);
     } catch (const Error& e) {
       std::string what = e.what();
-      if (what.rfind("[onnx", 0) == 0) throw;
+      if (what.rfind("[onnx " + call.node().op_type + "] node", 0) == 0) throw;  // names the node already
       std::string message = call.where() + ": " + what;
       std::string op = "onnx " + call.node().op_type;
       if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError(op, message);
       if (dynamic_cast<const DTypeError*>(&e)) throw DTypeError(op, message);
       if (dynamic_cast<const ValueError*>(&e)) throw ValueError(op, message);
+      if (dynamic_cast<const DeviceError*>(&e)) throw DeviceError(op, message);
+      if (dynamic_cast<const FormatError*>(&e)) throw FormatError(op, message);
       throw Error(op, message);
     } catch (const std::bad_alloc&) {
       throw ValueError("onnx " + call.node().op_type, call.where() + ": out of memory");
@@ -185,8 +187,13 @@ template <class B> Runtime<B>::Runtime(Model model, Device device) : model_(std:
   plan_.initializers.clear();  // uploaded: weights_
   if (!std::getenv("SCORCH_ONNX_NO_FOLDING")) {
     plan_.nodes = fold_constants<B>(model_.graph, model_.opset, device_, weights_, constant);
-    fold_batch_norms<B>(plan_.nodes, model_.graph, weights_, constant);
-    fuse_layer_norms<B>(plan_.nodes, model_.graph, weights_, constant);
+    bool subgraphs = false;  // a body may read any outer value by name: rewrites would hide it
+    for (const Node& n : plan_.nodes)
+      for (const auto& [name, attr] : n.attributes) subgraphs |= !attr.graphs.empty();
+    if (!subgraphs) {
+      fold_batch_norms<B>(plan_.nodes, model_.graph, weights_, constant);
+      fuse_layer_norms<B>(plan_.nodes, model_.graph, weights_, constant);
+    }
   }
 }
 
