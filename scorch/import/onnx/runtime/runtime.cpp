@@ -246,6 +246,15 @@ std::map<std::string, TensorData> Runtime<B>::run(const std::map<std::string, Te
   return out;
 }
 
+template <class B>
+std::vector<Value<B>> run_graph(const Graph& g, std::map<std::string, Value<B>> env, int64_t opset,
+                                const typename B::Device& device) {
+  check_supported<B>(g, opset);
+  return GraphRunner<B>(opset, device).run(g, std::move(env));
+}
+
+template std::vector<Value<SCORCH_ONNX_BACKEND>> run_graph<SCORCH_ONNX_BACKEND>(
+    const Graph&, std::map<std::string, Value<SCORCH_ONNX_BACKEND>>, int64_t, const SCORCH_ONNX_BACKEND::Device&);
 template class OpCall<SCORCH_ONNX_BACKEND>;
 template class Runtime<SCORCH_ONNX_BACKEND>;
 template const OpTable<SCORCH_ONNX_BACKEND>& op_table<SCORCH_ONNX_BACKEND>();

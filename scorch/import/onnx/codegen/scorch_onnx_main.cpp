@@ -1,0 +1,36 @@
+// scorch-onnx: writes a model's C++ module and weights record (codegen.h).
+// Usage: scorch-onnx model.onnx --name NAME [--out-dir DIR]  -> DIR/NAME.h and DIR/NAME.mpk
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "scorch/import/onnx/codegen/codegen.h"
+#include "scorch/module/recorder.h"
+
+int main(int argc, char** argv) {
+  std::string model, name, out_dir = ".";
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--name") == 0 && i + 1 < argc) name = argv[++i];
+    else if (std::strcmp(argv[i], "--out-dir") == 0 && i + 1 < argc) out_dir = argv[++i];
+    else model = argv[i];
+  }
+  if (model.empty() || name.empty()) {
+    std::cerr << "usage: scorch-onnx model.onnx --name NAME [--out-dir DIR]\n";
+    return 2;
+  }
+  try {
+    auto generated = scorch::onnx::generate_module(scorch::onnx::read_model(model), name,
+                                                   std::filesystem::path(model).filename().string());
+    std::filesystem::create_directories(out_dir);
+    std::string header = (std::filesystem::path(out_dir) / (name + ".h")).string();
+    std::ofstream(header) << generated.header;
+    std::string weights =
+        scorch::NamedMpkFileRecorder<>{}.record(generated.weights, (std::filesystem::path(out_dir) / name).string());
+    std::cout << "scorch-onnx: wrote " << header << " and " << weights << "\n";
+  } catch (const scorch::Error& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
