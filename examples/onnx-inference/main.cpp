@@ -51,8 +51,7 @@ int main(int argc, char** argv) {
     auto grid =
         model.run(std::map<std::string, TensorData>{{"points", TensorData(g.points, Shape{g.inside.size(), 2})}});
     auto predicted = Tensor<Cpu, 2>::from_data(grid.at("logits")).argmax(1).to_data().to_vector<int64_t>();
-    std::cout << "grid accuracy: " << circle::accuracy(predicted, g.inside) << "% of " << g.inside.size()
-              << " points\n";
+    circle::print_accuracy(predicted, g);
   } catch (const Error& e) {
     std::cerr << e.what() << "\n";
     return 1;

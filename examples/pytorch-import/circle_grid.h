@@ -2,6 +2,7 @@
 // The circle task of examples/pytorch-import and examples/onnx-inference: points on a grid over [-1.5, 1.5]², each
 // labelled 1 when it lies inside the unit circle, and the share of them a model's predictions get right.
 #include <cstdint>
+#include <iostream>
 #include <vector>
 
 namespace circle {
@@ -23,11 +24,12 @@ inline Grid grid(size_t n) {
   return g;
 }
 
-/// Percentage of labels the predicted classes match.
-inline double accuracy(const std::vector<int64_t>& predicted, const std::vector<int64_t>& labels) {
+/// Prints the percentage of the grid's labels the predicted classes match.
+inline void print_accuracy(const std::vector<int64_t>& predicted, const Grid& g) {
   size_t right = 0;
-  for (size_t k = 0; k < labels.size(); ++k) right += predicted[k] == labels[k];
-  return 100.0 * double(right) / double(labels.size());
+  for (size_t k = 0; k < g.inside.size(); ++k) right += predicted[k] == g.inside[k];
+  std::cout << "grid accuracy: " << 100.0 * double(right) / double(g.inside.size()) << "% of " << g.inside.size()
+            << " points\n";
 }
 
 }  // namespace circle

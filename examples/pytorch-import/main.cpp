@@ -39,8 +39,7 @@ int main(int argc, char** argv) {
     circle::Grid g = circle::grid(61);
     auto grid = Tensor<Cpu, 2>::from_data(TensorData(g.points, Shape{g.inside.size(), 2}));
     auto predicted = model.forward(grid).argmax(1).to_data().to_vector<int64_t>();
-    std::cout << "grid accuracy: " << circle::accuracy(predicted, g.inside) << "% of " << g.inside.size()
-              << " points\n";
+    circle::print_accuracy(predicted, g);
   } catch (const Error& e) {
     std::cerr << e.what() << "\n";
     return 1;
