@@ -16,6 +16,10 @@ done
 cp bench/anchors/torch_gpu_anchor.py .gpu/
 # ONNX's node test suite (libonnx-testdata) for the Cuda ONNX tests: GPU machines lack the package.
 mkdir -p .gpu/onnx && cp -r /usr/include/onnx/backend/test/data/node .gpu/onnx/
+# Modules scorch-onnx generated at build time (their weights records), which the Cuda tests load by absolute path.
+if [[ -d $build/tests/onnx_generated ]]; then
+  cp -r "$build/tests/onnx_generated" .gpu/ && (cd "$build/tests" && pwd) > .gpu/generated_root
+fi
 pwd > .gpu/source_root
 for f in .gpu/scorch*; do ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
   { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |

@@ -16,6 +16,10 @@ libdirs=$(find / -xdev \( -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o 
 export LD_LIBRARY_PATH="$root/.gpu/lib:${libdirs}${LD_LIBRARY_PATH:-}"
 export SCORCH_AUTOTUNE_CACHE=$out/autotune-cuda.tsv
 export SCORCH_ONNX_NODE_SUITE=$root/.gpu/onnx/node
+if [[ -f .gpu/generated_root ]]; then
+  generated=$(cat .gpu/generated_root)/onnx_generated
+  if [[ ! -e $generated ]]; then mkdir -p "$(dirname "$generated")" && ln -s "$root/.gpu/onnx_generated" "$generated"; fi
+fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
 status=0
 if [[ $what == tests || $what == all ]]; then
