@@ -99,11 +99,25 @@ inline Shape without_dim(Shape s, size_t axis) {
   s.remove(axis);
   return s;
 }
-/// ONNX's axes attribute or input (opset-dependent) resolved against rank; empty when neither is given.
-template <class B> std::vector<size_t> axes_of(const OpCall<B>& c, size_t input, size_t rank) {
-  std::vector<int64_t> raw = c.has(input) ? c.host_ints(input) : c.attr_ints("axes");
+/// Axes resolved against rank (negative ones counted from the end).
+template <class B> std::vector<size_t> resolve_axes(const OpCall<B>& c, const std::vector<int64_t>& raw, size_t rank) {
   std::vector<size_t> out;
   for (int64_t a : raw) out.push_back(c.axis(a, rank));
+  return out;
+}
+/// The axes attribute resolved against rank; empty when absent.
+template <class B> std::vector<size_t> axes_attr(const OpCall<B>& c, size_t rank) {
+  return resolve_axes(c, c.attr_ints("axes"), rank);
+}
+/// ONNX's axes input (newer opsets) or else attribute, resolved against rank; empty when neither is given.
+template <class B> std::vector<size_t> axes_of(const OpCall<B>& c, size_t input, size_t rank) {
+  return c.has(input) ? resolve_axes(c, c.host_ints(input), rank) : axes_attr(c, rank);
+}
+/// s without the dims listed in axes (a reduction's keepdims = 0).
+inline Shape without_dims(const Shape& s, const std::vector<size_t>& axes) {
+  Shape out;
+  for (size_t i = 0; i < s.rank(); ++i)
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) out.push_back(s[i]);
   return out;
 }
 

@@ -384,7 +384,7 @@ template <class B> Value<B> lp_norm(const OpCall<B>& c) {
 
 template <class B> Value<B> mean_variance_norm(const OpCall<B>& c) {
   F<B> x = c.in_float(0);
-  std::vector<size_t> dims = axes_of(c, 99, x.shape().rank());
+  std::vector<size_t> dims = axes_attr(c, x.shape().rank());
   if (!c.has_attr("axes"))
     dims = {c.axis(0, x.shape().rank()), c.axis(2, x.shape().rank()), c.axis(3, x.shape().rank())};
   return fv<B>(std::get<0>(normalize<B>(x, dims, 1e-9)));

@@ -15,8 +15,7 @@ enum class Reduce { Sum, Mean, Max, Min, Prod };
 /// noop_with_empty_axes.
 template <class B> std::vector<size_t> reduce_axes(const OpCall<B>& c, size_t rank, bool& noop) {
   bool from_input = c.node().op_type == "ReduceSum" && c.opset() >= 13;
-  std::vector<size_t> axes =
-      from_input ? (c.has(1) ? axes_of(c, 1, rank) : std::vector<size_t>{}) : axes_of(c, 99, rank);
+  std::vector<size_t> axes = from_input ? (c.has(1) ? axes_of(c, 1, rank) : std::vector<size_t>{}) : axes_attr(c, rank);
   noop = axes.empty() && c.attr_int("noop_with_empty_axes", 0) != 0;
   if (axes.empty())
     for (size_t i = 0; i < rank; ++i) axes.push_back(i);
@@ -45,10 +44,7 @@ template <class B> Value<B> reduce(const OpCall<B>& c, Value<B> v, Reduce how) {
     return Value<B>::template of<K>(p);
   });
   if (c.attr_int("keepdims", 1)) return r;
-  Shape out;
-  for (size_t i = 0; i < s.rank(); ++i)
-    if (std::find(axes.begin(), axes.end(), i) == axes.end()) out.push_back(s[i]);
-  return reshape(std::move(r), out);
+  return reshape(std::move(r), without_dims(s, axes));
 }
 
 /// A reduce op computed as post(reduce(pre(x))) on floats (L1, L2, LogSum, SumSquare).
@@ -99,10 +95,7 @@ template <class B> void add_reductions(OpTable<B>& t) {
     for (size_t a : axes) e = FO<B>::sum_dim(e, a);
     F<B> r = FO<B>::add(FO<B>::log(e), m);
     if (c.attr_int("keepdims", 1)) return {Value<B>::template of<Float>(r)};
-    Shape out;
-    for (size_t i = 0; i < s.rank(); ++i)
-      if (std::find(axes.begin(), axes.end(), i) == axes.end()) out.push_back(s[i]);
-    return {Value<B>::template of<Float>(FO<B>::reshape(r, out))};
+    return {Value<B>::template of<Float>(FO<B>::reshape(r, without_dims(s, axes)))};
   };
 }
 
