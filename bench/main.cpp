@@ -78,6 +78,35 @@ void fp32_peak(const Options& o) {
   run(o, "fp32_fma_peak", 1, body, "gflops", [&](double ms) { return flop / ms / 1e6; });
 }
 
+/// The convolutions of ResNet-18 at batch 1 (input channels, size, kernel, stride, output channels), one by one.
+template <class B> void conv_batch1(const Options& o) {
+  struct Layer {
+    size_t cin, size, kernel, stride, cout;
+  };
+  const Layer layers[] = {{3, 224, 7, 2, 64},   {64, 56, 3, 1, 64},   {64, 56, 3, 2, 128},
+                          {128, 28, 3, 1, 128}, {128, 28, 3, 2, 256}, {256, 14, 3, 1, 256},
+                          {256, 14, 3, 2, 512}, {512, 7, 3, 1, 512},  {256, 14, 1, 2, 512}};
+  for (const auto& l : layers) {
+    auto x = Tensor<B, 4>::random({1, l.cin, l.size, l.size}, Distribution::normal(0, 1));
+    auto w = Tensor<B, 4>::random({l.cout, l.cin, l.kernel, l.kernel}, Distribution::normal(0, 1));
+    size_t pad = l.kernel / 2, out = (l.size + 2 * pad - l.kernel) / l.stride + 1;
+    functional::ConvOptions<2> opts{{l.stride, l.stride}, {pad, pad}, {1, 1}, 1};
+    const double flop = 2.0 * l.cout * l.cin * l.kernel * l.kernel * out * out;
+    std::string name = "conv2d_b1_c" + std::to_string(l.cin) + "_" + std::to_string(l.size) + "_k" +
+                       std::to_string(l.kernel) + "s" + std::to_string(l.stride) + "_to" + std::to_string(l.cout);
+    run(
+        o, name, 10, [&] { (void)functional::conv2d(x, w, std::nullopt, opts); }, "gflops",
+        [&](double ms) { return flop / ms / 1e6; });
+  }
+  auto stem = Tensor<B, 4>::random({1, 64, 112, 112}, Distribution::normal(0, 1));
+  run(
+      o, "max_pool2d_b1_c64_112_k3s2", 10,
+      [&] {
+        (void)functional::max_pool(stem, {3, 3}, {2, 2}, {1, 1}, {1, 1});
+      },
+      "gb_per_s", [](double ms) { return (64.0 * 112 * 112 + 64.0 * 56 * 56) * 4 / ms / 1e6; });
+}
+
 template <class B> void linalg(const Options& o) {
   const size_t n = 1024;
   auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1));
@@ -98,6 +127,7 @@ template <class B> void linalg(const Options& o) {
   run(
       o, "conv2d_b32_c64_56x56_k3", 1, [&] { (void)functional::conv2d(x, w, std::nullopt, same); }, "gflops",
       [&](double ms) { return conv_flop / ms / 1e6; });
+  conv_batch1<B>(o);
 }
 
 // Results are kept in `out` until the next run: on Fusion<B>, a value no handle holds is never computed.

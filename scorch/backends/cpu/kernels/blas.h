@@ -46,17 +46,33 @@ template <class P> struct ColumnSlice {
   }
 };
 
-/// C[m, n] (+)= A·B with any packers, split over threads along n in whole register tiles.
-template <class C, class PackA, class PackB> void run_parallel_cols(size_t m, size_t n, size_t k, const PackA& pack_a,
-                                                                    const PackB& pack_b, C* c, size_t ldc,
-                                                                    bool accumulate) {
+/// An A packer whose rows start at offset: a slice of the product's rows.
+template <class P> struct RowSlice {
+  const P& pack;
+  size_t offset;
+  template <class T> void operator()(size_t r0, size_t mr, size_t c0, size_t kc, T* dst) const {
+    pack(r0 + offset, mr, c0, kc, dst);
+  }
+};
+
+/// C[m, n] (+)= A·B with any packers, split over threads in whole register tiles along the dimension with more
+/// tiles: each thread packs only its slice of that operand (a 512 × 49 product splits its rows, not 48 + 1 columns).
+template <class C, class PackA, class PackB> void run_parallel(size_t m, size_t n, size_t k, const PackA& pack_a,
+                                                               const PackB& pack_b, C* c, size_t ldc, bool accumulate) {
   using Blk = gemm::Blocking<C>;
   if (num_threads() <= 1 || static_cast<double>(m) * n * k < kParallelWork) {
     gemm::run<C>(m, n, k, pack_a, pack_b, c, ldc, accumulate);
     return;
   }
-  size_t tiles = (n + Blk::kNR - 1) / Blk::kNR;
-  parallel_for(tiles, 1, [&](size_t tb, size_t te) {
+  size_t row_tiles = (m + Blk::kMR - 1) / Blk::kMR, col_tiles = (n + Blk::kNR - 1) / Blk::kNR;
+  if (row_tiles > col_tiles) {
+    parallel_for(row_tiles, 1, [&](size_t tb, size_t te) {
+      size_t r0 = tb * Blk::kMR, r1 = std::min(m, te * Blk::kMR);
+      gemm::run<C>(r1 - r0, n, k, RowSlice<PackA>{pack_a, r0}, pack_b, c + r0 * ldc, ldc, accumulate);
+    });
+    return;
+  }
+  parallel_for(col_tiles, 1, [&](size_t tb, size_t te) {
     size_t c0 = tb * Blk::kNR, c1 = std::min(n, te * Blk::kNR);
     gemm::run<C>(m, c1 - c0, k, pack_a, ColumnSlice<PackB>{pack_b, c0}, c + c0, ldc, accumulate);
   });

@@ -74,7 +74,7 @@ template <class C> void conv_fwd(const C* x, const C* w, const C* bias, C* out, 
     C* og = out + (b * cout + gr * cout_g) * n;
     gemm::PackStridedA<C> pa{{w + gr * cout_g * k, static_cast<ptrdiff_t>(k), 1}};
     PackIm2col<C> pb{xg, &g};
-    if (inner) blas::run_parallel_cols<C>(cout_g, n, k, pa, pb, og, n, false);
+    if (inner) blas::run_parallel<C>(cout_g, n, k, pa, pb, og, n, false);
     else gemm::run<C>(cout_g, n, k, pa, pb, og, n, false);
     add_bias(og, bias ? bias + gr * cout_g : nullptr, cout_g, n);
   });

@@ -44,6 +44,14 @@ template <class T> struct PackStridedA {
   Strided<T> a;
   void operator()(size_t r0, size_t mr, size_t c0, size_t kc, T* dst) const {
     constexpr size_t MR = Blocking<T>::kMR;
+    if (mr == MR && a.col_stride == 1) {  // a full panel of contiguous rows: MR read streams, one write stream
+      const T* rows[MR];
+      for (size_t i = 0; i < MR; ++i) rows[i] = a.data + static_cast<ptrdiff_t>(r0 + i) * a.row_stride + c0;
+      for (size_t p = 0; p < kc; ++p)
+#pragma GCC unroll 8
+        for (size_t i = 0; i < MR; ++i) dst[p * MR + i] = rows[i][p];
+      return;
+    }
     for (size_t i = 0; i < MR; ++i) {
       if (i >= mr) {
         for (size_t p = 0; p < kc; ++p) dst[p * MR + i] = T(0);
@@ -122,12 +130,13 @@ template <class Vec, class T> inline Vec broadcast(const T* p) {
   return Vec{} + *p;
 }
 
-/// The register tile: C[MR × NR] (+)= Apanel · Bpanel over kc steps; c has row stride ldc.
-template <class T> void micro_kernel(size_t kc, const T* __restrict a, const T* __restrict b, T* __restrict c,
-                                     size_t ldc, bool accumulate) {
+/// The register tile: C[MR × NV·lanes] (+)= Apanel · the first NV vectors of Bpanel over kc steps; c has row stride
+/// ldc. NV < kVecs serves narrow edge tiles (49 columns are one full tile and a one-vector tile, not two full ones).
+template <class T, size_t NV = kVecs> void micro_kernel(size_t kc, const T* __restrict a, const T* __restrict b,
+                                                        T* __restrict c, size_t ldc, bool accumulate) {
   using B = Blocking<T>;
   typedef T Vec __attribute__((vector_size(kVecBytes)));
-  constexpr size_t MR = B::kMR, NV = kVecs, L = B::kLanes;
+  constexpr size_t MR = B::kMR, L = B::kLanes;
   Vec acc[MR][NV];
 #pragma GCC unroll 8
   for (size_t i = 0; i < MR; ++i) {  // the C tile is needed only after the loop: fetch it meanwhile
@@ -162,6 +171,19 @@ template <class T> void micro_kernel(size_t kc, const T* __restrict a, const T* 
       }
       std::memcpy(dst, &out, sizeof(Vec));
     }
+}
+
+/// An edge tile of nr ≤ kNR columns into tile (row stride kNR), with as few vectors as cover nr.
+template <class T> void edge_kernel(size_t kc, const T* a, const T* b, T* tile, size_t nr) {
+  constexpr size_t L = Blocking<T>::kLanes, NR = Blocking<T>::kNR;
+  size_t vectors = (nr + L - 1) / L;
+  if constexpr (kVecs > 2) {
+    if (vectors == 1) return micro_kernel<T, 1>(kc, a, b, tile, NR, false);
+    if (vectors == 2) return micro_kernel<T, 2>(kc, a, b, tile, NR, false);
+  } else {
+    if (vectors == 1) return micro_kernel<T, 1>(kc, a, b, tile, NR, false);
+  }
+  micro_kernel<T>(kc, a, b, tile, NR, false);
 }
 
 /// Per-thread packing buffers, kept between calls (bounded by the block sizes).
@@ -210,7 +232,7 @@ void run(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b,
             if (mr == MR && nr == NR) {
               micro_kernel<T>(kc, abuf + ir * kc, bbuf + jr * kc, cp, ldc, acc);
             } else {
-              micro_kernel<T>(kc, abuf + ir * kc, bbuf + jr * kc, ws.tile, NR, false);
+              edge_kernel<T>(kc, abuf + ir * kc, bbuf + jr * kc, ws.tile, nr);
               for (size_t i = 0; i < mr; ++i)
                 for (size_t j = 0; j < nr; ++j)
                   cp[i * ldc + j] = acc ? cp[i * ldc + j] + ws.tile[i * NR + j] : ws.tile[i * NR + j];

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "scorch/backend/module_shapes.h"
 #include "scorch/backends/cpu/kernels/module_kernels.h"
@@ -64,14 +65,18 @@ Plan adaptive_plan(const Shape& x, const SpatialDims& out) {
   return {x[0] * x[1], g, o};
 }
 
-// Calls f(plane, z, y, x-output index, spans[3]) for every output of every plane, in parallel over planes.
+// Calls f(plane, output index, z, y, x spans) for every output of every plane, in parallel over planes; each
+// dim's spans are computed once, not per output.
 template <class SpanOf, class F> void each_window(const Plan& p, SpanOf span_of, F f) {
+  std::vector<Span> spans[3];
+  for (size_t d = 0; d < 3; ++d)
+    for (size_t o = 0; o < p.g.out[d]; ++o) spans[d].push_back(span_of(d, o));
   parallel_for(p.planes, 1, [&](size_t pb, size_t pe) {
     for (size_t plane = pb; plane < pe; ++plane) {
       size_t o = 0;
-      for (size_t oz = 0; oz < p.g.out[0]; ++oz)
-        for (size_t oy = 0; oy < p.g.out[1]; ++oy)
-          for (size_t ox = 0; ox < p.g.out[2]; ++ox, ++o) f(plane, o, span_of(0, oz), span_of(1, oy), span_of(2, ox));
+      for (const Span& z : spans[0])
+        for (const Span& y : spans[1])
+          for (const Span& x : spans[2]) f(plane, o++, z, y, x);
     }
   });
 }
@@ -115,38 +120,89 @@ template <class C> T avg_pool_as(const T& x, const PoolSpec& spec, const T* grad
   return average_windows<C>(x, p, grad, span, spec.count_include_pad);
 }
 
-template <class C> std::pair<T, T> max_pool_as(const T& x, const Plan& p, bool adaptive) {
+// Max over adaptive windows (their spans vary per output), one window at a time; a NaN wins, as PyTorch's
+// `v > best || isnan(v)`.
+template <class C> std::pair<T, T> adaptive_max_as(const T& x, const Plan& p) {
   const auto& g = p.g;
-  size_t in = g.in_size();
+  size_t in = g.in_size(), out_size = g.out_size();
   T out(p.out_shape, x.dtype()), idx(p.out_shape, DType::I64);
   const C* xs = x.data<C>();
   C* o_values = out.data<C>();
   int64_t* o_idx = idx.data<int64_t>();
-  auto span = [&](size_t d, size_t o) {
-    if (adaptive) return adaptive_span(o, g.out[d], g.in[d]);
-    int64_t b = static_cast<int64_t>(o * g.stride[d]) - static_cast<int64_t>(g.padding[d]);
-    int64_t e = std::min<int64_t>(b + static_cast<int64_t>((g.kernel[d] - 1) * g.dilation[d] + 1),
-                                  static_cast<int64_t>(g.in[d]));
-    while (b < 0) b += static_cast<int64_t>(g.dilation[d]);
-    return Span{b, e, 0};
-  };
-  size_t out_size = g.out_size();
+  auto span = [&](size_t d, size_t o) { return adaptive_span(o, g.out[d], g.in[d]); };
   each_window(p, span, [&](size_t plane, size_t o, Span z, Span y, Span w) {
     C best = -std::numeric_limits<C>::infinity();
     int64_t best_i = (z.begin * static_cast<int64_t>(g.in[1]) + y.begin) * static_cast<int64_t>(g.in[2]) + w.begin;
-    size_t dz = adaptive ? 1 : g.dilation[0], dy = adaptive ? 1 : g.dilation[1], dx = adaptive ? 1 : g.dilation[2];
-    for (int64_t iz = z.begin; iz < z.end; iz += static_cast<int64_t>(dz))
-      for (int64_t iy = y.begin; iy < y.end; iy += static_cast<int64_t>(dy))
-        for (int64_t ix = w.begin; ix < w.end; ix += static_cast<int64_t>(dx)) {
-          int64_t i = (iz * static_cast<int64_t>(g.in[1]) + iy) * static_cast<int64_t>(g.in[2]) + ix;
-          C v = xs[plane * in + static_cast<size_t>(i)];
-          if (v > best || std::isnan(v)) {
-            best = v;
-            best_i = i;
-          }
-        }
+    each_cell<C>(z, y, w, g.in[1], g.in[2], [&](size_t i) {
+      C v = xs[plane * in + i];
+      if (v > best || v != v) {
+        best = v;
+        best_i = static_cast<int64_t>(i);
+      }
+    });
     o_values[plane * out_size + o] = best;
     o_idx[plane * out_size + o] = best_i;
+  });
+  return {std::move(out), std::move(idx)};
+}
+
+// The valid cells of one window dim: first input index, end, and step (the dilation).
+Span max_span(const window::Geometry& g, size_t d, size_t o) {
+  int64_t b = static_cast<int64_t>(o * g.stride[d]) - static_cast<int64_t>(g.padding[d]);
+  int64_t e =
+      std::min<int64_t>(b + static_cast<int64_t>((g.kernel[d] - 1) * g.dilation[d] + 1), static_cast<int64_t>(g.in[d]));
+  while (b < 0) b += static_cast<int64_t>(g.dilation[d]);
+  return {b, e, 0};
+}
+
+// Max pooling of one output row (fixed oz, oy) into values/indices: cells are visited in the per-window order
+// (z, y, then x), but the innermost loop runs across the row's outputs with selects, so independent windows
+// overlap instead of one data-dependent branch per cell.
+template <class C> void max_pool_row(const C* xp, const window::Geometry& g, Span z, Span y,
+                                     const std::vector<Span>& xspans, C* values, int64_t* indices) {
+  const size_t ow = g.out[2];
+  const auto in1 = static_cast<int64_t>(g.in[1]), in2 = static_cast<int64_t>(g.in[2]);
+  for (size_t ox = 0; ox < ow; ++ox) {
+    values[ox] = -std::numeric_limits<C>::infinity();
+    indices[ox] = (z.begin * in1 + y.begin) * in2 + xspans[ox].begin;
+  }
+  const auto stride = static_cast<int64_t>(g.stride[2]), ow_i = static_cast<int64_t>(ow);
+  for (int64_t iz = z.begin; iz < z.end; iz += static_cast<int64_t>(g.dilation[0]))
+    for (int64_t iy = y.begin; iy < y.end; iy += static_cast<int64_t>(g.dilation[1])) {
+      const int64_t base = (iz * in1 + iy) * in2;
+      const C* row = xp + base;
+      for (size_t kx = 0; kx < g.kernel[2]; ++kx) {  // ix = ox·stride + off, kept inside [0, in2)
+        int64_t off = static_cast<int64_t>(kx * g.dilation[2]) - static_cast<int64_t>(g.padding[2]);
+        int64_t lo = off < 0 ? (-off + stride - 1) / stride : 0;
+        int64_t hi = std::min(ow_i, in2 - off <= 0 ? 0 : (in2 - off + stride - 1) / stride);
+        for (int64_t ox = lo; ox < hi; ++ox) {
+          int64_t ix = ox * stride + off;
+          C v = row[ix];
+          bool take = v > values[ox] || v != v;
+          values[ox] = take ? v : values[ox];
+          indices[ox] = take ? base + ix : indices[ox];
+        }
+      }
+    }
+}
+
+template <class C> std::pair<T, T> max_pool_as(const T& x, const Plan& p) {
+  const auto& g = p.g;
+  size_t in = g.in_size(), out_size = g.out_size();
+  T out(p.out_shape, x.dtype()), idx(p.out_shape, DType::I64);
+  const C* xs = x.data<C>();
+  C* o_values = out.data<C>();
+  int64_t* o_idx = idx.data<int64_t>();
+  std::vector<Span> spans[3];
+  for (size_t d = 0; d < 3; ++d)
+    for (size_t o = 0; o < g.out[d]; ++o) spans[d].push_back(max_span(g, d, o));
+  parallel_for(p.planes, 1, [&](size_t pb, size_t pe) {
+    for (size_t plane = pb; plane < pe; ++plane)
+      for (size_t oz = 0; oz < g.out[0]; ++oz)
+        for (size_t oy = 0; oy < g.out[1]; ++oy) {
+          size_t o = plane * out_size + (oz * g.out[1] + oy) * g.out[2];
+          max_pool_row(xs + plane * in, g, spans[0][oz], spans[1][oy], spans[2], o_values + o, o_idx + o);
+        }
   });
   return {std::move(out), std::move(idx)};
 }
@@ -173,8 +229,8 @@ T avg_pool_backward(T x, T grad, const PoolSpec& spec) {
 std::pair<T, T> max_pool_with_indices(T x, const PoolSpec& spec) {
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
-  auto [v, i] = window::in_compute_type(
-      d, [&](auto c) { return max_pool_as<decltype(c)>(xc, pool_plan(xc.shape(), spec), false); });
+  auto [v, i] =
+      window::in_compute_type(d, [&](auto c) { return max_pool_as<decltype(c)>(xc, pool_plan(xc.shape(), spec)); });
   return {to_dtype(v, d), std::move(i)};
 }
 
@@ -182,7 +238,7 @@ std::pair<T, T> adaptive_max_pool_with_indices(T x, const SpatialDims& output_si
   DType d = x.dtype(), cd = window::compute_dtype(d);
   T xc = to_dtype(x, cd);
   auto [v, i] = window::in_compute_type(
-      d, [&](auto c) { return max_pool_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size), true); });
+      d, [&](auto c) { return adaptive_max_as<decltype(c)>(xc, adaptive_plan(xc.shape(), output_size)); });
   return {to_dtype(v, d), std::move(i)};
 }
 
