@@ -1,5 +1,9 @@
 #pragma once
 // Threaded entry points over the packed GEMM: one product split across the pool's threads.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 #include "scorch/backends/cpu/kernels/gemm.h"
 #include "scorch/backends/cpu/thread_pool.h"
 
@@ -8,10 +12,62 @@ namespace scorch::backends::cpu::blas {
 /// Products below this many multiply-adds stay on the calling thread.
 inline constexpr double kParallelWork = 1 << 21;
 
+/// Products with at most this many rows of A skip packing: B is streamed once (a classifier head at batch 1).
+inline constexpr size_t kFewRows = 4;
+
+/// Σ x[p]·y[p] over n contiguous values, in vector registers with several independent sums.
+template <class C> C dot(const C* x, const C* y, size_t n) {
+  typedef C Vec __attribute__((vector_size(gemm::kVecBytes)));
+  constexpr size_t L = gemm::kVecBytes / sizeof(C), U = 4;
+  Vec acc[U] = {};
+  size_t p = 0;
+  for (; p + U * L <= n; p += U * L)
+    for (size_t u = 0; u < U; ++u) {
+      Vec xv, yv;
+      std::memcpy(&xv, x + p + u * L, sizeof(Vec));
+      std::memcpy(&yv, y + p + u * L, sizeof(Vec));
+      acc[u] += xv * yv;
+    }
+  Vec total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  C sum = 0;
+  for (size_t l = 0; l < L; ++l) sum += total[l];
+  for (; p < n; ++p) sum += x[p] * y[p];
+  return sum;
+}
+
+/// C[m, n] (+)= A·B for m ≤ kFewRows, split over threads along n: dot products with B's columns when they are
+/// contiguous, else rows of B scaled and added. A's rows are copied contiguous first.
+template <class C>
+void few_rows(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C> b, C* c, size_t ldc, bool accumulate) {
+  std::vector<C> rows(m * k);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t p = 0; p < k; ++p) rows[i * k + p] = a.at(i, p);
+  size_t grain = std::max<size_t>(16, (size_t(1) << 16) / std::max<size_t>(k * m, 1));
+  parallel_for(n, grain, [&](size_t jb, size_t je) {
+    for (size_t i = 0; i < m; ++i) {
+      C* out = c + i * ldc;
+      if (b.row_stride == 1) {
+        for (size_t j = jb; j < je; ++j) {
+          C s = dot(rows.data() + i * k, b.data + static_cast<ptrdiff_t>(j) * b.col_stride, k);
+          out[j] = accumulate ? out[j] + s : s;
+        }
+        continue;
+      }
+      if (!accumulate) std::fill(out + jb, out + je, C(0));
+      for (size_t p = 0; p < k; ++p) {
+        C av = rows[i * k + p];
+        const C* brow = b.data + static_cast<ptrdiff_t>(p) * b.row_stride;
+        for (size_t j = jb; j < je; ++j) out[j] += av * brow[static_cast<ptrdiff_t>(j) * b.col_stride];
+      }
+    }
+  });
+}
+
 /// C[m, n] (+)= A·B, split over threads along the larger of m and n in whole register tiles.
 template <class C> void gemm_parallel(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C> b, C* c,
                                       size_t ldc, bool accumulate = false) {
   using Blk = gemm::Blocking<C>;
+  if (m <= kFewRows && k > 0) return few_rows(m, n, k, a, b, c, ldc, accumulate);
   if (num_threads() <= 1 || static_cast<double>(m) * n * k < kParallelWork) {
     gemm::strided<C>(m, n, k, a, b, c, ldc, accumulate);
     return;

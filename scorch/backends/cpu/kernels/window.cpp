@@ -46,18 +46,16 @@ template <class T> void im2col_row(const T* x, const Geometry& g, size_t row, si
     } else {
       const T* src = plane + (static_cast<size_t>(iz) * g.in[1] + static_cast<size_t>(iy)) * g.in[2];
       int64_t ix0 = source(g, 2, ox, kx), sx = static_cast<int64_t>(g.stride[2]), w = static_cast<int64_t>(g.in[2]);
-      if (sx == 1) {
-        int64_t lo = std::clamp<int64_t>(-ix0, 0, static_cast<int64_t>(run));
-        int64_t hi = std::clamp<int64_t>(w - ix0, lo, static_cast<int64_t>(run));
-        std::fill(out, out + lo, T(0));
-        if (hi > lo) std::memcpy(out + lo, src + ix0 + lo, static_cast<size_t>(hi - lo) * sizeof(T));
-        std::fill(out + hi, out + run, T(0));
-      } else {
-        for (size_t t = 0; t < run; ++t) {
-          int64_t ix = ix0 + static_cast<int64_t>(t) * sx;
-          out[t] = inside(ix, g.in[2]) ? src[ix] : T(0);
-        }
-      }
+      // Outputs [lo, hi) read inside the row (ix0 + t·sx in [0, w)); the rest read the zero padding.
+      int64_t lo = ix0 < 0 ? (-ix0 + sx - 1) / sx : 0;
+      int64_t hi = w - ix0 <= 0 ? 0 : (w - ix0 + sx - 1) / sx;
+      lo = std::min<int64_t>(lo, static_cast<int64_t>(run));
+      hi = std::clamp<int64_t>(hi, lo, static_cast<int64_t>(run));
+      std::fill(out, out + lo, T(0));
+      if (sx == 1 && hi > lo) std::memcpy(out + lo, src + ix0 + lo, static_cast<size_t>(hi - lo) * sizeof(T));
+      else
+        for (int64_t t = lo; t < hi; ++t) out[t] = src[ix0 + t * sx];
+      std::fill(out + hi, out + run, T(0));
     }
     j += run;
     ox = 0;

@@ -90,7 +90,9 @@ template <class B> class GraphRunner {
     std::vector<Value<B>> outputs = run_op(call);
     if (profile_) {
       B::sync(device_);
-      (*profile_)[node.op_type] +=
+      std::string key = node.op_type;
+      if (profile_nodes_ && !outputs.empty()) key += " -> " + outputs[0].shape().to_string();
+      (*profile_)[key] +=
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
@@ -128,6 +130,7 @@ template <class B> class GraphRunner {
 
  public:
   std::map<std::string, double>* profile_ = nullptr;  // op type → milliseconds, when profiling
+  bool profile_nodes_ = false;                          // key the profile by op type and output shape
 };
 
 /// Checks a fed input against the graph's declaration of it (dtype, rank, fixed dims).
@@ -218,10 +221,11 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
   if (!inputs.empty()) throw ValueError("onnx", "'" + inputs.begin()->first + "' is not an input of the model");
   GraphRunner<B> runner(model_.opset, device_);
   std::map<std::string, double> profile;
-  bool profiling = std::getenv("SCORCH_ONNX_PROFILE") != nullptr;
+  const char* profiling = std::getenv("SCORCH_ONNX_PROFILE");
   if (profiling) runner.profile_ = &profile;
+  runner.profile_nodes_ = profiling && std::string(profiling) == "shapes";
   auto outputs = runner.run(plan_, std::move(env));
-  for (const auto& [op, ms] : profile) std::fprintf(stderr, "onnx profile: %-24s %9.3f ms\n", op.c_str(), ms);
+  for (const auto& [op, ms] : profile) std::fprintf(stderr, "onnx profile: %-40s %9.3f ms\n", op.c_str(), ms);
   return outputs;
 }
 
