@@ -117,6 +117,11 @@ template <class B> void linalg(const Options& o) {
   auto bt = b.transpose();
   run(
       o, "matmul_f32_1024_bT", 2, [&] { (void)a.matmul(bt); }, "gflops", [&](double ms) { return flop / ms / 1e6; });
+  auto act = Tensor<B, 3>::random({8, 128, 256}, Distribution::normal(0, 1));
+  auto weight = Tensor<B, 2>::random({256, 256}, Distribution::normal(0, 1)).template unsqueeze<3>();
+  run(
+      o, "matmul_f32_b8x128x256_w256", 5, [&] { (void)act.matmul(weight); }, "gflops",
+      [&](double ms) { return 2.0 * 8 * 128 * 256 * 256 / ms / 1e6; });
   auto a64 = a.cast(DType::F64), b64 = b.cast(DType::F64);
   run(
       o, "matmul_f64_1024", 1, [&] { (void)a64.matmul(b64); }, "gflops", [&](double ms) { return flop / ms / 1e6; });

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "scorch/backend/options.h"
+#include "scorch/backends/common/strides.h"
 #include "scorch/core/shape.h"
 
 namespace scorch::strided_layout {
@@ -15,8 +16,11 @@ template <class T, class S> T view(const T& x, Shape shape, const S& strides, in
   return T(x.storage(), shape, strides, offset, x.dtype());
 }
 
-/// x with shape (a view when x is contiguous, else a view of a contiguous copy).
+/// x with shape: a view when x's strides allow one (contiguous x, a dim of 1 added or removed, a split or merge of
+/// evenly strided dims), else a view of a contiguous copy.
 template <class T> T reshape(T x, Shape shape) {
+  strides::Strides s;
+  if (strides::view_as(x.shape(), x.strides(), shape, s)) return view(x, shape, s, x.offset());
   x = contiguous(std::move(x));
   return view(x, shape, contiguous_strides(shape), x.offset());
 }

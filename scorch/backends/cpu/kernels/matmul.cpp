@@ -65,6 +65,15 @@ BatchPlan plan_batches(const T& a, const T& b) {
   return p;
 }
 
+// True when every batch multiplies the same B and A's batches follow one another at m rows' distance: the batched
+// product is then one [count·m, k] · [k, n] product ([8, 128, 256] · [256, 256] as [1024, 256] · [256, 256]).
+bool batches_fold(const T& a, const BatchPlan& p) {
+  int64_t row_stride = a.strides()[a.shape().rank() - 2];
+  for (size_t i = 0; i < p.off_a.size(); ++i)
+    if (p.off_b[i] != p.off_b[0] || p.off_a[i] != p.off_a[0] + static_cast<int64_t>(i * p.m) * row_stride) return false;
+  return true;
+}
+
 // Float matmul in compute type C, reading a and b through their strides (no copies).
 template <class C> T float_matmul(const T& a, const T& b) {
   size_t r = a.shape().rank();
@@ -79,6 +88,10 @@ template <class C> T float_matmul(const T& a, const T& b) {
     return gemm::Strided<C>{base + off, t.strides()[r - 2], t.strides()[r - 1]};
   };
   size_t count = off_a.size();
+  if (count > 1 && batches_fold(a, plan)) {  // one tall product: B packed once, full-size tiles
+    blas::gemm_parallel<C>(count * m, n, k, operand(ap, a, off_a[0]), operand(bp, b, off_b[0]), cp, n);
+    return out;
+  }
   if (count >= num_threads() && count > 1) {
     parallel_for(count, 1, [&](size_t bb, size_t be) {
       for (size_t i = bb; i < be; ++i)
