@@ -1,5 +1,6 @@
 // Functional ops beyond the fixtures: argument errors, the provided attention default
-// against the Cpu's fused kernel, reduced-precision inputs, batched matmul and the host cache.
+// against the Cpu's fused kernel, reduced-precision inputs, batched and few-row matmul, depthwise and pointwise
+// convolution against the GEMM path, reshape of views and the host cache.
 #include <gtest/gtest.h>
 
 #include "support/expect_error.h"
@@ -168,9 +169,9 @@ TEST(Module, BlockedAttentionKernelMatchesTheCompositionAcrossBlocks) {
     out.to_data().assert_approx_eq(T4(pout).to_data(), tol);
     lse.to_data().assert_approx_eq(Tensor<B, 3>(plse).to_data(), tol);
     auto r = md::attention_backward(q, k, v, out, lse, g, mask, 0.5, c.causal, c.dropout);
-    auto pr = provided::module_attention_backward<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.5,
-                                                     c.causal, c.dropout, out.primitive(), lse.primitive(),
-                                                     g.primitive());
+    auto pr =
+        provided::module_attention_backward<B>(q.primitive(), k.primitive(), v.primitive(), mask.primitive(), 0.5,
+                                               c.causal, c.dropout, out.primitive(), lse.primitive(), g.primitive());
     r.q.to_data().assert_approx_eq(T4(pr.q).to_data(), tol);
     r.k.to_data().assert_approx_eq(T4(pr.k).to_data(), tol);
     r.v.to_data().assert_approx_eq(T4(pr.v).to_data(), tol);
@@ -237,8 +238,11 @@ TEST(Module, CrossEntropyChecksItsArguments) {
                            "[cross_entropy] index 12 is out of range for a dim of size 10");
   expect_error<ShapeError>([&] { md::cross_entropy(logits, targets.slice({Slice(0, 2)})); },
                            "[cross_entropy] targets [2] must be [rows] for logits [3, 10]");
-  expect_error<ShapeError>([&] { md::cross_entropy(Tensor<B, 2>::zeros({3, 0}), targets); },
-                           "[cross_entropy] logits [3, 0] have no class");
+  expect_error<ShapeError>(
+      [&] {
+        md::cross_entropy(Tensor<B, 2>::zeros({3, 0}), targets);
+      },
+      "[cross_entropy] logits [3, 0] have no class");
   // A negative target counts from the end, as gather's index.
   auto fine = Tensor<B, 1, Int>::from_data(TensorData(std::vector<int64_t>{1, 2, -1}, Shape{3}));
   auto nll = md::cross_entropy(logits, fine).to_data().to_vector<float>();
@@ -269,6 +273,75 @@ TEST(Module, BatchedMatmulBroadcastsAndReadsViews) {
       .cast(DType::F32)
       .to_data()
       .assert_approx_eq(a.matmul(a.swap_dims(1, 2)).to_data(), Tolerance::rel_abs(1e-4, 1e-5));
+}
+
+// a [m, k] · b [k, n] in f64 from the host values, the reference for the few-row and folded products.
+std::vector<double> naive_matmul(const Tensor<B, 2>& a, const Tensor<B, 2>& b) {
+  auto av = a.cast(DType::F64).to_data().to_vector<double>(), bv = b.cast(DType::F64).to_data().to_vector<double>();
+  size_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  std::vector<double> c(m * n, 0.0);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t p = 0; p < k; ++p)
+      for (size_t j = 0; j < n; ++j) c[i * n + j] += av[i * k + p] * bv[p * n + j];
+  return c;
+}
+
+TEST(Module, FewRowProductsAndFoldedBatchesMatchTheNaiveProduct) {
+  B::seed(11);
+  for (size_t m : {1, 2, 4, 5})
+    for (bool transposed : {false, true}) {
+      auto a = Tensor<B, 2>::random({m, 300}, Distribution::normal(0, 1));
+      auto stored = Tensor<B, 2>::random(transposed ? Shape{70, 300} : Shape{300, 70}, Distribution::normal(0, 1));
+      auto b = transposed ? stored.transpose() : stored;
+      TensorData expected(naive_matmul(a, b), Shape{m, 70});
+      a.matmul(b).cast(DType::F64).to_data().assert_approx_eq(expected, Tolerance::rel_abs(1e-4, 1e-4));
+    }
+  // [3, 40, 300] · [300, 70] shares B across batches: one tall [120, 300] product.
+  auto a3 = Tensor<B, 3>::random({3, 40, 300}, Distribution::normal(0, 1));
+  auto w = Tensor<B, 2>::random({300, 70}, Distribution::normal(0, 1));
+  TensorData expected(naive_matmul(a3.reshape({120, 300}), w), Shape{3, 40, 70});
+  a3.matmul(w.template unsqueeze<3>())
+      .cast(DType::F64)
+      .to_data()
+      .assert_approx_eq(expected, Tolerance::rel_abs(1e-4, 1e-4));
+}
+
+TEST(Module, DepthwiseAndPointwiseConvolutionsMatchPerChannelProducts) {
+  B::seed(12);
+  auto x = T4::random({2, 6, 9, 11}, Distribution::normal(0, 1));
+  auto w = T4::random({12, 1, 3, 3}, Distribution::normal(0, 1));  // two outputs per input channel
+  auto bias = Tensor<B, 1>::random({12}, Distribution::normal(0, 1));
+  for (size_t stride : {1, 2})
+    for (size_t dilation : {1, 2}) {
+      functional::ConvOptions<2> o{{stride, stride}, {1, 2}, {dilation, dilation}, 6};
+      auto depthwise = md::conv2d(x, w, bias, o);
+      functional::ConvOptions<2> single{{stride, stride}, {1, 2}, {dilation, dilation}, 1};
+      for (size_t oc = 0; oc < 12; ++oc) {  // channel oc reads input channel oc / 2 through the GEMM path
+        auto one = md::conv2d(x.narrow(1, oc / 2, 1), w.narrow(0, oc, 1), bias.narrow(0, oc, 1), single);
+        depthwise.narrow(1, oc, 1).to_data().assert_approx_eq(one.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
+      }
+    }
+  auto pw = T4::random({5, 6, 1, 1}, Distribution::normal(0, 1));  // 1 × 1: the image is the GEMM operand
+  auto pointwise = md::conv2d(x, pw, std::nullopt);
+  auto as_matmul = pw.reshape({1, 5, 6}).matmul(x.reshape({2, 6, 99})).reshape({2, 5, 9, 11});
+  pointwise.to_data().assert_approx_eq(as_matmul.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
+}
+
+TEST(Module, ReshapeOfAViewKeepsTheValuesInOrder) {
+  auto x = Tensor<B, 3>::random({4, 5, 6}, Distribution::normal(0, 1));
+  auto exact = Tolerance::rel_abs(0, 0);
+  auto permuted = x.swap_dims(0, 2);  // [6, 5, 4], not contiguous
+  auto copy = permuted * 1.0;
+  permuted.reshape({1, 6, 5, 4}).to_data().assert_approx_eq(copy.reshape({1, 6, 5, 4}).to_data(), exact);
+  permuted.reshape({6, 1, 5, 4, 1}).to_data().assert_approx_eq(copy.reshape({6, 1, 5, 4, 1}).to_data(), exact);
+  permuted.reshape({6, 20}).to_data().assert_approx_eq(copy.reshape({6, 20}).to_data(), exact);
+  permuted.reshape({30, 4}).to_data().assert_approx_eq(copy.reshape({30, 4}).to_data(), exact);
+  permuted.reshape({120}).to_data().assert_approx_eq(copy.reshape({120}).to_data(), exact);
+  auto sliced = x.narrow(2, 1, 4);  // rows of 4 inside rows of 6
+  auto dense = sliced * 1.0;
+  sliced.reshape({20, 4}).to_data().assert_approx_eq(dense.reshape({20, 4}).to_data(), exact);
+  sliced.reshape({4, 5, 2, 2}).to_data().assert_approx_eq(dense.reshape({4, 5, 2, 2}).to_data(), exact);
+  sliced.reshape({2, 2, 5, 4}).to_data().assert_approx_eq(dense.reshape({2, 2, 5, 4}).to_data(), exact);
 }
 
 TEST(HostCache, LargeBlocksAreReusedWithinTheCap) {
