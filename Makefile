@@ -10,7 +10,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build test format guide bench bench-compare example fixtures clean fuzz fuzz-build clang-test
+.PHONY: deps configure build install test format guide bench bench-compare example fixtures clean fuzz fuzz-build clang-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
 FUZZ_BUILD ?= build-fuzz
@@ -25,6 +25,11 @@ configure: deps
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# Headers, libraries, scorch-onnx, ScorchConfig.cmake and scorch.pc under PREFIX (docs/install.md).
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
 
 test: build fuzz-build
 	@python3 scripts/check-budgets.py
