@@ -120,30 +120,44 @@ template <class C> T avg_pool_as(const T& x, const PoolSpec& spec, const T* grad
   return average_windows<C>(x, p, grad, span, spec.count_include_pad);
 }
 
+// The values (x's dtype) and int64 input indices a max pooling returns, allocated for p's output shape.
+// xs is the input (x's planes of `in` values), o_values and o_idx the outputs' (planes of out_size).
+template <class C> struct MaxResult {
+  T values, indices;
+  const C* xs;
+  C* o_values;
+  int64_t* o_idx;
+  size_t in, out_size;
+  MaxResult(const T& x, const Plan& p)
+      : values(p.out_shape, x.dtype()),
+        indices(p.out_shape, DType::I64),
+        xs(x.data<C>()),
+        o_values(values.data<C>()),
+        o_idx(indices.data<int64_t>()),
+        in(p.g.in_size()),
+        out_size(p.g.out_size()) {}
+};
+
 // Max over adaptive windows (their spans vary per output), one window at a time; a NaN wins, as PyTorch's
 // `v > best || isnan(v)`.
 template <class C> std::pair<T, T> adaptive_max_as(const T& x, const Plan& p) {
   const auto& g = p.g;
-  size_t in = g.in_size(), out_size = g.out_size();
-  T out(p.out_shape, x.dtype()), idx(p.out_shape, DType::I64);
-  const C* xs = x.data<C>();
-  C* o_values = out.data<C>();
-  int64_t* o_idx = idx.data<int64_t>();
+  MaxResult<C> r(x, p);
   auto span = [&](size_t d, size_t o) { return adaptive_span(o, g.out[d], g.in[d]); };
   each_window(p, span, [&](size_t plane, size_t o, Span z, Span y, Span w) {
     C best = -std::numeric_limits<C>::infinity();
     int64_t best_i = (z.begin * static_cast<int64_t>(g.in[1]) + y.begin) * static_cast<int64_t>(g.in[2]) + w.begin;
     each_cell<C>(z, y, w, g.in[1], g.in[2], [&](size_t i) {
-      C v = xs[plane * in + i];
+      C v = r.xs[plane * r.in + i];
       if (v > best || v != v) {
         best = v;
         best_i = static_cast<int64_t>(i);
       }
     });
-    o_values[plane * out_size + o] = best;
-    o_idx[plane * out_size + o] = best_i;
+    r.o_values[plane * r.out_size + o] = best;
+    r.o_idx[plane * r.out_size + o] = best_i;
   });
-  return {std::move(out), std::move(idx)};
+  return {std::move(r.values), std::move(r.indices)};
 }
 
 // The valid cells of one window dim: first input index, end, and step (the dilation).
@@ -188,11 +202,7 @@ template <class C> void max_pool_row(const C* xp, const window::Geometry& g, Spa
 
 template <class C> std::pair<T, T> max_pool_as(const T& x, const Plan& p) {
   const auto& g = p.g;
-  size_t in = g.in_size(), out_size = g.out_size();
-  T out(p.out_shape, x.dtype()), idx(p.out_shape, DType::I64);
-  const C* xs = x.data<C>();
-  C* o_values = out.data<C>();
-  int64_t* o_idx = idx.data<int64_t>();
+  MaxResult<C> r(x, p);
   std::vector<Span> spans[3];
   for (size_t d = 0; d < 3; ++d)
     for (size_t o = 0; o < g.out[d]; ++o) spans[d].push_back(max_span(g, d, o));
@@ -200,11 +210,11 @@ template <class C> std::pair<T, T> max_pool_as(const T& x, const Plan& p) {
     for (size_t plane = pb; plane < pe; ++plane)
       for (size_t oz = 0; oz < g.out[0]; ++oz)
         for (size_t oy = 0; oy < g.out[1]; ++oy) {
-          size_t o = plane * out_size + (oz * g.out[1] + oy) * g.out[2];
-          max_pool_row(xs + plane * in, g, spans[0][oz], spans[1][oy], spans[2], o_values + o, o_idx + o);
+          size_t o = plane * r.out_size + (oz * g.out[1] + oy) * g.out[2];
+          max_pool_row(r.xs + plane * r.in, g, spans[0][oz], spans[1][oy], spans[2], r.o_values + o, r.o_idx + o);
         }
   });
-  return {std::move(out), std::move(idx)};
+  return {std::move(r.values), std::move(r.indices)};
 }
 
 template <class C> T adaptive_avg_as(const T& x, const Plan& p, const T* grad) {

@@ -92,8 +92,7 @@ template <class B> class GraphRunner {
       B::sync(device_);
       std::string key = node.op_type;
       if (profile_nodes_ && !outputs.empty()) key += " -> " + outputs[0].shape().to_string();
-      (*profile_)[key] +=
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      (*profile_)[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i].empty()) continue;
@@ -130,7 +129,7 @@ template <class B> class GraphRunner {
 
  public:
   std::map<std::string, double>* profile_ = nullptr;  // op type → milliseconds, when profiling
-  bool profile_nodes_ = false;                          // key the profile by op type and output shape
+  bool profile_nodes_ = false;                        // key the profile by op type and output shape
 };
 
 /// Checks a fed input against the graph's declaration of it (dtype, rank, fixed dims).
@@ -250,9 +249,8 @@ std::map<std::string, TensorData> Runtime<B>::run(const std::map<std::string, Te
   return out;
 }
 
-template <class B>
-std::vector<Value<B>> run_graph(const Graph& g, std::map<std::string, Value<B>> env, int64_t opset,
-                                const typename B::Device& device) {
+template <class B> std::vector<Value<B>> run_graph(const Graph& g, std::map<std::string, Value<B>> env, int64_t opset,
+                                                   const typename B::Device& device) {
   check_supported<B>(g, opset);
   return GraphRunner<B>(opset, device).run(g, std::move(env));
 }
