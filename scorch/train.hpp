@@ -11,6 +11,7 @@
 #include "scorch/train/metrics_training.h"
 #include "scorch/train/outputs.h"
 #include "scorch/train/renderer.h"
+#include "scorch/train/tensorboard.h"
 #include "scorch/train/report.h"
 #include "scorch/train/tui.h"
 #include "scorch/stacks/cpu/train.h"
