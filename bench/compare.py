@@ -26,6 +26,15 @@ def run_anchor(anchor, threads, extra_env=None, command=None):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def optional_peer(name, run):
+    """run()'s rows, or {} with a note when that peer fails (the other columns still print)."""
+    try:
+        return run()
+    except (subprocess.CalledProcessError, OSError, ValueError) as e:
+        print(f"bench-compare: {os.path.basename(name)} left out ({e})")
+        return {}
+
+
 def run_ort(here, keep_dir, threads):
     """ONNX Runtime on the models scorch-bench kept, or {} (with a note) when node or onnxruntime-node is missing."""
     package = os.environ.get("ORT_NODE", "/usr/local/share/scorch/npm/node_modules/onnxruntime-node")
@@ -52,9 +61,9 @@ def main():
         extras = [os.path.join(here, "anchors", f) for f in ("torch_overhead_anchor.py", "torch_onnx_models.py")]
         torch_rows = run_anchor(a.anchor, a.threads)
         for extra in extras:
-            torch_rows.update(run_anchor(extra, a.threads))
+            torch_rows.update(optional_peer(extra, lambda: run_anchor(extra, a.threads)))
         peers = {"torch": torch_rows}
-        ort = run_ort(here, keep_dir, a.threads)
+        ort = optional_peer("ONNX Runtime", lambda: run_ort(here, keep_dir, a.threads))
     finally:
         shutil.rmtree(keep_dir, ignore_errors=True)
     if ort:

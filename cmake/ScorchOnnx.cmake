@@ -6,6 +6,7 @@ function(scorch_add_onnx_model target model)
   if(NOT ARG_NAME)
     message(FATAL_ERROR "scorch_add_onnx_model(${target} ${model}): NAME <name> is required")
   endif()
+  cmake_path(ABSOLUTE_PATH model BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})  # relative to the calling CMakeLists
   set(out ${CMAKE_CURRENT_BINARY_DIR}/onnx_generated/${target})
   add_custom_command(OUTPUT ${out}/${ARG_NAME}.h ${out}/${ARG_NAME}.mpk
     COMMAND Scorch::scorch-onnx ${model} --name ${ARG_NAME} --out-dir ${out}

@@ -1,6 +1,7 @@
 // ONNX Runtime (npm onnxruntime-node, CPU execution provider) on the models scorch-bench materialized
 // (SCORCH_BENCH_ONNX_KEEP): node bench/anchors/ort_anchor.js DIR THREADS prints one JSON object, workload name →
 // median ms over 21 runs after 3 warm runs, under scorch-bench's names.
+const fs = require('fs');
 const path = require('path');
 const ort = require(process.env.ORT_NODE || '/usr/local/share/scorch/npm/node_modules/onnxruntime-node');
 
@@ -22,7 +23,9 @@ async function main() {
   const [dir, threads] = [process.argv[2], Number(process.argv[3] || 2)];
   const result = {};
   for (const [folder, [name, dims, type]] of Object.entries(models)) {
-    const session = await ort.InferenceSession.create(path.join(dir, folder, 'model.onnx'), {
+    const file = path.join(dir, folder, 'model.onnx');
+    if (!fs.existsSync(file)) continue;  // scorch-bench ran only some models (--filter)
+    const session = await ort.InferenceSession.create(file, {
       intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all'});
     const feeds = {[session.inputNames[0]]: input(dims, type)};
     for (let i = 0; i < 3; i++) await session.run(feeds);

@@ -327,6 +327,22 @@ TEST(Module, DepthwiseAndPointwiseConvolutionsMatchPerChannelProducts) {
   pointwise.to_data().assert_approx_eq(as_matmul.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
 }
 
+TEST(Module, TransposedConvolutionInputGradientWithOutputPaddingAndAUnitKernel) {
+  // y [2, 3, 6] from x [2, 4, 5] (kernel 1, dilation 2, output_padding 1): y's last column holds only the bias, so
+  // dx[n, i, t] = Σ_o w[i, o] g[n, o, t] over t < 5 (the backward's forward convolution is not pointwise).
+  using AD = Autodiff<Cpu>;
+  B::seed(13);
+  auto x = Tensor<AD, 3>::random({2, 4, 5}, Distribution::normal(0, 1)).require_grad();
+  auto w = Tensor<AD, 3>::random({4, 3, 1}, Distribution::normal(0, 1));
+  auto g = Tensor<B, 3>::random({2, 3, 6}, Distribution::normal(0, 1));
+  functional::ConvTransposeOptions<1> o{{1}, {0}, {1}, {2}, 1};
+  auto y = functional::conv_transpose1d(x, w, std::nullopt, o);
+  ASSERT_EQ(y.shape(), (Shape{2, 3, 6}));
+  auto grads = (y * Tensor<AD, 3>::from_inner(g)).sum().backward();
+  auto expected = w.inner().reshape({1, 4, 3}).matmul(g.narrow(2, 0, 5));
+  x.grad(grads).value().to_data().assert_approx_eq(expected.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
+}
+
 TEST(Module, ReshapeOfAViewKeepsTheValuesInOrder) {
   auto x = Tensor<B, 3>::random({4, 5, 6}, Distribution::normal(0, 1));
   auto exact = Tolerance::rel_abs(0, 0);

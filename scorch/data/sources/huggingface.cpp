@@ -20,8 +20,16 @@ std::string default_base_dir() {
   return std::string(home ? home : "/tmp") + "/.cache/scorch/huggingface";
 }
 
+// SCORCH_HF_IMPORT_SCRIPT, else share/scorch/hf_import.py beside the running program's bin/ (an installation
+// moved with cmake --install --prefix), else the path of the configured install prefix.
 std::string import_script() {
   if (const char* env = std::getenv("SCORCH_HF_IMPORT_SCRIPT"); env && *env) return env;
+  std::error_code error;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    auto beside = exe.parent_path().parent_path() / "share" / "scorch" / "hf_import.py";
+    if (std::filesystem::exists(beside, error)) return beside.string();
+  }
   return SCORCH_HF_IMPORT_SCRIPT;
 }
 

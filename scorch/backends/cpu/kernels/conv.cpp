@@ -133,11 +133,12 @@ template <class C> void depthwise_fwd(const C* x, const C* w, const C* bias, C* 
   });
 }
 
-// True when the convolution reads each input pixel once in place (1 × 1 kernel, unit stride, no padding): its B
-// operand is the image itself.
+// True when the convolution reads each input pixel once in place (1 × 1 kernel, unit stride, no padding, output as
+// large as the input): its B operand is the image itself. (A transposed convolution's input gradient runs this with
+// an output_padding-grown input: not pointwise.)
 bool pointwise(const Geometry& g) {
   for (size_t d = 0; d < 3; ++d)
-    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.padding[d] != 0) return false;
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.padding[d] != 0 || g.in[d] != g.out[d]) return false;
   return true;
 }
 
