@@ -26,16 +26,16 @@ start() {  # guide arguments
 # 1. The dashboard shows the run, and the arrow keys move between metrics and views.
 start --epochs 3
 wait_for "Scorch training" 60
-wait_for "Metric: Accuracy (1/2)" 10
+wait_for "Metric: Accuracy (1/3)" 10
 for text in "Train \[" "Run \[" "ETA" "Loss" "\* train   o valid" "q: stop training"; do pane | grep -q -- "$text" || fail "no '$text' on the dashboard"; done
 tmux send-keys -t $session Right
-wait_for "Metric: Loss (2/2)" 5
+wait_for "Metric: Loss (2/3)" 5
 tmux send-keys -t $session Down
 wait_for "View: whole run" 5
 tmux send-keys -t $session Up
 wait_for "View: recent (this epoch)" 5
 tmux send-keys -t $session Left
-wait_for "Metric: Accuracy (1/2)" 5
+wait_for "Metric: Accuracy (1/3)" 5
 
 # 2. Ctrl-C during epoch 2: the run stops cleanly and the checkpoint of epoch 1 is whole.
 wait_for "epoch 2/3" 60
