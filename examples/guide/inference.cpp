@@ -1,26 +1,50 @@
-// The guide's model on Cpu (validation and inference, see inference.hpp) and the infer command.
+// The guide's model on Cpu (validation and inference, see inference.hpp), the infer command and the backend names.
 #include "inference.hpp"
 
 namespace guide {
 
 template struct Model<Cpu>;
 
-Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show) {
-  auto model = load_model<Cpu>(artifact_dir);
-  auto test = datasets(source).second;
-  Evaluation out;
-  size_t correct = 0, total = test->len();
-  for (size_t start = 0; start < total; start += 1000) {
-    std::vector<data::MnistItem> items;
-    for (size_t i = start; i < std::min(total, start + 1000); ++i) items.push_back(*test->get(i));
-    auto predicted = infer(model, items);
-    for (size_t k = 0; k < items.size(); ++k) {
-      correct += predicted[k] == items[k].label;
-      if (out.first.size() < show) out.first.push_back({predicted[k], items[k].label});
-    }
+namespace {
+const char* kBackendNames[] = {"cpu", "fusion-cpu", "libtorch", "cuda"};
+}
+
+std::vector<BackendChoice> built_backends() {
+  std::vector<BackendChoice> built{BackendChoice::Cpu, BackendChoice::FusionCpu};
+#ifdef SCORCH_GUIDE_LIBTORCH
+  built.push_back(BackendChoice::LibTorch);
+#endif
+#ifdef SCORCH_GUIDE_CUDA
+  built.push_back(BackendChoice::Cuda);
+#endif
+  return built;
+}
+
+std::string backend_name(BackendChoice backend) { return kBackendNames[static_cast<int>(backend)]; }
+
+BackendChoice parse_backend(const std::string& name) {
+  std::string built;
+  for (BackendChoice b : built_backends()) {
+    if (backend_name(b) == name) return b;
+    built += (built.empty() ? "" : ", ") + backend_name(b);
   }
-  out.accuracy = total ? 100.0 * static_cast<double>(correct) / static_cast<double>(total) : 0.0;
-  return out;
+  bool known = std::find(std::begin(kBackendNames), std::end(kBackendNames), name) != std::end(kBackendNames);
+  throw ValueError("guide --backend", "'" + name + (known ? "' is not in this build" : "' is not a backend") +
+                                          " (this build has: " + built + ")");
+}
+
+Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show, BackendChoice backend) {
+  switch (backend) {
+#ifdef SCORCH_GUIDE_LIBTORCH
+    case BackendChoice::LibTorch: return evaluate_on_libtorch(artifact_dir, source, show);
+#endif
+#ifdef SCORCH_GUIDE_CUDA
+    case BackendChoice::Cuda: return evaluate_on_cuda(artifact_dir, source, show);
+#endif
+    case BackendChoice::Cpu:
+    case BackendChoice::FusionCpu: return evaluate_on<Cpu>(artifact_dir, source, show);  // inference: nothing to fuse
+    default: throw ValueError("guide infer", "backend " + backend_name(backend) + " is not in this build");
+  }
 }
 
 }  // namespace guide

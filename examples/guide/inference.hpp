@@ -1,6 +1,7 @@
 #pragma once
 // The guide's inference (the book's inference.rs): load the config and the trained weights, then
 // classify items.
+#include <algorithm>
 #include <scorch/scorch.hpp>
 
 #include "data.hpp"
@@ -23,5 +24,32 @@ template <Backend B> std::vector<int64_t> infer(const Model<B>& model, std::vect
   auto predicted = model.forward(batch.images).argmax(1).template reshape<1>({-1});
   return predicted.to_data().convert(DType::I64).template to_vector<int64_t>();
 }
+
+/// The saved model on B over the whole test set (in batches of 1,000).
+template <Backend B> Evaluation evaluate_on(const std::string& artifact_dir, DataSource source, size_t show) {
+  auto model = load_model<B>(artifact_dir);
+  auto test = datasets(source).second;
+  Evaluation out;
+  size_t correct = 0, total = test->len();
+  for (size_t start = 0; start < total; start += 1000) {
+    std::vector<data::MnistItem> items;
+    for (size_t i = start; i < std::min(total, start + 1000); ++i) items.push_back(*test->get(i));
+    auto predicted = infer(model, items);
+    for (size_t k = 0; k < items.size(); ++k) {
+      correct += predicted[k] == items[k].label;
+      if (out.first.size() < show) out.first.push_back({predicted[k], items[k].label});
+    }
+  }
+  out.accuracy = total ? 100.0 * static_cast<double>(correct) / static_cast<double>(total) : 0.0;
+  return out;
+}
+
+// The optional backends' commands, compiled in backend_libtorch.cpp / backend_cuda.cpp when the build has them.
+train::FitReport train_on_libtorch(const std::string& artifact_dir, const TrainingConfig& config,
+                                   const TrainOptions& options);
+Evaluation evaluate_on_libtorch(const std::string& artifact_dir, DataSource source, size_t show);
+train::FitReport train_on_cuda(const std::string& artifact_dir, const TrainingConfig& config,
+                               const TrainOptions& options);
+Evaluation evaluate_on_cuda(const std::string& artifact_dir, DataSource source, size_t show);
 
 }  // namespace guide

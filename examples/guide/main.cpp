@@ -1,6 +1,7 @@
 // The Burn Book's guide as a program:
-//   guide train [--digits] [--resume] [--fusion] [--epochs N] [--cli] [--artifact-dir DIR]
-//   guide infer [--digits] [--show N] [--artifact-dir DIR]
+//   guide train [--backend NAME] [--digits] [--resume] [--fusion] [--epochs N] [--cli] [--artifact-dir DIR]
+//   guide infer [--backend NAME] [--digits] [--show N] [--artifact-dir DIR]
+// --backend: cpu (default), fusion-cpu (--fusion), libtorch or cuda, where the build has them.
 // train fits the CNN with the Learner (Fashion-MNIST by default, MNIST digits with --digits) and
 // saves it; infer loads it, prints predictions for a few test images and the test accuracy.
 #include <cstring>
@@ -18,7 +19,8 @@ const char* kFashionNames[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", 
 
 struct Args {
   std::string command, artifact_dir = "/tmp/guide";
-  bool digits = false, resume = false, cli = false, fusion = false;
+  bool digits = false, resume = false, cli = false;
+  guide::BackendChoice backend = guide::BackendChoice::Cpu;
   size_t epochs = 10, show = 10;
 };
 
@@ -26,8 +28,8 @@ Args parse(int argc, char** argv) {
   Args a;
   if (argc < 2)
     throw scorch::ValueError("guide",
-                             "usage: guide train|infer [--digits] [--resume] [--fusion] [--epochs N] [--cli] [--show "
-                             "N] [--artifact-dir DIR]");
+                             "usage: guide train|infer [--backend cpu|fusion-cpu|libtorch|cuda] [--digits] [--resume] "
+                             "[--fusion] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
   a.command = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string f = argv[i];
@@ -38,7 +40,8 @@ Args parse(int argc, char** argv) {
     if (f == "--digits") a.digits = true;
     else if (f == "--resume") a.resume = true;
     else if (f == "--cli") a.cli = true;
-    else if (f == "--fusion") a.fusion = true;
+    else if (f == "--fusion") a.backend = guide::BackendChoice::FusionCpu;
+    else if (f == "--backend") a.backend = guide::parse_backend(value());
     else if (f == "--epochs") a.epochs = std::stoul(value());
     else if (f == "--show") a.show = std::stoul(value());
     else if (f == "--artifact-dir") a.artifact_dir = value();
@@ -51,7 +54,8 @@ Args parse(int argc, char** argv) {
 
 int train(const Args& args) {
   guide::TrainOptions options{args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.epochs,
-                              args.resume, args.fusion, nullptr};
+                              args.resume, args.backend, nullptr};
+  std::cout << "backend: " << guide::backend_name(args.backend) << std::endl;
   if (args.cli) options.renderer = std::make_shared<scorch::train::CliRenderer>();
   auto report = guide::train_guide(args.artifact_dir, options);
   std::cout << "trained " << report.epochs_completed << " epochs"
@@ -61,8 +65,8 @@ int train(const Args& args) {
 }
 
 int infer(const Args& args) {
-  auto result = guide::evaluate_guide(args.artifact_dir,
-                                      args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.show);
+  auto result = guide::evaluate_guide(
+      args.artifact_dir, args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.show, args.backend);
   auto name = [&](int64_t c) { return args.digits ? std::to_string(c) : std::string(kFashionNames[c]); };
   for (size_t i = 0; i < result.first.size(); ++i) {
     const auto& p = result.first[i];

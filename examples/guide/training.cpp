@@ -1,4 +1,6 @@
-// The guide's training on Autodiff<Cpu> or Autodiff<Fusion<Cpu>> (see training.hpp) and the program's train command.
+// The guide's training on Autodiff<Cpu> or Autodiff<Fusion<Cpu>> (see training.hpp) and the program's train command,
+// which hands LibTorch and Cuda to backend_libtorch.cpp / backend_cuda.cpp.
+#include "inference.hpp"
 #include "training.hpp"
 
 #include <scorch/stacks/fusion_cpu/autodiff.h>
@@ -17,8 +19,19 @@ std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> 
 
 train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions& options) {
   auto config = TrainingConfig(ModelConfig(10, 512), optim::AdamConfig()).with_num_epochs(options.num_epochs);
-  if (options.fusion) return run_training<Autodiff<FusionCpu>>(artifact_dir, config, {}, options);
-  return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
+  std::filesystem::create_directories(artifact_dir);
+  train::ExperimentLog(artifact_dir + "/experiment.log").info("backend: " + backend_name(options.backend));
+  switch (options.backend) {
+#ifdef SCORCH_GUIDE_LIBTORCH
+    case BackendChoice::LibTorch: return train_on_libtorch(artifact_dir, config, options);
+#endif
+#ifdef SCORCH_GUIDE_CUDA
+    case BackendChoice::Cuda: return train_on_cuda(artifact_dir, config, options);
+#endif
+    case BackendChoice::FusionCpu: return run_training<Autodiff<FusionCpu>>(artifact_dir, config, {}, options);
+    case BackendChoice::Cpu: return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
+    default: throw ValueError("guide train", "backend " + backend_name(options.backend) + " is not in this build");
+  }
 }
 
 }  // namespace guide
