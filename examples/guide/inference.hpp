@@ -52,4 +52,14 @@ train::FitReport train_on_cuda(const std::string& artifact_dir, const TrainingCo
                                const TrainOptions& options);
 Evaluation evaluate_on_cuda(const std::string& artifact_dir, DataSource source, size_t show);
 
+/// Defines train_on_<name> (on Autodiff<Cls>) and evaluate_on_<name> (on Cls): backend_<name>.cpp's content.
+#define GUIDE_BACKEND_COMMANDS(name, Cls)                                                          \
+  train::FitReport train_on_##name(const std::string& artifact_dir, const TrainingConfig& config,  \
+                                   const TrainOptions& options) {                                  \
+    return run_training<Autodiff<Cls>>(artifact_dir, config, {}, options);                         \
+  }                                                                                                \
+  Evaluation evaluate_on_##name(const std::string& artifact_dir, DataSource source, size_t show) { \
+    return evaluate_on<Cls>(artifact_dir, source, show);                                           \
+  }
+
 }  // namespace guide
