@@ -7,6 +7,7 @@ peer: Debian's python3-torch with OpenBLAS, 2 threads. The onnx_* models scorch-
 Runtime (bench/anchors/ort_anchor.js, npm onnxruntime-node, same threads) when node and the package are present. OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to
 its generic "Prescott" kernels; --tuned-peer also runs the anchor with OPENBLAS_CORETYPE=SkylakeX
 so both figures are on record.
+It prints the machine and versions first (CPU, cores, kernel, commit, torch, onnxruntime-node).
 Usage: bench/compare.py [--bench build/bench/scorch-bench] [--anchor PATH] [--threads 2] [--tuned-peer]
 """
 import argparse, json, os, shutil, subprocess, sys, tempfile
@@ -24,6 +25,26 @@ def run_anchor(anchor, threads, extra_env=None, command=None):
     out = subprocess.run(command or ["/usr/bin/python3", anchor], env=env, check=True, capture_output=True,
                          text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def machine(here, threads):
+    """The machine and versions the comparison ran on (printed first)."""
+    def first(cmd):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip().splitlines()[0]
+        except (OSError, subprocess.CalledProcessError, IndexError):
+            return "unknown"
+    cpu = "unknown"
+    if os.path.exists("/proc/cpuinfo"):
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
+    package = os.path.join(os.environ.get("ORT_NODE", "/usr/local/share/scorch/npm/node_modules/onnxruntime-node"),
+                           "package.json")
+    ort = json.load(open(package)).get("version", "unknown") if os.path.exists(package) else "absent"
+    return {"cpu": cpu, "cores": os.cpu_count(), "threads": threads, "kernel": first(["uname", "-r"]),
+            "scorch_commit": first(["git", "-C", here, "rev-parse", "--short", "HEAD"]),
+            "torch": first(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"]),
+            "onnxruntime_node": ort}
 
 
 def optional_peer(name, run):
@@ -70,6 +91,7 @@ def main():
         peers["ort"] = ort
     if a.tuned_peer:
         peers["torch_skx"] = run_anchor(a.anchor, a.threads, {"OPENBLAS_CORETYPE": "SkylakeX"})
+    print("machine: " + json.dumps(machine(here, a.threads)))
     header = f"{'workload':34s} {'scorch ms':>10s}" + "".join(f" {p + ' ms':>14s} {'speedup':>8s}" for p in peers)
     print(header)
     for name, row in ours.items():
