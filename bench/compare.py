@@ -4,9 +4,9 @@
 The anchor (bench/anchors/torch_cpu_anchor.py by default, plus bench/anchors/torch_overhead_anchor.py
 for the autodiff per-op overhead workloads and bench/anchors/torch_onnx_models.py for the onnx_* models) is the
 peer: Debian's python3-torch with OpenBLAS, 2 threads. The onnx_* models scorch-bench ran are also run by ONNX
-Runtime (bench/anchors/ort_anchor.js, npm onnxruntime-node, same threads) when node and the package are present. OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to
-its generic "Prescott" kernels; --tuned-peer also runs the anchor with OPENBLAS_CORETYPE=SkylakeX
-so both figures are on record.
+Runtime (bench/anchors/ort_anchor.js, npm onnxruntime-node, same threads) when node and the package are present.
+OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to its generic "Prescott" kernels; --tuned-peer
+also runs the anchor with OPENBLAS_CORETYPE=SkylakeX so both figures are on record.
 It prints the machine and versions first (CPU, cores, kernel, commit, torch, onnxruntime-node).
 Usage: bench/compare.py [--bench build/bench/scorch-bench] [--anchor PATH] [--threads 2] [--tuned-peer]
 """
