@@ -11,7 +11,8 @@ set(SCORCH_EXPORTED
   scorch_import_pytorch:import_pytorch scorch_import_onnx:import_onnx scorch_onnx_runtime:onnx_runtime
   scorch_nn:nn scorch:scorch scorch_train:train scorch-onnx:scorch-onnx)
 if(SCORCH_BUILD_CUDA)
-  list(APPEND SCORCH_EXPORTED scorch_cuda:cuda scorch_fusion_cuda:fusion_cuda scorch_onnx_runtime_cuda:onnx_runtime_cuda)
+  list(APPEND SCORCH_EXPORTED scorch_cuda:cuda scorch_fusion_cuda:fusion_cuda
+    scorch_onnx_runtime_cuda:onnx_runtime_cuda)
 endif()
 if(SCORCH_BUILD_LIBTORCH)
   list(APPEND SCORCH_EXPORTED scorch_libtorch:libtorch)
@@ -56,6 +57,7 @@ if(SCORCH_SANITIZE)  # the libraries call the sanitizers' runtimes: their users 
   set(SCORCH_PC_CFLAGS "-fsanitize=address,undefined")
   string(APPEND SCORCH_PC_LIBS " -fsanitize=address,undefined")
 endif()
-file(RELATIVE_PATH SCORCH_PC_INCLUDE_FROM_PC /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix/${CMAKE_INSTALL_INCLUDEDIR})
+file(RELATIVE_PATH SCORCH_PC_INCLUDE_FROM_PC
+  /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix/${CMAKE_INSTALL_INCLUDEDIR})
 configure_file(cmake/scorch.pc.in ${CMAKE_BINARY_DIR}/scorch.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/scorch.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

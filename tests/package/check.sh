@@ -14,7 +14,8 @@ compiler=$(cache CMAKE_CXX_COMPILER) build_type=$(cache CMAKE_BUILD_TYPE)
 
 echo "== find_package(Scorch)"
 cmake -S "$source/tests/package/consumer" -B "$work/cmake" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" \
-  -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
+  -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" ||
+  { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/cmake" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 "$work/cmake/consumer"
 
