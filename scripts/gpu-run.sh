@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the Cuda backend's tests, the differential target and the GPU benchmarks side by side with
 # the PyTorch GPU anchor, on a machine with an NVIDIA GPU, from binaries built elsewhere and copied
-# into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out). Usage: scripts/gpu-run.sh [tests|bench|all]
-# (BENCH_FILTER=substring runs only the matching benchmarks).
+# into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out). Usage: scripts/gpu-run.sh [tests|bench|all|guide]
+# (BENCH_FILTER=substring runs only the matching benchmarks; `guide` trains guide --backend cuda beside its PyTorch
+# eager twin, GUIDE_EPOCHS epochs).
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/gpu-out}
@@ -31,6 +32,21 @@ if [[ $what == tests || $what == all ]]; then
     grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|pool after" "$out/$t.log" | head -20
     grep -E "^\[  FAILED  \]" "$out/$t.log" | head -40
   done
+fi
+if [[ $what == guide ]]; then  # guide --backend cuda beside its PyTorch eager twin, same digits, same epochs
+  epochs=${GUIDE_EPOCHS:-3}
+  echo "== guide train --backend cuda --digits --epochs $epochs"
+  start=$(date +%s.%N)
+  SCORCH_MNIST_DIGITS=$root/.gpu/digits .gpu/guide train --backend cuda --digits --epochs "$epochs" --cli \
+    --artifact-dir "$out/guide" > "$out/guide.log" 2>&1
+  rc=$?; status=$((status | rc))
+  echo "guide: $(awk "BEGIN { print $(date +%s.%N) - $start }") s for $epochs epochs (process), rc $rc"
+  grep -E "valid:|backend" "$out/guide.log" | tail -4
+  grep -E "backend|training|checkpoint of epoch [0-9]+ written" "$out/guide/experiment.log" | cut -c1-100
+  echo "== torch_guide_epoch.py (PyTorch eager)"
+  start=$(date +%s.%N)
+  python3 .gpu/torch_guide_epoch.py "$root/.gpu/digits" "$epochs" cuda 2>&1 | tail -2
+  echo "torch: $(awk "BEGIN { print $(date +%s.%N) - $start }") s (process)"
 fi
 if [[ $what == bench || $what == all ]]; then
   echo "== scorch-bench --backend cuda"
