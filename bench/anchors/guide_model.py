@@ -1,4 +1,4 @@
-"""The guide's CNN (examples/guide/model.hpp) in PyTorch, for the GPU anchors (torch_gpu_anchor.py,
+"""The guide's CNN (examples/guide/model.hpp) in PyTorch, for the anchors (torch_cpu_anchor.py, torch_gpu_anchor.py,
 torch_guide_epoch.py)."""
 import torch.nn as nn
 import torch.nn.functional as F
