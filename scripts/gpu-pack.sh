@@ -23,7 +23,7 @@ if [[ -d $build/tests/onnx_generated ]]; then
   cp -r "$build/tests/onnx_generated" .gpu/ && (cd "$build/tests" && pwd) > .gpu/generated_root
 fi
 pwd > .gpu/source_root
-for f in .gpu/scorch* .gpu/guide; do [[ -f $f ]] && ldd "$f"; done | awk '/=> \// {print $3}' | sort -u |
+for f in .gpu/scorch* .gpu/guide; do if [[ -f $f ]]; then ldd "$f"; fi; done | awk '/=> \// {print $3}' | sort -u |
   { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |
   while read -r lib; do cp -L "$lib" .gpu/lib/; done
 tar -C .gpu -cJf /tmp/scorch-gpu-bundle.tar.xz . && rm -rf .gpu && mkdir .gpu && mv /tmp/scorch-gpu-bundle.tar.xz .gpu/bundle.tar.xz

@@ -68,6 +68,7 @@ train::FitReport run_training(const std::string& artifact_dir, const TrainingCon
                          .shuffle(config.seed)
                          .num_workers(config.num_workers)
                          .build(std::move(test_set));
+  if (!options.resume) std::filesystem::remove_all(artifact_dir + "/tensorboard");  // a fresh run's curves start at 0
   auto builder = train::LearnerBuilder(artifact_dir);
   builder.metric_train_numeric(train::AccuracyMetric{})
       .metric_valid_numeric(train::AccuracyMetric{})

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <iterator>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "scorch/core/error.h"
 
 namespace scorch::train {
+static_assert(std::endian::native == std::endian::little, "event files are written with the host's byte order");
 namespace tensorboard {
 namespace {
 
@@ -117,18 +120,21 @@ std::string scalar_event(double wall_time, int64_t step, const std::string& tag,
   return summary_event(wall_time, step, v);
 }
 
-std::string histogram_event(double wall_time, int64_t step, const std::string& tag, std::span<const double> values,
+std::string histogram_event(double wall_time, int64_t step, const std::string& tag, std::span<const double> all,
                             size_t buckets) {
-  if (values.empty()) throw ValueError("tensorboard histogram", "'" + tag + "' has no values");
+  std::vector<double> values;  // NaN and infinities have no bucket: left out
+  std::copy_if(all.begin(), all.end(), std::back_inserter(values), [](double x) { return std::isfinite(x); });
+  if (values.empty()) throw ValueError("tensorboard histogram", "'" + tag + "' has no finite values");
   auto [lo, hi] = std::minmax_element(values.begin(), values.end());
   double min = *lo, max = *hi, sum = 0, squares = 0;
   size_t count = std::max<size_t>(1, std::min(buckets, values.size()));
-  double width = (max - min) / static_cast<double>(count);
+  double width = max / static_cast<double>(count) - min / static_cast<double>(count);  // no overflow at ±1e308
   std::vector<double> limits(count), counts(count, 0.0);
   for (size_t b = 0; b < count; ++b) limits[b] = b + 1 == count ? max : min + width * static_cast<double>(b + 1);
   for (double x : values) {
     sum += x, squares += x * x;
-    size_t b = width > 0 ? std::min(count - 1, static_cast<size_t>((x - min) / width)) : 0;
+    double at = width > 0 ? std::floor(x / width - min / width) : 0.0;
+    size_t b = static_cast<size_t>(std::clamp(at, 0.0, static_cast<double>(count - 1)));
     counts[b] += 1;
   }
   std::string h;  // HistogramProto {min 1; max 2; num 3; sum 4; sum_squares 5; bucket_limit 6; bucket 7}
@@ -164,8 +170,19 @@ TensorBoardLogger::TensorBoardLogger(std::string directory) {
   }
   out_.open(file_, std::ios::binary);
   if (!out_) throw FormatError("TensorBoardLogger", "cannot create " + file_);
+  steps_file_ = (std::filesystem::path(directory) / "steps.tsv").string();
+  std::ifstream steps(steps_file_);  // an earlier run's next step per tag: a resumed run's curves go on from there
+  int64_t next;
+  std::string tag;
+  while (steps >> next && steps.get() == '\t' && std::getline(steps, tag))
+    if (next >= 0) steps_[tag] = next;
   write(tensorboard::file_version_event(wall));
+  flush();
+}
+
+void TensorBoardLogger::flush() {
   out_.flush();
+  if (!out_) throw FormatError("TensorBoardLogger", "cannot write " + file_);
 }
 
 void TensorBoardLogger::write(const std::string& event) {
@@ -193,13 +210,16 @@ void TensorBoardLogger::end_epoch(Split split, size_t epoch) {
                                     static_cast<float>(it->second)));
     it = epoch_values_.erase(it);
   }
-  out_.flush();
+  flush();
+  std::ofstream steps(steps_file_, std::ios::trunc);
+  for (const auto& [tag, next] : steps_) steps << next << '\t' << tag << '\n';
+  if (!steps) throw FormatError("TensorBoardLogger", "cannot write " + steps_file_);
 }
 
 void TensorBoardLogger::histogram(const std::string& tag, std::span<const double> values, int64_t step) {
   std::lock_guard lock(mutex_);
   write(tensorboard::histogram_event(now_seconds(), step, tag, values));
-  out_.flush();
+  flush();
 }
 
 }  // namespace scorch::train

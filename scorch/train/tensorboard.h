@@ -25,18 +25,21 @@ std::string record(const std::string& event);
 std::string file_version_event(double wall_time);
 /// An Event holding one scalar summary value.
 std::string scalar_event(double wall_time, int64_t step, const std::string& tag, float value);
-/// An Event holding a histogram of values: buckets of equal width between min and max (at most `buckets`).
+/// An Event holding a histogram of the finite values: buckets of equal width between min and max (at most `buckets`);
+/// a ValueError when none is finite.
 std::string histogram_event(double wall_time, int64_t step, const std::string& tag, std::span<const double> values,
                             size_t buckets = 30);
 }  // namespace tensorboard
 
 class TensorBoardLogger final : public MetricLogger {
  public:
-  /// Creates directory and a new event file in it (a resumed run adds a file; TensorBoard reads them all).
+  /// Creates directory and a new event file in it (a resumed run adds a file; TensorBoard reads them all). Each tag's
+  /// per-iteration steps go on from where an earlier run's last complete epoch left them (directory/steps.tsv).
   explicit TensorBoardLogger(std::string directory);
   /// A numeric entry becomes a scalar at the next step of its tag; other entries are skipped.
   void log(Split split, size_t epoch, const MetricEntry& entry) override;
-  /// Writes each metric's epoch value (its last running value) at step epoch, then flushes the file.
+  /// Writes each metric's epoch value (its last running value) at step epoch, flushes the file and records each
+  /// tag's next step in steps.tsv.
   void end_epoch(Split split, size_t epoch) override;
   /// Event files are not read back: nullopt.
   std::optional<std::vector<double>> read_numeric(Split, const std::string&, size_t) const override {
@@ -49,8 +52,9 @@ class TensorBoardLogger final : public MetricLogger {
 
  private:
   void write(const std::string& event);
+  void flush();
 
-  std::string file_;
+  std::string file_, steps_file_;
   std::ofstream out_;
   std::mutex mutex_;
   std::map<std::string, int64_t> steps_;        // tag → steps written

@@ -28,8 +28,10 @@ libs=$(PKG_CONFIG_PATH=$pc_dir pkg-config --libs scorch)
 "$work/pc_consumer"
 
 echo "== no source path in the installation"
-skip=()  # a Debug build's archives hold their sources' paths as debug information
-if [[ $build_type == Debug ]]; then skip=(--exclude='*.a'); fi
+skip=()  # archives with debug or sanitizer information hold their sources' paths
+if [[ $build_type == Debug || $build_type == RelWithDebInfo || $(cache SCORCH_SANITIZE) == ON ]]; then
+  skip=(--exclude='*.a')
+fi
 if grep -rl --binary-files=text "${skip[@]}" "$source" "$prefix"; then
   echo "package: the files above name the source tree $source" >&2
   exit 1

@@ -55,7 +55,10 @@ def message_classes():
                       ("summary", 5, F.TYPE_MESSAGE, opt, ".tb.Summary")])
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fdp)
-    return message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName("tb.Event"))
+    event = pool.FindMessageTypeByName("tb.Event")
+    if hasattr(message_factory, "GetMessageClass"):  # protobuf >= 4.22; GetPrototype is gone from 6.30
+        return message_factory.GetMessageClass(event)
+    return message_factory.MessageFactory(pool).GetPrototype(event)
 
 
 def records(data):

@@ -2,6 +2,7 @@
 // (tests/train/read_tensorboard.py: its own CRC, Python's protobuf) holding every logged value in order.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,9 +22,41 @@ TEST(TensorBoard, Crc32cMatchesTheCastagnoliCheckValue) {
   EXPECT_EQ(tensorboard::crc32c("", 0), 0u);
 }
 
-TEST(TensorBoard, HistogramOfNoValuesIsAnError) {
-  std::vector<double> none;
+TEST(TensorBoard, HistogramOfNoFiniteValuesIsAnError) {
+  std::vector<double> none, non_finite{NAN, INFINITY, -INFINITY};
   EXPECT_THROW(tensorboard::histogram_event(0, 0, "w", none), ValueError);
+  EXPECT_THROW(tensorboard::histogram_event(0, 0, "w", non_finite), ValueError);
+  std::vector<double> mixed{1.0, NAN, -1e308, 1e308, INFINITY};  // finite ones kept, no overflow in the width
+  EXPECT_FALSE(tensorboard::histogram_event(0, 0, "w", mixed).empty());
+}
+
+namespace {
+// The JSON read_tensorboard.py makes of an event file.
+nlohmann::json read_events(const std::string& file, const fs::path& json_file) {
+  std::string command = "/usr/bin/python3 " SCORCH_TENSORBOARD_READER " '" + file + "' '" + json_file.string() + "'";
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("failed: " + command);
+  return nlohmann::json::parse(std::ifstream(json_file));
+}
+}  // namespace
+
+TEST(TensorBoard, AResumedRunContinuesTheStepsOfTheLastCompleteEpoch) {
+  auto dir = learner_fixture::temp_dir("tensorboard-resume");
+  MetricEntry entry{"Loss", "", "", 0.5, 0.5};
+  std::string first_file, second_file;
+  {
+    TensorBoardLogger first(dir.string());
+    for (int i = 0; i < 3; ++i) first.log(Split::Train, 1, entry);
+    first.end_epoch(Split::Train, 1);
+    first.log(Split::Train, 2, entry);  // an epoch interrupted before its end
+    first_file = first.file();
+  }
+  TensorBoardLogger second(dir.string());
+  second.log(Split::Train, 2, entry);
+  second.end_epoch(Split::Train, 2);
+  ASSERT_NE(first_file, second.file());
+  auto steps = read_events(second.file(), dir / "second.json")["scalars"]["train/Loss"];
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0][0].get<int64_t>(), 3);  // after steps 0, 1, 2 of epoch 1
 }
 
 TEST(TensorBoard, LearnerFileReadsBackWithEveryLoggedValue) {
@@ -39,11 +72,7 @@ TEST(TensorBoard, LearnerFileReadsBackWithEveryLoggedValue) {
   std::vector<double> w(weights.begin(), weights.end());
   board->histogram("linear/weight", w, 2);
 
-  auto json_file = dir / "events.json";
-  std::string command =
-      "/usr/bin/python3 " SCORCH_TENSORBOARD_READER " '" + board->file() + "' '" + json_file.string() + "'";
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  auto read = nlohmann::json::parse(std::ifstream(json_file));
+  auto read = read_events(board->file(), dir / "events.json");
   auto& scalars = read["scalars"];
   for (Split split : {Split::Train, Split::Valid}) {
     std::map<std::string, size_t> seen;
