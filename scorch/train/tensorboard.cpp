@@ -2,7 +2,10 @@
 // written by hand (the field numbers of TensorBoard's event.proto and summary.proto); TensorBoardLogger.
 #include "scorch/train/tensorboard.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <array>
@@ -164,9 +167,14 @@ TensorBoardLogger::TensorBoardLogger(std::string directory) {
   std::filesystem::create_directories(directory);
   double wall = now_seconds();
   auto stem = "events.out.tfevents." + std::to_string(static_cast<int64_t>(wall)) + "." + host_name() + ".scorch";
-  for (int n = 0;; ++n) {  // two loggers within a second get distinct files
+  for (int n = 0;; ++n) {  // loggers within a second (in any process) get distinct files: each name is reserved
     file_ = (std::filesystem::path(directory) / (n ? stem + "." + std::to_string(n) : stem)).string();
-    if (!std::filesystem::exists(file_)) break;
+    int fd = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      break;
+    }
+    if (errno != EEXIST || n > 1000) throw FormatError("TensorBoardLogger", "cannot create " + file_);
   }
   out_.open(file_, std::ios::binary);
   if (!out_) throw FormatError("TensorBoardLogger", "cannot create " + file_);
