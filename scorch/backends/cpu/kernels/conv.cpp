@@ -64,13 +64,6 @@ template <class C> void add_bias(C* out, const C* bias, size_t channels, size_t 
     for (size_t i = 0; i < pixels; ++i) out[c * pixels + i] += bias[c];
 }
 
-// The output columns [lo, hi) whose input column ox·stride + off lies in [0, in).
-std::pair<int64_t, int64_t> valid_columns(int64_t off, int64_t stride, int64_t in, int64_t out) {
-  int64_t lo = off < 0 ? (-off + stride - 1) / stride : 0;
-  int64_t hi = std::min(out, in - off <= 0 ? 0 : (in - off + stride - 1) / stride);
-  return {lo, std::max(lo, hi)};
-}
-
 // Taps that read the zero padding: wv · 0, which is NaN for an infinite or NaN weight (as the im2col GEMM gives).
 template <class C> void add_padding_taps(C* orow, int64_t width, int64_t lo, int64_t hi, C wv) {
   C zero_tap = wv * C(0);
@@ -95,7 +88,7 @@ template <class C> void depthwise_row(const C* row, const C* taps, const Geometr
   const auto width = static_cast<int64_t>(g.out[2]);
   for (size_t kx = 0; kx < g.kernel[2]; ++kx) {
     int64_t off = static_cast<int64_t>(kx * g.dilation[2]) - static_cast<int64_t>(g.padding[2]);
-    auto [lo, hi] = row ? valid_columns(off, s2, in2, width) : std::pair<int64_t, int64_t>{0, 0};
+    auto [lo, hi] = row ? window::valid_range(off, s2, in2, width) : std::pair<int64_t, int64_t>{0, 0};
     C wv = taps[kx];
     if (hi > lo) add_scaled(orow + lo, row + lo * s2 + off, s2, hi - lo, wv);
     add_padding_taps(orow, width, lo, hi, wv);

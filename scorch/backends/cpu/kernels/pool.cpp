@@ -187,8 +187,7 @@ template <class C> void max_pool_row(const C* xp, const window::Geometry& g, Spa
       const C* row = xp + base;
       for (size_t kx = 0; kx < g.kernel[2]; ++kx) {  // ix = ox·stride + off, kept inside [0, in2)
         int64_t off = static_cast<int64_t>(kx * g.dilation[2]) - static_cast<int64_t>(g.padding[2]);
-        int64_t lo = off < 0 ? (-off + stride - 1) / stride : 0;
-        int64_t hi = std::min(ow_i, in2 - off <= 0 ? 0 : (in2 - off + stride - 1) / stride);
+        auto [lo, hi] = window::valid_range(off, stride, in2, ow_i);
         for (int64_t ox = lo; ox < hi; ++ox) {
           int64_t ix = ox * stride + off;
           C v = row[ix];

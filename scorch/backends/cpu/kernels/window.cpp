@@ -47,10 +47,7 @@ template <class T> void im2col_row(const T* x, const Geometry& g, size_t row, si
       const T* src = plane + (static_cast<size_t>(iz) * g.in[1] + static_cast<size_t>(iy)) * g.in[2];
       int64_t ix0 = source(g, 2, ox, kx), sx = static_cast<int64_t>(g.stride[2]), w = static_cast<int64_t>(g.in[2]);
       // Outputs [lo, hi) read inside the row (ix0 + t·sx in [0, w)); the rest read the zero padding.
-      int64_t lo = ix0 < 0 ? (-ix0 + sx - 1) / sx : 0;
-      int64_t hi = w - ix0 <= 0 ? 0 : (w - ix0 + sx - 1) / sx;
-      lo = std::min<int64_t>(lo, static_cast<int64_t>(run));
-      hi = std::clamp<int64_t>(hi, lo, static_cast<int64_t>(run));
+      auto [lo, hi] = valid_range(ix0, sx, w, static_cast<int64_t>(run));
       std::fill(out, out + lo, T(0));
       if (sx == 1 && hi > lo) std::memcpy(out + lo, src + ix0 + lo, static_cast<size_t>(hi - lo) * sizeof(T));
       else

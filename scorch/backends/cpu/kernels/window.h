@@ -2,9 +2,11 @@
 // Sliding-window geometry shared by the Cpu convolution, pooling and unfold kernels: spatial
 // dims are padded to three (depth, height, width) with unit dims, so one loop nest serves
 // 1-d, 2-d and 3-d ops. im2col/col2im move between an image and its window columns.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "scorch/backend/module_options.h"
 #include "scorch/backends/cpu/cpu_tensor.h"
@@ -28,6 +30,13 @@ Dims3 pad3(const SpatialDims& v, size_t fill);
 /// Geometry of a window op from input spatial dims, kernel, stride, padding, dilation and output dims.
 Geometry make(const Dims3& in, const Dims3& kernel, const SpatialDims& stride, const SpatialDims& padding,
               const SpatialDims& dilation, const Dims3& out);
+
+/// The outputs [lo, hi) of [0, count) whose input index off + t·stride lies in [0, in); the others read padding.
+inline std::pair<int64_t, int64_t> valid_range(int64_t off, int64_t stride, int64_t in, int64_t count) {
+  int64_t lo = std::min(count, off < 0 ? (-off + stride - 1) / stride : int64_t(0));
+  int64_t hi = in - off <= 0 ? 0 : (in - off + stride - 1) / stride;
+  return {lo, std::clamp(hi, lo, count)};
+}
 
 /// Writes count entries of im2col row `row` (channel, kz, ky, kx) starting at output pixel pix0:
 /// the input value each window position reads, or 0 in the padding. x is [channels, in...].
