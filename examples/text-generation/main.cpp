@@ -1,10 +1,12 @@
 // A small GPT trained on the fortunes Debian ships, then sampled (Burn's text-generation example):
-//   text-generation train [--artifact-dir DIR] [--epochs N] [--windows N] [--seq N] [--precision f32|bf16|f16]
-//                         [--corpus DIR]
-//   text-generation generate [--artifact-dir DIR] [--prompt TEXT] [--length N] [--temperature T] [--top-k K]
+//   text-generation train [--backend NAME] [--artifact-dir DIR] [--epochs N] [--windows N] [--seq N]
+//                         [--precision f32|bf16|f16] [--corpus DIR]
+//   text-generation generate [--backend NAME] [--artifact-dir DIR] [--prompt TEXT] [--length N] [--temperature T]
+//                            [--top-k K]
 //   text-generation amp-check [--steps N] [--corpus DIR]
 // train fits the model with the Learner (mixed precision with --precision) and saves it; generate samples text
-// after a prompt; amp-check compares f32, bf16 and loss-scaled f16 training (the ctest `amp`).
+// after a prompt (--backend: cpu, fusion-cpu, libtorch or cuda where the build has them); amp-check compares f32,
+// bf16 and loss-scaled f16 training (the ctest `amp`).
 #include <iostream>
 
 #include "training.h"
@@ -16,12 +18,13 @@ struct Args {
   std::string precision = "f32", prompt;
   size_t epochs = 1, windows = 4096, seq = 128, length = 200, top_k = 20, steps = 40;
   double temperature = 0.8;
+  textgen::BackendChoice backend = textgen::BackendChoice::Cpu;
 };
 
 const char* kUsage =
-    "usage: text-generation train|generate|amp-check [--artifact-dir DIR] [--corpus DIR] [--epochs N] "
-    "[--windows N] [--seq N] [--precision f32|bf16|f16] [--prompt TEXT] [--length N] [--temperature T] "
-    "[--top-k K] [--steps N]";
+    "usage: text-generation train|generate|amp-check [--backend cpu|fusion-cpu|libtorch|cuda] "
+    "[--artifact-dir DIR] [--corpus DIR] [--epochs N] [--windows N] [--seq N] [--precision f32|bf16|f16] "
+    "[--prompt TEXT] [--length N] [--temperature T] [--top-k K] [--steps N]";
 
 Args parse(int argc, char** argv) {
   if (argc < 2) throw scorch::ValueError("text-generation", kUsage);
@@ -34,6 +37,7 @@ Args parse(int argc, char** argv) {
       return argv[++i];
     };
     if (f == "--artifact-dir") a.artifact_dir = value();
+    else if (f == "--backend") a.backend = scorch::examples::parse_backend("text-generation --backend", value());
     else if (f == "--corpus") a.corpus = value();
     else if (f == "--epochs") a.epochs = std::stoul(value());
     else if (f == "--windows") a.windows = std::stoul(value());
@@ -56,12 +60,12 @@ int run(const Args& a) {
                       .with_max_windows(a.windows)
                       .with_precision(a.precision);
     textgen::autocast_of(a.precision);  // an unknown name fails before the corpus is read
-    auto report = textgen::train_text(a.artifact_dir, textgen::read_fortunes(a.corpus), config);
+    auto report = textgen::train_text(a.artifact_dir, textgen::read_fortunes(a.corpus), config, a.backend);
     std::cout << "trained " << report.epochs_completed << " epoch(s); model saved in " << a.artifact_dir << std::endl;
     return report.interrupted ? 130 : 0;
   }
   if (a.command == "generate") {
-    std::cout << a.prompt << textgen::generate(a.artifact_dir, a.prompt, a.length, a.temperature, a.top_k, 1)
+    std::cout << a.prompt << textgen::generate(a.artifact_dir, a.prompt, a.length, a.temperature, a.top_k, 1, a.backend)
               << std::endl;
     return 0;
   }

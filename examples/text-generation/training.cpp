@@ -1,14 +1,9 @@
-// The example's training, sampling and mixed-precision check on Autodiff<Cpu> (training.h).
-#include "training.h"
+// The example's commands on Cpu and Fusion<Cpu>, the choice of backend, and the precision names (training.h).
+#include <scorch/stacks/fusion_cpu/autodiff.h>
 
-#include <cmath>
-#include <filesystem>
-#include <iostream>
-#include <random>
+#include "training_on.h"
 
 namespace textgen {
-
-using AD = Autodiff<Cpu>;
 
 std::optional<DType> autocast_of(const std::string& precision) {
   if (precision == "f32") return std::nullopt;
@@ -17,80 +12,40 @@ std::optional<DType> autocast_of(const std::string& precision) {
   throw ValueError("text-generation", "unknown precision '" + precision + "' (f32, bf16 or f16)");
 }
 
-train::FitReport train_text(const std::string& artifact_dir, const std::string& text, TrainingConfig config) {
-  auto tokenizer = CharTokenizer::fit(text);
-  config.vocabulary = tokenizer.vocabulary();
-  config.model.vocab_size = tokenizer.vocab_size();
-  auto precision = autocast_of(config.precision);
-  std::filesystem::create_directories(artifact_dir);
-  config.save(artifact_dir + "/config.json");
-  AD::seed(config.seed);
-  auto all = windows(tokenizer.encode(text), config.model.max_seq, config.max_windows);
-  if (all.size() < 2 || config.batch_size == 0)
-    throw ValueError("train_text", std::to_string(all.size()) + " window(s) of " +
-                                       std::to_string(config.model.max_seq + 1) +
-                                       " tokens: at least 2 are needed (one held out), and a batch size >= 1");
-  size_t held_out = std::max<size_t>(1, all.size() / 20);
-  std::vector<Window> valid(all.end() - static_cast<std::ptrdiff_t>(held_out), all.end());
-  all.resize(all.size() - held_out);
-  size_t steps = config.num_epochs * ((all.size() + config.batch_size - 1) / config.batch_size);
-  auto train_loader = data::dataloader_builder(std::make_shared<WindowBatcher<AD>>())
-                          .batch_size(config.batch_size)
-                          .shuffle(config.seed)
-                          .build(data::InMemDataset<Window>(std::move(all)));
-  auto valid_loader = data::dataloader_builder(std::make_shared<WindowBatcher<Cpu>>())
-                          .batch_size(config.batch_size)
-                          .build(data::InMemDataset<Window>(std::move(valid)));
-  auto builder = train::LearnerBuilder(artifact_dir);
-  builder.metric_train_numeric(train::LossMetric{})
-      .metric_valid_numeric(train::LossMetric{})
-      .metric_train_numeric(train::AccuracyMetric{})
-      .metric_valid_numeric(train::AccuracyMetric{})
-      .num_epochs(config.num_epochs)
-      .summary();
-  if (precision) builder.mixed_precision(*precision);
-  auto schedule = optim::CosineAnnealingLrSchedulerConfig(config.learning_rate, steps).init();
-  auto learner = builder.build(config.model.init<AD>(), config.optimizer.init(), std::move(schedule));
-  auto model = learner.fit(train_loader, valid_loader);
-  model.valid().save_file(artifact_dir + "/model", DefaultFileRecorder<>{});
-  return learner.report();
-}
+TEXTGEN_BACKEND_COMMANDS(cpu, Cpu)
+TEXTGEN_BACKEND_COMMANDS(fusion_cpu, FusionCpu)
 
-namespace {
-/// An id drawn from the top_k most likely of logits / temperature.
-int64_t sample(const std::vector<float>& logits, double temperature, size_t top_k, std::mt19937_64& rng) {
-  std::vector<size_t> order(logits.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  size_t k = std::min(top_k, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
-                    [&](size_t a, size_t b) { return logits[a] > logits[b]; });
-  std::vector<double> weights(k);
-  for (size_t i = 0; i < k; ++i) weights[i] = std::exp((logits[order[i]] - logits[order[0]]) / temperature);
-  std::discrete_distribution<size_t> pick(weights.begin(), weights.end());
-  return static_cast<int64_t>(order[pick(rng)]);
+train::FitReport train_text(const std::string& artifact_dir, const std::string& text, const TrainingConfig& config,
+                            BackendChoice backend) {
+  autocast_of(config.precision);  // an unknown name fails before anything is written
+  std::filesystem::create_directories(artifact_dir);
+  train::ExperimentLog(artifact_dir + "/experiment.log").info("backend: " + backend_name(backend));
+  switch (backend) {
+    case BackendChoice::Cpu: return train_text_cpu(artifact_dir, text, config);
+    case BackendChoice::FusionCpu: return train_text_fusion_cpu(artifact_dir, text, config);
+#ifdef SCORCH_EXAMPLE_LIBTORCH
+    case BackendChoice::LibTorch: return train_text_libtorch(artifact_dir, text, config);
+#endif
+#ifdef SCORCH_EXAMPLE_CUDA
+    case BackendChoice::Cuda: return train_text_cuda(artifact_dir, text, config);
+#endif
+    default: throw examples::backend_missing("text-generation train", backend);
+  }
 }
-}  // namespace
 
 std::string generate(const std::string& artifact_dir, const std::string& prompt, size_t length, double temperature,
-                     size_t top_k, uint64_t seed) {
-  if (!(temperature > 0) || top_k == 0)
-    throw ValueError("generate", "temperature must be > 0 and top_k ≥ 1, got " + std::to_string(temperature) +
-                                     " and " + std::to_string(top_k));
-  auto config = TrainingConfig::load(artifact_dir + "/config.json");
-  auto tokenizer = CharTokenizer::from_vocabulary(config.vocabulary);
-  auto model = config.model.with_dropout(0.0).init<Cpu>().load_file(artifact_dir + "/model", DefaultFileRecorder<>{},
-                                                                     Cpu::Device{});
-  auto ids = tokenizer.encode(prompt.empty() ? "\n" : prompt);
-  std::mt19937_64 rng(seed);
-  size_t context = config.model.max_seq;
-  for (size_t i = 0; i < length; ++i) {
-    size_t start = ids.size() > context ? ids.size() - context : 0;
-    std::vector<int64_t> window(ids.begin() + static_cast<std::ptrdiff_t>(start), ids.end());
-    auto input = Tensor<Cpu, 2, Int>::from_data(TensorData(window, {size_t{1}, window.size()}));
-    auto last = model.forward(input).slice({Slice(), Slice(-1), Slice()}).reshape<1>({-1});
-    ids.push_back(sample(last.to_data().to_vector<float>(), temperature, top_k, rng));
+                     size_t top_k, uint64_t seed, BackendChoice backend) {
+  switch (backend) {
+    case BackendChoice::Cpu:
+    case BackendChoice::FusionCpu: return generate_cpu(artifact_dir, prompt, length, temperature, top_k, seed);
+#ifdef SCORCH_EXAMPLE_LIBTORCH
+    case BackendChoice::LibTorch: return generate_libtorch(artifact_dir, prompt, length, temperature, top_k, seed);
+#endif
+#ifdef SCORCH_EXAMPLE_CUDA
+    case BackendChoice::Cuda: return generate_cuda(artifact_dir, prompt, length, temperature, top_k, seed);
+#endif
+    default: throw examples::backend_missing("text-generation generate", backend);
   }
-  return tokenizer.decode(std::vector<int64_t>(ids.end() - static_cast<std::ptrdiff_t>(length), ids.end()));
 }
 
 }  // namespace textgen

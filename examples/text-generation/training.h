@@ -7,6 +7,7 @@
 
 #include <scorch/data/dataloader.h>
 
+#include "common/backend_choice.h"
 #include "gpt.h"
 #include "text.h"
 
@@ -46,12 +47,26 @@ struct TrainingConfig {
 /// The dtype a precision name selects (nullopt for f32); throws ValueError for another name.
 std::optional<DType> autocast_of(const std::string& precision);
 
-/// Trains on the corpus text with the Learner and saves config.json and model.mpk in artifact_dir.
-train::FitReport train_text(const std::string& artifact_dir, const std::string& text, TrainingConfig config);
+using examples::backend_name;
+using examples::BackendChoice;
+
+/// Trains on the corpus text with the Learner on the backend (Autodiff over it) and saves config.json and model.mpk
+/// in artifact_dir; the backend's name goes to the experiment log.
+train::FitReport train_text(const std::string& artifact_dir, const std::string& text, const TrainingConfig& config,
+                            BackendChoice backend = BackendChoice::Cpu);
 
 /// Generates length bytes after prompt with the model saved in artifact_dir (temperature > 0; top_k ≥ 1).
 std::string generate(const std::string& artifact_dir, const std::string& prompt, size_t length, double temperature,
-                     size_t top_k, uint64_t seed);
+                     size_t top_k, uint64_t seed, BackendChoice backend = BackendChoice::Cpu);
+
+#define TEXTGEN_BACKEND_DECLARATIONS(name)                                                               \
+  train::FitReport train_text_##name(const std::string& artifact_dir, const std::string& text,           \
+                                     const TrainingConfig& config);                                      \
+  std::string generate_##name(const std::string& artifact_dir, const std::string& prompt, size_t length, \
+                              double temperature, size_t top_k, uint64_t seed);
+/// The commands on LibTorch (backend_libtorch.cpp) and Cuda (backend_cuda.cpp), where the build has them.
+TEXTGEN_BACKEND_DECLARATIONS(libtorch)
+TEXTGEN_BACKEND_DECLARATIONS(cuda)
 
 /// The mixed-precision check (ctest `amp`): a small GPT trained `steps` steps on the corpus in f32, in bf16
 /// (its losses must stay within tolerance of f32's) and in f16 with loss scaling and an overflow injected at

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest `package`: installs the build tree into a temporary prefix, then builds and runs an out-of-tree consumer
-# through find_package(Scorch) and through pkg-config, and checks that no installed file names the source tree.
+# through find_package(Scorch) and through pkg-config, static and shared, and checks that libscorch.so exports only
+# Scorch's symbols and that no installed file names the source tree.
 # Usage: tests/package/check.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 source=$2
@@ -12,20 +13,51 @@ cmake --install "$build" --prefix "$prefix" > "$work/install.log"
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 compiler=$(cache CMAKE_CXX_COMPILER) build_type=$(cache CMAKE_BUILD_TYPE)
 
-echo "== find_package(Scorch)"
-cmake -S "$source/tests/package/consumer" -B "$work/cmake" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" \
-  -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_PREFIX_PATH="$prefix" > "$work/configure.log" ||
-  { cat "$work/configure.log"; exit 1; }
-cmake --build "$work/cmake" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
-"$work/cmake/consumer"
+for form in static shared; do
+  shared=$([[ $form == shared ]] && echo ON || echo OFF)
+  echo "== find_package(Scorch), SCORCH_SHARED=$shared"
+  cmake -S "$source/tests/package/consumer" -B "$work/cmake-$form" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" \
+    -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_PREFIX_PATH="$prefix" -DSCORCH_SHARED="$shared" \
+    > "$work/configure-$form.log" || { cat "$work/configure-$form.log"; exit 1; }
+  cmake --build "$work/cmake-$form" > "$work/build-$form.log" || { cat "$work/build-$form.log"; exit 1; }
+  "$work/cmake-$form/consumer"
+  linked=$(ldd "$work/cmake-$form/consumer" | grep -c 'libscorch\.so' || true)
+  if [[ $linked != $([[ $form == shared ]] && echo 1 || echo 0) ]]; then
+    echo "package: the $form consumer links libscorch.so $linked time(s)" >&2
+    exit 1
+  fi
 
-echo "== pkg-config scorch"
-pc_dir=$(dirname "$(find "$prefix" -name scorch.pc | head -1)")
-flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags scorch)
-libs=$(PKG_CONFIG_PATH=$pc_dir pkg-config --libs scorch)
-# shellcheck disable=SC2086
-"$compiler" $flags "$source/tests/package/consumer/main.cpp" -o "$work/pc_consumer" $libs
-"$work/pc_consumer"
+  echo "== pkg-config scorch-$form"
+  pc_dir=$(dirname "$(find "$prefix" -name "scorch-$form.pc" | head -1)")
+  flags=$(PKG_CONFIG_PATH=$pc_dir pkg-config --cflags "scorch-$form")
+  libs=$(PKG_CONFIG_PATH=$pc_dir pkg-config --libs "scorch-$form")
+  # shellcheck disable=SC2086
+  "$compiler" $flags "$source/tests/package/consumer/main.cpp" -o "$work/pc_consumer_$form" $libs \
+    -Wl,-rpath,"$(realpath "$pc_dir/..")"
+  "$work/pc_consumer_$form"
+done
+
+echo "== libscorch.so exports Scorch's symbols only"
+library=$(find "$prefix" -name 'libscorch.so' | head -1)
+foreign=$(nm -D --defined-only -C "$library" | awk '{ $1 = $2 = ""; print }' | grep -v 'scorch::' || true)
+if [[ -n $foreign ]]; then
+  echo "package: libscorch.so exports symbols outside scorch::" >&2
+  echo "$foreign" | head -20 >&2
+  exit 1
+fi
+# The backends' libraries use libscorch.so's code, not copies of it (one autocast state, one thread pool).
+while IFS= read -r -d '' backend; do
+  if nm -DC --defined-only "$backend" | grep -q 'scorch::dtype_name'; then
+    echo "package: $backend holds a copy of libscorch.so's core" >&2
+    exit 1
+  fi
+done < <(find "$prefix" -name 'libscorch_*.so' -print0)
+default=static
+if [[ $(cache BUILD_SHARED_LIBS) =~ ^(ON|1|TRUE|YES|Y)$ ]]; then default=shared; fi
+if ! cmp -s "$pc_dir/scorch.pc" "$pc_dir/scorch-$default.pc"; then
+  echo "package: scorch.pc is not the default form's" >&2
+  exit 1
+fi
 
 echo "== no source path in the installation"
 skip=()  # archives with debug or sanitizer information hold their sources' paths

@@ -1,5 +1,6 @@
 #include "scorch/data/sources/huggingface.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,16 +21,28 @@ std::string default_base_dir() {
   return std::string(home ? home : "/tmp") + "/.cache/scorch/huggingface";
 }
 
-// SCORCH_HF_IMPORT_SCRIPT, else share/scorch/hf_import.py beside the running program's bin/ (an installation
-// moved with cmake --install --prefix), else the path of the configured install prefix.
+/// share/scorch/hf_import.py in the installation holding file (bin/x, lib/x or lib/<arch>/x), or "".
+std::string script_beside(const std::filesystem::path& file) {
+  std::error_code error;
+  auto dir = file.parent_path().parent_path();
+  for (int up = 0; up < 2 && dir.has_relative_path(); ++up, dir = dir.parent_path()) {
+    auto script = dir / "share" / "scorch" / "hf_import.py";
+    if (std::filesystem::exists(script, error)) return script.string();
+  }
+  return "";
+}
+
+// SCORCH_HF_IMPORT_SCRIPT, else the script of the installation holding this code (libscorch.so) or the running
+// program (an installation moved with cmake --install --prefix), else the path of the configured install prefix.
 std::string import_script() {
   if (const char* env = std::getenv("SCORCH_HF_IMPORT_SCRIPT"); env && *env) return env;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&script_beside), &info) && info.dli_fname && *info.dli_fname == '/')
+    if (auto script = script_beside(info.dli_fname); !script.empty()) return script;
   std::error_code error;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    auto beside = exe.parent_path().parent_path() / "share" / "scorch" / "hf_import.py";
-    if (std::filesystem::exists(beside, error)) return beside.string();
-  }
+  if (!error)
+    if (auto script = script_beside(exe); !script.empty()) return script;
   return SCORCH_HF_IMPORT_SCRIPT;
 }
 
