@@ -101,6 +101,24 @@ void onnx_model(std::span<const std::byte> bytes) {
   for (const auto& [name, t] : m.graph.initializers) (void)t.to_vector<double>();
 }
 
+/// Every tensor of a host value read back (a sequence's or optional's elements too).
+double touch_value(const onnx::HostValue& v) {
+  double sum = v.type == onnx::ValueType::Tensor ? static_cast<double>(v.tensor.to_vector<double>().size()) : 0;
+  for (const auto& e : v.elements) sum += touch_value(e);
+  return sum;
+}
+
+/// An ONNX test-data file (TensorProto, SequenceProto or OptionalProto): the first byte picks the declared type.
+void onnx_value(std::span<const std::byte> bytes) {
+  using T = onnx::ValueType;
+  static const std::vector<std::vector<T>> kTypes = {
+      {}, {T::Sequence}, {T::Optional}, {T::Optional, T::Sequence}, {T::Sequence, T::Sequence}};
+  if (bytes.empty()) return;
+  static ScratchFile file("value.pb");
+  onnx::ValueInfo info{"fuzz", false, std::nullopt, std::nullopt, kTypes[size_t(bytes[0]) % kTypes.size()]};
+  touch_value(onnx::read_value(file.write(bytes.subspan(1)), info));
+}
+
 void config(std::span<const std::byte> bytes) {
   std::string text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   FuzzConfig c = FuzzConfig::from_json(text, "<fuzz>");
@@ -187,6 +205,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"safetensors", &safetensors},
     {"pytorch", &pytorch_file},
     {"onnx_model", &onnx_model},
+    {"onnx_value", &onnx_value},
     {"config", &config},
     {"idx", &idx},
     {"idx_gz", &idx},

@@ -110,6 +110,21 @@ void binary_records(const fs::path& out) {
   // ONNX's too: fuzz/regressions/onnx_model/ (tests/module/fixtures/onnx and node tests of libonnx-testdata).
   fs::create_directories(out / "onnx_model");
   std::ofstream(out / "onnx_model" / "empty_graph") << std::string("\x3a\x00", 2);
+  // onnx_value: a type byte (targets.cpp's list: 1 sequence, 2 optional, 3 optional sequence) and the test data of
+  // libonnx-testdata's sequence and optional cases, where the package is installed.
+  fs::create_directories(out / "onnx_value");
+  const fs::path node = "/usr/share/libonnx-testdata/data/node";
+  const std::pair<const char*, char> kCases[] = {{"test_sequence_insert_at_back", 1},
+                                                 {"test_optional_get_element_sequence", 3},
+                                                 {"test_optional_has_element", 2},
+                                                 {"test_optional_has_element_empty", 2}};
+  for (const auto& [name, type] : kCases) {
+    std::ifstream in(node / name / "test_data_set_0" / "input_0.pb", std::ios::binary);
+    if (!in) continue;
+    std::ofstream seed(out / "onnx_value" / name, std::ios::binary);
+    seed << type << in.rdbuf();
+  }
+  std::ofstream(out / "onnx_value" / "tensor", std::ios::binary) << std::string("\x00\x08\x01", 3);
 }
 
 void configs(const fs::path& out) {

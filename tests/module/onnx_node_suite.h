@@ -36,23 +36,36 @@ inline std::string compare(const TensorData& got, const TensorData& expected, do
   return "";
 }
 
+/// As compare for tensors; sequences and optionals match when their kinds and lengths agree and every element does.
+inline std::string compare_values(const HostValue& got, const HostValue& expected) {
+  if (got.type != expected.type) return "a value of another kind than expected";
+  if (got.type == ValueType::Tensor) return compare(got.tensor, expected.tensor);
+  if (got.elements.size() != expected.elements.size())
+    return std::to_string(got.elements.size()) + " elements, expected " + std::to_string(expected.elements.size());
+  for (size_t i = 0; i < got.elements.size(); ++i)
+    if (std::string diff = compare_values(got.elements[i], expected.elements[i]); !diff.empty())
+      return "element " + std::to_string(i) + ": " + diff;
+  return "";
+}
+
 /// Runs one case's test data sets; "" on success, else why it failed.
 template <class B> std::string run_case(const fs::path& dir) {
   try {
     Runtime<B> rt = load<B>((dir / "model.onnx").string());
     for (const auto& set : fs::directory_iterator(dir)) {
       if (!set.is_directory()) continue;
-      std::map<std::string, TensorData> inputs;
+      std::map<std::string, HostValue> inputs;
       const auto& declared = rt.model().graph.inputs;
       for (size_t i = 0; fs::exists(set.path() / ("input_" + std::to_string(i) + ".pb")); ++i) {
         if (i >= declared.size()) return "more input files than graph inputs";
-        inputs[declared[i].name] = read_tensor((set.path() / ("input_" + std::to_string(i) + ".pb")).string());
+        inputs[declared[i].name] =
+            read_value((set.path() / ("input_" + std::to_string(i) + ".pb")).string(), declared[i]);
       }
-      auto outputs = rt.run(inputs);
+      auto outputs = rt.run_host_values(inputs);
       const auto& names = rt.model().graph.outputs;
       for (size_t i = 0; i < names.size(); ++i) {
         auto file = set.path() / ("output_" + std::to_string(i) + ".pb");
-        std::string diff = compare(outputs.at(names[i].name), read_tensor(file.string()));
+        std::string diff = compare_values(outputs.at(names[i].name), read_value(file.string(), names[i]));
         if (!diff.empty()) return "output " + std::to_string(i) + ": " + diff;
       }
     }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "module/expect_load_error.h"
@@ -23,36 +24,72 @@ bool lacks_dtype(const FormatError& e) {
   return std::string(e.what()).find("has no Scorch dtype") != std::string::npos;
 }
 
-TEST(OnnxModel, EveryNodeSuiteModelAndTensorReads) {
+/// The declaration of test-data file `file` (input_N.pb or output_N.pb) in inputs / outputs; a plain tensor's when
+/// the model did not read or the index is past the list.
+ValueInfo declared_for(const fs::path& file, const std::vector<ValueInfo>& inputs,
+                       const std::vector<ValueInfo>& outputs) {
+  std::string name = file.stem().string();
+  bool input = name.rfind("input_", 0) == 0;
+  size_t index = std::stoul(name.substr(name.find('_') + 1));
+  const auto& list = input ? inputs : outputs;
+  return index < list.size() ? list[index] : ValueInfo{};
+}
+
+TEST(OnnxModel, EveryNodeSuiteModelAndValueReads) {
   ASSERT_TRUE(fs::exists(kTestData / "node")) << "libonnx-testdata is missing: run scripts/install-deps.sh";
-  size_t models = 0, models_read = 0, tensors = 0, tensors_read = 0;
+  size_t models = 0, models_read = 0, values = 0, values_read = 0, containers = 0;
   for (const auto& dir : fs::directory_iterator(kTestData / "node")) {
     ++models;
-    bool tensors_only = true;  // a sequence's or optional's test data are not TensorProtos
+    std::vector<ValueInfo> inputs, outputs;
     try {
       Model m = read_model((dir.path() / "model.onnx").string());
       EXPECT_FALSE(m.graph.nodes.empty()) << dir.path();
-      for (const auto* list : {&m.graph.inputs, &m.graph.outputs})
-        for (const auto& v : *list) tensors_only = tensors_only && v.tensor;
+      inputs = m.graph.inputs, outputs = m.graph.outputs;
       ++models_read;
     } catch (const FormatError& e) { EXPECT_TRUE(lacks_dtype(e)) << e.what(); }
-    if (!tensors_only) continue;
     for (const auto& set : fs::directory_iterator(dir.path())) {
       if (!set.is_directory()) continue;
       for (const auto& file : fs::directory_iterator(set.path())) {
-        ++tensors;
+        ValueInfo info = declared_for(file.path(), inputs, outputs);
+        if (!info.containers.empty() && info.containers.front() == ValueType::Other) continue;  // maps
+        ++values;
         try {
-          (void)read_tensor(file.path().string());
-          ++tensors_read;
+          HostValue v = read_value(file.path().string(), info);
+          EXPECT_EQ(v.type, info.containers.empty() ? ValueType::Tensor : info.containers.front()) << file.path();
+          containers += v.type != ValueType::Tensor;
+          ++values_read;
         } catch (const FormatError& e) { EXPECT_TRUE(lacks_dtype(e)) << e.what(); }
       }
     }
   }
-  std::cout << "node suite: " << models_read << " of " << models << " models, " << tensors_read << " of " << tensors
-            << " tensors read\n";
+  std::cout << "node suite: " << models_read << " of " << models << " models, " << values_read << " of " << values
+            << " test values read (" << containers << " sequences or optionals)\n";
   EXPECT_GE(models, 900u);
   EXPECT_GE(models_read * 100, models * 97);
-  EXPECT_GE(tensors_read * 100, tensors * 90);
+  EXPECT_GE(values_read * 100, values * 95);
+  EXPECT_GE(containers, 40u);
+}
+
+TEST(OnnxModel, SequenceAndOptionalFilesMustHoldTheirDeclaredType) {
+  fs::path dir = kTestData / "node" / "test_sequence_insert_at_back" / "test_data_set_0";
+  ASSERT_TRUE(fs::exists(dir)) << "libonnx-testdata is missing: run scripts/install-deps.sh";
+  ValueInfo sequence{"s", false, DType::F32, std::nullopt, {ValueType::Sequence}};
+  HostValue s = read_value((dir / "input_0.pb").string(), sequence);
+  ASSERT_EQ(s.type, ValueType::Sequence);
+  ASSERT_FALSE(s.elements.empty());
+  for (const auto& e : s.elements) EXPECT_EQ(e.type, ValueType::Tensor);
+  // sequences nested three deep where the model declares a sequence of sequences of tensors
+  auto path = (fs::temp_directory_path() / "scorch_nested_sequence.pb").string();
+  std::ofstream(path, std::ios::binary) << std::string("\x2a\x04\x2a\x02\x2a\x00", 6);
+  ValueInfo nested{"n", false, DType::F32, std::nullopt, {ValueType::Sequence, ValueType::Sequence}};
+  try {
+    (void)read_value(path, nested);
+    ADD_FAILURE() << "no error";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("does not hold the type the model declares"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  fs::remove(path);
 }
 
 TEST(OnnxModel, NodesAttributesAndTestDataComeOutAsTheFileHasThem) {

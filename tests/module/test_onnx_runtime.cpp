@@ -294,5 +294,61 @@ TEST(OnnxRuntime, RunsRepeatedlyAndByName) {
   EXPECT_THROW((void)rt.run(std::map<std::string, TensorData>{{"z", TensorData({1.0f}, {1})}}), ValueError);
 }
 
+// ---- sequences and optionals (values by hand: the node suite of onnx 1.12 has no SplitToSequence or
+// ConcatFromSequence case)
+
+/// y of m run on x (a [2, 3] f32 input named "x").
+TensorData run_on_x(const Model& m, const TensorData& x) {
+  return Runtime<Cpu>(m).run(std::vector<TensorData>{x}).at(0);
+}
+
+TEST(OnnxRuntime, SplitsToSequencesAndJoinsThemBack) {
+  TensorData x(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  auto two = node("Constant", {}, {"two"}, {{"value", tensor_attr(TensorData(std::vector<int64_t>{2}, Shape{}))}});
+  // chunks of 2 along axis 1 ([2, 2] and [2, 1]), joined back along axis 1
+  auto split = node("SplitToSequence", {"x", "two"}, {"s"}, {{"axis", int_attr(1)}});
+  auto join = node("ConcatFromSequence", {"s"}, {"y"}, {{"axis", int_attr(1)}});
+  run_on_x(model({two, split, join}, {2, 3}), x).assert_approx_eq(x, Tolerance::rel_abs(0, 0));
+  // rows without their axis (keepdims 0), stacked along a new last axis: the transpose
+  auto rows = node("SplitToSequence", {"x"}, {"s"}, {{"keepdims", int_attr(0)}});
+  auto stack = node("ConcatFromSequence", {"s"}, {"y"}, {{"axis", int_attr(-1)}, {"new_axis", int_attr(1)}});
+  run_on_x(model({rows, stack}, {2, 3}), x)
+      .assert_approx_eq(TensorData(std::vector<float>{1, 4, 2, 5, 3, 6}, Shape{3, 2}), Tolerance::rel_abs(0, 0));
+  // rows, x inserted at the front, the last row erased: [x, row 0]; element 0 is x
+  auto at0 = node("Constant", {}, {"zero"}, {{"value", tensor_attr(TensorData(std::vector<int64_t>{0}, Shape{}))}});
+  auto insert = node("SequenceInsert", {"s", "x", "zero"}, {"t"});
+  auto erase = node("SequenceErase", {"t"}, {"u"});
+  auto length = node("SequenceLength", {"u"}, {"n"});
+  auto first = node("SequenceAt", {"u", "zero"}, {"y"});
+  auto m = model({rows, at0, insert, erase, length, first}, {2, 3});
+  m.graph.outputs.push_back({"n", true, DType::I64, std::nullopt});
+  auto out = Runtime<Cpu>(m).run(std::vector<TensorData>{x});
+  out.at(0).assert_approx_eq(x, Tolerance::rel_abs(0, 0));
+  EXPECT_EQ(out.at(1).to_vector<int64_t>(), std::vector<int64_t>{2});  // [x, row 0]
+}
+
+TEST(OnnxRuntime, SequenceAndOptionalMisuseNamesTheNode) {
+  TensorData x(std::vector<float>{1, 2, 3}, Shape{3});
+  auto split = node("SplitToSequence", {"x"}, {"s"});
+  auto five = node("Constant", {}, {"i"}, {{"value", tensor_attr(TensorData(std::vector<int64_t>{5}, Shape{}))}});
+  std::string msg = run_error<ValueError>(model({split, five, node("SequenceAt", {"s", "i"}, {"y"})}, {3}), {x});
+  EXPECT_NE(msg.find("'n_SequenceAt' (SequenceAt, opset 13): position 5 is outside a sequence of 3 elements"),
+            std::string::npos)
+      << msg;
+  msg = run_error<ValueError>(model({split, node("Relu", {"s"}, {"y"})}, {3}), {x});
+  EXPECT_NE(msg.find("'n_Relu' (Relu, opset 13): "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("a sequence or optional where a tensor is expected"), std::string::npos) << msg;
+  msg = run_error<ValueError>(model({node("Optional", {}, {"o"}), node("OptionalGetElement", {"o"}, {"y"})}));
+  EXPECT_NE(msg.find("(OptionalGetElement, opset 13): the optional is empty"), std::string::npos) << msg;
+  auto empty = node("SequenceEmpty", {}, {"e"});
+  msg = run_error<ValueError>(model({empty, node("ConcatFromSequence", {"e"}, {"y"})}));
+  EXPECT_NE(msg.find("cannot concatenate an empty sequence"), std::string::npos) << msg;
+  // a tensor fed where the model declares a sequence
+  Model seq_input = model({node("SequenceLength", {"x"}, {"y"})}, {3});
+  seq_input.graph.inputs[0].tensor = false, seq_input.graph.inputs[0].containers = {ValueType::Sequence};
+  msg = run_error<ValueError>(seq_input, {x});
+  EXPECT_NE(msg.find("input 'x' is a tensor, the model declares a sequence"), std::string::npos) << msg;
+}
+
 }  // namespace
 }  // namespace scorch::onnx

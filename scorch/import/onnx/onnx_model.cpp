@@ -4,6 +4,8 @@
 #include "scorch/import/onnx/onnx_model.h"
 
 #include <onnx/onnx_pb.h>
+// after onnx_pb.h, which defines ONNX_API
+#include <onnx/onnx-data.pb.h>
 
 #include <climits>
 #include <cstring>
@@ -104,16 +106,19 @@ std::vector<std::byte> external_bytes(const Proto& t, size_t expected, const Con
   formats::MappedFile file((c.folder / relative).string());
   auto bytes = file.bytes();
   if (length != expected || offset > bytes.size() || length > bytes.size() - offset)
-    fail(c, what, "external data [" + std::to_string(offset) + ", +" + std::to_string(length) + ") of '" + location +
-                      "' (" + std::to_string(bytes.size()) + " bytes) does not hold its " + std::to_string(expected) +
-                      " bytes");
+    fail(c, what,
+         "external data [" + std::to_string(offset) + ", +" + std::to_string(length) + ") of '" + location + "' (" +
+             std::to_string(bytes.size()) + " bytes) does not hold its " + std::to_string(expected) + " bytes");
   auto part = bytes.subspan(offset, length);
   return {part.begin(), part.end()};
 }
 
-TensorData tensor_from(const Proto& t, const Context& c) {
+/// The tensor's data. `declared` is the dtype the model gives it, for test data: onnx 1.12 wrote bfloat16 test
+/// tensors as UINT16 bit patterns, which are read as bfloat16 where the model declares BFLOAT16.
+TensorData tensor_from(const Proto& t, const Context& c, std::optional<DType> declared = std::nullopt) {
   std::string what = "tensor '" + t.name() + "'";
   auto dtype = dtype_of(t.data_type());
+  if (t.data_type() == Proto::UINT16 && declared == DType::BF16) dtype = DType::BF16;
   if (!dtype) fail(c, what, "element type " + element_type_name(t.data_type()) + " has no Scorch dtype");
   std::vector<size_t> dims;
   for (int64_t d : t.dims()) {
@@ -124,8 +129,9 @@ TensorData tensor_from(const Proto& t, const Context& c) {
   size_t bytes = formats::tensor_bytes_from_file(shape, *dtype, c.source, t.name());
   std::vector<std::byte> data;
   if (t.data_location() == Proto::EXTERNAL) data = external_bytes(t, bytes, c, what);
-  else if (t.has_raw_data()) data.assign(reinterpret_cast<const std::byte*>(t.raw_data().data()),
-                                         reinterpret_cast<const std::byte*>(t.raw_data().data()) + t.raw_data().size());
+  else if (t.has_raw_data())
+    data.assign(reinterpret_cast<const std::byte*>(t.raw_data().data()),
+                reinterpret_cast<const std::byte*>(t.raw_data().data()) + t.raw_data().size());
   else data = typed_bytes(t, *dtype, shape.num_elements(), c, what);
   if (data.size() != bytes) fail(c, what, std::to_string(data.size()) + " bytes for " + std::to_string(bytes));
   return formats::tensor_from_file(data, shape, *dtype, c.source, t.name());
@@ -157,10 +163,22 @@ Attribute attribute_from(const ::onnx::AttributeProto& a, const Context& c, int 
 }
 
 ValueInfo value_info_from(const ::onnx::ValueInfoProto& v) {
-  ValueInfo out{v.name(), false, std::nullopt, std::nullopt};
-  if (!v.type().has_tensor_type()) return out;
-  out.tensor = true;
-  const auto& tensor = v.type().tensor_type();
+  ValueInfo out{v.name(), false, std::nullopt, std::nullopt, {}};
+  const ::onnx::TypeProto* type = &v.type();
+  for (int depth = 0; !type->has_tensor_type(); ++depth) {  // the containers, down to the tensor
+    if (type->has_sequence_type() && depth < kMaxGraphDepth) {
+      out.containers.push_back(ValueType::Sequence);
+      type = &type->sequence_type().elem_type();
+    } else if (type->has_optional_type() && depth < kMaxGraphDepth) {
+      out.containers.push_back(ValueType::Optional);
+      type = &type->optional_type().elem_type();
+    } else {
+      out.containers = {ValueType::Other};
+      return out;
+    }
+  }
+  out.tensor = out.containers.empty();
+  const auto& tensor = type->tensor_type();
   out.dtype = dtype_of(tensor.elem_type());
   if (!tensor.has_shape()) return out;
   out.shape.emplace();
@@ -180,8 +198,9 @@ Graph graph_from(const ::onnx::GraphProto& g, const Context& c, int depth) {
   for (const auto& v : g.input()) out.inputs.push_back(value_info_from(v));
   for (const auto& v : g.output()) out.outputs.push_back(value_info_from(v));
   for (const auto& n : g.node()) {
-    Node node{n.name(), n.op_type(), n.domain(), {n.input().begin(), n.input().end()},
-              {n.output().begin(), n.output().end()}, {}};
+    Node node{
+        n.name(), n.op_type(), n.domain(), {n.input().begin(), n.input().end()}, {n.output().begin(), n.output().end()},
+        {}};
     for (const auto& a : n.attribute()) node.attributes.emplace(a.name(), attribute_from(a, c, depth));
     out.nodes.push_back(std::move(node));
   }
@@ -195,8 +214,8 @@ template <class M> M parse(const std::string& path, const char* what) {
   M message;
   bool fits = bytes.size() <= static_cast<size_t>(INT_MAX);  // protobuf's limit
   if (!fits || !message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throw FormatError("load", path + ": not a readable ONNX " + std::string(what) + " (" +
-                                  std::to_string(bytes.size()) + " bytes)");
+    throw FormatError(
+        "load", path + ": not a readable ONNX " + std::string(what) + " (" + std::to_string(bytes.size()) + " bytes)");
   return message;
 }
 
@@ -222,6 +241,62 @@ Model read_model(const std::string& path) {
 TensorData read_tensor(const std::string& path) {
   auto proto = parse<::onnx::TensorProto>(path, "tensor");
   return tensor_from(proto, Context{path, fs::path(path).parent_path()});
+}
+
+namespace {
+/// The host value a SequenceProto or OptionalProto holds, of the type containers[level...] describes.
+template <class M> HostValue container_from(const M& m, const std::vector<ValueType>& containers, size_t level,
+                                            std::optional<DType> dtype, const Context& c);
+
+HostValue value_from(const ::onnx::TensorProto* tensor, const ::onnx::SequenceProto* sequence,
+                     const ::onnx::OptionalProto* optional, const std::vector<ValueType>& containers, size_t level,
+                     std::optional<DType> dtype, const Context& c) {
+  ValueType want = level < containers.size() ? containers[level] : ValueType::Tensor;
+  if (want == ValueType::Tensor && tensor)
+    return HostValue{ValueType::Tensor, tensor_from(*tensor, c, dtype), {}, DType::F32};
+  if (want == ValueType::Sequence && sequence) return container_from(*sequence, containers, level, dtype, c);
+  if (want == ValueType::Optional && optional) return container_from(*optional, containers, level, dtype, c);
+  fail(c, "value", "does not hold the type the model declares");
+}
+
+template <class M> HostValue container_from(const M& m, const std::vector<ValueType>& containers, size_t level,
+                                            std::optional<DType> dtype, const Context& c) {
+  using S = ::onnx::SequenceProto;
+  HostValue out{containers[level], {}, {}, dtype.value_or(DType::F32)};
+  if constexpr (std::is_same_v<M, S>) {
+    for (const auto& t : m.tensor_values())
+      out.elements.push_back(value_from(&t, nullptr, nullptr, containers, level + 1, dtype, c));
+    for (const auto& s : m.sequence_values())
+      out.elements.push_back(value_from(nullptr, &s, nullptr, containers, level + 1, dtype, c));
+    for (const auto& o : m.optional_values())
+      out.elements.push_back(value_from(nullptr, nullptr, &o, containers, level + 1, dtype, c));
+    if (m.map_values_size() > 0) fail(c, "sequence '" + m.name() + "'", "holds maps, which Scorch does not read");
+  } else {
+    if (m.has_tensor_value())
+      out.elements.push_back(value_from(&m.tensor_value(), nullptr, nullptr, containers, level + 1, dtype, c));
+    if (m.has_sequence_value())
+      out.elements.push_back(value_from(nullptr, &m.sequence_value(), nullptr, containers, level + 1, dtype, c));
+    if (m.has_optional_value())
+      out.elements.push_back(value_from(nullptr, nullptr, &m.optional_value(), containers, level + 1, dtype, c));
+    if (out.elements.size() > 1) fail(c, "optional '" + m.name() + "'", "holds more than one value");
+  }
+  for (const auto& e : out.elements)
+    if (e.type == ValueType::Tensor) out.element_dtype = e.tensor.dtype();
+  return out;
+}
+}  // namespace
+
+HostValue read_value(const std::string& path, const ValueInfo& info) {
+  Context c{path, fs::path(path).parent_path()};
+  if (info.containers.empty()) {
+    auto proto = parse<::onnx::TensorProto>(path, "tensor");
+    return HostValue{ValueType::Tensor, tensor_from(proto, c, info.dtype), {}, DType::F32};
+  }
+  if (info.containers.front() == ValueType::Sequence)
+    return container_from(parse<::onnx::SequenceProto>(path, "sequence"), info.containers, 0, info.dtype, c);
+  if (info.containers.front() == ValueType::Optional)
+    return container_from(parse<::onnx::OptionalProto>(path, "optional"), info.containers, 0, info.dtype, c);
+  throw FormatError("load", path + ": '" + info.name + "' is a map or of an unknown type, which Scorch does not read");
 }
 
 }  // namespace scorch::onnx

@@ -34,12 +34,26 @@ struct Node {
   std::map<std::string, Attribute> attributes;
 };
 
+/// What a value is: a tensor, or a container around other values (ONNX's sequence and optional types).
+enum class ValueType { Tensor, Sequence, Optional, Other };
+
 /// A graph input or output: its element type and dims (nullopt for a symbolic or unknown dim) where the file says.
 struct ValueInfo {
   std::string name;
-  bool tensor = false;  // false for a sequence, map or optional
-  std::optional<DType> dtype;
+  bool tensor = false;         // false for a sequence, map or optional
+  std::optional<DType> dtype;  // of the tensor, or of the tensors inside the containers
   std::optional<std::vector<std::optional<int64_t>>> shape;
+  /// The containers around the tensor, outermost first: {} for a tensor, {Optional, Sequence} for an optional
+  /// sequence of tensors; {Other} for a map or a type the file leaves out.
+  std::vector<ValueType> containers = {};
+};
+
+/// A value on the host: a tensor, or a sequence or optional of values (ONNX's SequenceProto and OptionalProto).
+struct HostValue {
+  ValueType type = ValueType::Tensor;
+  TensorData tensor;                 // a Tensor's data
+  std::vector<HostValue> elements;   // a Sequence's elements; an Optional's value (none when it is empty)
+  DType element_dtype = DType::F32;  // a Sequence's or Optional's tensors' dtype (known when it is empty)
 };
 
 struct Graph {
@@ -64,6 +78,11 @@ Model read_model(const std::string& path);
 /// Reads a serialized TensorProto (the input_N.pb / output_N.pb files of ONNX's test data), as read_model does
 /// its initializers.
 TensorData read_tensor(const std::string& path);
+
+/// Reads a serialized TensorProto, SequenceProto or OptionalProto (ONNX's test data), the one info's type names; a
+/// UINT16 tensor declared BFLOAT16 holds bfloat16 bit patterns (how onnx 1.12 wrote them). Throws FormatError
+/// starting with "load" and naming the file for a malformed file or a mismatching type.
+HostValue read_value(const std::string& path, const ValueInfo& info);
 
 /// The ONNX name of a TensorProto element type ("FLOAT", "INT64", ...; "type N" for an unknown one).
 std::string element_type_name(int32_t type);

@@ -92,8 +92,12 @@ template <class B> class OpCall {
 
 /// An operator: the node's output values, in order (trailing optional outputs may be left out).
 template <class B> using OpFn = std::function<std::vector<Value<B>>(const OpCall<B>&)>;
-/// Op type (default domain) → implementation.
+/// Op key (op_key) → implementation.
 template <class B> using OpTable = std::map<std::string, OpFn<B>>;
+/// A node's key in the op table: its op type, or "domain.OpType" outside the default domain ("" or "ai.onnx").
+inline std::string op_key(const Node& node) {
+  return node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
+}
 
 /// The op groups (ops_*.cpp); each adds its operators to table.
 template <class B> void register_elementwise_ops(OpTable<B>& table);
@@ -109,6 +113,7 @@ template <class B> void register_quant_ops(OpTable<B>& table);
 template <class B> void register_sampling_ops(OpTable<B>& table);
 template <class B> void register_signal_ops(OpTable<B>& table);
 template <class B> void register_index_ops(OpTable<B>& table);
+template <class B> void register_sequence_ops(OpTable<B>& table);
 /// Every operator the interpreter runs on B.
 template <class B> const OpTable<B>& op_table();
 

@@ -163,7 +163,7 @@ template <class B> Value<B> cast(Value<B> v, DType dtype) {
       if (is_int(dtype)) return V::template of<Int>(KindOps<B, Int>::cast(std::move(p), dtype));
       return V::template of<Bool>(KindOps<B, Int>::not_equal_elem(std::move(p), Scalar(int64_t{0})));
     }
-    case V::Kind::Bool: break;
+    default: break;  // Bool (dtype() refused a sequence or optional)
   }
   auto p = std::move(v).template take<Bool>();
   if (is_float(dtype)) return V::template of<Float>(KindOps<B, Bool>::into_float(std::move(p), dtype));

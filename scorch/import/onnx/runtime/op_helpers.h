@@ -10,10 +10,11 @@ namespace scorch::onnx {
 
 /// fn.template operator()<K>(primitive) for the value's kind K; fn returns a Value.
 template <class B, class Fn> Value<B> visit_kind(Value<B> v, Fn&& fn) {
+  v.dtype();  // a ValueError for a sequence or optional
   switch (v.kind()) {
     case Value<B>::Kind::Float: return fn.template operator()<Float>(std::move(v).template take<Float>());
     case Value<B>::Kind::Int: return fn.template operator()<Int>(std::move(v).template take<Int>());
-    case Value<B>::Kind::Bool: break;
+    default: break;
   }
   return fn.template operator()<Bool>(std::move(v).template take<Bool>());
 }

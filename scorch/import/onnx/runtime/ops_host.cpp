@@ -1,6 +1,8 @@
 // Operators computed on the host from the inputs' values (small, irregular or sequential work that gains nothing
-// from a device kernel): the window functions, ReverseSequence, MaxUnpool, Det, Unique, NonMaxSuppression.
+// from a device kernel): the window functions, ReverseSequence, MaxUnpool, Det, Unique, NonMaxSuppression,
+// TfIdfVectorizer (integer n-grams) and the ai.onnx.preview.training optimizers Adagrad, Momentum and Adam.
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <numeric>
 
@@ -221,9 +223,167 @@ template <class B> Value<B> non_max_suppression(const OpCall<B>& c) {
   return int_tensor(c, rows, Shape{rows.size() / 3, 3});
 }
 
+/// TfIdfVectorizer's n-gram pool: each n-gram of pool_int64s (lengths per ngram_counts) → its output column.
+struct NgramPool {
+  std::map<std::vector<int64_t>, size_t> column;
+  size_t columns = 0;
+};
+
+template <class B> NgramPool ngram_pool(const OpCall<B>& c, size_t max_n) {
+  auto pool = c.attr_ints("pool_int64s"), counts = c.attr_ints("ngram_counts"), indexes = c.attr_ints("ngram_indexes");
+  if (pool.empty()) c.template fail<ValueError>("only pool_int64s is supported (Scorch has no string tensors)");
+  if (counts.size() > max_n || counts.empty() || counts[0] != 0)
+    c.template fail<ValueError>("ngram_counts must start at 0 and have at most max_gram_length entries");
+  NgramPool out;
+  size_t k = 0;  // n-grams seen, the index into ngram_indexes
+  for (size_t n = 1; n <= counts.size(); ++n) {
+    int64_t begin = counts[n - 1], end = n < counts.size() ? counts[n] : int64_t(pool.size());
+    if (begin < 0 || end < begin || end > int64_t(pool.size()) || (end - begin) % int64_t(n) != 0)
+      c.template fail<ValueError>("ngram_counts does not split pool_int64s into n-grams");
+    for (int64_t at = begin; at < end; at += int64_t(n), ++k) {
+      if (k >= indexes.size() || indexes[k] < 0 || indexes[k] >= int64_t(1) << 24)
+        c.template fail<ValueError>("ngram_indexes must give each n-gram a column in [0, 2^24)");
+      out.column[std::vector<int64_t>(pool.begin() + at, pool.begin() + at + int64_t(n))] = size_t(indexes[k]);
+      out.columns = std::max(out.columns, size_t(indexes[k]) + 1);
+    }
+  }
+  return out;
+}
+
+/// TfIdfVectorizer on int32/int64 rows: per row, the count of each pooled n-gram (min..max_gram_length tokens, taken
+/// every 1..max_skip_count + 1 tokens; single tokens counted once), then weighted as mode says (TF, IDF, TFIDF).
+template <class B> Value<B> tfidf_vectorizer(const OpCall<B>& c) {
+  Shape s = c.in(0).shape();
+  if (s.rank() < 1 || s.rank() > 2) c.template fail<ShapeError>("input must be [C] or [N, C]");
+  size_t min_n = size_t(std::max<int64_t>(1, c.attr_int("min_gram_length", 1)));
+  size_t max_n = size_t(std::clamp<int64_t>(c.attr_int("max_gram_length", 1), 1, 64));
+  size_t max_skip = size_t(std::clamp<int64_t>(c.attr_int("max_skip_count", 0), 0, 1 << 16));
+  std::string mode = c.attr_string("mode", "TF");
+  if (min_n > max_n || (mode != "TF" && mode != "IDF" && mode != "TFIDF"))
+    c.template fail<ValueError>("min_gram_length > max_gram_length or mode '" + mode + "' (TF, IDF or TFIDF)");
+  NgramPool pool = ngram_pool(c, max_n);
+  auto weights = c.attr_floats("weights");
+  if (!weights.empty() && weights.size() < pool.columns) c.template fail<ValueError>("weights has too few entries");
+  std::vector<int64_t> tokens = c.host_ints(0);
+  size_t rows = s.rank() == 2 ? s[0] : 1, width = s.rank() == 2 ? s[1] : s[0];
+  check_created(c, double(rows) * double(pool.columns));
+  std::vector<float> out(rows * pool.columns, 0.0f);
+  for (size_t r = 0; r < rows; ++r) {
+    const int64_t* row = tokens.data() + r * width;
+    for (size_t skip = 1, first_n = min_n; skip <= max_skip + 1 && first_n <= max_n; ++skip) {
+      for (size_t start = 0; start < width; ++start)
+        for (size_t n = first_n; n <= max_n && start + (n - 1) * skip < width; ++n) {
+          std::vector<int64_t> gram;
+          for (size_t i = 0; i < n; ++i) gram.push_back(row[start + i * skip]);
+          if (auto hit = pool.column.find(gram); hit != pool.column.end()) out[r * pool.columns + hit->second] += 1;
+        }
+      if (first_n == 1) first_n = 2;  // single tokens do not depend on the skip: counted once
+    }
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    double w = weights.empty() ? 1.0 : weights[i % pool.columns];
+    if (mode == "IDF") out[i] = out[i] > 0 ? float(w) : 0.0f;
+    else if (mode == "TFIDF") out[i] = float(out[i] * w);
+  }
+  Shape shape = s.rank() == 2 ? Shape{rows, pool.columns} : Shape{pool.columns};
+  return Value<B>::from_data(TensorData(out, shape), c.device());
+}
+
+/// The training optimizers' operands: rate R, step count T, then `groups` lists of n tensors (X, G, V, H, ...)
+/// read on the host as doubles.
+template <class B> struct OptimizerInputs {
+  double rate = 0;
+  int64_t step = 0;
+  size_t n = 0;
+  std::vector<std::vector<std::vector<double>>> groups;  // group → tensor → values
+};
+
+template <class B> OptimizerInputs<B> optimizer_inputs(const OpCall<B>& c, size_t groups) {
+  if (c.num_inputs() < 2 || (c.num_inputs() - 2) % groups != 0 || c.num_inputs() == 2)
+    c.template fail<ValueError>("inputs must be R, T, then " + std::to_string(groups) + " lists of equal length");
+  OptimizerInputs<B> in;
+  in.rate = c.host_doubles(0).at(0);
+  in.step = c.host_ints(1).at(0);
+  in.n = (c.num_inputs() - 2) / groups;
+  in.groups.resize(groups);
+  for (size_t g = 0; g < groups; ++g)
+    for (size_t i = 0; i < in.n; ++i) {
+      if (c.in(2 + g * in.n + i).shape() != c.in(2 + i).shape())
+        c.template fail<ShapeError>("input " + std::to_string(2 + g * in.n + i) + " differs in shape from its X");
+      in.groups[g].push_back(c.host_doubles(2 + g * in.n + i));
+    }
+  return in;
+}
+
+/// The optimizer's outputs: `groups` lists of n tensors shaped and typed as the X inputs.
+template <class B> Values<B> optimizer_outputs(const OpCall<B>& c, const OptimizerInputs<B>& in,
+                                               const std::vector<std::vector<std::vector<double>>>& groups) {
+  Values<B> out;
+  for (const auto& group : groups)
+    for (size_t i = 0; i < in.n; ++i)
+      out.push_back(
+          Value<B>::from_data(TensorData(group[i], c.in(2 + i).shape()).convert(c.in(2 + i).dtype()), c.device()));
+  return out;
+}
+
+/// Adagrad: H += G'², X −= r·G' / (√H + ε), with G' = G + λ·X and r = R / (1 + T·decay_factor).
+template <class B> Values<B> adagrad(const OpCall<B>& c) {
+  auto in = optimizer_inputs(c, 3);
+  double decay = c.attr_float("decay_factor", 0), eps = c.attr_float("epsilon", 0),
+         lambda = c.attr_float("norm_coefficient", 0), r = in.rate / (1 + double(in.step) * decay);
+  auto x = in.groups[0], h = in.groups[2];
+  for (size_t i = 0; i < in.n; ++i)
+    for (size_t j = 0; j < x[i].size(); ++j) {
+      double g = in.groups[1][i][j] + lambda * x[i][j];
+      h[i][j] += g * g;
+      x[i][j] -= r * g / (std::sqrt(h[i][j]) + eps);
+    }
+  return optimizer_outputs(c, in, {x, h});
+}
+
+/// Momentum: V = α·V + β'·G', X −= R·V (standard) or R·(G' + α·V) (nesterov); β' = β after the first step, else 1.
+template <class B> Values<B> momentum(const OpCall<B>& c) {
+  auto in = optimizer_inputs(c, 3);
+  double alpha = c.attr_float("alpha", 0), beta = in.step > 0 ? c.attr_float("beta", 0) : 1.0,
+         lambda = c.attr_float("norm_coefficient", 0);
+  std::string mode = c.attr_string("mode", "standard");
+  if (mode != "standard" && mode != "nesterov") c.template fail<ValueError>("mode '" + mode + "'");
+  auto x = in.groups[0], v = in.groups[2];
+  for (size_t i = 0; i < in.n; ++i)
+    for (size_t j = 0; j < x[i].size(); ++j) {
+      double g = in.groups[1][i][j] + lambda * x[i][j];
+      v[i][j] = alpha * v[i][j] + beta * g;
+      x[i][j] -= in.rate * (mode == "standard" ? v[i][j] : g + alpha * v[i][j]);
+    }
+  return optimizer_outputs(c, in, {x, v});
+}
+
+/// Adam: V = α·V + (1 − α)·G', H = β·H + (1 − β)·G'², X −= R'·V / (√H + ε) with R' bias-corrected after the
+/// first step, then X scaled by 1 − norm_coefficient_post.
+template <class B> Values<B> adam(const OpCall<B>& c) {
+  auto in = optimizer_inputs(c, 4);
+  double alpha = c.attr_float("alpha", 0.9), beta = c.attr_float("beta", 0.999), eps = c.attr_float("epsilon", 1e-6),
+         lambda = c.attr_float("norm_coefficient", 0), post = c.attr_float("norm_coefficient_post", 0);
+  double t = double(in.step);
+  double r = in.step > 0 ? in.rate * std::sqrt(1 - std::pow(beta, t)) / (1 - std::pow(alpha, t)) : in.rate;
+  auto x = in.groups[0], v = in.groups[2], h = in.groups[3];
+  for (size_t i = 0; i < in.n; ++i)
+    for (size_t j = 0; j < x[i].size(); ++j) {
+      double g = in.groups[1][i][j] + lambda * x[i][j];
+      v[i][j] = alpha * v[i][j] + (1 - alpha) * g;
+      h[i][j] = beta * h[i][j] + (1 - beta) * g * g;
+      x[i][j] = (1 - post) * (x[i][j] - r * v[i][j] / (std::sqrt(h[i][j]) + eps));
+    }
+  return optimizer_outputs(c, in, {x, v, h});
+}
+
 }  // namespace
 
 template <class B> void register_host_ops(OpTable<B>& t) {
+  t["TfIdfVectorizer"] = [](const OpCall<B>& c) -> Values<B> { return {tfidf_vectorizer(c)}; };
+  t["ai.onnx.preview.training.Adagrad"] = [](const OpCall<B>& c) { return adagrad(c); };
+  t["ai.onnx.preview.training.Momentum"] = [](const OpCall<B>& c) { return momentum(c); };
+  t["ai.onnx.preview.training.Adam"] = [](const OpCall<B>& c) { return adam(c); };
   t["HannWindow"] = [](const OpCall<B>& c) -> Values<B> { return {window(c, 0.5, 0.5, 0.0)}; };
   t["HammingWindow"] = [](const OpCall<B>& c) -> Values<B> { return {window(c, 25.0 / 46, 21.0 / 46, 0.0)}; };
   t["BlackmanWindow"] = [](const OpCall<B>& c) -> Values<B> { return {window(c, 0.42, 0.5, 0.08)}; };

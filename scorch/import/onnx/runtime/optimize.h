@@ -29,7 +29,7 @@ template <class B> std::vector<Node> fold_constants(const Graph& g, int64_t opse
       }
       try {
         OpCall<B> call(node, std::move(inputs), opset, device);
-        std::vector<Value<B>> out = op_table<B>().at(node.op_type)(call);
+        std::vector<Value<B>> out = op_table<B>().at(op_key(node))(call);
         bool all_named = true;  // every output the graph names was produced
         for (size_t i = 0; i < node.outputs.size(); ++i) {
           if (node.outputs[i].empty()) continue;

@@ -22,7 +22,7 @@ constexpr int64_t kNewestOpset = 17;
 template <class B> void check_supported(const Graph& g, int64_t opset) {
   const OpTable<B>& table = op_table<B>();
   for (const Node& node : g.nodes) {
-    bool known = (node.domain.empty() || node.domain == "ai.onnx") && table.count(node.op_type);
+    bool known = table.count(op_key(node)) > 0;
     if (!known) {
       std::string domain = node.domain.empty() ? "" : node.domain + ".";
       throw Error("onnx", "node '" + node.name + "' (" + domain + node.op_type + ", opset " + std::to_string(opset) +
@@ -91,7 +91,7 @@ template <class B> class GraphRunner {
     if (profile_) {
       B::sync(device_);
       std::string key = node.op_type;
-      if (profile_nodes_ && !outputs.empty()) key += " -> " + outputs[0].shape().to_string();
+      if (profile_nodes_ && !outputs.empty() && outputs[0].is_tensor()) key += " -> " + outputs[0].shape().to_string();
       (*profile_)[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
@@ -104,7 +104,7 @@ template <class B> class GraphRunner {
   /// The node's operator; a backend or check error that does not name the node is rethrown (same type) naming it.
   static std::vector<Value<B>> run_op(const OpCall<B>& call) {
     try {
-      return op_table<B>().at(call.node().op_type)(call);
+      return op_table<B>().at(op_key(call.node()))(call);
     } catch (const Error& e) {
       std::string what = e.what();
       if (what.rfind("[onnx " + call.node().op_type + "] node", 0) == 0) throw;  // names the node already
@@ -132,7 +132,21 @@ template <class B> class GraphRunner {
   bool profile_nodes_ = false;                        // key the profile by op type and output shape
 };
 
-/// Checks a fed input against the graph's declaration of it (dtype, rank, fixed dims).
+/// The kind of value info declares, as Value names it (Float for any tensor).
+const char* type_name(ValueType type) {
+  switch (type) {
+    case ValueType::Tensor: return "a tensor";
+    case ValueType::Sequence: return "a sequence";
+    case ValueType::Optional: return "an optional";
+    default: return "a map or unknown type";
+  }
+}
+
+/// Checks a fed value against the graph's declaration of it: its container kinds, then (for a tensor) dtype, rank
+/// and fixed dims.
+template <class B> void check_input(const ValueInfo& info, const Value<B>& v);
+
+/// Checks a fed tensor against the graph's declaration of it (dtype, rank, fixed dims).
 void check_input(const ValueInfo& info, const Shape& shape, DType dtype) {
   if (info.dtype && *info.dtype != dtype)
     throw DTypeError("onnx", "input '" + info.name + "' has dtype " + std::string(dtype_name(dtype)) +
@@ -148,7 +162,39 @@ void check_input(const ValueInfo& info, const Shape& shape, DType dtype) {
       "onnx", "input '" + info.name + "' has shape " + shape.to_string() + ", the model declares " + declared + "]");
 }
 
+template <class B> void check_input(const ValueInfo& info, const Value<B>& v) {
+  using K = typename Value<B>::Kind;
+  ValueType declared = info.containers.empty() ? ValueType::Tensor : info.containers.front();
+  ValueType given = v.kind() == K::Sequence   ? ValueType::Sequence
+                    : v.kind() == K::Optional ? ValueType::Optional
+                                              : ValueType::Tensor;
+  if (declared != given && declared != ValueType::Other)
+    throw ValueError(
+        "onnx", "input '" + info.name + "' is " + type_name(given) + ", the model declares " + type_name(declared));
+  if (given == ValueType::Tensor) check_input(info, v.shape(), v.dtype());
+}
+
 }  // namespace
+
+template <class B> Value<B> from_host(const HostValue& value, const typename B::Device& device) {
+  if (value.type == ValueType::Tensor) return Value<B>::from_data(value.tensor, device);
+  std::vector<Value<B>> elements;
+  for (const auto& e : value.elements) elements.push_back(from_host<B>(e, device));
+  if (value.type == ValueType::Sequence) return Value<B>::sequence(std::move(elements), value.element_dtype);
+  if (value.type != ValueType::Optional || elements.size() > 1)
+    throw ValueError("onnx", "a host value that is neither a tensor, a sequence nor an optional of at most one value");
+  std::optional<Value<B>> held;
+  if (!elements.empty()) held = std::move(elements.front());
+  return Value<B>::optional(std::move(held), value.element_dtype);
+}
+
+template <class B> HostValue to_host(const Value<B>& value) {
+  using K = typename Value<B>::Kind;
+  if (value.is_tensor()) return HostValue{ValueType::Tensor, value.to_data(), {}, DType::F32};
+  HostValue out{value.kind() == K::Sequence ? ValueType::Sequence : ValueType::Optional, {}, {}, value.element_dtype()};
+  for (const auto& e : value.elements()) out.elements.push_back(to_host(e));
+  return out;
+}
 
 template <class B> const OpTable<B>& op_table() {
   static const OpTable<B> table = [] {
@@ -166,6 +212,7 @@ template <class B> const OpTable<B>& op_table() {
     register_sampling_ops<B>(t);
     register_signal_ops<B>(t);
     register_index_ops<B>(t);
+    register_sequence_ops<B>(t);
     return t;
   }();
   return table;
@@ -213,7 +260,7 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
       if (!weights_.count(info.name)) throw ValueError("onnx", "input '" + info.name + "' is not given");
       continue;
     }
-    check_input(info, it->second.shape(), it->second.dtype());
+    check_input(info, it->second);
     env.insert_or_assign(info.name, std::move(it->second));
     inputs.erase(it);
   }
@@ -240,6 +287,16 @@ template <class B> std::vector<TensorData> Runtime<B>::run(const std::vector<Ten
 }
 
 template <class B>
+std::map<std::string, HostValue> Runtime<B>::run_host_values(const std::map<std::string, HostValue>& inputs) const {
+  std::map<std::string, Value<B>> fed;
+  for (const auto& [name, value] : inputs) fed.emplace(name, from_host<B>(value, device_));
+  std::vector<Value<B>> values = run_values(std::move(fed));
+  std::map<std::string, HostValue> out;
+  for (size_t i = 0; i < values.size(); ++i) out.emplace(model_.graph.outputs[i].name, to_host(values[i]));
+  return out;
+}
+
+template <class B>
 std::map<std::string, TensorData> Runtime<B>::run(const std::map<std::string, TensorData>& inputs) const {
   std::map<std::string, Value<B>> fed;
   for (const auto& [name, data] : inputs) fed.emplace(name, Value<B>::from_data(data, device_));
@@ -259,6 +316,9 @@ template std::vector<Value<SCORCH_ONNX_BACKEND>> run_graph<SCORCH_ONNX_BACKEND>(
     const Graph&, std::map<std::string, Value<SCORCH_ONNX_BACKEND>>, int64_t, const SCORCH_ONNX_BACKEND::Device&);
 template class OpCall<SCORCH_ONNX_BACKEND>;
 template class Runtime<SCORCH_ONNX_BACKEND>;
+template Value<SCORCH_ONNX_BACKEND> from_host<SCORCH_ONNX_BACKEND>(const HostValue&,
+                                                                   const SCORCH_ONNX_BACKEND::Device&);
+template HostValue to_host<SCORCH_ONNX_BACKEND>(const Value<SCORCH_ONNX_BACKEND>&);
 template const OpTable<SCORCH_ONNX_BACKEND>& op_table<SCORCH_ONNX_BACKEND>();
 
 }  // namespace scorch::onnx
