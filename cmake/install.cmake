@@ -63,7 +63,7 @@ foreach(lib scorch_train scorch_nn scorch_onnx_runtime scorch_import_onnx scorch
             scorch_module scorch_fusion_cpu scorch_autodiff_cpu scorch_ir scorch_tensor scorch_cpu scorch_core)
   string(APPEND SCORCH_STATIC_LIBS " -l${lib}")
 endforeach()
-set(SCORCH_STATIC_LIBS "${SCORCH_STATIC_LIBS} -lonnx_proto -lpthread")
+set(SCORCH_STATIC_LIBS "${SCORCH_STATIC_LIBS} -lonnx_proto -lpthread -ldl")
 set(SCORCH_PC_CFLAGS "")
 set(SCORCH_PC_SANITIZE_LIBS "")
 if(SCORCH_NATIVE AND NOT SCORCH_SANITIZE)

@@ -28,7 +28,8 @@ function(scorch_shared_library target output_name)
   target_link_options(${target} PRIVATE -Wl,--version-script=${SCORCH_VERSION_SCRIPT} -Wl,--no-undefined)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${SCORCH_VERSION_SCRIPT})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${output_name} VERSION ${PROJECT_VERSION}
-    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR} INSTALL_RPATH "$ORIGIN")
+    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR} INSTALL_RPATH "$ORIGIN"
+    INSTALL_RPATH_USE_LINK_PATH ON)  # + the folders of what it links outside the system's (CUDA's, LibTorch's)
   # scorch_options is a build-tree target: its exported interface is copied (its warnings are the build's own).
   target_link_libraries(${target} PRIVATE scorch_options)
   foreach(property INTERFACE_COMPILE_FEATURES INTERFACE_COMPILE_OPTIONS INTERFACE_INCLUDE_DIRECTORIES

@@ -3,7 +3,7 @@
 # the PyTorch GPU anchor, on a machine with an NVIDIA GPU, from binaries built elsewhere and copied
 # into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out). Usage: scripts/gpu-run.sh [tests|bench|all|guide]
 # (BENCH_FILTER=substring runs only the matching benchmarks; `guide` trains guide --backend cuda beside its PyTorch
-# eager twin, GUIDE_EPOCHS epochs).
+# eager twin, GUIDE_EPOCHS epochs; `examples` runs the custom training loop and the GPT example with --backend cuda).
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/gpu-out}
@@ -48,11 +48,19 @@ if [[ $what == guide ]]; then  # guide --backend cuda beside its PyTorch eager t
   python3 .gpu/torch_guide_epoch.py "$root/.gpu/digits" "$epochs" cuda 2>&1 | tail -2
   echo "torch: $(awk "BEGIN { print $(date +%s.%N) - $start }") s (process)"
 fi
+if [[ $what == examples ]]; then  # tests/train/example_backends_test.sh on Cuda
+  bash tests/train/example_backends_test.sh .gpu/custom-training-loop .gpu/text-generation cuda \
+    > "$out/examples.log" 2>&1
+  rc=$?; status=$((status | rc))
+  grep -Ev "^step " "$out/examples.log" | tail -8
+fi
 if [[ $what == bench || $what == all ]]; then  # make bench-compare-gpu's table, from the packed scorch-bench
   echo "== bench/compare.py --gpu (scorch-bench --backend cuda beside torch_gpu_anchor.py)"
   if [[ -n ${BENCH_FILTER:-} ]]; then
     timeout "${BENCH_TIMEOUT:-240}" .gpu/scorch-bench --backend cuda --reps 10 --filter "$BENCH_FILTER" \
       > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
+    rc=$?; status=$((status | rc))
+    tail -3 "$out/bench_cuda.err"
     cut -c1-160 "$out/bench_cuda.jsonl"
   else
     PYTHONUNBUFFERED=1 timeout "${BENCH_TIMEOUT:-480}" python3 bench/compare.py --gpu --bench .gpu/scorch-bench \

@@ -68,9 +68,10 @@ TEST(CudaJit, EveryTableFunctorCompilesForEachComputeType) {
   EXPECT_GT(cubin.size(), 1000u);
   // The CUBIN is an ELF holding each entry's name.
   for (const auto& op : kOps)
-    if (!op.functor.empty())
+    if (!op.functor.empty()) {
       for (const auto& type : compute_types(op.kind))
         EXPECT_NE(cubin.find(entry_name(op, type)), std::string::npos) << entry_name(op, type);
+    }
 }
 
 TEST(CudaJit, BadSourceReportsTheCompilerLog) {

@@ -31,7 +31,7 @@ template <class AD> struct Trainer {
   guide::Model<AD> model;
   optim::OptimizerAdaptor<optim::Adam> optimizer = optim::AdamConfig().with_capturable(true).init();
   nn::CrossEntropyLoss<AD> loss_fn = nn::CrossEntropyLossConfig().init<AD>();
-  Tensor<typename AD::InnerBackend, 1> loss;
+  Tensor<typename AD::InnerBackend, 1> loss = {};
 
   void step(const Batch<AD>& batch) {
     auto l = loss_fn.forward(model.forward(batch.images), batch.targets);

@@ -94,7 +94,9 @@ TEST(LibTorchBackend, DevicesPrintAndCompare) {
   EXPECT_NE(TorchDevice::cpu(), TorchDevice::cuda(0));
   EXPECT_EQ(LibTorch::name(), "libtorch");
   EXPECT_EQ(Autodiff<LibTorch>::name(), "autodiff<libtorch>");
-  if (!ops::cuda_available()) EXPECT_THROW((void)ops::empty(Shape{2}, TorchDevice::cuda(0), DType::F32), DeviceError);
+  if (!ops::cuda_available()) {
+    EXPECT_THROW((void)ops::empty(Shape{2}, TorchDevice::cuda(0), DType::F32), DeviceError);
+  }
 }
 
 TEST(LibTorchBackend, CudaMatchesHost) {

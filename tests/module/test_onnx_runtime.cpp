@@ -340,6 +340,11 @@ TEST(OnnxRuntime, SequenceAndOptionalMisuseNamesTheNode) {
   EXPECT_NE(msg.find("a sequence or optional where a tensor is expected"), std::string::npos) << msg;
   msg = run_error<ValueError>(model({node("Optional", {}, {"o"}), node("OptionalGetElement", {"o"}, {"y"})}));
   EXPECT_NE(msg.find("(OptionalGetElement, opset 13): the optional is empty"), std::string::npos) << msg;
+  msg = run_error<ValueError>(model({split, node("SequenceConstruct", {"x", "s"}, {"y"})}, {3}), {x});
+  EXPECT_NE(msg.find("(SequenceConstruct, opset 13): a sequence holds tensors only"), std::string::npos) << msg;
+  auto wrap = node("Optional", {"x"}, {"o"});
+  msg = run_error<ValueError>(model({wrap, node("Optional", {"o"}, {"y"})}, {3}), {x});
+  EXPECT_NE(msg.find("an optional cannot hold an optional"), std::string::npos) << msg;
   auto empty = node("SequenceEmpty", {}, {"e"});
   msg = run_error<ValueError>(model({empty, node("ConcatFromSequence", {"e"}, {"y"})}));
   EXPECT_NE(msg.find("cannot concatenate an empty sequence"), std::string::npos) << msg;

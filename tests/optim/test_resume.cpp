@@ -96,7 +96,7 @@ void check_resume(bool capturable) {
   const Record record = optim.to_record();
   for (const auto& [id, state] : record.as_map()) {
     EXPECT_EQ(state.find("step")->as_int(), static_cast<int64_t>(n));
-    if (capturable) EXPECT_EQ(state.find("step_count")->as_tensor().data.dtype(), DType::F64);
+    if (capturable) { EXPECT_EQ(state.find("step_count")->as_tensor().data.dtype(), DType::F64); }
   }
 }
 

@@ -47,7 +47,7 @@ if [[ -n $foreign ]]; then
 fi
 # The backends' libraries use libscorch.so's code, not copies of it (one autocast state, one thread pool).
 while IFS= read -r -d '' backend; do
-  if nm -DC --defined-only "$backend" | grep -q 'scorch::dtype_name'; then
+  if nm -DC --defined-only "$backend" | grep 'scorch::dtype_name' > /dev/null; then  # (grep -q: SIGPIPE)
     echo "package: $backend holds a copy of libscorch.so's core" >&2
     exit 1
   fi
@@ -60,9 +60,9 @@ if ! cmp -s "$pc_dir/scorch.pc" "$pc_dir/scorch-$default.pc"; then
 fi
 
 echo "== no source path in the installation"
-skip=()  # archives with debug or sanitizer information hold their sources' paths
+skip=()  # libraries with debug or sanitizer information hold their sources' paths
 if [[ $build_type == Debug || $build_type == RelWithDebInfo || $(cache SCORCH_SANITIZE) == ON ]]; then
-  skip=(--exclude='*.a')
+  skip=(--exclude='*.a' --exclude='*.so*')
 fi
 if grep -rl --binary-files=text "${skip[@]}" "$source" "$prefix"; then
   echo "package: the files above name the source tree $source" >&2

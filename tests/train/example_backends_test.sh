@@ -7,10 +7,10 @@ set -euo pipefail
 loop=$1 textgen=$2 backend=${3:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-for program in "$loop" "$textgen train"; do
-  # shellcheck disable=SC2086
-  if $program --backend vulkan > "$dir/out" 2>&1; then
-    echo "FAIL: $program --backend vulkan was accepted"; exit 1
+for command in loop textgen; do
+  if [[ $command == loop ]]; then program=("$loop"); else program=("$textgen" train); fi
+  if "${program[@]}" --backend vulkan > "$dir/out" 2>&1; then
+    echo "FAIL: ${program[*]} --backend vulkan was accepted"; exit 1
   fi
   grep -q "'vulkan' is not a backend (this build has: cpu, fusion-cpu" "$dir/out" || { cat "$dir/out"; exit 1; }
 done

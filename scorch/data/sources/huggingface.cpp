@@ -1,6 +1,7 @@
 #include "scorch/data/sources/huggingface.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -37,8 +38,10 @@ std::string script_beside(const std::filesystem::path& file) {
 std::string import_script() {
   if (const char* env = std::getenv("SCORCH_HF_IMPORT_SCRIPT"); env && *env) return env;
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&script_beside), &info) && info.dli_fname && *info.dli_fname == '/')
-    if (auto script = script_beside(info.dli_fname); !script.empty()) return script;
+  link_map* object = nullptr;  // the main program's has an empty name: /proc/self/exe names it below
+  if (dladdr1(reinterpret_cast<void*>(&script_beside), &info, reinterpret_cast<void**>(&object), RTLD_DL_LINKMAP) &&
+      object && object->l_name && *object->l_name == '/')
+    if (auto script = script_beside(object->l_name); !script.empty()) return script;
   std::error_code error;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
   if (!error)

@@ -258,6 +258,7 @@ template <class B> Value<B> tfidf_vectorizer(const OpCall<B>& c) {
   size_t min_n = size_t(std::max<int64_t>(1, c.attr_int("min_gram_length", 1)));
   size_t max_n = size_t(std::clamp<int64_t>(c.attr_int("max_gram_length", 1), 1, 64));
   size_t max_skip = size_t(std::clamp<int64_t>(c.attr_int("max_skip_count", 0), 0, 1 << 16));
+  if (!c.has_attr("mode")) c.template fail<ValueError>("attribute 'mode' is required");
   std::string mode = c.attr_string("mode", "TF");
   if (min_n > max_n || (mode != "TF" && mode != "IDF" && mode != "TFIDF"))
     c.template fail<ValueError>("min_gram_length > max_gram_length or mode '" + mode + "' (TF, IDF or TFIDF)");
@@ -271,6 +272,7 @@ template <class B> Value<B> tfidf_vectorizer(const OpCall<B>& c) {
   for (size_t r = 0; r < rows; ++r) {
     const int64_t* row = tokens.data() + r * width;
     for (size_t skip = 1, first_n = min_n; skip <= max_skip + 1 && first_n <= max_n; ++skip) {
+      if ((first_n - 1) * skip >= width) break;  // no n-gram of first_n tokens fits at this or a wider skip
       for (size_t start = 0; start < width; ++start)
         for (size_t n = first_n; n <= max_n && start + (n - 1) * skip < width; ++n) {
           std::vector<int64_t> gram;
@@ -329,7 +331,7 @@ template <class B> Values<B> optimizer_outputs(const OpCall<B>& c, const Optimiz
 /// Adagrad: H += G'², X −= r·G' / (√H + ε), with G' = G + λ·X and r = R / (1 + T·decay_factor).
 template <class B> Values<B> adagrad(const OpCall<B>& c) {
   auto in = optimizer_inputs(c, 3);
-  double decay = c.attr_float("decay_factor", 0), eps = c.attr_float("epsilon", 0),
+  double decay = c.attr_float("decay_factor", 0), eps = c.attr_float("epsilon", 1e-6),
          lambda = c.attr_float("norm_coefficient", 0), r = in.rate / (1 + double(in.step) * decay);
   auto x = in.groups[0], h = in.groups[2];
   for (size_t i = 0; i < in.n; ++i)
@@ -343,6 +345,8 @@ template <class B> Values<B> adagrad(const OpCall<B>& c) {
 
 /// Momentum: V = α·V + β'·G', X −= R·V (standard) or R·(G' + α·V) (nesterov); β' = β after the first step, else 1.
 template <class B> Values<B> momentum(const OpCall<B>& c) {
+  for (const char* required : {"alpha", "beta", "mode"})
+    if (!c.has_attr(required)) c.template fail<ValueError>(std::string("attribute '") + required + "' is required");
   auto in = optimizer_inputs(c, 3);
   double alpha = c.attr_float("alpha", 0), beta = in.step > 0 ? c.attr_float("beta", 0) : 1.0,
          lambda = c.attr_float("norm_coefficient", 0);

@@ -118,8 +118,9 @@ template <class B> Value<B> qlinear(const OpCall<B>& c, bool conv) {
   F<B> b_scale = wide(c, 4), b_zp = wide(c, 5);
   int64_t b_axis = conv ? 0 : -1;
   b = FO<B>::sub(b, per_axis(c, b_zp, b.shape(), b_axis));
-  std::vector<std::optional<Value<B>>> in{Value<B>::template of<Float>(a), Value<B>::template of<Float>(b)};
-  if (conv && c.has(8)) in.push_back(Value<B>::template of<Float>(wide(c, 8)));
+  std::vector<std::optional<Value<B>>> in(conv && c.has(8) ? 3 : 2);
+  in[0] = Value<B>::template of<Float>(a), in[1] = Value<B>::template of<Float>(b);
+  if (in.size() == 3) in[2] = Value<B>::template of<Float>(wide(c, 8));
   F<B> acc = run_float(c, conv ? "Conv" : "MatMul", std::move(in));
   size_t out_rank = acc.shape().rank();
   F<B> scale = FO<B>::mul(scalar_param(c, 1, out_rank), per_axis(c, b_scale, acc.shape(), conv ? 1 : -1));

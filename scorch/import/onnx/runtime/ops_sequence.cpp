@@ -8,8 +8,9 @@ namespace {
 
 template <class B> using Values = std::vector<Value<B>>;
 
-/// Most elements a sequence may hold (a hostile loop cannot grow one without bound).
-constexpr size_t kMaxSequenceLength = size_t(1) << 20;
+/// Most elements a sequence may hold: a hostile loop cannot grow one without bound, and a Loop that inserts one
+/// element per iteration (each insert copies the elements the loop still shares) stays below 2^27 copies.
+constexpr size_t kMaxSequenceLength = size_t(1) << 14;
 
 /// Input i as a sequence; a ValueError naming the node for a tensor or optional.
 template <class B> const Value<B>& sequence_in(const OpCall<B>& c, size_t i) {
@@ -19,14 +20,23 @@ template <class B> const Value<B>& sequence_in(const OpCall<B>& c, size_t i) {
   return v;
 }
 
-/// A sequence of elements of element_dtype; a DTypeError naming the node when a tensor has another dtype.
+/// A ValueError naming the node when a sequence would pass kMaxSequenceLength elements.
+template <class B> void check_length(const OpCall<B>& c, size_t n) {
+  if (n > kMaxSequenceLength)
+    c.template fail<ValueError>("a sequence of " + std::to_string(n) + " elements, above the limit of " +
+                                std::to_string(kMaxSequenceLength));
+}
+
+/// A sequence of tensors of element_dtype; an error naming the node for a sequence or optional element (ONNX's
+/// operators build sequences of tensors only) or a tensor of another dtype.
 template <class B> Value<B> make_sequence(const OpCall<B>& c, Values<B> elements, DType element_dtype) {
-  if (elements.size() > kMaxSequenceLength)
-    c.template fail<ValueError>("a sequence of more than " + std::to_string(kMaxSequenceLength) + " elements");
-  for (const auto& e : elements)
-    if (e.is_tensor() && e.dtype() != element_dtype)
+  check_length(c, elements.size());
+  for (const auto& e : elements) {
+    if (!e.is_tensor()) c.template fail<ValueError>("a sequence holds tensors only");
+    if (e.dtype() != element_dtype)
       c.template fail<DTypeError>("a " + std::string(dtype_name(e.dtype())) + " tensor in a sequence of " +
                                   std::string(dtype_name(element_dtype)));
+  }
   return Value<B>::sequence(std::move(elements), element_dtype);
 }
 
@@ -49,21 +59,27 @@ template <class B> Values<B> sequence_construct(const OpCall<B>& c) {
   return {make_sequence(c, std::move(elements), dtype)};
 }
 
+/// SequenceInsert: the tensor at the position (default: the end); an empty sequence takes the tensor's dtype.
 template <class B> Values<B> sequence_insert(const OpCall<B>& c) {
-  const Value<B>& seq = sequence_in(c, 0);
-  Values<B> elements = seq.elements();
-  size_t at = c.has(2) ? position(c, 2, elements.size(), true) : elements.size();
-  elements.insert(elements.begin() + static_cast<std::ptrdiff_t>(at), c.in(1));
-  return {make_sequence(c, std::move(elements), c.in(1).dtype())};
+  sequence_in(c, 0);
+  Value<B> tensor = c.in(1);
+  DType dtype = c.in(0).elements().empty() ? tensor.dtype() : c.in(0).element_dtype();
+  size_t n = c.in(0).elements().size();
+  size_t at = c.has(2) ? position(c, 2, n, true) : n;
+  check_length(c, n + 1);
+  Values<B> elements = c.take(0).take_elements();
+  elements.insert(elements.begin() + static_cast<std::ptrdiff_t>(at), std::move(tensor));
+  return {make_sequence(c, std::move(elements), dtype)};
 }
 
 template <class B> Values<B> sequence_erase(const OpCall<B>& c) {
-  const Value<B>& seq = sequence_in(c, 0);
-  Values<B> elements = seq.elements();
-  if (elements.empty()) c.template fail<ValueError>("cannot erase from an empty sequence");
-  size_t at = c.has(1) ? position(c, 1, elements.size(), false) : elements.size() - 1;
+  DType dtype = sequence_in(c, 0).element_dtype();
+  size_t n = c.in(0).elements().size();
+  if (n == 0) c.template fail<ValueError>("cannot erase from an empty sequence");
+  size_t at = c.has(1) ? position(c, 1, n, false) : n - 1;
+  Values<B> elements = c.take(0).take_elements();
   elements.erase(elements.begin() + static_cast<std::ptrdiff_t>(at));
-  return {make_sequence(c, std::move(elements), seq.element_dtype())};
+  return {make_sequence(c, std::move(elements), dtype)};
 }
 
 template <class B> Values<B> sequence_at(const OpCall<B>& c) {
@@ -80,16 +96,22 @@ template <class B> Values<B> split_to_sequence(const OpCall<B>& c) {
   std::vector<size_t> lengths;
   bool squeeze = !c.has(1) && c.attr_int("keepdims", 1) == 0;
   if (!c.has(1)) {
+    check_length(c, dim);
     lengths.assign(dim, 1);
   } else if (c.in(1).shape().rank() == 0) {
     int64_t chunk = c.host_ints(1).at(0);
     if (chunk <= 0) c.template fail<ValueError>("split must be positive, got " + std::to_string(chunk));
+    check_length(c, dim / static_cast<size_t>(chunk) + 1);
     for (size_t done = 0; done < dim; done += static_cast<size_t>(chunk))
       lengths.push_back(std::min(static_cast<size_t>(chunk), dim - done));
   } else {
+    std::vector<int64_t> split = c.host_ints(1);
+    check_length(c, split.size());
     size_t total = 0;
-    for (int64_t l : c.host_ints(1)) {
-      if (l < 0) c.template fail<ValueError>("split lengths must not be negative");
+    for (int64_t l : split) {
+      if (l < 0 || static_cast<size_t>(l) > dim - total)
+        c.template fail<ShapeError>("split lengths must be non-negative and add up to the axis' " +
+                                    std::to_string(dim));
       lengths.push_back(static_cast<size_t>(l));
       total += static_cast<size_t>(l);
     }
@@ -97,7 +119,6 @@ template <class B> Values<B> split_to_sequence(const OpCall<B>& c) {
       c.template fail<ShapeError>("split lengths add up to " + std::to_string(total) + ", the axis has " +
                                   std::to_string(dim));
   }
-  if (lengths.size() > kMaxSequenceLength) c.template fail<ValueError>("too many chunks");
   Values<B> parts;
   size_t start = 0;
   for (size_t length : lengths) {
@@ -159,10 +180,12 @@ template <class B> Values<B> sequence_map(const OpCall<B>& c) {
   return result;
 }
 
-/// Optional: the input wrapped, or an empty optional (of f32 tensors: the `type` attribute is not read).
+/// Optional: the input (a tensor or sequence) wrapped, or an empty optional (of f32 tensors: the `type` attribute
+/// is not read).
 template <class B> Values<B> optional(const OpCall<B>& c) {
   if (!c.has(0)) return {Value<B>::optional(std::nullopt, DType::F32)};
   const Value<B>& v = c.in(0);
+  if (v.kind() == Value<B>::Kind::Optional) c.template fail<ValueError>("an optional cannot hold an optional");
   DType dtype = v.is_tensor() ? v.dtype() : v.element_dtype();
   return {Value<B>::optional(v, dtype)};
 }

@@ -168,7 +168,8 @@ template <class B> class LayerNormFuser {
     if (readers_[name] != 1) return nullptr;
     for (auto& n : nodes_)
       if (n.op_type == op && n.inputs.size() == 2 && n.outputs.size() == 1 && n.inputs[0] == name &&
-          constant_.count(n.inputs[1]) && weights_.at(n.inputs[1]).shape().rank() == 1)
+          constant_.count(n.inputs[1]) && weights_.at(n.inputs[1]).is_tensor() &&
+          weights_.at(n.inputs[1]).shape().rank() == 1)
         return &n;
     return nullptr;
   }

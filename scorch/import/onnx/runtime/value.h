@@ -57,6 +57,12 @@ template <class B> class Value {
     if (!container_) throw ValueError("onnx", "a tensor where a sequence or optional is expected");
     return container_->elements;
   }
+  /// The elements, moved out when no other value shares them (else copied).
+  std::vector<Value> take_elements() && {
+    elements();
+    if (container_.use_count() == 1) return std::move(container_->elements);
+    return container_->elements;
+  }
   /// The dtype of a sequence's or optional's tensors.
   DType element_dtype() const {
     elements();
@@ -73,7 +79,7 @@ template <class B> class Value {
   };
   static Value container(Kind kind, std::vector<Value> elements, DType element_dtype) {
     Value v;
-    v.container_ = std::make_shared<const Container>(Container{kind, std::move(elements), element_dtype});
+    v.container_ = std::make_shared<Container>(Container{kind, std::move(elements), element_dtype});
     return v;
   }
   const auto& tensor_held() const {
@@ -86,8 +92,8 @@ template <class B> class Value {
     else if constexpr (std::is_same_v<K, Int>) return 1;
     else return 2;
   }
+  std::shared_ptr<Container> container_;  // set for a sequence or optional (held_ unused); never changed once shared
   std::variant<typename B::FloatTensor, typename B::IntTensor, typename B::BoolTensor> held_;
-  std::shared_ptr<const Container> container_;  // set for a sequence or optional (held_ unused)
 };
 
 template <class B> Value<B> Value<B>::from_data(TensorData data, const typename B::Device& device) {
