@@ -1,6 +1,9 @@
 // Recurrent operators: RNN, GRU and LSTM (forward, reverse or bidirectional; layout 0 or 1; sequence_lens; clip;
 // LSTM peepholes and input_forget; GRU's linear_before_reset). The input projection of every step is one matmul;
-// each step then adds h·Rᵀ and applies the gates.
+// each step then adds h·Rᵀ and applies the gates. On Cpu a standard LSTM step is one matmul and one fused pass over
+// the gates (lstm_cell_host), instead of a dozen small ops.
+#include "scorch/backends/common/fast_math.h"
+#include "scorch/backends/cpu/cpu_tensor.h"
 #include "scorch/import/onnx/runtime/op_call_impl.h"
 
 namespace scorch::onnx {
@@ -33,6 +36,7 @@ template <class B> F<B> cols(F<B> m, size_t from, size_t n) {
 
 template <class B> struct Direction {
   F<B> w, r;                             // [G·H, I], [G·H, H]
+  std::optional<F<B>> r_t;               // Rᵀ made contiguous once, for the host LSTM step
   std::optional<F<B>> wb, rb, peephole;  // [G·H], [G·H], [3H]
   F<B> h, c;                             // [batch, H]
 };
@@ -76,6 +80,7 @@ template <class B> Direction<B> direction(const OpCall<B>& c, const Params<B>& p
                    {},
                    {},
                    {},
+                   {},
                    FO<B>::zeros(Shape{batch, hidden}, c.device(), dtype),
                    FO<B>::zeros(Shape{batch, hidden}, c.device(), dtype)};
   if (p[3]) {
@@ -102,8 +107,59 @@ template <class B> F<B> clipped(const Settings<B>& s, F<B> x) {
   return s.clip > 0 ? FO<B>::clamp(x, Scalar(-s.clip), Scalar(s.clip)) : x;
 }
 
+/// True when B's float tensors are host memory (Cpu): the LSTM step may run as one fused pass.
+template <class B> constexpr bool kHostFloats = std::is_same_v<F<B>, backends::cpu::CpuTensor>;
+
+inline float sigmoid_f32(float x) { return 1.0f / (1.0f + fast_math::exp(-x)); }
+/// tanh from one exp, branch-free (vectorizable); within a few f32 ulp (a Taylor polynomial below |x| = 1/16,
+/// where 1 − e^(−2|x|) would cancel).
+inline float tanh_f32(float x) {
+  float a = x < 0 ? -x : x, e = fast_math::exp(-2.0f * a), t = (1.0f - e) / (1.0f + e);
+  float x2 = x * x, small = x * (1.0f - x2 * (1.0f / 3.0f - x2 * (2.0f / 15.0f)));
+  return a < 0.0625f ? small : (x < 0 ? -t : t);
+}
+
+/// c' = f·c + i·g̃ and h' = o·tanh(c') over one batch row, from the gate pre-activations x + r (+ bias) laid out
+/// [i | o | f | c] (H each), with ONNX's default activations.
+[[gnu::flatten]] inline void lstm_row(size_t H, const float* x, const float* r, const float* bias, const float* c,
+                                      float* __restrict c_out, float* __restrict h_out) {
+  for (size_t j = 0; j < H; ++j) {
+    auto gate = [&](size_t g) { return x[g * H + j] + r[g * H + j] + (bias ? bias[g * H + j] : 0.0f); };
+    float i = sigmoid_f32(gate(0)), o = sigmoid_f32(gate(1)), f = sigmoid_f32(gate(2)), g = tanh_f32(gate(3));
+    float cj = f * c[j] + i * g;
+    c_out[j] = cj;
+    h_out[j] = o * tanh_f32(cj);
+  }
+}
+
+/// The standard LSTM step (Sigmoid/Tanh/Tanh, no clip, peepholes or input_forget, f32) on host tensors: h·Rᵀ as one
+/// matmul, then one pass over the gates. False (nothing done) when the step is not of that form.
+template <class B> bool lstm_cell_host(const Settings<B>& s, size_t k, Direction<B>& d, const F<B>& xw) {
+  if constexpr (!kHostFloats<B>) {
+    return false;
+  } else {
+    bool standard = s.cell == Cell::Lstm && s.clip == 0 && !s.input_forget && !d.peephole && s.act[k] == "Sigmoid" &&
+                    s.act[k + 1] == "Tanh" && s.act[k + 2] == "Tanh" && xw.dtype() == DType::F32;
+    auto dense = [](const F<B>& t) { return t.is_contiguous(); };
+    if (!standard || !dense(xw) || !dense(d.h) || !dense(d.c) || (d.rb && !dense(*d.rb))) return false;
+    size_t H = s.hidden, batch = xw.shape()[0];
+    if (!d.r_t) d.r_t = backends::cpu::contiguous(FO<B>::permute(d.r, {1, 0}));
+    F<B> hr = FO<B>::matmul(d.h, *d.r_t);
+    if (!dense(hr)) return false;
+    F<B> c_new(Shape{batch, H}, DType::F32), h_new(Shape{batch, H}, DType::F32);
+    const float* bias = d.rb ? d.rb->template data<float>() : nullptr;
+    for (size_t b = 0; b < batch; ++b)
+      lstm_row(H, xw.template data<float>() + b * 4 * H, hr.template data<float>() + b * 4 * H, bias,
+               d.c.template data<float>() + b * H, c_new.template data<float>() + b * H,
+               h_new.template data<float>() + b * H);
+    d.c = std::move(c_new), d.h = std::move(h_new);
+    return true;
+  }
+}
+
 /// One step: the new h (and c for LSTM) from the step's input projection xw [batch, G·H].
 template <class B> void step(const OpCall<B>& c, const Settings<B>& s, size_t k, Direction<B>& d, F<B> xw) {
+  if (lstm_cell_host(s, k, d, xw)) return;
   size_t H = s.hidden;
   auto f = [&](size_t i, F<B> x) { return activate(c, s.act[k + i], s.alpha[k + i], s.beta[k + i], x); };
   F<B> hr = FO<B>::matmul(d.h, FO<B>::permute(d.r, {1, 0}));
