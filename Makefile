@@ -31,11 +31,10 @@ PREFIX ?= /usr/local
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
-# The fuzz tests each fuzz for a fixed time (SCORCH_FUZZ_SECONDS), so twice as many as cores run at once.
 test: build fuzz-build
 	@python3 scripts/check-budgets.py
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $$(( $(JOBS) * 2 ))
+	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $(JOBS)
 
 fuzz-build: deps
 	@cmake -S . -B $(FUZZ_BUILD) -G Ninja $(FUZZ_CMAKE_FLAGS) > /dev/null

@@ -21,7 +21,7 @@ struct Run {
 struct RunSpec {
   std::optional<DType> autocast;
   optim::GradScalerConfig scaler = optim::GradScalerConfig().with_enabled(false);
-  std::optional<size_t> overflow_at;  // that step's loss is multiplied by 1e30 before backward
+  std::optional<size_t> overflow_at = {};  // that step's loss is multiplied by 1e30 before backward
 };
 
 constexpr double kLearningRate = 3e-3;
