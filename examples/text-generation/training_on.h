@@ -67,8 +67,8 @@ inline int64_t sample(const std::vector<float>& logits, double temperature, size
 template <Backend B> std::string generate_on(const std::string& artifact_dir, const std::string& prompt, size_t length,
                                              double temperature, size_t top_k, uint64_t seed) {
   if (!(temperature > 0) || top_k == 0)
-    throw ValueError("generate", "temperature must be > 0 and top_k ≥ 1, got " + std::to_string(temperature) + " and " +
-                                     std::to_string(top_k));
+    throw ValueError("generate", "temperature must be > 0 and top_k >= 1, got " + std::to_string(temperature) +
+                                     " and " + std::to_string(top_k));
   auto config = TrainingConfig::load(artifact_dir + "/config.json");
   auto tokenizer = CharTokenizer::from_vocabulary(config.vocabulary);
   auto model = config.model.with_dropout(0.0).init<B>().load_file(artifact_dir + "/model", DefaultFileRecorder<>{},

@@ -343,7 +343,8 @@ template <class B> Values<B> adagrad(const OpCall<B>& c) {
   return optimizer_outputs(c, in, {x, h});
 }
 
-/// Momentum: V = α·V + β'·G', X −= R·V (standard) or R·(G' + α·V) (nesterov); β' = β after the first step, else 1.
+/// Momentum: V = α·V + β'·G', X −= R·V (standard) or R·(G' + α·V) (nesterov); β' = β after the first step,
+/// else 1.
 template <class B> Values<B> momentum(const OpCall<B>& c) {
   for (const char* required : {"alpha", "beta", "mode"})
     if (!c.has_attr(required)) c.template fail<ValueError>(std::string("attribute '") + required + "' is required");
@@ -362,8 +363,8 @@ template <class B> Values<B> momentum(const OpCall<B>& c) {
   return optimizer_outputs(c, in, {x, v});
 }
 
-/// Adam: V = α·V + (1 − α)·G', H = β·H + (1 − β)·G'², X −= R'·V / (√H + ε) with R' bias-corrected after the
-/// first step, then X scaled by 1 − norm_coefficient_post.
+/// Adam: V = α·V + (1 − α)·G', H = β·H + (1 − β)·G'², X −= R'·V / (√H + ε) with R' bias-corrected
+/// after the first step, then X scaled by 1 − norm_coefficient_post.
 template <class B> Values<B> adam(const OpCall<B>& c) {
   auto in = optimizer_inputs(c, 4);
   double alpha = c.attr_float("alpha", 0.9), beta = c.attr_float("beta", 0.999), eps = c.attr_float("epsilon", 1e-6),

@@ -142,6 +142,14 @@ const char* type_name(ValueType type) {
   }
 }
 
+/// What v is, as a graph's declarations name it.
+template <class B> ValueType value_type(const Value<B>& v) {
+  using K = typename Value<B>::Kind;
+  return v.kind() == K::Sequence   ? ValueType::Sequence
+         : v.kind() == K::Optional ? ValueType::Optional
+                                   : ValueType::Tensor;
+}
+
 /// Checks a fed value against the graph's declaration of it: its container kinds, then (for a tensor) dtype, rank
 /// and fixed dims.
 template <class B> void check_input(const ValueInfo& info, const Value<B>& v);
@@ -163,11 +171,8 @@ void check_input(const ValueInfo& info, const Shape& shape, DType dtype) {
 }
 
 template <class B> void check_input(const ValueInfo& info, const Value<B>& v) {
-  using K = typename Value<B>::Kind;
   ValueType declared = info.containers.empty() ? ValueType::Tensor : info.containers.front();
-  ValueType given = v.kind() == K::Sequence   ? ValueType::Sequence
-                    : v.kind() == K::Optional ? ValueType::Optional
-                                              : ValueType::Tensor;
+  ValueType given = value_type(v);
   if (declared != given && declared != ValueType::Other)
     throw ValueError(
         "onnx", "input '" + info.name + "' is " + type_name(given) + ", the model declares " + type_name(declared));
@@ -189,9 +194,8 @@ template <class B> Value<B> from_host(const HostValue& value, const typename B::
 }
 
 template <class B> HostValue to_host(const Value<B>& value) {
-  using K = typename Value<B>::Kind;
   if (value.is_tensor()) return HostValue{ValueType::Tensor, value.to_data(), {}, DType::F32};
-  HostValue out{value.kind() == K::Sequence ? ValueType::Sequence : ValueType::Optional, {}, {}, value.element_dtype()};
+  HostValue out{value_type(value), {}, {}, value.element_dtype()};
   for (const auto& e : value.elements()) out.elements.push_back(to_host(e));
   return out;
 }
