@@ -98,6 +98,19 @@ template <class B> void conv_batch1(const Options& o) {
         o, name, 10, [&] { (void)functional::conv2d(x, w, std::nullopt, opts); }, "gflops",
         [&](double ms) { return flop / ms / 1e6; });
   }
+  // MobileNetV2's depthwise 3 × 3 convolutions (channels, size, stride).
+  const Layer depthwise[] = {{96, 112, 3, 2, 96}, {144, 56, 3, 1, 144}, {576, 14, 3, 1, 576}, {960, 7, 3, 1, 960}};
+  for (const auto& l : depthwise) {
+    auto x = Tensor<B, 4>::random({1, l.cin, l.size, l.size}, Distribution::normal(0, 1));
+    auto w = Tensor<B, 4>::random({l.cout, 1, l.kernel, l.kernel}, Distribution::normal(0, 1));
+    size_t out = (l.size + 2 - l.kernel) / l.stride + 1;
+    functional::ConvOptions<2> opts{{l.stride, l.stride}, {1, 1}, {1, 1}, l.cin};
+    const double flop = 2.0 * l.cout * l.kernel * l.kernel * out * out;
+    run(
+        o, "dwconv2d_b1_c" + std::to_string(l.cin) + "_" + std::to_string(l.size) + "_k3s" + std::to_string(l.stride),
+        10, [&] { (void)functional::conv2d(x, w, std::nullopt, opts); }, "gflops",
+        [&](double ms) { return flop / ms / 1e6; });
+  }
   auto stem = Tensor<B, 4>::random({1, 64, 112, 112}, Distribution::normal(0, 1));
   run(
       o, "max_pool2d_b1_c64_112_k3s2", 10,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -22,6 +23,22 @@ size_t default_threads() {
 
 std::atomic<size_t> g_threads{default_threads()};
 
+/// Spins until done() or about kSpinMicros have passed; true when done() held. Back-to-back ops (a model's layers)
+/// then find their workers awake instead of paying a futex wake-up each.
+constexpr int64_t kSpinMicros = 100;
+template <class F> bool spin_until(F done) {
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    if (std::chrono::steady_clock::now() - start > std::chrono::microseconds(kSpinMicros)) return done();
+  }
+}
+
 // One job at a time: workers take chunk indices from a shared counter.
 class Pool {
  public:
@@ -40,10 +57,11 @@ class Pool {
       next_.store(0);
       pending_ = chunks;
       error_ = nullptr;
-      ++generation_;
+      generation_.store(generation_.load() + 1);
     }
     wake_.notify_all();
     drain();
+    spin_until([&] { return pending_.load() == 0 && active_.load() == 0; });
     std::unique_lock lock(mutex_);
     done_.wait(lock, [&] { return pending_ == 0 && active_ == 0; });
     task_ = nullptr;
@@ -79,6 +97,7 @@ class Pool {
   void loop() {
     size_t seen = 0;
     for (;;) {
+      spin_until([&] { return generation_.load() != seen; });
       {
         std::unique_lock lock(mutex_);
         wake_.wait(lock, [&] { return stop_ || (generation_ != seen && task_ != nullptr); });
@@ -96,7 +115,8 @@ class Pool {
   std::condition_variable wake_, done_;
   std::vector<std::thread> threads_;
   const std::function<void(size_t)>* task_ = nullptr;
-  size_t chunks_ = 0, pending_ = 0, generation_ = 0, active_ = 0;
+  size_t chunks_ = 0;
+  std::atomic<size_t> pending_{0}, generation_{0}, active_{0};  // written under mutex_, also read while spinning
   std::atomic<size_t> next_{0};
   std::exception_ptr error_;
   bool stop_ = false;

@@ -93,6 +93,9 @@ template <class C> void gemm_parallel(size_t m, size_t n, size_t k, gemm::Stride
 
 namespace scorch::backends::cpu::blas {
 
+/// Most values of a B operand that run_parallel packs once for all threads (else each packs it).
+inline constexpr size_t kSharedPackedB = size_t(1) << 22;
+
 /// A B packer whose columns start at offset: a slice of the product's columns.
 template <class P> struct ColumnSlice {
   const P& pack;
@@ -121,10 +124,19 @@ template <class C, class PackA, class PackB> void run_parallel(size_t m, size_t 
     return;
   }
   size_t row_tiles = (m + Blk::kMR - 1) / Blk::kMR, col_tiles = (n + Blk::kNR - 1) / Blk::kNR;
-  if (row_tiles > col_tiles) {
+  gemm::Blocks<C> blocks(n, k);
+  if (row_tiles > col_tiles && blocks.packed_size() <= kSharedPackedB) {  // B is packed once, in parallel, and shared
+    thread_local std::vector<C> packed;
+    packed.resize(blocks.packed_size() + 16);
+    C* dst = reinterpret_cast<C*>((reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t(63));
+    gemm::pack_whole_b<C>(n, k, pack_b, dst, [](size_t count, const auto& body) {
+      parallel_for(count, 1, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e; ++i) body(i);
+      });
+    });
     parallel_for(row_tiles, 1, [&](size_t tb, size_t te) {
       size_t r0 = tb * Blk::kMR, r1 = std::min(m, te * Blk::kMR);
-      gemm::run<C>(r1 - r0, n, k, RowSlice<PackA>{pack_a, r0}, pack_b, c + r0 * ldc, ldc, accumulate);
+      gemm::run<C>(r1 - r0, n, k, RowSlice<PackA>{pack_a, r0}, gemm::PackedB<C>{dst}, c + r0 * ldc, ldc, accumulate);
     });
     return;
   }

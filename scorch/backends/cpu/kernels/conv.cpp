@@ -6,6 +6,7 @@
 
 #include "scorch/backend/module_shapes.h"
 #include "scorch/backends/cpu/kernels/blas.h"
+#include "scorch/backends/cpu/kernels/depthwise.h"
 #include "scorch/backends/cpu/kernels/module_kernels.h"
 #include "scorch/backends/cpu/kernels/window.h"
 
@@ -64,68 +65,6 @@ template <class C> void add_bias(C* out, const C* bias, size_t channels, size_t 
     for (size_t i = 0; i < pixels; ++i) out[c * pixels + i] += bias[c];
 }
 
-// Taps that read the zero padding: wv · 0, which is NaN for an infinite or NaN weight (as the im2col GEMM gives).
-template <class C> void add_padding_taps(C* orow, int64_t width, int64_t lo, int64_t hi, C wv) {
-  C zero_tap = wv * C(0);
-  if (zero_tap == zero_tap) return;
-  for (int64_t ox = 0; ox < width; ++ox)
-    if (ox < lo || ox >= hi) orow[ox] += zero_tap;
-}
-
-// out[t] += w · in[t·stride] for t < count; out and in do not overlap (unit stride vectorizes).
-template <class C> void add_scaled(C* __restrict out, const C* __restrict in, int64_t stride, int64_t count, C w) {
-  if (stride == 1) {
-    for (int64_t t = 0; t < count; ++t) out[t] += w * in[t];
-  } else {
-    for (int64_t t = 0; t < count; ++t) out[t] += w * in[t * stride];
-  }
-}
-
-// One output row of a depthwise convolution: each tap of one kernel row (taps) adds to every output column at once
-// (the inner loop runs across output columns); row is the input row, or null where it lies in the padding.
-template <class C> void depthwise_row(const C* row, const C* taps, const Geometry& g, C* orow) {
-  const auto s2 = static_cast<int64_t>(g.stride[2]), in2 = static_cast<int64_t>(g.in[2]);
-  const auto width = static_cast<int64_t>(g.out[2]);
-  for (size_t kx = 0; kx < g.kernel[2]; ++kx) {
-    int64_t off = static_cast<int64_t>(kx * g.dilation[2]) - static_cast<int64_t>(g.padding[2]);
-    auto [lo, hi] = row ? window::valid_range(off, s2, in2, width) : std::pair<int64_t, int64_t>{0, 0};
-    C wv = taps[kx];
-    if (hi > lo) add_scaled(orow + lo, row + lo * s2 + off, s2, hi - lo, wv);
-    add_padding_taps(orow, width, lo, hi, wv);
-  }
-}
-
-// One output plane of a depthwise convolution (input plane xp, kernel wk): bias, then every kernel row.
-template <class C> void depthwise_plane(const C* xp, const C* wk, C bias, const Geometry& g, C* op) {
-  std::fill(op, op + g.out_size(), bias);
-  auto inside = [&](size_t o, size_t k, size_t d) {
-    int64_t i = static_cast<int64_t>(o * g.stride[d] + k * g.dilation[d]) - static_cast<int64_t>(g.padding[d]);
-    return i >= 0 && i < static_cast<int64_t>(g.in[d]) ? i : int64_t(-1);
-  };
-  for (size_t oz = 0; oz < g.out[0]; ++oz)
-    for (size_t oy = 0; oy < g.out[1]; ++oy)
-      for (size_t kz = 0; kz < g.kernel[0]; ++kz)
-        for (size_t ky = 0; ky < g.kernel[1]; ++ky) {
-          int64_t iz = inside(oz, kz, 0), iy = inside(oy, ky, 1);
-          const C* row = iz < 0 || iy < 0 ? nullptr : xp + (size_t(iz) * g.in[1] + size_t(iy)) * g.in[2];
-          depthwise_row(row, wk + (kz * g.kernel[1] + ky) * g.kernel[2], g, op + (oz * g.out[1] + oy) * g.out[2]);
-        }
-}
-
-// Depthwise convolution (one input channel per group, cout/cin outputs each): direct sums over the taps, in
-// parallel over (batch, channel) planes, instead of one GEMM with a single row per channel.
-template <class C> void depthwise_fwd(const C* x, const C* w, const C* bias, C* out, size_t batch, size_t cin,
-                                      size_t cout, const Geometry& g) {
-  size_t per_input = cout / cin, n = g.out_size();
-  parallel_for(batch * cout, 1, [&](size_t pb, size_t pe) {
-    for (size_t item = pb; item < pe; ++item) {
-      size_t b = item / cout, oc = item % cout;
-      depthwise_plane(x + (b * cin + oc / per_input) * g.in_size(), w + oc * g.kernel_size(), bias ? bias[oc] : C(0), g,
-                      out + item * n);
-    }
-  });
-}
-
 // True when the convolution reads each input pixel once in place (1 × 1 kernel, unit stride, no padding, output as
 // large as the input): its B operand is the image itself. (A transposed convolution's input gradient runs this with
 // an output_padding-grown input: not pointwise.)
@@ -138,7 +77,7 @@ bool pointwise(const Geometry& g) {
 // out [batch, cout, g.out] = conv(x [batch, cin, g.in], w [cout, cin/groups, kernel]) + bias.
 template <class C> void conv_fwd(const C* x, const C* w, const C* bias, C* out, size_t batch, size_t cin, size_t cout,
                                  size_t groups, const Geometry& g) {
-  if (groups > 1 && groups == cin) return depthwise_fwd(x, w, bias, out, batch, cin, cout, g);
+  if (groups > 1 && groups == cin) return depthwise_conv(x, w, bias, out, batch, cin, cout, g);
   size_t cin_g = cin / groups, cout_g = cout / groups, k = cin_g * g.kernel_size(), n = g.out_size();
   bool direct = pointwise(g);
   for_items(batch * groups, [&](size_t item, bool inner) {

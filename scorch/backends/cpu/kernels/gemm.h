@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace scorch::backends::cpu::gemm {
@@ -173,9 +174,44 @@ template <class T, size_t NV = kVecs> void micro_kernel(size_t kc, const T* __re
     }
 }
 
+/// An edge tile of W ≤ 4 columns into tile (row stride kNR), vectorized down the kMR rows instead of across columns
+/// (a 49-column product's last column costs one multiply-add per row and depth step, not a vector's worth); the
+/// depth is split into 4 / W interleaved sums to hide the multiply-add latency.
+template <class T, size_t W> void narrow_kernel(size_t kc, const T* a, const T* b, T* tile) {
+  constexpr size_t MR = Blocking<T>::kMR, NR = Blocking<T>::kNR, U = W >= 4 ? 1 : 4 / W;
+  typedef T Col __attribute__((vector_size(MR * sizeof(T))));
+  Col acc[W][U] = {};
+  size_t p = 0;
+  for (; p + U <= kc; p += U)
+#pragma GCC unroll 4
+    for (size_t u = 0; u < U; ++u) {
+      Col av = *reinterpret_cast<const Col*>(a + (p + u) * MR);
+#pragma GCC unroll 4
+      for (size_t j = 0; j < W; ++j) acc[j][u] += av * b[(p + u) * NR + j];
+    }
+  for (; p < kc; ++p) {
+    Col av = *reinterpret_cast<const Col*>(a + p * MR);
+    for (size_t j = 0; j < W; ++j) acc[j][0] += av * b[p * NR + j];
+  }
+  for (size_t j = 0; j < W; ++j) {
+    Col sum = acc[j][0];
+    for (size_t u = 1; u < U; ++u) sum += acc[j][u];
+    for (size_t i = 0; i < MR; ++i) tile[i * NR + j] = sum[i];
+  }
+}
+
 /// An edge tile of nr ≤ kNR columns into tile (row stride kNR), with as few vectors as cover nr.
 template <class T> void edge_kernel(size_t kc, const T* a, const T* b, T* tile, size_t nr) {
-  constexpr size_t L = Blocking<T>::kLanes, NR = Blocking<T>::kNR;
+  constexpr size_t L = Blocking<T>::kLanes, NR = Blocking<T>::kNR, MR = Blocking<T>::kMR;
+  if constexpr ((MR & (MR - 1)) == 0 && MR * sizeof(T) >= 16) {  // the rows fill whole vectors
+    switch (nr) {
+      case 1: return narrow_kernel<T, 1>(kc, a, b, tile);
+      case 2: return narrow_kernel<T, 2>(kc, a, b, tile);
+      case 3: return narrow_kernel<T, 3>(kc, a, b, tile);
+      case 4: return narrow_kernel<T, 4>(kc, a, b, tile);
+      default: break;
+    }
+  }
   size_t vectors = (nr + L - 1) / L;
   if constexpr (kVecs > 2) {
     if (vectors == 1) return micro_kernel<T, 1>(kc, a, b, tile, NR, false);
@@ -196,6 +232,39 @@ template <class T> struct Workspace {
   }
 };
 
+/// How run splits a product's columns and depth into blocks: equal ones (n = 3136 splits 1584 + 1552 rather than
+/// 3072 + 64), the column blocks whole panels.
+template <class T> struct Blocks {
+  size_t n, k, block_n, block_k;
+  Blocks(size_t n_, size_t k_) : n(n_), k(k_) {
+    using B = Blocking<T>;
+    size_t col_blocks = (n + B::kNC - 1) / B::kNC, depth_blocks = (k + B::kKC - 1) / B::kKC;
+    block_n = ((n + col_blocks - 1) / col_blocks + B::kNR - 1) / B::kNR * B::kNR;
+    block_k = (k + depth_blocks - 1) / depth_blocks;
+  }
+  /// Where block (jc, pc) of a B packed whole starts: the blocks one after another, column blocks outermost.
+  size_t offset(size_t jc, size_t pc) const {
+    size_t nc = std::min(block_n, n - jc);
+    return jc * k + pc * ((nc + Blocking<T>::kNR - 1) / Blocking<T>::kNR * Blocking<T>::kNR);
+  }
+  /// Values of a B packed whole.
+  size_t packed_size() const { return (n + Blocking<T>::kNR - 1) / Blocking<T>::kNR * Blocking<T>::kNR * k; }
+};
+
+/// A B operand packed whole by pack_whole_b, which run reads in place (threads splitting A's rows share it).
+template <class T> struct PackedB { const T* data; };
+
+/// Packs B [k, n] whole into dst (Blocks::packed_size values), one block per call of for_blocks(count, body).
+template <class T, class PackB, class ForBlocks>
+void pack_whole_b(size_t n, size_t k, const PackB& pack_b, T* dst, ForBlocks for_blocks) {
+  Blocks<T> blk(n, k);
+  size_t depth_blocks = (k + blk.block_k - 1) / blk.block_k, col_blocks = (n + blk.block_n - 1) / blk.block_n;
+  for_blocks(depth_blocks * col_blocks, [&](size_t i) {
+    size_t jc = i / depth_blocks * blk.block_n, pc = i % depth_blocks * blk.block_k;
+    pack_b(pc, std::min(blk.block_k, k - pc), jc, std::min(blk.block_n, n - jc), dst + blk.offset(jc, pc));
+  });
+}
+
 /// C[m, n] = A·B (or += when accumulate) on the calling thread; c has row stride ldc.
 template <class T, class PackA, class PackB>
 void run(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b, T* c, size_t ldc, bool accumulate) {
@@ -207,20 +276,21 @@ void run(size_t m, size_t n, size_t k, const PackA& pack_a, const PackB& pack_b,
       for (size_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
     return;
   }
+  constexpr bool prepacked = std::is_same_v<PackB, PackedB<T>>;
   auto& ws = Workspace<T>::local();
   ws.a.resize(B::kMC * B::kKC + 16);
-  ws.b.resize(B::kNC * B::kKC + 16);
+  if (!prepacked) ws.b.resize(B::kNC * B::kKC + 16);
   T* abuf = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws.a.data()) + 63) & ~uintptr_t(63));
   T* bbuf = reinterpret_cast<T*>((reinterpret_cast<uintptr_t>(ws.b.data()) + 63) & ~uintptr_t(63));
-  // Equal blocks: n = 3136 splits 1584 + 1552 rather than 3072 + 64.
-  size_t col_blocks = (n + B::kNC - 1) / B::kNC, block_n = ((n + col_blocks - 1) / col_blocks + NR - 1) / NR * NR;
-  size_t depth_blocks = (k + B::kKC - 1) / B::kKC, block_k = (k + depth_blocks - 1) / depth_blocks;
+  Blocks<T> blk(n, k);
+  const size_t block_n = blk.block_n, block_k = blk.block_k;
   for (size_t jc = 0; jc < n; jc += block_n) {
     size_t nc = std::min(block_n, n - jc);
     for (size_t pc = 0; pc < k; pc += block_k) {
       size_t kc = std::min(block_k, k - pc);
       bool acc = accumulate || pc > 0;
-      pack_b(pc, kc, jc, nc, bbuf);
+      if constexpr (prepacked) bbuf = const_cast<T*>(pack_b.data) + blk.offset(jc, pc);
+      else pack_b(pc, kc, jc, nc, bbuf);
       for (size_t ic = 0; ic < m; ic += B::kMC) {
         size_t mc = std::min(B::kMC, m - ic);
         for (size_t ir = 0; ir < mc; ir += MR) pack_a(ic + ir, std::min(MR, mc - ir), pc, kc, abuf + ir * kc);

@@ -368,7 +368,7 @@ template <class B> Value<B> clip(const OpCall<B>& c) {
   lo = bound(1, "min"), hi = bound(2, "max");
   return visit_numeric(c, 0, c.take(0), [&]<class K>(auto p) {
     using O = KindOps<B, K>;
-    if (lo && hi) return Value<B>::template of<K>(O::clamp_max(O::clamp_min(p, *lo), *hi));
+    if (lo && hi) return Value<B>::template of<K>(O::clamp(p, *lo, *hi));
     if (lo) return Value<B>::template of<K>(O::clamp_min(p, *lo));
     if (hi) return Value<B>::template of<K>(O::clamp_max(p, *hi));
     return Value<B>::template of<K>(p);

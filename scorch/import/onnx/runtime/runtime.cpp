@@ -33,6 +33,14 @@ template <class B> void check_supported(const Graph& g, int64_t opset) {
   }
 }
 
+/// What SCORCH_ONNX_PROFILE's keys name: op types (=1), op types and output shapes (=shapes), nodes (=nodes).
+enum class ProfileDetail { Ops, Shapes, Nodes };
+
+ProfileDetail profile_detail(const std::string& setting) {
+  if (setting == "nodes") return ProfileDetail::Nodes;
+  return setting == "shapes" ? ProfileDetail::Shapes : ProfileDetail::Ops;
+}
+
 /// How many times each name is read by g's nodes; names a subgraph may read are never released.
 std::map<std::string, size_t> use_counts(const Graph& g, bool& has_subgraphs) {
   std::map<std::string, size_t> uses;
@@ -91,7 +99,9 @@ template <class B> class GraphRunner {
     if (profile_) {
       B::sync(device_);
       std::string key = node.op_type;
-      if (profile_nodes_ && !outputs.empty() && outputs[0].is_tensor()) key += " -> " + outputs[0].shape().to_string();
+      if (profile_detail_ == ProfileDetail::Nodes) key = node.name + " (" + node.op_type + ")";
+      if (profile_detail_ != ProfileDetail::Ops && !outputs.empty() && outputs[0].is_tensor())
+        key += " -> " + outputs[0].shape().to_string();
       (*profile_)[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
@@ -128,8 +138,8 @@ template <class B> class GraphRunner {
   typename B::Device device_;
 
  public:
-  std::map<std::string, double>* profile_ = nullptr;  // op type → milliseconds, when profiling
-  bool profile_nodes_ = false;                        // key the profile by op type and output shape
+  std::map<std::string, double>* profile_ = nullptr;   // op type → milliseconds, when profiling
+  ProfileDetail profile_detail_ = ProfileDetail::Ops;  // what the profile's keys name
 };
 
 /// The kind of value info declares, as Value names it (Float for any tensor).
@@ -273,7 +283,7 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
   std::map<std::string, double> profile;
   const char* profiling = std::getenv("SCORCH_ONNX_PROFILE");
   if (profiling) runner.profile_ = &profile;
-  runner.profile_nodes_ = profiling && std::string(profiling) == "shapes";
+  if (profiling) runner.profile_detail_ = profile_detail(profiling);
   auto outputs = runner.run(plan_, std::move(env));
   for (const auto& [op, ms] : profile) std::fprintf(stderr, "onnx profile: %-40s %9.3f ms\n", op.c_str(), ms);
   return outputs;
