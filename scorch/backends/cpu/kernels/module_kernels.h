@@ -13,6 +13,7 @@ namespace scorch::backends::cpu::kernels {
 
 using T = CpuTensor;
 
-// Declared in gen/cpu_kernel_ops.h; kernel files: conv.cpp (depthwise.cpp), pool.cpp, interpolate.cpp, unfold.cpp, attention.cpp.
+// Declared in gen/cpu_kernel_ops.h; kernel files: conv.cpp (depthwise.cpp), pool.cpp, interpolate.cpp, unfold.cpp,
+// attention.cpp.
 
 }  // namespace scorch::backends::cpu::kernels
