@@ -135,6 +135,18 @@ template <class B> void linalg(const Options& o) {
   run(
       o, "matmul_f32_b8x128x256_w256", 5, [&] { (void)act.matmul(weight); }, "gflops",
       [&](double ms) { return 2.0 * 8 * 128 * 256 * 256 / ms / 1e6; });
+  // The ONNX encoder's MLP projections (onnx_encoder_b8_s128): [1024, 256] · [256, 1024] and back.
+  auto hidden = Tensor<B, 2>::random({1024, 1024}, Distribution::normal(0, 1));
+  auto up = Tensor<B, 2>::random({256, 1024}, Distribution::normal(0, 1));
+  auto down = Tensor<B, 2>::random({1024, 256}, Distribution::normal(0, 1));
+  auto tokens = hidden.narrow(1, 0, 256) * 1.0;
+  const double mlp_flop = 2.0 * 1024 * 256 * 1024;
+  run(
+      o, "matmul_f32_1024x256_up1024", 5, [&] { (void)tokens.matmul(up); }, "gflops",
+      [&](double ms) { return mlp_flop / ms / 1e6; });
+  run(
+      o, "matmul_f32_1024x1024_down256", 5, [&] { (void)hidden.matmul(down); }, "gflops",
+      [&](double ms) { return mlp_flop / ms / 1e6; });
   auto a64 = a.cast(DType::F64), b64 = b.cast(DType::F64);
   run(
       o, "matmul_f64_1024", 1, [&] { (void)a64.matmul(b64); }, "gflops", [&](double ms) { return flop / ms / 1e6; });

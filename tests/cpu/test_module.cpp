@@ -1,6 +1,6 @@
 // Functional ops beyond the fixtures: argument errors, the provided attention default
 // against the Cpu's fused kernel, reduced-precision inputs, batched and few-row matmul, depthwise and pointwise
-// convolution against the GEMM path, reshape of views and the host cache.
+// convolution against the GEMM path, norms of long rows, reshape of views and the host cache.
 #include <gtest/gtest.h>
 
 #include "support/expect_error.h"
@@ -325,6 +325,36 @@ TEST(Module, DepthwiseAndPointwiseConvolutionsMatchPerChannelProducts) {
   auto pointwise = md::conv2d(x, pw, std::nullopt);
   auto as_matmul = pw.reshape({1, 5, 6}).matmul(x.reshape({2, 6, 99})).reshape({2, 5, 9, 11});
   pointwise.to_data().assert_approx_eq(as_matmul.to_data(), Tolerance::rel_abs(1e-5, 1e-5));
+}
+
+TEST(Module, NormsOfLongRowsMatchTwoPassSumsInDouble) {
+  // Rows of 1000 and 100 values run the vectorized row sums (four vector sums, single vectors, a scalar tail).
+  B::seed(14);
+  for (size_t d : {1000, 100, 7})
+    for (DType dtype : {DType::F32, DType::F64}) {
+      auto x = (Tensor<B, 2>::random({5, d}, Distribution::normal(3, 2))).cast(dtype);
+      auto gamma = Tensor<B, 1>::random({d}, Distribution::normal(1, 0.5)).cast(dtype);
+      auto beta = Tensor<B, 1>::random({d}, Distribution::normal(0, 1)).cast(dtype);
+      auto xv = x.to_data().to_vector<double>(), gv = gamma.to_data().to_vector<double>();
+      auto bv = beta.to_data().to_vector<double>();
+      std::vector<double> layer(5 * d), rms(5 * d);
+      for (size_t r = 0; r < 5; ++r) {
+        double mean = 0, var = 0, square = 0;
+        for (size_t j = 0; j < d; ++j) mean += xv[r * d + j] / double(d);
+        for (size_t j = 0; j < d; ++j) var += (xv[r * d + j] - mean) * (xv[r * d + j] - mean) / double(d);
+        for (size_t j = 0; j < d; ++j) square += xv[r * d + j] * xv[r * d + j] / double(d);
+        for (size_t j = 0; j < d; ++j) {
+          layer[r * d + j] = (xv[r * d + j] - mean) / std::sqrt(var + 1e-5) * gv[j] + bv[j];
+          rms[r * d + j] = xv[r * d + j] / std::sqrt(square + 1e-5) * gv[j];
+        }
+      }
+      double tol = dtype == DType::F64 ? 1e-12 : 1e-4;
+      auto layer_got = functional::layer_norm(x, std::optional(gamma), std::optional(beta));
+      auto rms_got = functional::rms_norm(x, std::optional(gamma));
+      TensorData(layer, Shape{5, d})
+          .assert_approx_eq(layer_got.cast(DType::F64).to_data(), Tolerance::rel_abs(tol, tol));
+      TensorData(rms, Shape{5, d}).assert_approx_eq(rms_got.cast(DType::F64).to_data(), Tolerance::rel_abs(tol, tol));
+    }
 }
 
 TEST(Module, TransposedConvolutionInputGradientWithOutputPaddingAndAUnitKernel) {

@@ -63,38 +63,8 @@ void few_rows(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C>
   });
 }
 
-/// C[m, n] (+)= A·B, split over threads along the larger of m and n in whole register tiles.
-template <class C> void gemm_parallel(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C> b, C* c,
-                                      size_t ldc, bool accumulate = false) {
-  using Blk = gemm::Blocking<C>;
-  if (m <= kFewRows && k > 0) return few_rows(m, n, k, a, b, c, ldc, accumulate);
-  if (num_threads() <= 1 || static_cast<double>(m) * n * k < kParallelWork) {
-    gemm::strided<C>(m, n, k, a, b, c, ldc, accumulate);
-    return;
-  }
-  if (m / Blk::kMR >= n / Blk::kNR) {
-    size_t tiles = (m + Blk::kMR - 1) / Blk::kMR;
-    parallel_for(tiles, 1, [&](size_t tb, size_t te) {
-      size_t r0 = tb * Blk::kMR, r1 = std::min(m, te * Blk::kMR);
-      gemm::Strided<C> part{a.data + static_cast<ptrdiff_t>(r0) * a.row_stride, a.row_stride, a.col_stride};
-      gemm::strided<C>(r1 - r0, n, k, part, b, c + r0 * ldc, ldc, accumulate);
-    });
-  } else {
-    size_t tiles = (n + Blk::kNR - 1) / Blk::kNR;
-    parallel_for(tiles, 1, [&](size_t tb, size_t te) {
-      size_t c0 = tb * Blk::kNR, c1 = std::min(n, te * Blk::kNR);
-      gemm::Strided<C> part{b.data + static_cast<ptrdiff_t>(c0) * b.col_stride, b.row_stride, b.col_stride};
-      gemm::strided<C>(m, c1 - c0, k, a, part, c + c0, ldc, accumulate);
-    });
-  }
-}
-
-}  // namespace scorch::backends::cpu::blas
-
-namespace scorch::backends::cpu::blas {
-
 /// Most values of a B operand that run_parallel packs once for all threads (else each packs it).
-inline constexpr size_t kSharedPackedB = size_t(1) << 22;
+inline constexpr size_t kSharedPackedB = size_t(1) << 21;  // 8 MiB of f32
 
 /// A B packer whose columns start at offset: a slice of the product's columns.
 template <class P> struct ColumnSlice {
@@ -116,8 +86,11 @@ template <class P> struct RowSlice {
 
 /// C[m, n] (+)= A·B with any packers, split over threads in whole register tiles along the dimension with more
 /// tiles: each thread packs only its slice of that operand (a 512 × 49 product splits its rows, not 48 + 1 columns).
+/// With share_b, a split by rows packs B once, in parallel, for all threads: worth it when packing B costs more than
+/// reading it (im2col); a plain B is better packed block by block by each thread, the block staying in its L2.
 template <class C, class PackA, class PackB> void run_parallel(size_t m, size_t n, size_t k, const PackA& pack_a,
-                                                               const PackB& pack_b, C* c, size_t ldc, bool accumulate) {
+                                                               const PackB& pack_b, C* c, size_t ldc, bool accumulate,
+                                                               bool share_b = false) {
   using Blk = gemm::Blocking<C>;
   if (num_threads() <= 1 || static_cast<double>(m) * n * k < kParallelWork) {
     gemm::run<C>(m, n, k, pack_a, pack_b, c, ldc, accumulate);
@@ -125,7 +98,7 @@ template <class C, class PackA, class PackB> void run_parallel(size_t m, size_t 
   }
   size_t row_tiles = (m + Blk::kMR - 1) / Blk::kMR, col_tiles = (n + Blk::kNR - 1) / Blk::kNR;
   gemm::Blocks<C> blocks(n, k);
-  if (row_tiles > col_tiles && blocks.packed_size() <= kSharedPackedB) {  // B is packed once, in parallel, and shared
+  if (share_b && row_tiles > col_tiles && blocks.packed_size() <= kSharedPackedB) {
     thread_local std::vector<C> packed;
     packed.resize(blocks.packed_size() + 16);
     C* dst = reinterpret_cast<C*>((reinterpret_cast<uintptr_t>(packed.data()) + 63) & ~uintptr_t(63));
@@ -140,10 +113,24 @@ template <class C, class PackA, class PackB> void run_parallel(size_t m, size_t 
     });
     return;
   }
+  if (row_tiles >= col_tiles) {
+    parallel_for(row_tiles, 1, [&](size_t tb, size_t te) {
+      size_t r0 = tb * Blk::kMR, r1 = std::min(m, te * Blk::kMR);
+      gemm::run<C>(r1 - r0, n, k, RowSlice<PackA>{pack_a, r0}, pack_b, c + r0 * ldc, ldc, accumulate);
+    });
+    return;
+  }
   parallel_for(col_tiles, 1, [&](size_t tb, size_t te) {
     size_t c0 = tb * Blk::kNR, c1 = std::min(n, te * Blk::kNR);
     gemm::run<C>(m, c1 - c0, k, pack_a, ColumnSlice<PackB>{pack_b, c0}, c + c0, ldc, accumulate);
   });
+}
+
+/// C[m, n] (+)= A·B for strided A and B: few-row products stream B once, others go through run_parallel.
+template <class C> void gemm_parallel(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C> b, C* c,
+                                      size_t ldc, bool accumulate = false) {
+  if (m <= kFewRows && k > 0) return few_rows(m, n, k, a, b, c, ldc, accumulate);
+  run_parallel<C>(m, n, k, gemm::PackStridedA<C>{a}, gemm::PackStridedB<C>{b}, c, ldc, accumulate);
 }
 
 }  // namespace scorch::backends::cpu::blas

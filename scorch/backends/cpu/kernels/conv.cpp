@@ -86,7 +86,7 @@ template <class C> void conv_fwd(const C* x, const C* w, const C* bias, C* out, 
     C* og = out + (b * cout + gr * cout_g) * n;
     gemm::PackStridedA<C> pa{{w + gr * cout_g * k, static_cast<ptrdiff_t>(k), 1}};
     auto product = [&](const auto& pb) {
-      if (inner) blas::run_parallel<C>(cout_g, n, k, pa, pb, og, n, false);
+      if (inner) blas::run_parallel<C>(cout_g, n, k, pa, pb, og, n, false, !direct);
       else gemm::run<C>(cout_g, n, k, pa, pb, og, n, false);
     };
     if (direct) product(gemm::PackStridedB<C>{{xg, static_cast<ptrdiff_t>(n), 1}});

@@ -52,9 +52,14 @@ CpuTensor map_binary(const char* op, CpuTensor a, CpuTensor b, DType out_dtype, 
     const T* ra = pa + off[1];
     const T* rb = pb + off[2];
     Out* ro = dst + off[0];
-    if (st[1] == 1 && st[2] == 0) {
+    if (st[1] == 1 && st[2] == 1) {  // rows of both (a bias added to every row)
+      for (size_t i = 0; i < n; ++i) store(ro + i, f(load(ra + i), load(rb + i)));
+    } else if (st[1] == 1 && st[2] == 0) {
       auto vb = load(rb);
       for (size_t i = 0; i < n; ++i) store(ro + i, f(load(ra + i), vb));
+    } else if (st[1] == 0 && st[2] == 1) {
+      auto va = load(ra);
+      for (size_t i = 0; i < n; ++i) store(ro + i, f(va, load(rb + i)));
     } else {
       for (size_t i = 0; i < n; ++i)
         store(ro + i, f(load(ra + static_cast<int64_t>(i) * st[1]), load(rb + static_cast<int64_t>(i) * st[2])));

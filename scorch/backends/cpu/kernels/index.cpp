@@ -24,7 +24,6 @@ std::vector<int64_t> read_indices(const char* op, const T& indices, size_t dim_s
 
 namespace {
 
-
 // Calls body(i, offset) for every element i (row-major) of shape, where offset is the element's
 // offset in a contiguous tensor of base_shape with coordinate dim replaced by index[i].
 template <class Body> void for_each_indexed(const Shape& shape, const Shape& base_shape, size_t dim,
@@ -117,17 +116,26 @@ T mask_where(T x, T mask, T values) {
   Shape shape = broadcast_shapes("mask_where", broadcast_shapes("mask_where", x.shape(), mask.shape()), values.shape());
   T out(shape, x.dtype());
   Strides sx = broadcast_strides(x, shape), sm = broadcast_strides(mask, shape), sv = broadcast_strides(values, shape);
-  size_t size = dtype_size(x.dtype());
   const bool* pm = mask.data<bool>();
-  strided_rows<4>(shape, {&out.strides(), &sx, &sm, &sv}, [&](auto off, auto st, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      auto k = static_cast<int64_t>(i);
-      const T& src = pm[off[2] + k * st[2]] ? values : x;
-      int64_t src_off = pm[off[2] + k * st[2]] ? off[3] + k * st[3] : off[1] + k * st[1];
-      std::memcpy(out.raw() + (off[0] + k) * static_cast<int64_t>(size),
-                  src.raw() + src_off * static_cast<int64_t>(size), size);
-    }
-  });
+  auto select = [&]<class W>() {  // W: an unsigned word as wide as the dtype (values are copied bit for bit)
+    W* po = reinterpret_cast<W*>(out.raw());
+    const W *px = reinterpret_cast<const W*>(x.raw()), *pv = reinterpret_cast<const W*>(values.raw());
+    strided_rows<4>(shape, {&out.strides(), &sx, &sm, &sv}, [&](auto off, auto st, size_t n) {
+      W* o = po + off[0];
+      const W *a = px + off[1], *b = pv + off[3];
+      const bool* m = pm + off[2];
+      for (size_t i = 0; i < n; ++i) {
+        auto k = static_cast<int64_t>(i);
+        o[k * st[0]] = m[k * st[2]] ? b[k * st[3]] : a[k * st[1]];
+      }
+    });
+  };
+  switch (dtype_size(x.dtype())) {
+    case 1: select.template operator()<uint8_t>(); break;
+    case 2: select.template operator()<uint16_t>(); break;
+    case 4: select.template operator()<uint32_t>(); break;
+    default: select.template operator()<uint64_t>(); break;
+  }
   return out;
 }
 

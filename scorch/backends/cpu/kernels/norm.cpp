@@ -3,8 +3,10 @@
 // statistics rather than reading saved ones (a row is in cache either way).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
+#include "scorch/backends/cpu/kernels/gemm.h"
 #include "scorch/backends/cpu/kernels/module_kernels.h"
 #include "scorch/backends/cpu/kernels/window.h"
 #include "scorch/backends/cpu/thread_pool.h"
@@ -34,26 +36,52 @@ template <class C> NormArgs<C> norm_args(const T& x, const std::optional<T>& gam
   return a;
 }
 
+/// Σ f(x[j]) over a row of d values, in vector registers with four independent sums (f must be elementwise).
+template <class C, class F> C row_sum(const C* x, size_t d, F f) {
+  typedef C Vec __attribute__((vector_size(gemm::kVecBytes)));
+  constexpr size_t L = gemm::kVecBytes / sizeof(C), U = 4;
+  Vec acc[U] = {};
+  size_t j = 0;
+  for (; j + U * L <= d; j += U * L)
+#pragma GCC unroll 4
+    for (size_t u = 0; u < U; ++u) {
+      Vec v;
+      std::memcpy(&v, x + j + u * L, sizeof(Vec));
+      acc[u] += f(v);
+    }
+  for (; j + L <= d; j += L) {
+    Vec v;
+    std::memcpy(&v, x + j, sizeof(Vec));
+    acc[0] += f(v);
+  }
+  Vec total = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  C sum = 0;
+  for (size_t l = 0; l < L; ++l) sum += total[l];
+  for (; j < d; ++j) sum += f(x[j]);
+  return sum;
+}
+
 // The row's mean (0 when not centering) and 1 / sqrt(variance or mean square + epsilon).
 template <class C> std::pair<C, C> row_stats(const C* x, size_t d, C epsilon, bool center) {
-  C mean = 0;
-  if (center) {
-    for (size_t j = 0; j < d; ++j) mean += x[j];
-    mean /= static_cast<C>(d);
-  }
-  C square = 0;
-  for (size_t j = 0; j < d; ++j) square += (x[j] - mean) * (x[j] - mean);
+  C mean = center ? row_sum(x, d, [](auto v) { return v; }) / static_cast<C>(d) : C(0);
+  C square = row_sum(x, d, [mean](auto v) { return (v - mean) * (v - mean); });
   return {mean, C(1) / std::sqrt(square / static_cast<C>(d) + epsilon)};
 }
 
 template <class C> void norm_forward(const NormArgs<C>& a, C* y) {
+  const C* gamma = a.gamma ? a.gamma->template data<C>() : nullptr;
+  const C* beta = a.beta ? a.beta->template data<C>() : nullptr;
   parallel_for(a.rows, std::max<size_t>(1, 4096 / std::max<size_t>(a.d, 1)), [&](size_t r0, size_t r1) {
     for (size_t r = r0; r < r1; ++r) {
-      const C* x = a.row(r);
+      const C* __restrict x = a.row(r);
       auto [mean, rstd] = row_stats(x, a.d, a.epsilon, a.center);
-      C* out = y + r * a.d;
-      const C* shift = a.beta ? a.beta->template data<C>() : nullptr;
-      for (size_t j = 0; j < a.d; ++j) out[j] = (x[j] - mean) * rstd * a.scale(j) + (shift ? shift[j] : C(0));
+      C* __restrict out = y + r * a.d;
+      if (gamma && beta)
+        for (size_t j = 0; j < a.d; ++j) out[j] = (x[j] - mean) * rstd * gamma[j] + beta[j];
+      else if (gamma)
+        for (size_t j = 0; j < a.d; ++j) out[j] = (x[j] - mean) * rstd * gamma[j];
+      else
+        for (size_t j = 0; j < a.d; ++j) out[j] = (x[j] - mean) * rstd + (beta ? beta[j] : C(0));
     }
   });
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Strided N-operand loops: dims are collapsed where every operand is contiguous across them,
 // then body(offsets, inner_strides, length) runs once per innermost row, rows split over threads.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -61,9 +62,17 @@ void strided_rows(const Shape& shape, const std::array<const Strides*, N>& opera
   size_t rows = space.rows(), inner = space.inner();
   std::array<int64_t, N> inner_strides{};
   for (size_t k = 0; k < N; ++k) inner_strides[k] = space.strides[k][space.rank - 1];
-  size_t grain = std::max<size_t>(1, kElementwiseGrain / std::max<size_t>(inner, 1));
-  parallel_for(rows, grain, [&](size_t begin, size_t end) {
-    for (size_t r = begin; r < end; ++r) body(space.row_offsets(r), inner_strides, inner);
+  // Fewer rows than threads (a tensor and a broadcast scalar collapse to one row): rows split into pieces.
+  size_t pieces = rows >= num_threads() ? 1 : std::max<size_t>(1, std::min(num_threads(), inner / kElementwiseGrain));
+  size_t piece = (inner + pieces - 1) / pieces;
+  size_t grain = std::max<size_t>(1, kElementwiseGrain / std::max<size_t>(piece, 1));
+  parallel_for(rows * pieces, grain, [&](size_t begin, size_t end) {
+    for (size_t t = begin; t < end; ++t) {
+      size_t start = t % pieces * piece, length = std::min(inner, start + piece) - start;
+      std::array<int64_t, N> off = space.row_offsets(t / pieces);
+      for (size_t k = 0; k < N; ++k) off[k] += static_cast<int64_t>(start) * inner_strides[k];
+      if (length > 0) body(off, inner_strides, length);
+    }
   });
 }
 
