@@ -85,17 +85,21 @@ template <class T> void scatter_row(const T* values, size_t p, size_t kc, size_t
 
 template <class T> void PackStridedB<T>::operator()(size_t r0, size_t kc, size_t c0, size_t nc, T* dst) const {
   constexpr size_t NR = Blocking<T>::kNR;
-  if (b.row_stride == 1 && b.col_stride != 1) {  // a transposed operand: read each column contiguously
+  if (b.row_stride == 1 && b.col_stride != 1) {  // a transposed operand: columns read contiguously, in square tiles
+    constexpr size_t kTile = 16;                 // the tile's reads and writes stay within 16 cache lines each
     for (size_t j0 = 0; j0 < nc; j0 += NR) {
       T* panel = dst + j0 * kc;
       size_t nr = std::min(NR, nc - j0);
-      for (size_t j = 0; j < NR; ++j) {
-        if (j >= nr) {
-          for (size_t p = 0; p < kc; ++p) panel[p * NR + j] = T(0);
-          continue;
-        }
-        const T* col = b.data + static_cast<ptrdiff_t>(r0) + static_cast<ptrdiff_t>(c0 + j0 + j) * b.col_stride;
-        for (size_t p = 0; p < kc; ++p) panel[p * NR + j] = col[p];
+      const T* cols = b.data + static_cast<ptrdiff_t>(r0) + static_cast<ptrdiff_t>(c0 + j0) * b.col_stride;
+      for (size_t p0 = 0; p0 < kc; p0 += kTile) {
+        size_t p1 = std::min(kc, p0 + kTile);
+        for (size_t jt = 0; jt < nr; jt += kTile)
+          for (size_t j = jt; j < std::min(nr, jt + kTile); ++j) {
+            const T* col = cols + static_cast<ptrdiff_t>(j) * b.col_stride;
+            for (size_t p = p0; p < p1; ++p) panel[p * NR + j] = col[p];
+          }
+        for (size_t p = p0; p < p1; ++p)
+          for (size_t j = nr; j < NR; ++j) panel[p * NR + j] = T(0);
       }
     }
     return;

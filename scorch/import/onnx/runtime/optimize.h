@@ -1,7 +1,7 @@
 #pragma once
 // Load-time graph optimizations of the interpreter (runtime.cpp): nodes whose inputs are all constants run once
 // when the model loads (their outputs join the weights), and a Conv followed by an inference BatchNormalization
-// on constant parameters becomes one Conv with scaled weights and a bias.
+// on constant parameters becomes one Conv with scaled weights and a bias; constants nothing reads are released.
 #include <set>
 
 #include "scorch/import/onnx/runtime/op_call_impl.h"
@@ -221,6 +221,28 @@ template <class B> class LayerNormFuser {
 template <class B> void fuse_layer_norms(std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
                                          const std::set<std::string>& constant) {
   LayerNormFuser<B>(nodes, g, weights, constant).run();
+}
+
+/// After folding: constants no kept node, graph output or subgraph can read are released, and folded ones are laid
+/// out afresh (a folded Transpose of a weight is otherwise a strided view that every run re-reads through its
+/// strides; a reshape to one dim copies a view that is not contiguous and leaves any other as it is).
+template <class B> void settle_constants(const std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
+                                         const std::set<std::string>& fed, bool subgraphs) {
+  std::set<std::string> read(fed.begin(), fed.end());
+  for (const Node& n : nodes) read.insert(n.inputs.begin(), n.inputs.end());
+  for (const auto& out : g.outputs) read.insert(out.name);
+  for (auto it = weights.begin(); it != weights.end();) {
+    if (!subgraphs && !read.count(it->first)) {
+      it = weights.erase(it);
+      continue;
+    }
+    Value<B>& v = it->second;
+    if (!g.initializers.count(it->first) && v.is_tensor() && v.shape().rank() > 1) {
+      Shape shape = v.shape();
+      v = reshape(reshape(std::move(v), Shape{shape.num_elements()}), shape);
+    }
+    ++it;
+  }
 }
 
 }  // namespace scorch::onnx

@@ -257,6 +257,7 @@ template <class B> Runtime<B>::Runtime(Model model, Device device) : model_(std:
       fold_batch_norms<B>(plan_.nodes, model_.graph, weights_, constant);
       fuse_layer_norms<B>(plan_.nodes, model_.graph, weights_, constant);
     }
+    settle_constants<B>(plan_.nodes, model_.graph, weights_, fed, subgraphs);
   }
 }
 
