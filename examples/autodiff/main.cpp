@@ -1,4 +1,5 @@
-// The README's autodiff example: wrap Cpu in Autodiff, compute, call backward, read a gradient.
+// The book's autodiff example (docs/book/04-autodiff.md): wrap Cpu in Autodiff, compute, call backward, read a
+// gradient.
 #include <iostream>
 
 #include <scorch/scorch.hpp>

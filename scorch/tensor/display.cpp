@@ -81,6 +81,11 @@ void format_data(std::ostream& os, const TensorData& data) {
   p.dim(0, 0, 0);
 }
 
+std::ostream& operator<<(std::ostream& os, const TensorData& data) {
+  format_data(os, data);
+  return os;
+}
+
 void format_tensor(std::ostream& os, const TensorData& data, const TensorDescription& d) {
   os << "Tensor {\n  data:\n";
   format_data(os, data);

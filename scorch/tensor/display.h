@@ -30,5 +30,7 @@ struct TensorDescription {
 void format_tensor(std::ostream& os, const TensorData& data, const TensorDescription& description);
 /// Writes only the data as nested brackets, with elision per the print options.
 void format_data(std::ostream& os, const TensorData& data);
+/// The data as nested brackets (format_data): `std::cout << x.to_data()` prints [[1.0, 2.0], [3.0, 4.0]].
+std::ostream& operator<<(std::ostream& os, const TensorData& data);
 
 }  // namespace scorch
