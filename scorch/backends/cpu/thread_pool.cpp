@@ -140,11 +140,13 @@ void parallel_for(size_t n, size_t grain, const std::function<void(size_t, size_
   }
   size_t step = (n + chunks - 1) / chunks;
   std::function<void(size_t)> task = [&](size_t c) {
-    bool was_inside = t_inside_pool;
-    t_inside_pool = true;
+    struct Inside {  // marks the thread as inside the pool for the chunk, also when body throws
+      bool was = t_inside_pool;
+      Inside() { t_inside_pool = true; }
+      ~Inside() { t_inside_pool = was; }
+    } inside;
     size_t begin = c * step, end = std::min(n, begin + step);
     if (begin < end) body(begin, end);
-    t_inside_pool = was_inside;
   };
   Pool::instance().run(chunks, task, threads - 1);
 }

@@ -64,7 +64,7 @@ void few_rows(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C>
 }
 
 /// Most values of a B operand that run_parallel packs once for all threads (else each packs it).
-inline constexpr size_t kSharedPackedB = size_t(1) << 21;  // 8 MiB of f32
+inline constexpr size_t kSharedPackedB = size_t(1) << 21;  // 8 MiB of f32, 16 of f64, kept per caller thread
 
 /// A B packer whose columns start at offset: a slice of the product's columns.
 template <class P> struct ColumnSlice {

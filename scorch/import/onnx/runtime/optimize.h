@@ -223,21 +223,25 @@ template <class B> void fuse_layer_norms(std::vector<Node>& nodes, const Graph& 
   LayerNormFuser<B>(nodes, g, weights, constant).run();
 }
 
-/// After folding: constants no kept node, graph output or subgraph can read are released, and folded ones are laid
-/// out afresh (a folded Transpose of a weight is otherwise a strided view that every run re-reads through its
-/// strides; a reshape to one dim copies a view that is not contiguous and leaves any other as it is).
+/// After folding: constants no kept node, graph output or subgraph can read are released, and the outputs of folded
+/// Transposes are laid out afresh (a transposed weight is otherwise a strided view that every run re-reads through
+/// its strides; a reshape to one dim copies it). Other views stay views: a folded Expand is a stride-0 view whose
+/// copy could be far larger than its source. With subgraphs nothing is released, so nothing is copied either.
 template <class B> void settle_constants(const std::vector<Node>& nodes, const Graph& g, Constants<B>& weights,
                                          const std::set<std::string>& fed, bool subgraphs) {
-  std::set<std::string> read(fed.begin(), fed.end());
+  if (subgraphs) return;
+  std::set<std::string> read(fed.begin(), fed.end()), transposed;
   for (const Node& n : nodes) read.insert(n.inputs.begin(), n.inputs.end());
   for (const auto& out : g.outputs) read.insert(out.name);
+  for (const Node& n : g.nodes)
+    if (n.op_type == "Transpose" && n.domain.empty()) transposed.insert(n.outputs.begin(), n.outputs.end());
   for (auto it = weights.begin(); it != weights.end();) {
-    if (!subgraphs && !read.count(it->first)) {
+    if (!read.count(it->first)) {
       it = weights.erase(it);
       continue;
     }
     Value<B>& v = it->second;
-    if (!g.initializers.count(it->first) && v.is_tensor() && v.shape().rank() > 1) {
+    if (transposed.count(it->first) && v.is_tensor() && v.shape().rank() > 1) {
       Shape shape = v.shape();
       v = reshape(reshape(std::move(v), Shape{shape.num_elements()}), shape);
     }

@@ -99,7 +99,8 @@ template <class B> class GraphRunner {
     if (profile_) {
       B::sync(device_);
       std::string key = node.op_type;
-      if (profile_detail_ == ProfileDetail::Nodes) key = node.name + " (" + node.op_type + ")";
+      if (profile_detail_ == ProfileDetail::Nodes)  // an unnamed node by its first output (names are unique)
+        key = (node.name.empty() && !node.outputs.empty() ? node.outputs[0] : node.name) + " (" + node.op_type + ")";
       if (profile_detail_ != ProfileDetail::Ops && !outputs.empty() && outputs[0].is_tensor())
         key += " -> " + outputs[0].shape().to_string();
       (*profile_)[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -283,6 +284,7 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
   GraphRunner<B> runner(model_.opset, device_);
   std::map<std::string, double> profile;
   const char* profiling = std::getenv("SCORCH_ONNX_PROFILE");
+  if (profiling && (std::string(profiling).empty() || std::string(profiling) == "0")) profiling = nullptr;
   if (profiling) runner.profile_ = &profile;
   if (profiling) runner.profile_detail_ = profile_detail(profiling);
   auto outputs = runner.run(plan_, std::move(env));
