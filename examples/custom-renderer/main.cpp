@@ -1,0 +1,77 @@
+// A custom renderer for the Learner: progress in our own format. The Learner calls a MetricsRenderer from its thread
+// (start, update per iteration, end_epoch per split, finish); this one draws one bar per epoch and, at the end, the
+// validation loss of every epoch as a chart. It trains the simple-regression example's model on the diabetes table.
+//   custom-renderer [--epochs N]     (default 20)
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <string>
+
+#include <scorch/data/transforms.h>
+
+#include "simple-regression/model.h"
+
+using namespace scorch;
+
+// [book:renderer]
+/// "epoch  3/20 [##########----------] loss 0.5213" per epoch, then a bar chart of the validation losses.
+class BarRenderer final : public train::MetricsRenderer {
+ public:
+  void start(const train::RunInfo& info) override { std::cout << "training " << info.num_epochs << " epochs\n"; }
+  void update(train::Split split, const std::vector<train::MetricEntry>& entries,
+              const train::TrainingProgress& progress) override {
+    if (split != train::Split::Train || progress.items_total == 0) return;
+    size_t filled = 20 * progress.items_processed / progress.items_total;
+    std::cout << "\repoch " << std::setw(2) << progress.epoch << "/" << progress.num_epochs << " ["
+              << std::string(filled, '#') << std::string(20 - filled, '-') << "]";
+    for (const auto& entry : entries)
+      if (entry.running) std::cout << " " << entry.name << " " << std::fixed << std::setprecision(4) << *entry.running;
+    std::cout << std::flush;
+  }
+  void end_epoch(train::Split split, size_t, const train::MetricsStore& store) override {
+    if (split == train::Split::Train) std::cout << "\n";
+    store_ = &store;
+  }
+  void finish(const std::string&) override {
+    std::cout << "validation loss per epoch:\n";
+    auto values = store_->epoch_values(train::Split::Valid, "Loss");
+    double top = 0;
+    for (const auto& [epoch, value] : values) top = std::max(top, value);
+    for (const auto& [epoch, value] : values)
+      std::cout << std::setw(3) << epoch << " " << std::string(size_t(40 * value / top), '=') << " " << value << "\n";
+  }
+
+ private:
+  const train::MetricsStore* store_ = nullptr;
+};
+// [/book:renderer]
+
+int main(int argc, char** argv) try {
+  size_t epochs = argc == 3 && std::string(argv[1]) == "--epochs" ? std::stoul(argv[2]) : 20;
+  if (argc != 1 && argc != 3) throw ValueError("custom-renderer", "usage: custom-renderer [--epochs N]");
+  using B = Autodiff<Cpu>;
+  B::seed(7);
+  using regression::DiabetesItem;
+  auto all = data::share(data::ShuffledDataset<DiabetesItem>(data::share(regression::DiabetesDataset()), 7));
+  size_t train_size = all->len() * 8 / 10;
+  auto loader = [](auto batcher, auto set) {
+    return data::dataloader_builder(batcher).batch_size(32).shuffle(7).num_workers(1).build(set);
+  };
+  auto dir = std::filesystem::temp_directory_path() / "scorch-custom-renderer";
+  // [book:use]
+  auto learner = train::LearnerBuilder(dir.string())
+                     .metric_train_numeric(train::LossMetric{})
+                     .metric_valid_numeric(train::LossMetric{})
+                     .num_epochs(epochs)
+                     .renderer(std::make_shared<BarRenderer>())
+                     .build(regression::RegressionModelConfig().init<B>(), optim::AdamConfig().init(), 1e-3);
+  // [/book:use]
+  learner.fit(loader(std::make_shared<regression::DiabetesBatcher<B>>(),
+                     data::share(data::PartialDataset<DiabetesItem>(all, 0, train_size))),
+              loader(std::make_shared<regression::DiabetesBatcher<Cpu>>(),
+                     data::share(data::PartialDataset<DiabetesItem>(all, train_size, all->len()))));
+  std::filesystem::remove_all(dir);
+} catch (const std::exception& e) {
+  std::cerr << e.what() << "\n";
+  return 1;
+}
