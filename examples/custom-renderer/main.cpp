@@ -7,8 +7,6 @@
 #include <iostream>
 #include <string>
 
-#include <scorch/data/transforms.h>
-
 #include "simple-regression/model.h"
 
 using namespace scorch;
@@ -51,12 +49,7 @@ int main(int argc, char** argv) try {
   if (argc != 1 && argc != 3) throw ValueError("custom-renderer", "usage: custom-renderer [--epochs N]");
   using B = Autodiff<Cpu>;
   B::seed(7);
-  using regression::DiabetesItem;
-  auto all = data::share(data::ShuffledDataset<DiabetesItem>(data::share(regression::DiabetesDataset()), 7));
-  size_t train_size = all->len() * 8 / 10;
-  auto loader = [](auto batcher, auto set) {
-    return data::dataloader_builder(batcher).batch_size(32).shuffle(7).num_workers(1).build(set);
-  };
+  auto [train_set, test_set] = regression::split_diabetes();
   auto dir = std::filesystem::temp_directory_path() / "scorch-custom-renderer";
   // [book:use]
   auto learner = train::LearnerBuilder(dir.string())
@@ -66,10 +59,7 @@ int main(int argc, char** argv) try {
                      .renderer(std::make_shared<BarRenderer>())
                      .build(regression::RegressionModelConfig().init<B>(), optim::AdamConfig().init(), 1e-3);
   // [/book:use]
-  learner.fit(loader(std::make_shared<regression::DiabetesBatcher<B>>(),
-                     data::share(data::PartialDataset<DiabetesItem>(all, 0, train_size))),
-              loader(std::make_shared<regression::DiabetesBatcher<Cpu>>(),
-                     data::share(data::PartialDataset<DiabetesItem>(all, train_size, all->len()))));
+  learner.fit(regression::diabetes_loader<B>(train_set), regression::diabetes_loader<Cpu>(test_set));
   std::filesystem::remove_all(dir);
 } catch (const std::exception& e) {
   std::cerr << e.what() << "\n";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <scorch/data/dataloader.h>
+#include <scorch/data/transforms.h>
 #include <scorch/scorch.hpp>
 
 namespace regression {
@@ -92,5 +93,25 @@ template <class B> struct DiabetesBatcher final : data::Batcher<B, DiabetesItem,
             Tensor<B, 2>::from_data(TensorData(y, {items.size(), size_t{1}}), device)};
   }
 };
+
+/// The table shuffled (seed 7) and split 80/20: training and test patients.
+struct DiabetesSplit {
+  data::DatasetPtr<DiabetesItem> train, test;
+};
+inline DiabetesSplit split_diabetes() {
+  auto all = data::share(data::ShuffledDataset<DiabetesItem>(data::share(DiabetesDataset()), 7));
+  size_t train_size = all->len() * 8 / 10;
+  return {data::share(data::PartialDataset<DiabetesItem>(all, 0, train_size)),
+          data::share(data::PartialDataset<DiabetesItem>(all, train_size, all->len()))};
+}
+
+/// Batches of 32 of set on backend B, shuffled each epoch, one worker.
+template <class B> auto diabetes_loader(const data::DatasetPtr<DiabetesItem>& set) {
+  return data::dataloader_builder(std::make_shared<DiabetesBatcher<B>>())
+      .batch_size(32)
+      .shuffle(7)
+      .num_workers(1)
+      .build(set);
+}
 
 }  // namespace regression

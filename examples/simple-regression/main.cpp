@@ -5,8 +5,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include <scorch/data/transforms.h>
-
 #include "model.h"
 
 using namespace scorch;
@@ -27,13 +25,7 @@ int main(int argc, char** argv) try {
   }
   using B = Autodiff<Cpu>;
   B::seed(7);
-  auto all = data::share(data::ShuffledDataset<DiabetesItem>(data::share(DiabetesDataset()), 7));
-  size_t train_size = all->len() * 8 / 10;
-  auto train_set = data::share(data::PartialDataset<DiabetesItem>(all, 0, train_size));
-  auto test_set = data::share(data::PartialDataset<DiabetesItem>(all, train_size, all->len()));
-  auto loader = [](auto batcher, auto set) {
-    return data::dataloader_builder(batcher).batch_size(32).shuffle(7).num_workers(1).build(set);
-  };
+  auto [train_set, test_set] = split_diabetes();
 
   std::filesystem::create_directories(artifact_dir);
   auto learner = train::LearnerBuilder(artifact_dir)
@@ -42,8 +34,7 @@ int main(int argc, char** argv) try {
                      .num_epochs(epochs)
                      .renderer(std::make_shared<train::CliRenderer>())
                      .build(RegressionModelConfig().init<B>(), optim::AdamConfig().init(), 1e-3);
-  auto model = learner.fit(loader(std::make_shared<DiabetesBatcher<B>>(), train_set),
-                           loader(std::make_shared<DiabetesBatcher<Cpu>>(), test_set));
+  auto model = learner.fit(diabetes_loader<B>(train_set), diabetes_loader<Cpu>(test_set));
   model.save_file(artifact_dir + "/model", CompactRecorder{});
 
   // The test set in the target's units: root mean squared and mean absolute error.
