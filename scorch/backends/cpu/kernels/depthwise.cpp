@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 #include <vector>
 
 #include "scorch/backends/cpu/kernels/gemm.h"
@@ -83,10 +84,15 @@ struct Phases {
   size_t plane() const { return hq * wq + wq + kBlock * gemm::kVecBytes / sizeof(float); }
 };
 
+// A phase's rows and columns: the output's, plus the widest tap shift.
+std::pair<size_t, size_t> phase_dims(const Geometry& g) {
+  return {g.out[1] + (g.kernel[1] - 1) * g.dilation[1] / g.stride[1],
+          g.out[2] + (g.kernel[2] - 1) * g.dilation[2] / g.stride[2]};
+}
+
 template <class C> Phases phases_of(const Geometry& g) {
   Phases p{g.stride[1], g.stride[2], 0, 0, 0, {}, {}};
-  p.hq = g.out[1] + (g.kernel[1] - 1) * g.dilation[1] / p.sy;
-  p.wq = g.out[2] + (g.kernel[2] - 1) * g.dilation[2] / p.sx;
+  std::tie(p.hq, p.wq) = phase_dims(g);
   p.cells = (g.out[1] * p.wq + kBlock * kLanes<C> - 1) / (kBlock * kLanes<C>)*(kBlock * kLanes<C>);
   std::vector<char> used(p.sy * p.sx, 0);
   for (size_t ky = 0; ky < g.kernel[1]; ++ky)
@@ -102,10 +108,9 @@ template <class C> Phases phases_of(const Geometry& g) {
 // True when the plane is 1-d or 2-d and its phases and grid stay within a small multiple of the input and output.
 bool planar(const Geometry& g) {
   if (g.kernel[0] != 1 || g.in[0] != 1 || g.out[0] != 1 || g.padding[0] != 0) return false;
-  double hq = double(g.out[1]) + double((g.kernel[1] - 1) * g.dilation[1]) / double(g.stride[1]);
-  double wq = double(g.out[2]) + double((g.kernel[2] - 1) * g.dilation[2]) / double(g.stride[2]);
-  double phase_values = double(g.stride[1]) * double(g.stride[2]) * (hq + 2) * wq;
-  return wq <= 2.0 * double(g.out[2]) + 16 && phase_values <= 4.0 * double(g.in_size() + g.out_size()) + 4096;
+  auto [hq, wq] = phase_dims(g);
+  double phase_values = double(g.stride[1]) * double(g.stride[2]) * double(hq + 2) * double(wq);
+  return wq <= 2 * g.out[2] + 16 && phase_values <= 4.0 * double(g.in_size() + g.out_size()) + 4096;
 }
 
 // Writes the values of plane xp that phase (ry, rx) holds into q; its zeros (the padding and the slack past the
