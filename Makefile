@@ -83,7 +83,7 @@ bench-compare: configure
 
 # On a machine with an NVIDIA GPU (a Cuda build, python3 with PyTorch and Triton): scorch-bench's Cuda workloads beside
 # bench/anchors/torch_gpu_anchor.py, with ratios. Without one at hand: scripts/gpu-pack.sh, then
-# scripts/gpu-run.sh bench on the GPU machine prints the same table (README, "Performance").
+# scripts/gpu-run.sh bench on the GPU machine prints the same table (docs/book/12-performance.md).
 bench-compare-gpu: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench
 	@bench/compare.py --gpu --bench $(BUILD)/bench/scorch-bench
