@@ -10,7 +10,8 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build install test format guide bench bench-compare bench-compare-gpu example fixtures clean fuzz fuzz-build clang-test
+.PHONY: deps configure build install test format guide bench bench-compare bench-compare-gpu example fixtures clean \
+  fuzz fuzz-build clang-test docs
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
 FUZZ_BUILD ?= build-fuzz
@@ -53,6 +54,12 @@ clang-test: deps
 	  -DSCORCH_BUILD_CUDA=OFF > /dev/null
 	@cmake --build $(CLANG_BUILD) -j $(JOBS)
 	@cd $(CLANG_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The API reference: doxygen over the public headers (docs/Doxyfile) into build/docs/html; any warning fails it.
+docs: deps
+	@mkdir -p build/docs
+	@doxygen docs/Doxyfile
+	@echo "docs: build/docs/html/index.html"
 
 # Formats the tree with .clang-format (clang-format from scripts/install-deps.sh).
 format:

@@ -23,11 +23,11 @@ using autodiff::CheckpointingStrategy;
 using autodiff::NoCheckpointing;
 
 namespace autodiff {
-/// Autodiff<B>'s float op groups under one name (module ops stay in ModuleOps<B>).
+/// `Autodiff<B>`'s float op groups under one name (module ops stay in `ModuleOps<B>`).
 template <class B> struct TensorOps : BasicOps<B>, UnaryOps<B>, ReduceOps<B>, LayoutOps<B> {};
 }  // namespace autodiff
 
-/// B with gradients: Autodiff<Cpu> trains, Cpu (its InnerBackend) runs inference.
+/// B with gradients: `Autodiff<Cpu>` trains, Cpu (its InnerBackend) runs inference.
 template <class B> struct Autodiff : autodiff::GeneratedOps<B> {
   using InnerBackend = B;
   using FloatTensor = autodiff::AutodiffTensor<B>;
@@ -91,7 +91,7 @@ template <class B> struct Autodiff : autodiff::GeneratedOps<B> {
   static void reset_checkpointing() { autodiff::CheckpointingTable<Device>::instance().reset(); }
 };
 
-/// Autodiff<B> captures what B captures (its float tensors by their inner primitive).
+/// `Autodiff<B>` captures what B captures (its float tensors by their inner primitive).
 template <class B> struct GraphCapture<Autodiff<B>> : GraphCapture<B> {
   using GraphCapture<B>::handle;
   static typename GraphCapture<B>::Handle handle(const autodiff::AutodiffTensor<B>& t) {
@@ -101,7 +101,7 @@ template <class B> struct GraphCapture<Autodiff<B>> : GraphCapture<B> {
 
 }  // namespace scorch
 
-/// Declares Autodiff<B>'s op groups as compiled elsewhere (autodiff/instantiate/*.cpp built for B).
+/// Declares `Autodiff<B>`'s op groups as compiled elsewhere (autodiff/instantiate/*.cpp built for B).
 #define SCORCH_AUTODIFF_EXTERN(B)      \
   namespace scorch::autodiff {         \
   extern template struct BasicOps<B>;  \

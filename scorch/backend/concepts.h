@@ -40,7 +40,7 @@ concept Backend = DeviceHandle<typename B::Device> && requires {
   B::sync(device);
 };
 
-/// A backend that records graphs and computes gradients (Autodiff<B>); only it offers backward().
+/// A backend that records graphs and computes gradients (`Autodiff<B>`); only it offers backward().
 template <class B>
 concept AutodiffBackend = Backend<B> && Backend<typename B::InnerBackend> &&
     requires(typename B::FloatTensor t, typename B::Gradients g) {

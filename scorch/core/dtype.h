@@ -56,7 +56,7 @@ template <> struct ComputeType<f16> { using type = float; };
 template <> struct ComputeType<bf16> { using type = float; };
 template <class T> using compute_t = typename ComputeType<T>::type;
 
-/// Calls f.template operator()<T>() with T the storage type of dtype.
+/// Calls `f.template operator()<T>()` with T the storage type of dtype.
 template <class F> decltype(auto) visit_dtype(DType dtype, F&& f) {
   switch (dtype) {
     case DType::F64: return f.template operator()<double>();

@@ -239,7 +239,7 @@ template <class B, class I, class O> class DataLoaderBuilder {
   typename B::Device device_{};
 };
 
-/// A builder for batcher (B, I, O come from the batcher's Batcher<B, I, O> base).
+/// A builder for batcher (B, I, O come from the batcher's `Batcher<B, I, O>` base).
 template <class Bt> auto dataloader_builder(std::shared_ptr<Bt> batcher) {
   using Base = Batcher<typename Bt::Backend, typename Bt::Input, typename Bt::Output>;
   return DataLoaderBuilder<typename Bt::Backend, typename Bt::Input, typename Bt::Output>(

@@ -76,7 +76,7 @@ template <class B> struct Fusion : fusion::GeneratedOps<B> {
   }
 };
 
-/// Fusion<B> captures what B captures; recorded ops are run first, and the step's last ones inside the capture.
+/// `Fusion<B>` captures what B captures; recorded ops are run first, and the step's last ones inside the capture.
 template <class B> struct GraphCapture<Fusion<B>> : GraphCapture<B> {
   using Inner = GraphCapture<B>;
   template <class K> static typename Inner::Handle handle(const fusion::FusionTensor<B, K>& t) {

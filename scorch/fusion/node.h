@@ -64,7 +64,7 @@ template <class B> struct PendingOp {
   std::weak_ptr<Node<B>> after{};  // a reduction (itself) and the ops fused after it: that reduction's node
 };
 
-/// A tensor of Fusion<B>: its value, or the op that will compute it.
+/// A tensor of `Fusion<B>`: its value, or the op that will compute it.
 template <class B> struct Node {
   Shape shape;
   DType dtype = DType::F32;
@@ -74,7 +74,7 @@ template <class B> struct Node {
   std::unique_ptr<PendingOp<B>> pending;
 };
 
-/// Fusion<B>'s primitive of kind K: a shared node.
+/// `Fusion<B>`'s primitive of kind K: a shared node.
 template <class B, class K> class FusionTensor {
  public:
   FusionTensor() = default;

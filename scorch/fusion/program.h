@@ -87,9 +87,9 @@ template <class B> std::vector<Value<B>> run_unfused(const Program<B>& program) 
 template <class B> struct UnfusedExecutor {
   /// True when run_reduction may fuse a reduction with the elementwise ops it reads (else reductions run at once).
   static constexpr bool kFusesReductions = false;
-  /// True when Fusion<B> records a float matrix product as the head of a program, so run_head sees the ops after it.
+  /// True when `Fusion<B>` records a float matrix product as the head of a program, so run_head sees the ops after it.
   static constexpr bool kRecordsProducts = false;
-  /// True when Fusion<B> adds a convolution's bias as a recorded op (fusing with the activation after it) instead
+  /// True when `Fusion<B>` adds a convolution's bias as a recorded op (fusing with the activation after it) instead
   /// of in B's convolution.
   static constexpr bool kSplitsConvBias = false;
   /// True when run_reduction computes elementwise ops after the reduction op (reading only its result) in the
@@ -109,7 +109,7 @@ template <class B> struct UnfusedExecutor {
   static std::optional<std::vector<Value<B>>> run_reduction(const Program<B>&, Stats&) { return std::nullopt; }
 };
 
-/// Runs programs for Fusion<B>; a backend with a fusing executor specializes it, deriving from UnfusedExecutor
+/// Runs programs for `Fusion<B>`; a backend with a fusing executor specializes it, deriving from UnfusedExecutor
 /// for what it does not fuse (Cpu: cpu_executor.h, Cuda: cuda_executor.h).
 template <class B> struct Executor : UnfusedExecutor<B> {};
 

@@ -55,7 +55,7 @@ template <class B> class Stream {
   }
 
   /// A pending node of kind K for the reduction op along dim of input (shape: input's with dim kept as 1 when
-  /// keep_dim, else input's), run later by run; nullptr when Executor<B> does not fuse reductions or input is not
+  /// keep_dim, else input's), run later by run; nullptr when `Executor<B>` does not fuse reductions or input is not
   /// pending (then there is nothing to fuse: the caller runs the op at once).
   template <class K>
   static NodePtr record_reduction(OpId op, const NodePtr& input, size_t dim, bool keep_dim, RunOp<B> run) {
@@ -81,7 +81,7 @@ template <class B> class Stream {
   }
 
   /// A pending node of kind K heading its own program: op over computed inputs (pending ones are computed first),
-  /// of shape and dtype, run later by run, or by Executor<B>::run_head together with the elementwise ops reading it.
+  /// of shape and dtype, run later by run, or by `Executor<B>::run_head` together with the elementwise ops reading it.
   template <class K>
   static NodePtr record_head(OpId op, std::vector<NodePtr> inputs, Shape shape, DType dtype, RunOp<B> run) {
     std::lock_guard lock(state().mutex);
@@ -247,7 +247,7 @@ template <class B> class Stream {
   }
 
   /// Runs the program's first head with the chain of ops after it that read only it (each the one reader of the
-  /// one before, none an output) as far as Executor<B>::run_head folds them in; false when it has no head.
+  /// one before, none an output) as far as `Executor<B>::run_head` folds them in; false when it has no head.
   static bool run_head(const Program<B>& program) {
     auto head = std::find_if(program.ops.begin(), program.ops.end(), [](auto* n) { return n->pending->head; });
     if (head == program.ops.end()) return false;
@@ -347,35 +347,35 @@ std::optional<Shape> product_shape(const FusionTensor<B, Float>& a, const Fusion
   return Shape{a.shape()[0], b.shape()[1]};
 }
 
-/// B's pair result as Fusion<B>'s.
+/// B's pair result as `Fusion<B>`'s.
 template <class P, class Q, class Pair> std::pair<P, Q> wrap_pair(Pair r) {
   return {P::wrap(std::move(r.first)), Q::wrap(std::move(r.second))};
 }
-/// B's optional primitive as Fusion<B>'s.
+/// B's optional primitive as `Fusion<B>`'s.
 template <class P, class Q> std::optional<P> wrap_optional(std::optional<Q> q) {
   return q ? std::optional<P>(P::wrap(std::move(*q))) : std::nullopt;
 }
-/// B's convolution gradients as Fusion<B>'s.
+/// B's convolution gradients as `Fusion<B>`'s.
 template <class P, class Q> ConvGradients<P> wrap_grads(ConvGradients<Q> g) {
   return {P::wrap(std::move(g.x)), P::wrap(std::move(g.weight)), wrap_optional<P>(std::move(g.bias))};
 }
-/// B's attention gradients as Fusion<B>'s.
+/// B's attention gradients as `Fusion<B>`'s.
 template <class P, class Q> AttentionGradients<P> wrap_grads(AttentionGradients<Q> g) {
   return {P::wrap(std::move(g.q)), P::wrap(std::move(g.k)), P::wrap(std::move(g.v))};
 }
-/// B's Adam update as Fusion<B>'s.
+/// B's Adam update as `Fusion<B>`'s.
 template <class P, class Q> AdamUpdate<P> wrap_grads(AdamUpdate<Q> u) {
   return {P::wrap(std::move(u.param)), P::wrap(std::move(u.moment_1)), P::wrap(std::move(u.moment_2))};
 }
-/// B's normalization gradients as Fusion<B>'s.
+/// B's normalization gradients as `Fusion<B>`'s.
 template <class P, class Q> NormGradients<P> wrap_grads(NormGradients<Q> g) {
   return {P::wrap(std::move(g.x)), wrap_optional<P>(std::move(g.gamma)), wrap_optional<P>(std::move(g.beta))};
 }
-/// B's SGD update as Fusion<B>'s.
+/// B's SGD update as `Fusion<B>`'s.
 template <class P, class Q> SgdUpdate<P> wrap_grads(SgdUpdate<Q> u) {
   return {P::wrap(std::move(u.param)), wrap_optional<P>(std::move(u.velocity))};
 }
-/// B's list of updates as Fusion<B>'s.
+/// B's list of updates as `Fusion<B>`'s.
 template <class P, template <class> class R, class Q> std::vector<R<P>> wrap_each(std::vector<R<Q>> results) {
   std::vector<R<P>> out;
   out.reserve(results.size());

@@ -32,7 +32,7 @@ class OpRecord {
 
   /// The op this is a record of.
   OpId op() const { return holder().op(); }
-  /// The op's number (OpId as size_t): RecordOf<index()> is the record's type.
+  /// The op's number (OpId as size_t): `RecordOf<index()>` is the record's type.
   size_t index() const { return static_cast<size_t>(op()); }
   /// The record as R, or nullptr when it is another op's.
   template <class R> R* get_if() { return op() == R::id ? &static_cast<Model<R>&>(holder()).value : nullptr; }

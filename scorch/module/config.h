@@ -100,6 +100,6 @@ struct ConfigEnd {
   }
 
 namespace scorch::detail {
-/// Writes text to os (keeps <ostream> out of this header).
+/// Writes text to os (keeps `<ostream>` out of this header).
 std::ostream& print_config(std::ostream& os, const std::string& text);
 }  // namespace scorch::detail

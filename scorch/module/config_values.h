@@ -35,7 +35,7 @@ concept NamedEnum = std::is_enum_v<E> && requires(E e) {
 namespace detail {
 /// Throws FormatError "[config] path: why".
 [[noreturn]] void config_error(const std::string& path, const std::string& why);
-/// "expected <what>, found <describe(r)>".
+/// `"expected <what>, found <describe(r)>"`.
 [[noreturn]] void config_type_error(const std::string& path, std::string_view what, const Record& r);
 /// The i-th name of a SCORCH_ENUM list.
 template <NamedEnum E> std::string_view enum_name(E e) {

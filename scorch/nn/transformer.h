@@ -73,7 +73,7 @@ template <class Tag> struct TransformerConfig {
   template <class B> LayerNorm<B> norm(const typename B::Device& device) const {
     return LayerNormConfig(d_model).with_epsilon(layer_norm_eps).template init<B>(device);
   }
-  /// A TransformerEncoder<B> or TransformerDecoder<B> with fresh weights.
+  /// A `TransformerEncoder<B>` or `TransformerDecoder<B>` with fresh weights.
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
     return this->template init<B>(device).load_record(record);

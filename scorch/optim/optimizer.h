@@ -99,8 +99,8 @@ ParamState<B> state_from_record(const Record& r, const typename B::Device& devic
 }  // namespace detail
 
 /// A rule that can step many parameters in one backend call (it says kBatched): batches() says whether its
-/// settings allow it, group_key<B>(state) which parameters step together (the same bias corrections, say), and
-/// step_many<B>(lr, params, grads, states) steps a group, returning a BatchStep (it changes no state: the adaptor
+/// settings allow it, `group_key<B>(state)` which parameters step together (the same bias corrections, say), and
+/// `step_many<B>(lr, params, grads, states)` steps a group, returning a BatchStep (it changes no state: the adaptor
 /// commits every group's results once all have succeeded).
 template <class R>
 concept BatchedRule = R::kBatched && requires(const R& r) {

@@ -137,7 +137,7 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
   Tensor zeros_like() const { return full_like(Scalar(0)); }
   Tensor ones_like() const { return full_like(Scalar(1)); }
   Tensor full_like(Scalar value) const { return Tensor(Ops::full(shape(), value, device(), dtype())); }
-  /// The same as other.zeros_like() etc., in the book's Tensor::<B, D>::ones_like(&t) form.
+  /// The same as other.zeros_like() etc., in the book's `Tensor::<B, D>::ones_like(&t)` form.
   static Tensor zeros_like(const Tensor& other) { return other.zeros_like(); }
   static Tensor ones_like(const Tensor& other) { return other.ones_like(); }
   static Tensor full_like(const Tensor& other, Scalar value) { return other.full_like(value); }

@@ -17,7 +17,7 @@ struct PlotSeries {
 /// A standalone SVG line chart with axes, ticks and a legend.
 std::string svg_line_chart(const std::string& title, const std::string& x_label, const std::vector<PlotSeries>& series);
 
-/// Writes dir/<metric>.svg for every metric of store with epoch values (written through a temporary
+/// Writes `dir/<metric>.svg` for every metric of store with epoch values (written through a temporary
 /// file, renamed when complete); returns the files written.
 std::vector<std::string> write_metric_plots(const MetricsStore& store, const std::string& dir);
 

@@ -58,7 +58,7 @@ template <> struct make_unsigned<long> { using type = unsigned long; };
 template <> struct make_unsigned<long long> { using type = unsigned long long; };
 template <class T> using make_unsigned_t = typename make_unsigned<T>::type;
 
-/// Integers only: the value bits, as std::numeric_limits<T>::digits.
+/// Integers only: the value bits, as `std::numeric_limits<T>::digits`.
 template <class T> struct numeric_limits { static constexpr int digits = int(sizeof(T) * 8) - (T(-1) < T(0) ? 1 : 0); };
 }  // namespace scorch::stdx
 #endif

@@ -8,7 +8,7 @@
 
 namespace scorch::backends::cuda {
 
-/// Throws DeviceError "[op] CUDA <name>: <description>" unless status is cudaSuccess.
+/// Throws DeviceError `"[op] CUDA <name>: <description>"` unless status is cudaSuccess.
 void check(cudaError_t status, const char* op);
 /// Throws DeviceError if the last kernel launch failed.
 void check_launch(const char* op);

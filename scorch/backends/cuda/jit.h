@@ -13,7 +13,7 @@ namespace scorch::backends::cuda::jit {
 bool nvrtc_available();
 
 /// CUBIN for source, compiled for compute capability arch (major·10 + minor, e.g. 90) with C++20 and
-/// IEEE math (no fast math). Throws DeviceError "[cuda.jit] <program>: ..." with NVRTC's log when the
+/// IEEE math (no fast math). Throws DeviceError `"[cuda.jit] <program>: ..."` with NVRTC's log when the
 /// source does not compile, or naming the library when NVRTC cannot be opened.
 std::string compile(const std::string& source, const std::string& program, int arch);
 

@@ -21,7 +21,7 @@ class HuggingfaceDatasetLoader {
   HuggingfaceDatasetLoader& with_base_dir(std::string dir) { return set(base_dir_, std::move(dir)); }
   /// The Python interpreter to run (default python3).
   HuggingfaceDatasetLoader& with_python(std::string python) { return set(python_, std::move(python)); }
-  /// Imports dir/<split>.jsonl files instead of downloading.
+  /// Imports `dir/<split>.jsonl` files instead of downloading.
   HuggingfaceDatasetLoader& with_local_source(std::string dir) { return set(local_, std::move(dir)); }
   /// Re-imports even when the SQLite file exists.
   HuggingfaceDatasetLoader& with_reimport(bool reimport = true) {

@@ -38,7 +38,7 @@ struct ImageItem {
   std::string path;
 };
 
-/// root/<class>/<image files>: classes sorted by name (or as given), files (.png, .jpg, .jpeg,
+/// `root/<class>/<image files>`: classes sorted by name (or as given), files (.png, .jpg, .jpeg,
 /// any case) sorted by path. Images are decoded in get(), which throws naming an unreadable file.
 class ImageFolderDataset final : public Dataset<ImageItem> {
  public:

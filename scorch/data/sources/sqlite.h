@@ -31,7 +31,7 @@ class SqliteRow {
   /// The value of column; FormatError naming the file, table and row if there is none.
   const SqliteValue& at(std::string_view column) const;
   /// The value as T: integers and bool (INTEGER), float/double (INTEGER or REAL), std::string
-  /// (TEXT), std::vector<uint8_t> (BLOB); FormatError naming file, table, row and column otherwise.
+  /// (TEXT), `std::vector<uint8_t>` (BLOB); FormatError naming file, table, row and column otherwise.
   template <class T> T get(std::string_view column) const;
   /// "file.db, table 'train', row 12".
   const std::string& where() const { return where_; }

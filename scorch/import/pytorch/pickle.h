@@ -18,7 +18,7 @@ struct Value;
 /// an Unpickled owns.
 using Ref = Value*;
 
-/// A storage named by a persistent id ('storage', <Type>Storage, key, location, numel).
+/// A storage named by a persistent id ('storage', `<Type>Storage`, key, location, numel).
 struct StorageRef {
   DType dtype = DType::F32;
   std::string key;

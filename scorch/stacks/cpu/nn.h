@@ -5,7 +5,7 @@
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/module/module_fields.h"
 
-/// Applies X(Backend, rank) to Cpu and Autodiff<Cpu>, ranks 1–6.
+/// Applies X(Backend, rank) to Cpu and `Autodiff<Cpu>`, ranks 1–6.
 #define SCORCH_CPU_PARAM_RANKS(X)                                                                     \
   X(Cpu, 1)                                                                                           \
   X(Cpu, 2)                                                                                           \

@@ -8,7 +8,7 @@
 
 namespace scorch::onnx {
 
-/// fn.template operator()<K>(primitive) for the value's kind K; fn returns a Value.
+/// `fn.template operator()<K>(primitive)` for the value's kind K; fn returns a Value.
 template <class B, class Fn> Value<B> visit_kind(Value<B> v, Fn&& fn) {
   v.dtype();  // a ValueError for a sequence or optional
   switch (v.kind()) {

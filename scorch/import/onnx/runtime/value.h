@@ -42,7 +42,7 @@ template <class B> class Value {
   /// False for a sequence or optional.
   bool is_tensor() const { return !container_; }
   template <class K> bool is() const { return !container_ && held_.index() == index_of<K>(); }
-  /// The primitive; the caller checked is<K>().
+  /// The primitive; the caller checked `is<K>()`.
   template <class K> const typename K::template Primitive<B>& get() const { return std::get<index_of<K>()>(held_); }
   template <class K> typename K::template Primitive<B> take() && { return std::get<index_of<K>()>(std::move(held_)); }
   /// A tensor's shape and dtype; a ValueError for a sequence or optional.
