@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "common/training.h"
 #include "simple-regression/model.h"
 
 using namespace scorch;
@@ -45,8 +46,8 @@ class BarRenderer final : public train::MetricsRenderer {
 // [/book:renderer]
 
 int main(int argc, char** argv) try {
-  size_t epochs = argc == 3 && std::string(argv[1]) == "--epochs" ? std::stoul(argv[2]) : 20;
-  if (argc != 1 && argc != 3) throw ValueError("custom-renderer", "usage: custom-renderer [--epochs N]");
+  size_t epochs =
+      examples::count_option(examples::parse_options(argc, argv, "custom-renderer", {{"epochs", "20"}}), "epochs");
   using B = Autodiff<Cpu>;
   B::seed(7);
   auto [train_set, test_set] = regression::split_diabetes();

@@ -5,29 +5,18 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/training.h"
 #include "model.h"
 
 using namespace scorch;
 using namespace regression;
 
 int main(int argc, char** argv) try {
-  size_t epochs = 100;
-  std::string artifact_dir = "/tmp/simple-regression";
-  for (int i = 1; i < argc; i += 2) {
-    std::string option = argv[i];
-    if (option != "--epochs" && option != "--artifact-dir")
-      throw ValueError("simple-regression", "unknown option " + option +
-                                                "; usage: simple-regression [--epochs N] "
-                                                "[--artifact-dir DIR]");
-    if (i + 1 >= argc) throw ValueError("simple-regression", option + " needs a value");
-    if (option == "--epochs") epochs = std::stoul(argv[i + 1]);
-    else artifact_dir = argv[i + 1];
-  }
+  auto [epochs, artifact_dir] = examples::training_run(argc, argv, "simple-regression", "100");
   using B = Autodiff<Cpu>;
   B::seed(7);
   auto [train_set, test_set] = split_diabetes();
 
-  std::filesystem::create_directories(artifact_dir);
   auto learner = train::LearnerBuilder(artifact_dir)
                      .metric_train_numeric(train::LossMetric{})
                      .metric_valid_numeric(train::LossMetric{})

@@ -68,7 +68,7 @@ bool TrainingLoop::run_split(TrainingHooks& hooks, Split split, size_t epoch) {
     if (!result) break;
     for (const auto& entry : result->entries) {
       for (const auto& logger : options_.loggers) logger->log(split, epoch, entry);
-      if (entry.value) store_.add(split, entry.name, epoch, *entry.value);
+      if (entry.value) store_.add(split, entry.name, epoch, *entry.value, entry.running);
     }
     options_.renderer->update(split, result->entries,
                               {epoch, options_.num_epochs, iteration, result->items_processed, result->items_total});

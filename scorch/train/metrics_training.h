@@ -11,7 +11,7 @@ struct LossInput {
   double loss = 0;
 };
 
-/// The loss used for the backward pass; the epoch value is the mean over batches.
+/// The loss used for the backward pass; the epoch value is the mean over batches (each batch weighs 1).
 class LossMetric final : public NumericMetric<LossInput> {
  public:
   std::string name() const override { return "Loss"; }

@@ -7,18 +7,22 @@ namespace scorch::train {
 
 const char* split_name(Split split) { return split == Split::Train ? "train" : "valid"; }
 
-void MetricsStore::add(Split split, const std::string& name, size_t epoch, double value) {
+void MetricsStore::add(Split split, const std::string& name, size_t epoch, double value,
+                       std::optional<double> running) {
   if (std::find(order_.begin(), order_.end(), name) == order_.end()) order_.push_back(name);
   values_[{split, name}][epoch].push_back(value);
+  if (running) running_[{split, name}][epoch] = *running;
 }
 
 void MetricsStore::set_epoch(Split split, const std::string& name, size_t epoch, std::vector<double> values) {
   if (std::find(order_.begin(), order_.end(), name) == order_.end()) order_.push_back(name);
   values_[{split, name}][epoch] = std::move(values);
+  running_[{split, name}].erase(epoch);
 }
 
 void MetricsStore::drop_from(size_t epoch) {
   for (auto& [key, epochs] : values_) epochs.erase(epochs.lower_bound(epoch), epochs.end());
+  for (auto& [key, epochs] : running_) epochs.erase(epochs.lower_bound(epoch), epochs.end());
 }
 
 const MetricsStore::Epochs* MetricsStore::find(Split split, const std::string& name) const {
@@ -31,6 +35,8 @@ std::optional<double> MetricsStore::epoch_value(Split split, const std::string& 
   if (!epochs) return std::nullopt;
   auto it = epochs->find(epoch);
   if (it == epochs->end() || it->second.empty()) return std::nullopt;
+  if (auto running = running_.find({split, name}); running != running_.end())
+    if (auto value = running->second.find(epoch); value != running->second.end()) return value->second;
   return std::accumulate(it->second.begin(), it->second.end(), 0.0) / static_cast<double>(it->second.size());
 }
 

@@ -54,6 +54,21 @@ TEST(Metrics, AccuracyIsTheShareOfRowsWhoseArgmaxIsTheTarget) {
   EXPECT_DOUBLE_EQ(accuracy.value(), 0.0);
 }
 
+TEST(Metrics, TheStoresEpochValueIsTheMetricsOwnSoAShortLastBatchCountsForItsRows) {
+  AccuracyMetric accuracy;
+  MetricsStore store;
+  for (auto entry : {accuracy.update(four_rows({1, 0, 0, 2}), meta()),                              // 3 of 4
+                     accuracy.update({{0.9f, 0.1f, 0.0f, 0.9f, 0.1f, 0.0f}, 3, {1, 2}}, meta(2))})  // 0 of 2
+    store.add(Split::Valid, entry.name, 1, *entry.value, entry.running);
+  EXPECT_DOUBLE_EQ(*store.epoch_value(Split::Valid, "Accuracy", 1), 50.0);  // 3 of 6 rows, not (75 + 0) / 2
+  // Epochs read back from logs have their iteration values only: their mean.
+  store.set_epoch(Split::Valid, "Accuracy", 1, {75.0, 0.0});
+  EXPECT_DOUBLE_EQ(*store.epoch_value(Split::Valid, "Accuracy", 1), 37.5);
+  store.add(Split::Valid, "Accuracy", 2, 10.0, 20.0);
+  store.drop_from(2);
+  EXPECT_FALSE(store.epoch_value(Split::Valid, "Accuracy", 2).has_value());
+}
+
 TEST(Metrics, AccuracySkipsThePadToken) {
   auto accuracy = AccuracyMetric().with_pad_token(0);
   auto e = accuracy.update(four_rows({1, 0, 0, 0}), meta());  // only row 0 counts: right
