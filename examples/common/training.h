@@ -28,11 +28,14 @@ inline std::map<std::string, std::string> parse_options(int argc, char** argv, c
   return defaults;
 }
 
-/// A count option's value; ValueError naming the option unless it is a whole number.
-inline size_t count_option(const std::map<std::string, std::string>& options, const std::string& name) {
+/// A count option's value; ValueError naming the program and the option unless it is a whole number from 1 to
+/// 1,000,000.
+inline size_t count_option(const std::map<std::string, std::string>& options, const std::string& name,
+                           const std::string& program) {
   const std::string& text = options.at(name);
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-    throw ValueError("--" + name, "expected a whole number, got '" + text + "'");
+  bool digits = !text.empty() && text.size() <= 7 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || std::stoul(text) == 0 || std::stoul(text) > 1000000)
+    throw ValueError(program, "--" + name + " expects a whole number from 1 to 1000000, got '" + text + "'");
   return std::stoul(text);
 }
 
@@ -43,8 +46,11 @@ struct TrainingRun {
 };
 inline TrainingRun training_run(int argc, char** argv, const std::string& program, const std::string& epochs) {
   auto options = parse_options(argc, argv, program, {{"epochs", epochs}, {"artifact-dir", "/tmp/" + program}});
-  TrainingRun run{count_option(options, "epochs"), options["artifact-dir"]};
-  std::filesystem::create_directories(run.artifact_dir);
+  TrainingRun run{count_option(options, "epochs", program), options["artifact-dir"]};
+  std::error_code failed;
+  std::filesystem::create_directories(run.artifact_dir, failed);
+  if (failed || !std::filesystem::is_directory(run.artifact_dir))
+    throw IoError(program, "--artifact-dir '" + run.artifact_dir + "' is not a folder that can be created");
   return run;
 }
 

@@ -25,8 +25,8 @@ struct IconFolders {
   size_t train_images = 0, test_images = 0;
 };
 
-/// Writes the image folder under root (replacing one left by an earlier run); IoError naming the theme when no
-/// icons are found (install adwaita-icon-theme).
+/// Writes the image folder under root (replacing one left by an earlier run); IoError naming the theme and the
+/// category when a category has fewer than 5 icons (install adwaita-icon-theme).
 IconFolders build_icon_folder(const std::string& root, const std::string& theme = kIconTheme);
 
 /// A drawn icon as the model reads it: coverage (the alpha channel, 0 to 1) [1, 32, 32], and its category.

@@ -2,7 +2,6 @@
 // sub-folder per category), read back by ImageFolderDataset, mapped to tensors and batched; a small CNN learns
 // which category an icon belongs to (actions, devices, emotes or status) and is tested on icons it never saw.
 //   custom-image-dataset [--epochs N] [--artifact-dir DIR]     (defaults: 25 epochs, /tmp/custom-image-dataset)
-#include <filesystem>
 #include <iostream>
 
 #include <scorch/data/transforms.h>

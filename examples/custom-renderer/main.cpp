@@ -46,8 +46,8 @@ class BarRenderer final : public train::MetricsRenderer {
 // [/book:renderer]
 
 int main(int argc, char** argv) try {
-  size_t epochs =
-      examples::count_option(examples::parse_options(argc, argv, "custom-renderer", {{"epochs", "20"}}), "epochs");
+  size_t epochs = examples::count_option(examples::parse_options(argc, argv, "custom-renderer", {{"epochs", "20"}}),
+                                         "epochs", "custom-renderer");
   using B = Autodiff<Cpu>;
   B::seed(7);
   auto [train_set, test_set] = regression::split_diabetes();

@@ -3,7 +3,6 @@
 // series is forecast and compared with the noise floor and with repeating the last value.
 //   lstm-forecast [--epochs N] [--artifact-dir DIR]     (defaults: 30 epochs, /tmp/lstm-forecast)
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -34,7 +33,7 @@ int main(int argc, char** argv) try {
   const auto& artifact_dir = run.artifact_dir;
   using B = Autodiff<Cpu>;
   B::seed(3);
-  auto [train_set, test_set] = split_series();
+  auto [train_set, valid_set, test_set] = split_series();
   auto train_loader = window_loader<B>(train_set, true);
   size_t iterations = run.epochs * ((train_set->len() + 63) / 64);
 
@@ -46,7 +45,7 @@ int main(int argc, char** argv) try {
           .build(ForecasterConfig().init<B>(),
                  optim::AdamWConfig().with_grad_clipping(optim::GradientClippingConfig::norm(1.0)).init(),
                  optim::CosineAnnealingLrSchedulerConfig(3e-3, std::max<size_t>(iterations, 1)).init());
-  auto model = learner.fit(train_loader, window_loader<Cpu>(test_set, false));
+  auto model = learner.fit(train_loader, window_loader<Cpu>(valid_set, false));
   model.save_file(artifact_dir + "/model", CompactRecorder{});
 
   auto test = whole(test_set);

@@ -30,18 +30,21 @@ inline std::vector<float> make_series() {
 /// kWindow + 1 consecutive values: the inputs and, last, the value to forecast.
 using Window = std::vector<float>;
 
-/// Training and test windows: the split is in time (no test target is seen in training).
+/// Training, validation and test windows, split in time: targets in steps [0, 2880) train, [2880, 3200) validate
+/// (early stopping watches them), [3200, 4000) test; no test target is seen before the test.
 struct SeriesSplit {
-  data::DatasetPtr<Window> train, test;
+  data::DatasetPtr<Window> train, valid, test;
 };
 inline SeriesSplit split_series() {
   auto series = make_series();
-  size_t boundary = kSteps * 8 / 10;
+  size_t valid_from = kSteps * 72 / 100, test_from = kSteps * 8 / 10;
+  // Windows whose targets are steps [begin, end): the values from begin - kWindow (0 for the first part).
   auto part = [&](size_t begin, size_t end) {
-    auto values = data::share(data::InMemDataset<float>({series.begin() + long(begin), series.begin() + long(end)}));
+    size_t first = begin >= kWindow ? begin - kWindow : 0;
+    auto values = data::share(data::InMemDataset<float>({series.begin() + long(first), series.begin() + long(end)}));
     return data::share(data::WindowsDataset<float>(values, kWindow + 1));
   };
-  return {part(0, boundary), part(boundary - kWindow, kSteps)};
+  return {part(0, valid_from), part(valid_from, test_from), part(test_from, kSteps)};
 }
 
 /// A batch: inputs [n, kWindow, 1] and next values [n, 1].

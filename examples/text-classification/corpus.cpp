@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <scorch/core/error.h>
@@ -86,10 +87,17 @@ WordTokenizer WordTokenizer::load(const std::string& path) {
   if (!in) throw scorch::IoError("WordTokenizer::load", path + ": cannot be opened");
   std::vector<std::string> words;
   std::string line;
-  while (std::getline(in, line)) words.push_back(line);
-  try {
-    return WordTokenizer(std::move(words));
-  } catch (const scorch::Error& e) { throw scorch::FormatError("WordTokenizer::load", path + ": " + e.what()); }
+  for (size_t number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line.find_first_of(" \t\r") != std::string::npos)
+      throw scorch::FormatError("WordTokenizer::load",
+                                path + ": line " + std::to_string(number) + " is not one word (as save writes them)");
+    words.push_back(line);
+  }
+  std::set<std::string_view> seen;
+  for (const auto& word : words)
+    if (!seen.insert(word).second)
+      throw scorch::FormatError("WordTokenizer::load", path + ": the word '" + word + "' appears twice");
+  return WordTokenizer(std::move(words));
 }
 
 void WordTokenizer::save(const std::string& path) const {

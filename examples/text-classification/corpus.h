@@ -33,8 +33,8 @@ class WordTokenizer {
   static constexpr int64_t kPad = 0, kUnknown = 1, kStart = 2;
   /// The words seen at least min_count times in texts, at most max_words of them.
   static WordTokenizer fit(const std::vector<std::string>& texts, size_t min_count = 2, size_t max_words = 8000);
-  /// A vocabulary written by save(); IoError naming the file when it cannot be read, FormatError when a line
-  /// repeats a word.
+  /// A vocabulary written by save(); IoError naming the file when it cannot be read, FormatError naming it when a
+  /// line is empty, holds a space, or repeats a word.
   static WordTokenizer load(const std::string& path);
   /// The vocabulary, one word per line in id order (from id 3).
   void save(const std::string& path) const;

@@ -3,8 +3,9 @@
 // Trains with the Learner, reports the test accuracy, saves model, config and vocabulary, then reloads them and
 // classifies a few sentences of its own.
 //   text-classification [--epochs N] [--artifact-dir DIR]     (defaults: 6 epochs, /tmp/text-classification)
-#include <filesystem>
+#include <algorithm>
 #include <iostream>
+#include <random>
 
 #include <scorch/data/transforms.h>
 
@@ -47,6 +48,12 @@ template <Backend B> auto fortune_loader(const data::DatasetPtr<EncodedFortune>&
 void classify(const std::string& artifact_dir, const std::vector<std::string>& sentences) {
   auto config = TextClassifierConfig::load(artifact_dir + "/config.json");
   auto tokenizer = WordTokenizer::load(artifact_dir + "/vocabulary.txt");
+  if (config.categories != kCategories.size() || config.vocab_size != tokenizer.vocab_size())
+    throw ValueError("classify", artifact_dir + "/config.json: " + std::to_string(config.categories) +
+                                     " categories and " + std::to_string(config.vocab_size) +
+                                     " tokens, but there are " + std::to_string(kCategories.size()) +
+                                     " categories and vocabulary.txt gives " + std::to_string(tokenizer.vocab_size()) +
+                                     " tokens");
   auto model = config.init<Cpu>().load_file(artifact_dir + "/model", CompactRecorder{}, Cpu::Device{});
   std::vector<EncodedFortune> items;
   for (const auto& sentence : sentences) items.push_back({tokenizer.encode(sentence, config.max_tokens), 0});
@@ -89,8 +96,9 @@ int main(int argc, char** argv) try {
     correct += size_t(hits.int_().sum().into_scalar().to_double());
   }
   std::cout << "test accuracy: " << 100.0 * double(correct) / double(test_set->len()) << " % of " << test_set->len()
-            << " fortunes (chance: 25 %)\nmodel, config and vocabulary saved to " << artifact_dir
-            << "\nthe reloaded model reads:\n";
+            << " fortunes (always answering the largest category, definitions, gives 33 %)\nmodel, config and "
+               "vocabulary saved to "
+            << artifact_dir << "\nthe reloaded model reads:\n";
   classify(artifact_dir, {"The compiler crashed again when I recompiled the kernel.",
                           "The senator promised lower taxes before the election.",
                           "Oh, my darling, sing me a song of the sea and the moon.",

@@ -3,7 +3,6 @@
 // raise its samples' scores. A hand-written loop with two optimizers; every few epochs an 8 × 8 grid of samples
 // from fixed noise is written as a PNG, and the critic's estimate of the Wasserstein distance is printed.
 //   wgan [--epochs N] [--artifact-dir DIR]     (defaults: 200 epochs, /tmp/wgan)
-#include <filesystem>
 #include <iostream>
 
 #include <scorch/data/dataloader.h>
@@ -43,57 +42,69 @@ void write_grid(const std::string& path, const Tensor<Cpu, 2>& images) {
   data::write_png(path, grid);
 }
 
+/// The two networks, their optimizers and the WGAN's steps.
+struct WganTraining {
+  using B = Autodiff<Cpu>;
+  using Optimizer = decltype(optim::RmsPropConfig().init());
+  WganConfig config;
+  Generator<B> generator = config.generator<B>();
+  Critic<B> critic = config.critic<B>().map(clip);
+  Optimizer generator_optim = optim::RmsPropConfig().with_momentum(0.0).init();
+  Optimizer critic_optim = optim::RmsPropConfig().with_momentum(0.0).init();
+  static inline ClipWeights clip{{}, 0.01};
+  double lr = 1e-4;
+
+  /// n images of fresh noise.
+  Tensor<B, 2> generate(size_t n) const {
+    return generator.forward(Tensor<B, 2>::random({n, config.latent}, Distribution::normal(0, 1)));
+  }
+  /// One critic step: maximize score(real) − score(fake) (minimize its negative), then clip; returns the difference,
+  /// the critic's estimate of the Wasserstein distance.
+  double critic_step(const Tensor<B, 2>& real) {
+    auto critic_loss = critic.forward(generate(real.dims()[0]).detach()).mean() - critic.forward(real).mean();
+    critic = critic_optim.step(lr, critic, optim::GradientsParams::from_grads(critic_loss.backward(), critic));
+    critic = critic.map(clip);
+    return -critic_loss.into_scalar().to_double();
+  }
+  /// One generator step: raise the critic's score of n fresh samples.
+  void generator_step(size_t n) {
+    auto generator_loss = -critic.forward(generate(n)).mean();
+    generator =
+        generator_optim.step(lr, generator, optim::GradientsParams::from_grads(generator_loss.backward(), generator));
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) try {
   auto [epochs, artifact_dir] = examples::training_run(argc, argv, "wgan", "200");
-  using B = Autodiff<Cpu>;
-  B::seed(5);
+  Autodiff<Cpu>::seed(5);
   const size_t n_critic = 5;
-  WganConfig config;
-  auto generator = config.generator<B>();
-  auto critic = config.critic<B>();
-  auto generator_optim = optim::RmsPropConfig().with_momentum(0.0).init();
-  auto critic_optim = optim::RmsPropConfig().with_momentum(0.0).init();
-  ClipWeights clip{{}, 0.01};
-  critic = critic.map(clip);
-  const double lr = 1e-4;
-
-  auto loader = data::dataloader_builder(std::make_shared<DigitBatcher<B>>())
+  WganTraining gan;
+  auto loader = data::dataloader_builder(std::make_shared<DigitBatcher<WganTraining::B>>())
                     .batch_size(64)
                     .shuffle(5)
                     .num_workers(1)
                     .build(data::share(data::MnistDataset::npm_digits()));
-  auto fixed_noise = Tensor<Cpu, 2>::random({64, config.latent}, Distribution::normal(0, 1));
+  auto fixed_noise = Tensor<Cpu, 2>::random({64, gan.config.latent}, Distribution::normal(0, 1));
   double distance = 0;
   for (size_t epoch = 1; epoch <= epochs; ++epoch) {
     double distance_sum = 0;
     size_t critic_steps = 0;
     for (const auto& real : loader->iter()) {
-      // The critic: maximize score(real) − score(fake), i.e. minimize its negative; then clip.
-      size_t n = real.dims()[0];
-      auto fake = generator.forward(Tensor<B, 2>::random({n, config.latent}, Distribution::normal(0, 1))).detach();
-      auto critic_loss = critic.forward(fake).mean() - critic.forward(real).mean();
-      critic = critic_optim.step(lr, critic, optim::GradientsParams::from_grads(critic_loss.backward(), critic));
-      critic = critic.map(clip);
-      distance_sum -= critic_loss.into_scalar().to_double();
-      if (++critic_steps % n_critic != 0) continue;
-      // The generator: raise the critic's score of fresh samples.
-      auto samples = generator.forward(Tensor<B, 2>::random({n, config.latent}, Distribution::normal(0, 1)));
-      auto generator_loss = -critic.forward(samples).mean();
-      generator =
-          generator_optim.step(lr, generator, optim::GradientsParams::from_grads(generator_loss.backward(), generator));
+      distance_sum += gan.critic_step(real);
+      if (++critic_steps % n_critic == 0) gan.generator_step(real.dims()[0]);
     }
     distance = distance_sum / double(std::max<size_t>(critic_steps, 1));
     if (epoch % 25 == 0 || epoch == epochs || epoch == 1) {
       std::string png = artifact_dir + "/samples_epoch_" + std::to_string(epoch) + ".png";
-      write_grid(png, generator.valid().forward(fixed_noise));
+      write_grid(png, gan.generator.valid().forward(fixed_noise));
       std::cout << "epoch " << epoch << "/" << epochs << ": Wasserstein estimate " << distance << ", samples " << png
                 << "\n";
     }
   }
-  generator.save_file(artifact_dir + "/generator", CompactRecorder{});
-  critic.save_file(artifact_dir + "/critic", CompactRecorder{});
+  gan.generator.save_file(artifact_dir + "/generator", CompactRecorder{});
+  gan.critic.save_file(artifact_dir + "/critic", CompactRecorder{});
   std::cout << "final Wasserstein estimate " << distance << "; generator and critic saved to " << artifact_dir << "\n";
 } catch (const std::exception& e) {
   std::cerr << e.what() << "\n";

@@ -3,6 +3,8 @@
 // Names are types declared with SCORCH_NAMED_DIM; sizes stay run-time values. matmul, elementwise ops and dim swaps
 // only compile when the names line up, so a [Batch, SeqLength, DModel] input cannot meet [Batch, DModel, SeqLength]
 // weights by accident.
+#include <array>
+#include <concepts>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -86,25 +88,27 @@ template <class B, NamedDim... Dims> class NamedTensor {
 
   /// The unnamed tensor.
   const Inner& tensor() const { return tensor_; }
-  /// The position of dim Dim (a compile error unless Dims name it exactly once).
-  template <NamedDim Dim> static constexpr size_t index_of() {
-    static_assert(named_detail::count<Dim, Dims...> == 1, "the tensor must name this dim exactly once");
+  /// The position of dim Dim (only for a Dim that Dims name exactly once).
+  template <NamedDim Dim> static constexpr size_t index_of() requires(named_detail::count<Dim, Dims...> == 1) {
     return named_detail::position<Dim, Dims...>();
   }
-  /// The size of dim Dim.
-  template <NamedDim Dim> size_t size() const { return tensor_.dims()[index_of<Dim>()]; }
+  /// The size of dim Dim (only for a Dim that Dims name exactly once).
+  template <NamedDim Dim> size_t size() const requires(named_detail::count<Dim, Dims...> == 1) {
+    return tensor_.dims()[index_of<Dim>()];
+  }
 
   /// The tensor with dims I and J exchanged (their names too).
   template <size_t I, size_t J> auto swap_dims() const requires(I < kRank && J < kRank) {
     using Swapped = decltype(named_detail::swapped<I, J, std::tuple<Dims...>>(std::make_index_sequence<kRank>{}));
     return typename named_detail::FromList<B, Swapped>::type(tensor_.swap_dims(int64_t(I), int64_t(J)));
   }
-  /// The tensor with the dims named First and Second exchanged.
-  template <NamedDim First, NamedDim Second> auto swap_dims() const {
+  /// The tensor with the dims named First and Second exchanged (each named exactly once).
+  template <NamedDim First, NamedDim Second> auto swap_dims() const
+      requires(named_detail::count<First, Dims...> == 1 && named_detail::count<Second, Dims...> == 1) {
     return swap_dims<index_of<First>(), index_of<Second>()>();
   }
-  /// The same values with dim Old called New.
-  template <NamedDim Old, NamedDim New> auto rename() const {
+  /// The same values with dim Old (named exactly once) called New.
+  template <NamedDim Old, NamedDim New> auto rename() const requires(named_detail::count<Old, Dims...> == 1) {
     constexpr size_t at = index_of<Old>();
     return renamed<at, New>(std::make_index_sequence<kRank>{});
   }

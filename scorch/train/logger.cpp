@@ -41,20 +41,41 @@ void FileMetricLogger::end_epoch(Split split, size_t epoch) {
   }
 }
 
-std::optional<std::vector<double>> FileMetricLogger::read_numeric(Split split, const std::string& name,
-                                                                  size_t epoch) const {
-  std::ifstream in(file(split, name, epoch));
+namespace {
+
+/// The values (column 0) and weights (column 1, 1 when absent) of a log file's "value[,weight]" lines; nullopt
+/// when the file is missing or a line is not numeric (a text metric).
+std::optional<std::vector<double>> read_column(const std::string& path, int column) {
+  std::ifstream in(path);
   if (!in) return std::nullopt;
-  std::vector<double> values;
+  std::vector<double> out;
   std::string line;
   while (std::getline(in, line)) {
     try {
-      values.push_back(std::stod(line));
-    } catch (const std::exception&) {
-      return std::nullopt;  // a text metric
-    }
+      size_t end = 0;
+      double value = std::stod(line, &end), weight = 1;
+      if (end < line.size() && line[end] == ',') {
+        size_t weight_end = 0;
+        weight = std::stod(line.substr(end + 1), &weight_end);
+        end += 1 + weight_end;
+      }
+      if (end != line.size()) return std::nullopt;
+      out.push_back(column == 0 ? value : weight);
+    } catch (const std::exception&) { return std::nullopt; }
   }
-  return values;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::vector<double>> FileMetricLogger::read_numeric(Split split, const std::string& name,
+                                                                  size_t epoch) const {
+  return read_column(file(split, name, epoch), 0);
+}
+
+std::optional<std::vector<double>> FileMetricLogger::read_weights(Split split, const std::string& name,
+                                                                  size_t epoch) const {
+  return read_column(file(split, name, epoch), 1);
 }
 
 void InMemoryMetricLogger::log(Split split, size_t epoch, const MetricEntry& entry) {
@@ -68,6 +89,17 @@ std::optional<std::vector<double>> InMemoryMetricLogger::read_numeric(Split spli
   std::vector<double> out;
   for (const auto& e : it->second)
     if (e.name == name && e.value) out.push_back(*e.value);
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+std::optional<std::vector<double>> InMemoryMetricLogger::read_weights(Split split, const std::string& name,
+                                                                      size_t epoch) const {
+  auto it = entries_.find({split, epoch});
+  if (it == entries_.end()) return std::nullopt;
+  std::vector<double> out;
+  for (const auto& e : it->second)
+    if (e.name == name && e.value) out.push_back(e.weight);
   if (out.empty()) return std::nullopt;
   return out;
 }

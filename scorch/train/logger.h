@@ -1,8 +1,8 @@
 #pragma once
 // Metric loggers: FileMetricLogger writes {dir}/{train|valid}/epoch-N/{Metric}.log (one batch value
-// per line, the Burn Book's artifact layout); InMemoryMetricLogger keeps the entries. Both can give
-// numeric values back, which is how a resumed run continues its curves. ExperimentLog appends
-// timestamped lines to experiment.log.
+// per line, followed by ",weight" when it counts for more than 1 in the epoch's mean; the Burn Book's layout);
+// InMemoryMetricLogger keeps the entries. Both can give numeric values back, which is how a resumed run continues its
+// curves. ExperimentLog appends timestamped lines to experiment.log.
 #include <fstream>
 #include <map>
 #include <memory>
@@ -25,6 +25,10 @@ class MetricLogger {
   virtual void end_epoch(Split split, size_t epoch) = 0;
   /// The numeric values logged for name in epoch, nullopt when this logger has none.
   virtual std::optional<std::vector<double>> read_numeric(Split split, const std::string& name, size_t epoch) const = 0;
+  /// The weights of those values (MetricEntry::weight), nullopt when this logger did not keep them.
+  virtual std::optional<std::vector<double>> read_weights(Split, const std::string&, size_t) const {
+    return std::nullopt;
+  }
 };
 
 class FileMetricLogger final : public MetricLogger {
@@ -34,6 +38,8 @@ class FileMetricLogger final : public MetricLogger {
   void log(Split split, size_t epoch, const MetricEntry& entry) override;
   void end_epoch(Split split, size_t epoch) override;
   std::optional<std::vector<double>> read_numeric(Split split, const std::string& name, size_t epoch) const override;
+  /// Lines "value,weight" give their weight, lines "value" 1.
+  std::optional<std::vector<double>> read_weights(Split split, const std::string& name, size_t epoch) const override;
   /// The log file of a metric: dir/split/epoch-N/name.log ('/' in names becomes '_').
   std::string file(Split split, const std::string& name, size_t epoch) const;
 
@@ -48,6 +54,7 @@ class InMemoryMetricLogger final : public MetricLogger {
   void log(Split split, size_t epoch, const MetricEntry& entry) override;
   void end_epoch(Split, size_t) override {}
   std::optional<std::vector<double>> read_numeric(Split split, const std::string& name, size_t epoch) const override;
+  std::optional<std::vector<double>> read_weights(Split split, const std::string& name, size_t epoch) const override;
   /// Every entry logged for (split, epoch), in order.
   std::vector<MetricEntry> entries(Split split, size_t epoch) const;
 

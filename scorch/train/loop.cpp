@@ -45,7 +45,10 @@ void TrainingLoop::resume(TrainingHooks& hooks, size_t epoch) {
       for (size_t e = 1; e <= epoch; ++e)
         for (const auto& logger : options_.loggers)
           if (auto values = logger->read_numeric(split, metric->name(), e)) {
-            store_.set_epoch(split, metric->name(), e, std::move(*values));
+            auto weights = logger->read_weights(split, metric->name(), e);
+            store_.set_epoch(
+                split, metric->name(), e, std::move(*values),
+                weights && weights->size() == values->size() ? std::move(*weights) : std::vector<double>{});
             break;
           }
   }
@@ -68,7 +71,7 @@ bool TrainingLoop::run_split(TrainingHooks& hooks, Split split, size_t epoch) {
     if (!result) break;
     for (const auto& entry : result->entries) {
       for (const auto& logger : options_.loggers) logger->log(split, epoch, entry);
-      if (entry.value) store_.add(split, entry.name, epoch, *entry.value, entry.running);
+      if (entry.value) store_.add(split, entry.name, epoch, *entry.value, entry.weight);
     }
     options_.renderer->update(split, result->entries,
                               {epoch, options_.num_epochs, iteration, result->items_processed, result->items_total});

@@ -16,17 +16,20 @@ std::string format_value(double value, const FormatOptions& format) {
   return format.unit.empty() ? std::string(buf) : std::string(buf) + " " + format.unit;
 }
 
-MetricEntry numeric_entry(double batch_value, double running_value, const FormatOptions& format) {
+MetricEntry numeric_entry(double batch_value, double running_value, const FormatOptions& format, double weight) {
   char serialized[64];
-  std::snprintf(serialized, sizeof serialized, "%.9g", batch_value);
-  return {format.name, "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format),
-          serialized, batch_value, running_value};
+  if (weight == 1) std::snprintf(serialized, sizeof serialized, "%.9g", batch_value);
+  else std::snprintf(serialized, sizeof serialized, "%.9g,%.9g", batch_value, weight);
+  return {
+      format.name,   "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format),
+      serialized,    batch_value,
+      running_value, weight};
 }
 
 MetricEntry NumericMetricState::update(double value, size_t batch_size, const FormatOptions& format) {
   sum_ += value * static_cast<double>(batch_size);
   count_ += batch_size;
-  return numeric_entry(value, this->value(), format);
+  return numeric_entry(value, this->value(), format, static_cast<double>(batch_size));
 }
 
 std::string type_name(std::type_index type) {

@@ -25,6 +25,7 @@ struct MetricEntry {
   std::string serialized;         // the batch value as written to the log files
   std::optional<double> value;    // the batch value when numeric
   std::optional<double> running;  // the epoch's running value when numeric
+  double weight = 1;              // what the batch value counts for in the epoch's mean (its rows, for accuracy)
 };
 
 /// How a numeric metric is shown: its name, unit and decimals.

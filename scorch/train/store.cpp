@@ -3,26 +3,32 @@
 #include <algorithm>
 #include <numeric>
 
+#include "scorch/core/error.h"
+
 namespace scorch::train {
 
 const char* split_name(Split split) { return split == Split::Train ? "train" : "valid"; }
 
-void MetricsStore::add(Split split, const std::string& name, size_t epoch, double value,
-                       std::optional<double> running) {
+void MetricsStore::add(Split split, const std::string& name, size_t epoch, double value, double weight) {
   if (std::find(order_.begin(), order_.end(), name) == order_.end()) order_.push_back(name);
   values_[{split, name}][epoch].push_back(value);
-  if (running) running_[{split, name}][epoch] = *running;
+  weights_[{split, name}][epoch].push_back(weight);
 }
 
-void MetricsStore::set_epoch(Split split, const std::string& name, size_t epoch, std::vector<double> values) {
+void MetricsStore::set_epoch(Split split, const std::string& name, size_t epoch, std::vector<double> values,
+                             std::vector<double> weights) {
+  if (weights.empty()) weights.assign(values.size(), 1.0);
+  if (weights.size() != values.size())
+    throw ValueError("MetricsStore::set_epoch", name + ": " + std::to_string(weights.size()) + " weights for " +
+                                                    std::to_string(values.size()) + " values");
   if (std::find(order_.begin(), order_.end(), name) == order_.end()) order_.push_back(name);
   values_[{split, name}][epoch] = std::move(values);
-  running_[{split, name}].erase(epoch);
+  weights_[{split, name}][epoch] = std::move(weights);
 }
 
 void MetricsStore::drop_from(size_t epoch) {
-  for (auto& [key, epochs] : values_) epochs.erase(epochs.lower_bound(epoch), epochs.end());
-  for (auto& [key, epochs] : running_) epochs.erase(epochs.lower_bound(epoch), epochs.end());
+  for (auto* all : {&values_, &weights_})
+    for (auto& [key, epochs] : *all) epochs.erase(epochs.lower_bound(epoch), epochs.end());
 }
 
 const MetricsStore::Epochs* MetricsStore::find(Split split, const std::string& name) const {
@@ -35,9 +41,11 @@ std::optional<double> MetricsStore::epoch_value(Split split, const std::string& 
   if (!epochs) return std::nullopt;
   auto it = epochs->find(epoch);
   if (it == epochs->end() || it->second.empty()) return std::nullopt;
-  if (auto running = running_.find({split, name}); running != running_.end())
-    if (auto value = running->second.find(epoch); value != running->second.end()) return value->second;
-  return std::accumulate(it->second.begin(), it->second.end(), 0.0) / static_cast<double>(it->second.size());
+  const auto& weights = weights_.at({split, name}).at(epoch);
+  double sum = 0, total = 0;
+  for (size_t i = 0; i < it->second.size(); ++i) sum += it->second[i] * weights[i], total += weights[i];
+  return total > 0 ? sum / total
+                   : std::accumulate(it->second.begin(), it->second.end(), 0.0) / double(it->second.size());
 }
 
 std::vector<std::pair<size_t, double>> MetricsStore::epoch_values(Split split, const std::string& name) const {

@@ -19,16 +19,16 @@ enum class Direction { Lowest, Highest };
 
 class MetricsStore {
  public:
-  /// Records one iteration value of metric name in epoch (from 1) and, when the metric keeps one, the epoch's
-  /// running value so far (weighted by batch size: the epoch's value, so a short last batch counts for its items).
-  void add(Split split, const std::string& name, size_t epoch, double value,
-           std::optional<double> running = std::nullopt);
-  /// Replaces an epoch's iteration values (used when reading logs back on resume).
-  void set_epoch(Split split, const std::string& name, size_t epoch, std::vector<double> values);
+  /// Records one iteration value of metric name in epoch (from 1), counting weight in the epoch's mean (the
+  /// batch's rows for a per-row metric, so a short last batch counts for its rows only).
+  void add(Split split, const std::string& name, size_t epoch, double value, double weight = 1);
+  /// Replaces an epoch's iteration values and their weights (all 1 when empty; used when reading logs back on
+  /// resume); ValueError unless weights is empty or as long as values.
+  void set_epoch(Split split, const std::string& name, size_t epoch, std::vector<double> values,
+                 std::vector<double> weights = {});
   /// Forgets every value of epoch and later (a resumed run redoes them).
   void drop_from(size_t epoch);
-  /// The aggregate of an epoch: the last running value add() was given, else the mean of the iteration values
-  /// (epochs read back from logs); nullopt when nothing was logged.
+  /// The aggregate of an epoch (Mean: the iteration values' weighted mean), nullopt when nothing was logged.
   std::optional<double> epoch_value(Split split, const std::string& name, size_t epoch,
                                     Aggregate aggregate = Aggregate::Mean) const;
   /// (epoch, value) for every epoch with values, in order.
@@ -43,8 +43,7 @@ class MetricsStore {
  private:
   using Epochs = std::map<size_t, std::vector<double>>;
   const Epochs* find(Split split, const std::string& name) const;
-  std::map<std::pair<Split, std::string>, Epochs> values_;
-  std::map<std::pair<Split, std::string>, std::map<size_t, double>> running_;
+  std::map<std::pair<Split, std::string>, Epochs> values_, weights_;
   std::vector<std::string> order_;
 };
 

@@ -20,8 +20,18 @@ concept Multipliable = requires(const L& l, const R& r) {
   l.matmul(r);
 };
 template <class L, class R>
-concept Addable = requires(const L& l, const R& r) {
+concept Elementwise = requires(const L& l, const R& r) {
   l + r;
+  l - r;
+  l* r;
+};
+template <class T, class Dim>
+concept Sized = requires(const T& t) {
+  t.template size<Dim>();
+};
+template <class T, class First, class Second>
+concept Swappable = requires(const T& t) {
+  t.template swap_dims<First, Second>();
 };
 
 using Input = NamedTensor<Cpu, Batch, SeqLength, DModel>;
@@ -32,8 +42,11 @@ static_assert(Multipliable<Input, Weights>);
 static_assert(!Multipliable<Weights, Input>);                                      // DModel · SeqLength
 static_assert(!Multipliable<Input, NamedTensor<Cpu, Heads, DModel, DModel>>);      // Batch against Heads
 static_assert(!Multipliable<NamedTensor<Cpu, DModel>, NamedTensor<Cpu, DModel>>);  // rank 1
-static_assert(Addable<Input, Input>);
-static_assert(!Addable<Input, NamedTensor<Cpu, Batch, DModel, SeqLength>>);
+static_assert(Elementwise<Input, Input>);
+static_assert(!Elementwise<Input, NamedTensor<Cpu, Batch, DModel, SeqLength>>);
+static_assert(Sized<Input, DModel> && !Sized<Input, Heads>);  // a dim the tensor does not name
+static_assert(!Sized<Weights, DModel>);                       // a dim named twice has no single size
+static_assert(Swappable<Input, Batch, DModel> && !Swappable<Input, Batch, Heads>);
 static_assert(std::is_same_v<decltype(std::declval<Input>().matmul(std::declval<Weights>())), Input>);
 static_assert(
     std::is_same_v<decltype(std::declval<Input>().swap_dims<1, 2>()), NamedTensor<Cpu, Batch, DModel, SeqLength>>);

@@ -44,7 +44,7 @@ TEST(Metrics, AccuracyIsTheShareOfRowsWhoseArgmaxIsTheTarget) {
   auto e = accuracy.update(four_rows({1, 0, 0, 2}), meta());  // rows 0, 1, 3 right: 3/4
   EXPECT_DOUBLE_EQ(*e.value, 75.0);
   EXPECT_EQ(e.name, "Accuracy");
-  EXPECT_EQ(e.serialized, "75");
+  EXPECT_EQ(e.serialized, "75,4");  // the batch value and its rows, its weight in the epoch's mean
   EXPECT_EQ(e.formatted, "epoch 75.00 % - batch 75.00 %");
   // A second batch of 2 rows, 0 right: the epoch is 3 of 6 rows.
   e = accuracy.update({{0.9f, 0.1f, 0.0f, 0.9f, 0.1f, 0.0f}, 3, {1, 2}}, meta(2));
@@ -54,19 +54,30 @@ TEST(Metrics, AccuracyIsTheShareOfRowsWhoseArgmaxIsTheTarget) {
   EXPECT_DOUBLE_EQ(accuracy.value(), 0.0);
 }
 
-TEST(Metrics, TheStoresEpochValueIsTheMetricsOwnSoAShortLastBatchCountsForItsRows) {
+TEST(Metrics, EpochValuesWeighEachBatchByItsRowsAndResumeTheSameFromTheLogs) {
   AccuracyMetric accuracy;
   MetricsStore store;
-  for (auto entry : {accuracy.update(four_rows({1, 0, 0, 2}), meta()),                              // 3 of 4
-                     accuracy.update({{0.9f, 0.1f, 0.0f, 0.9f, 0.1f, 0.0f}, 3, {1, 2}}, meta(2))})  // 0 of 2
-    store.add(Split::Valid, entry.name, 1, *entry.value, entry.running);
+  auto dir = temp_dir("weights");
+  FileMetricLogger logger(dir.string());
+  for (auto entry : {accuracy.update(four_rows({1, 0, 0, 2}), meta()),                                // 3 of 4
+                     accuracy.update({{0.9f, 0.1f, 0.0f, 0.9f, 0.1f, 0.0f}, 3, {1, 2}}, meta(2))}) {  // 0 of 2
+    store.add(Split::Valid, entry.name, 1, *entry.value, entry.weight);
+    logger.log(Split::Valid, 1, entry);
+  }
+  logger.end_epoch(Split::Valid, 1);
   EXPECT_DOUBLE_EQ(*store.epoch_value(Split::Valid, "Accuracy", 1), 50.0);  // 3 of 6 rows, not (75 + 0) / 2
-  // Epochs read back from logs have their iteration values only: their mean.
-  store.set_epoch(Split::Valid, "Accuracy", 1, {75.0, 0.0});
-  EXPECT_DOUBLE_EQ(*store.epoch_value(Split::Valid, "Accuracy", 1), 37.5);
-  store.add(Split::Valid, "Accuracy", 2, 10.0, 20.0);
-  store.drop_from(2);
-  EXPECT_FALSE(store.epoch_value(Split::Valid, "Accuracy", 2).has_value());
+  // A resumed run reads the same epoch value back from the log lines "75,4" and "0,2".
+  MetricsStore resumed;
+  resumed.set_epoch(Split::Valid, "Accuracy", 1, *logger.read_numeric(Split::Valid, "Accuracy", 1),
+                    *logger.read_weights(Split::Valid, "Accuracy", 1));
+  EXPECT_DOUBLE_EQ(*resumed.epoch_value(Split::Valid, "Accuracy", 1), 50.0);
+  EXPECT_EQ(resumed.iteration_values(Split::Valid, "Accuracy", 1), (std::vector<double>{75.0, 0.0}));
+  // Logs of a metric that counts each batch once (the loss) have no weights: a plain mean.
+  resumed.set_epoch(Split::Train, "Loss", 1, {1.0, 2.0});
+  EXPECT_DOUBLE_EQ(*resumed.epoch_value(Split::Train, "Loss", 1), 1.5);
+  EXPECT_THROW(resumed.set_epoch(Split::Train, "Loss", 2, {1.0, 2.0}, {1.0}), ValueError);
+  write(dir / "valid/epoch-1/Accuracy.log", "75,4x\n");  // not a "value[,weight]" line: not numeric
+  EXPECT_FALSE(logger.read_numeric(Split::Valid, "Accuracy", 1).has_value());
 }
 
 TEST(Metrics, AccuracySkipsThePadToken) {
