@@ -82,24 +82,13 @@ void InMemoryMetricLogger::log(Split split, size_t epoch, const MetricEntry& ent
   entries_[{split, epoch}].push_back(entry);
 }
 
-std::optional<std::vector<double>> InMemoryMetricLogger::read_numeric(Split split, const std::string& name,
-                                                                      size_t epoch) const {
+std::optional<std::vector<double>> InMemoryMetricLogger::numeric(Split split, const std::string& name, size_t epoch,
+                                                                 bool weights) const {
   auto it = entries_.find({split, epoch});
   if (it == entries_.end()) return std::nullopt;
   std::vector<double> out;
   for (const auto& e : it->second)
-    if (e.name == name && e.value) out.push_back(*e.value);
-  if (out.empty()) return std::nullopt;
-  return out;
-}
-
-std::optional<std::vector<double>> InMemoryMetricLogger::read_weights(Split split, const std::string& name,
-                                                                      size_t epoch) const {
-  auto it = entries_.find({split, epoch});
-  if (it == entries_.end()) return std::nullopt;
-  std::vector<double> out;
-  for (const auto& e : it->second)
-    if (e.name == name && e.value) out.push_back(e.weight);
+    if (e.name == name && e.value) out.push_back(weights ? e.weight : *e.value);
   if (out.empty()) return std::nullopt;
   return out;
 }

@@ -53,12 +53,18 @@ class InMemoryMetricLogger final : public MetricLogger {
  public:
   void log(Split split, size_t epoch, const MetricEntry& entry) override;
   void end_epoch(Split, size_t) override {}
-  std::optional<std::vector<double>> read_numeric(Split split, const std::string& name, size_t epoch) const override;
-  std::optional<std::vector<double>> read_weights(Split split, const std::string& name, size_t epoch) const override;
+  std::optional<std::vector<double>> read_numeric(Split split, const std::string& name, size_t epoch) const override {
+    return numeric(split, name, epoch, false);
+  }
+  std::optional<std::vector<double>> read_weights(Split split, const std::string& name, size_t epoch) const override {
+    return numeric(split, name, epoch, true);
+  }
   /// Every entry logged for (split, epoch), in order.
   std::vector<MetricEntry> entries(Split split, size_t epoch) const;
 
  private:
+  /// The numeric entries' values (or weights) for name in (split, epoch), nullopt when there are none.
+  std::optional<std::vector<double>> numeric(Split split, const std::string& name, size_t epoch, bool weights) const;
   std::map<std::pair<Split, size_t>, std::vector<MetricEntry>> entries_;
 };
 
