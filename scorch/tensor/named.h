@@ -70,6 +70,8 @@ template <class Dim, class... Dims> constexpr size_t count = (size_t(std::is_sam
 template <class B, NamedDim... Dims> class NamedTensor {
  public:
   static constexpr size_t kRank = sizeof...(Dims);
+  /// The leading dims a matmul keeps (0 below rank 2: the index sequence stays small when clang forms it eagerly).
+  static constexpr size_t kBatchDims = kRank >= 2 ? kRank - 2 : 0;
   static_assert(kRank > 0, "NamedTensor needs at least one named dim");
   using Inner = Tensor<B, kRank>;
   using Device = typename B::Device;
@@ -116,9 +118,9 @@ template <class B, NamedDim... Dims> class NamedTensor {
   /// The batched matrix product: [..., Rows, Inner] · [..., Inner, Columns] → [..., Rows, Columns].
   template <NamedDim... Others> auto matmul(const NamedTensor<B, Others...>& other) const requires(
       sizeof...(Others) == kRank && kRank >= 2 &&
-      named_detail::multipliable<std::tuple<Dims...>, std::tuple<Others...>>(std::make_index_sequence<kRank - 2>{})) {
+      named_detail::multipliable<std::tuple<Dims...>, std::tuple<Others...>>(std::make_index_sequence<kBatchDims>{})) {
     using Dims_ = decltype(named_detail::product<std::tuple<Dims...>, std::tuple<Others...>>(
-        std::make_index_sequence<kRank - 2>{}));
+        std::make_index_sequence<kBatchDims>{}));
     return typename named_detail::FromList<B, Dims_>::type(tensor_.matmul(other.tensor()));
   }
 
