@@ -11,7 +11,7 @@ else
 endif
 
 .PHONY: deps configure build install test format guide bench bench-compare bench-compare-gpu example fixtures clean \
-  fuzz fuzz-build clang-test docs
+  fuzz fuzz-build clang-test docs wasm wasm-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
 FUZZ_BUILD ?= build-fuzz
@@ -60,6 +60,19 @@ docs: deps
 	@mkdir -p build/docs
 	@doxygen docs/Doxyfile
 	@echo "docs: build/docs/html/index.html"
+
+# The WebAssembly build (emscripten from scripts/install-deps.sh --wasm; tests/wasm): core, tensor and the Cpu
+# backend; `make wasm-test` runs its tests (label wasm) in Node. emscripten's JavaScript tools need Debian's node
+# modules (NODE_PATH) where node is not Debian's own.
+WASM_BUILD ?= build-wasm
+WASM_ENV := NODE_PATH=/usr/share/nodejs
+wasm:
+	@scripts/install-deps.sh --wasm
+	@$(WASM_ENV) emcmake cmake -S . -B $(WASM_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@$(WASM_ENV) cmake --build $(WASM_BUILD) -j $(JOBS)
+
+wasm-test: wasm
+	@cd $(WASM_BUILD) && ctest -L wasm --output-on-failure
 
 # Formats the tree with .clang-format (clang-format from scripts/install-deps.sh).
 format:

@@ -1,14 +1,15 @@
 #pragma once
 // 16-bit float storage types: IEEE f16 and bfloat16, converted with round-to-nearest-even.
-#include <bit>
 #include <cstdint>
 #include <cstring>
+
+#include "scorch/core/bit_cast.h"
 
 namespace scorch {
 
 /// Rounds an f32 to the nearest f16 bit pattern (ties to even; overflow gives inf; NaN stays NaN).
 constexpr uint16_t f32_to_f16_bits(float value) {
-  uint32_t x = std::bit_cast<uint32_t>(value);
+  uint32_t x = scorch::bit_cast<uint32_t>(value);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t exp = (x >> 23) & 0xffu;
   uint32_t mant = x & 0x7fffffu;
@@ -37,29 +38,29 @@ constexpr float f16_bits_to_f32(uint16_t h) {
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t mant = h & 0x3ffu;
   if (exp == 0) {
-    if (mant == 0) return std::bit_cast<float>(sign);
+    if (mant == 0) return scorch::bit_cast<float>(sign);
     int shift = 0;
     while (!(mant & 0x400u)) {
       mant <<= 1;
       ++shift;
     }
     mant &= 0x3ffu;
-    return std::bit_cast<float>(sign | (static_cast<uint32_t>(113 - shift) << 23) | (mant << 13));
+    return scorch::bit_cast<float>(sign | (static_cast<uint32_t>(113 - shift) << 23) | (mant << 13));
   }
-  if (exp == 31) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
+  if (exp == 31) return scorch::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+  return scorch::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
 }
 
 /// Rounds an f32 to the nearest bf16 bit pattern (ties to even; NaN stays NaN).
 constexpr uint16_t f32_to_bf16_bits(float value) {
-  uint32_t x = std::bit_cast<uint32_t>(value);
+  uint32_t x = scorch::bit_cast<uint32_t>(value);
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
   uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>((x + rounding) >> 16);
 }
 
 /// Widens a bf16 bit pattern to f32 exactly.
-constexpr float bf16_bits_to_f32(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+constexpr float bf16_bits_to_f32(uint16_t b) { return scorch::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
 
 /// IEEE binary16 value; arithmetic happens in f32.
 struct f16 {

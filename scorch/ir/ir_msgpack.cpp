@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <concepts>
 #include <limits>
 #include <optional>
@@ -15,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "scorch/core/bit_cast.h"
 #include "scorch/core/error.h"
 
 namespace scorch::ir {
@@ -59,7 +59,7 @@ class Writer {
     else if (v >= std::numeric_limits<int32_t>::min()) head(0xd2, bits, 4);
     else head(0xd3, bits, 8);
   }
-  void float64(double v) { head(0xcb, std::bit_cast<uint64_t>(v), 8); }
+  void float64(double v) { head(0xcb, scorch::bit_cast<uint64_t>(v), 8); }
   void str(std::string_view s) {
     if (s.size() <= 31) byte(static_cast<uint8_t>(0xa0 | s.size()));
     else if (s.size() <= 0xff) head(0xd9, s.size(), 1);
@@ -273,8 +273,8 @@ double Reader::number() {
   uint8_t h = peek();
   if (h == 0xca || h == 0xcb) {
     ++pos_;
-    if (h == 0xca) return std::bit_cast<float>(static_cast<uint32_t>(big_endian(4)));
-    return std::bit_cast<double>(big_endian(8));
+    if (h == 0xca) return scorch::bit_cast<float>(static_cast<uint32_t>(big_endian(4)));
+    return scorch::bit_cast<double>(big_endian(8));
   }
   Type t = type_of(h);
   if (t == Type::Int) return static_cast<double>(sint());

@@ -1,15 +1,53 @@
 #include "scorch/tensor/display.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace scorch {
+namespace detail {
+
+std::string shortest_by_printf(double v, bool f64) {
+  if (!f64) v = float(v);
+  char buf[64];
+  auto reads_back = [&](const char* text) {
+    return f64 ? std::strtod(text, nullptr) == v : std::strtof(text, nullptr) == float(v);
+  };
+  int digits = 1;
+  while (digits < 17) {
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+    if (reads_back(buf)) break;
+    ++digits;
+  }
+  std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+  std::string scientific = buf;
+  int exponent = std::atoi(scientific.c_str() + scientific.find('e') + 1);
+  // Fixed: as many decimals as the significant digits need; an integer is written whole (as to_chars does).
+  std::snprintf(buf, sizeof buf, "%.*f", std::max(0, digits - 1 - exponent), v);
+  std::string fixed = buf;
+  return fixed.size() <= scientific.size() ? fixed : scientific;
+}
+
+}  // namespace detail
+
 namespace {
 
 std::mutex g_options_mutex;
 PrintOptions g_options;
+
+/// std::to_chars's shortest text, or shortest_by_printf's where the library lacks floating-point to_chars.
+std::string shortest(double v, bool f64) {
+#if defined(__cpp_lib_to_chars)
+  char buf[64];
+  auto res = f64 ? std::to_chars(buf, buf + sizeof buf, v) : std::to_chars(buf, buf + sizeof buf, float(v));
+  return std::string(buf, res.ptr);
+#else
+  return detail::shortest_by_printf(v, f64);
+#endif
+}
 
 std::string format_float(double v, DType dtype, const std::optional<int>& precision) {
   if (std::isnan(v)) return "NaN";
@@ -19,9 +57,7 @@ std::string format_float(double v, DType dtype, const std::optional<int>& precis
     std::snprintf(buf, sizeof buf, "%.*f", *precision, v);
     return buf;
   }
-  auto res = dtype == DType::F64 ? std::to_chars(buf, buf + sizeof buf, v)
-                                 : std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
-  std::string s(buf, res.ptr);
+  std::string s = shortest(v, dtype == DType::F64);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   return s;
 }

@@ -33,4 +33,11 @@ void format_data(std::ostream& os, const TensorData& data);
 /// The data as nested brackets (format_data): `std::cout << x.to_data()` prints [[1.0, 2.0], [3.0, 4.0]].
 std::ostream& operator<<(std::ostream& os, const TensorData& data);
 
+namespace detail {
+/// The shortest text that reads back as v (a double, or a float when !f64), fixed or scientific, whichever is
+/// shorter (fixed on a tie), found with printf: std::to_chars's output where the standard library lacks
+/// floating-point to_chars (the libc++ 13 of Debian's emscripten).
+std::string shortest_by_printf(double v, bool f64);
+}  // namespace detail
+
 }  // namespace scorch

@@ -18,9 +18,18 @@
 #include <limits>
 #include <type_traits>
 
+#if defined(__cpp_lib_bit_cast)
 namespace scorch {
 namespace stdx = ::std;
 }  // namespace scorch
+#else  // a library without std::bit_cast (the libc++ 13 of Debian's emscripten): the compiler's builtin
+namespace scorch::stdx {
+using namespace ::std;
+template <class To, class From> constexpr To bit_cast(const From& from) noexcept {
+  return __builtin_bit_cast(To, from);
+}
+}  // namespace scorch::stdx
+#endif
 #else
 typedef signed char int8_t;
 typedef short int16_t;

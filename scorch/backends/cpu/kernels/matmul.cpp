@@ -85,7 +85,7 @@ template <class C> T float_matmul(const T& a, const T& b) {
   const C* bp = b.data<C>();
   C* cp = out.data<C>();
   auto operand = [&](const C* base, const CpuTensor& t, int64_t off) {
-    return gemm::Strided<C>{base + off, t.strides()[r - 2], t.strides()[r - 1]};
+    return gemm::Strided<C>{base + off, ptrdiff_t(t.strides()[r - 2]), ptrdiff_t(t.strides()[r - 1])};
   };
   size_t count = off_a.size();
   if (count > 1 && batches_fold(a, plan)) {  // one tall product: B packed once, full-size tiles
