@@ -9,29 +9,24 @@ using namespace scorch;
 
 inline constexpr size_t kPixels = 28 * 28;
 
-template <Backend B> struct Generator {
+/// Three linear layers with leaky ReLUs between them; tanh on the output when squash (the generator's images).
+template <Backend B> struct Perceptron {
   nn::Linear<B> input, hidden, output;
   nn::LeakyRelu activation;
-  SCORCH_MODULE(Generator, input, hidden, output, activation)
+  bool squash = false;
+  SCORCH_MODULE(Perceptron, input, hidden, output, activation, squash)
 
-  /// noise [n, latent] → images [n, 784] in [−1, 1].
-  Tensor<B, 2> forward(const Tensor<B, 2>& noise) const {
-    auto x = activation.forward(input.forward(noise));
-    return output.forward(activation.forward(hidden.forward(x))).tanh();
+  /// x [n, in] → [n, out] (in [−1, 1] when squash).
+  Tensor<B, 2> forward(const Tensor<B, 2>& x) const {
+    auto h = activation.forward(hidden.forward(activation.forward(input.forward(x))));
+    return squash ? output.forward(h).tanh() : output.forward(h);
   }
 };
 
-template <Backend B> struct Critic {
-  nn::Linear<B> input, hidden, output;
-  nn::LeakyRelu activation;
-  SCORCH_MODULE(Critic, input, hidden, output, activation)
-
-  /// images [n, 784] → scores [n, 1].
-  Tensor<B, 2> forward(const Tensor<B, 2>& images) const {
-    auto x = activation.forward(input.forward(images));
-    return output.forward(activation.forward(hidden.forward(x)));
-  }
-};
+/// noise [n, latent] → images [n, 784] in [−1, 1].
+template <Backend B> using Generator = Perceptron<B>;
+/// images [n, 784] → scores [n, 1].
+template <Backend B> using Critic = Perceptron<B>;
 
 /// Both networks' sizes.
 struct WganConfig {
@@ -40,11 +35,11 @@ struct WganConfig {
 
   template <Backend B> Generator<B> generator(const typename B::Device& device = {}) const {
     return {nn::LinearConfig(latent, width).init<B>(device), nn::LinearConfig(width, 2 * width).init<B>(device),
-            nn::LinearConfig(2 * width, kPixels).init<B>(device), nn::LeakyRelu{0.2}};
+            nn::LinearConfig(2 * width, kPixels).init<B>(device), nn::LeakyRelu{0.2}, true};
   }
   template <Backend B> Critic<B> critic(const typename B::Device& device = {}) const {
     return {nn::LinearConfig(kPixels, 2 * width).init<B>(device), nn::LinearConfig(2 * width, width).init<B>(device),
-            nn::LinearConfig(width, 1).init<B>(device), nn::LeakyRelu{0.2}};
+            nn::LinearConfig(width, 1).init<B>(device), nn::LeakyRelu{0.2}, false};
   }
 };
 
