@@ -154,7 +154,10 @@ Tensor<B, D> layer_norm(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>
 template <class B, size_t D>
 NormGrads<B, D> layer_norm_backward(const Tensor<B, D>& x, const std::optional<Tensor<B, 1>>& gamma, bool has_beta,
                                     const Tensor<B, D>& grad, double epsilon = 1e-5) {
-  auto fx = amp::to_full(x), fg = amp::to_full(gamma), fgrad = amp::to_full(grad);  // the autocast policy
+  // The autocast policy: normalization in f32 (one declaration each: their types differ).
+  auto fx = amp::to_full(x);
+  auto fg = amp::to_full(gamma);
+  auto fgrad = amp::to_full(grad);
   detail::check_norm("layer_norm_backward", fx, fg, std::nullopt, grad.shape());
   return detail::wrap_norm_grads<B, D>(detail::ModOps<B>::layer_norm_backward(
       fx.primitive(), detail::primitive_of(fg), has_beta, fgrad.primitive(), epsilon));
@@ -164,7 +167,8 @@ NormGrads<B, D> layer_norm_backward(const Tensor<B, D>& x, const std::optional<T
 template <class B, size_t D> Tensor<B, D> rms_norm(const Tensor<B, D>& x,
                                                    const std::optional<Tensor<B, 1>>& gamma = std::nullopt,
                                                    double epsilon = 1e-5) {
-  auto fx = amp::to_full(x), fg = amp::to_full(gamma);  // the autocast policy: normalization in f32
+  auto fx = amp::to_full(x);  // the autocast policy: normalization in f32
+  auto fg = amp::to_full(gamma);
   detail::check_norm("rms_norm", fx, fg, std::nullopt);
   return Tensor<B, D>(detail::ModOps<B>::rms_norm(fx.primitive(), detail::primitive_of(fg), epsilon));
 }
@@ -172,7 +176,9 @@ template <class B, size_t D> Tensor<B, D> rms_norm(const Tensor<B, D>& x,
 template <class B, size_t D> NormGrads<B, D> rms_norm_backward(const Tensor<B, D>& x,
                                                                const std::optional<Tensor<B, 1>>& gamma,
                                                                const Tensor<B, D>& grad, double epsilon = 1e-5) {
-  auto fx = amp::to_full(x), fg = amp::to_full(gamma), fgrad = amp::to_full(grad);  // the autocast policy
+  auto fx = amp::to_full(x);  // the autocast policy: normalization in f32
+  auto fg = amp::to_full(gamma);
+  auto fgrad = amp::to_full(grad);
   detail::check_norm("rms_norm_backward", fx, fg, std::nullopt, grad.shape());
   return detail::wrap_norm_grads<B, D>(
       detail::ModOps<B>::rms_norm_backward(fx.primitive(), detail::primitive_of(fg), fgrad.primitive(), epsilon));

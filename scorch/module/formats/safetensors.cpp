@@ -126,10 +126,11 @@ Record load_safetensors(const std::string& file, const std::vector<std::pair<std
   std::memcpy(&n, bytes.data(), 8);
   if (n > kMaxHeader || n > bytes.size() - 8)
     throw FormatError("load", file + ": header length " + std::to_string(n) + " exceeds the file or the 100 MB limit");
+  const auto header_size = static_cast<size_t>(n);  // fits: at most the file's size
   auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
-  json header = formats::parse_json_bounded<json>({text, n}, "load", file + " (header)");
+  json header = formats::parse_json_bounded<json>({text, header_size}, "load", file + " (header)");
   if (!header.is_object()) throw FormatError("load", file + ": the header is not a JSON object");
-  auto data = bytes.subspan(8 + n);
+  auto data = bytes.subspan(8 + header_size);
   std::vector<Entry> entries;
   for (const auto& item : header.items()) {
     if (item.key() == "__metadata__") continue;

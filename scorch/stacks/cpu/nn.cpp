@@ -1,8 +1,12 @@
-// Instantiates parameter loading for Cpu and Autodiff<Cpu> (see nn.h).
+// Instantiates parameter loading for Cpu and Autodiff<Cpu>, or Cpu alone for inference (see nn.h).
 #include "scorch/stacks/cpu/nn.h"
 
 #define SCORCH_DEFINE_PARAM_OPS(B, D) template struct FieldOps<Param<Tensor<B, D, Float>>>;
 
 namespace scorch {
+#ifdef SCORCH_PARAM_OPS_CPU_ONLY  // an inference build without Autodiff<Cpu> (the WebAssembly build)
+SCORCH_CPU_ONLY_PARAM_RANKS(SCORCH_DEFINE_PARAM_OPS)
+#else
 SCORCH_CPU_PARAM_RANKS(SCORCH_DEFINE_PARAM_OPS)
+#endif
 }  // namespace scorch
