@@ -1,0 +1,38 @@
+// What the example pages share: the Scorch module with its models, and probability bars.
+import createScorchModule from './scorch-models.js';
+import { Scorch } from './scorch-web/scorch-web.js';
+
+/** The Scorch module (its .wasm is fetched next to scorch-models.js). */
+export async function loadScorch() {
+  return Scorch.create(createScorchModule);
+}
+
+/** Fetches a JSON file; throws with the URL on failure. */
+export async function fetchJson(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  return response.json();
+}
+
+/** Draws one bar per label into the list element, the most probable marked; returns its index. */
+export function showBars(list, labels, probabilities) {
+  let top = 0;
+  probabilities.forEach((p, i) => { if (p > probabilities[top]) top = i; });
+  list.replaceChildren(...labels.map((label, i) => {
+    const item = document.createElement('li');
+    const percent = (100 * probabilities[i]).toFixed(1);
+    item.className = i === top ? 'top' : '';
+    item.innerHTML = `<span></span><span class="bar" role="meter" aria-valuemin="0" aria-valuemax="100"
+      aria-valuenow="${percent}"><span class="fill" style="width: ${percent}%"></span></span><span>${percent} %</span>`;
+    item.firstChild.textContent = label;
+    item.children[1].setAttribute('aria-label', `${label}: ${percent} percent`);
+    return item;
+  }));
+  return top;
+}
+
+/** Shows message in the status element (as an error when error is true). */
+export function status(element, message, error = false) {
+  element.textContent = message;
+  element.classList.toggle('error', error);
+}
