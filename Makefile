@@ -32,10 +32,11 @@ PREFIX ?= /usr/local
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
-test: build fuzz-build
+test: build fuzz-build wasm
 	@python3 scripts/check-budgets.py
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $(JOBS)
+	@cd $(WASM_BUILD) && ctest -L "wasm|browser" --output-on-failure
 
 fuzz-build: deps
 	@cmake -S . -B $(FUZZ_BUILD) -G Ninja $(FUZZ_CMAKE_FLAGS) > /dev/null
@@ -61,18 +62,20 @@ docs: deps
 	@doxygen docs/Doxyfile
 	@echo "docs: build/docs/html/index.html"
 
-# The WebAssembly build (emscripten from scripts/install-deps.sh --wasm; tests/wasm): core, tensor and the Cpu
-# backend; `make wasm-test` runs its tests (label wasm) in Node. emscripten's JavaScript tools need Debian's node
-# modules (NODE_PATH) where node is not Debian's own.
+# The WebAssembly build (tests/wasm, examples/web; docs/book/11-deployment.md): core, tensor, the Cpu backend,
+# module/records, nn and the web pages' module, with Debian's emscripten. `make wasm-test` runs its tests in Node
+# (label wasm) and the pages in headless Chromium (label browser), with models trained and exported by the native
+# build's guide, custom-image-dataset and web-tool. emscripten's JavaScript tools need Debian's node modules
+# (NODE_PATH) where node is not Debian's own.
 WASM_BUILD ?= build-wasm
 WASM_ENV := NODE_PATH=/usr/share/nodejs
-wasm:
-	@scripts/install-deps.sh --wasm
-	@$(WASM_ENV) emcmake cmake -S . -B $(WASM_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release > /dev/null
+wasm: deps
+	@$(WASM_ENV) emcmake cmake -S . -B $(WASM_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DSCORCH_NATIVE_BUILD_DIR=$(abspath $(BUILD)) > /dev/null
 	@$(WASM_ENV) cmake --build $(WASM_BUILD) -j $(JOBS)
 
-wasm-test: wasm
-	@cd $(WASM_BUILD) && ctest -L wasm --output-on-failure
+wasm-test: wasm build
+	@cd $(WASM_BUILD) && ctest -L "wasm|browser" --output-on-failure
 
 # Formats the tree with .clang-format (clang-format from scripts/install-deps.sh).
 format:

@@ -19,6 +19,9 @@ inline constexpr size_t kRows = 8, kVecs = 3;  // 8 × 48 f32: 24 accumulators o
 #elif defined(__AVX__)
 inline constexpr size_t kVecBytes = 32;
 inline constexpr size_t kRows = 6, kVecs = 2;  // 6 × 16 f32: 12 accumulators of 16 registers
+#elif defined(__wasm_simd128__)
+inline constexpr size_t kVecBytes = 16;
+inline constexpr size_t kRows = 4, kVecs = 3;  // 4 × 12 f32: V8 keeps 12 accumulators in registers, 6 × 8 spills
 #else
 inline constexpr size_t kVecBytes = 16;
 inline constexpr size_t kRows = 6, kVecs = 2;  // 6 × 8 f32
