@@ -100,8 +100,8 @@ async function icons(page, url) {
   console.log(JSON.stringify({ test: 'browser_icons', images: files.length, matches_native: files.length }));
 }
 
-async function bench(page, url) {
-  await page.goto(`${url}bench/`);
+async function bench(page, url, threads) {
+  await page.goto(`${url}bench/?threads=${threads}`);
   await page.waitForFunction('window.benchResults || window.benchError', null, { timeout: 120000 });
   const error = await page.evaluate('window.benchError');
   if (error) throw new Error(`the benchmark page failed: ${error}`);
@@ -110,9 +110,14 @@ async function bench(page, url) {
   for (const batch of new Set(results.map((r) => r.batch))) {
     const [s, o] = ['scorch-wasm', 'onnxruntime-web'].map((n) => results.find((r) => r.runtime === n && r.batch === batch));
     if (o.max_difference > 1e-4) throw new Error(`batch ${batch}: the runtimes' outputs differ by ${o.max_difference}`);
-    console.log(JSON.stringify({ bench: 'web_digits_ratio', batch, ort_ms_over_scorch_ms: o.median_ms / s.median_ms }));
+    console.log(JSON.stringify({ bench: 'web_digits_ratio', threads, batch,
+      ort_ms_over_scorch_ms: o.median_ms / s.median_ms }));
   }
-  await page.screenshot({ path: join(args.out, 'bench.png') });
+  await page.screenshot({ path: join(args.out, `bench-${threads}.png`) });
+}
+
+/** The download each runtime needs for the digit model: module, loader and API (JSON line). */
+function downloads() {
   const size = (dir, files) => files.reduce((total, f) => total + statSync(join(dir, f)).size, 0);
   const scorchBytes = size(args.dist, ['scorch-models.wasm', 'scorch-models.js', 'scorch-web/scorch-web.js']);
   const ortBytes = size(args.ort, ['ort-wasm-simd-threaded.wasm', 'ort-wasm-simd-threaded.mjs', 'ort.wasm.min.mjs']);
@@ -151,7 +156,9 @@ try {
   page.on('pageerror', (error) => problems.push(error.message));
   await digits(page, url);
   await icons(page, url);
-  await bench(page, url);
+  await bench(page, url, 1);
+  await bench(page, url, 2);
+  downloads();
   if (problems.length) throw new Error(`page errors: ${problems.join('; ')}`);
   const isolated = await page.evaluate('crossOriginIsolated');
   console.log(JSON.stringify({ test: 'browser', cross_origin_isolated: isolated, screenshots: args.out }));

@@ -11,6 +11,7 @@ namespace {
 
 using namespace scorch;
 
+// [book:digits]
 SCORCH_WEB_MODEL(digits, [](const std::string& config, const Record& record) {
   auto model = guide::ModelConfig::from_json(config, "digits config").init_with<Cpu>(record);
   return web::wrap<3>([model](const Tensor<Cpu, 3>& ink) {
@@ -18,6 +19,7 @@ SCORCH_WEB_MODEL(digits, [](const std::string& config, const Record& record) {
     return activation::softmax(model.forward(normalized), 1);
   });
 });
+// [/book:digits]
 
 SCORCH_WEB_MODEL(icons, [](const std::string& config, const Record& record) {
   auto model = icons::IconNetConfig::from_json(config, "icons config").init<Cpu>();

@@ -29,3 +29,14 @@ export class ScorchModel {
   /** Releases the model; later runs throw. */
   free(): void;
 }
+
+/** A model run by Web Workers, each with its own module and copy of the model; run() splits the batch. */
+export class ScorchPool {
+  /** Starts workers (default: navigator.hardwareConcurrency) that load model name from config and record. */
+  static create(moduleUrl: string | URL, name: string, config: string | object, record: ArrayBuffer | Uint8Array,
+    workers?: number): Promise<ScorchPool>;
+  /** The output for input of shape dims, its first dim split across the workers. */
+  run(input: Float32Array | number[], dims: number[]): Promise<Output>;
+  /** Stops the workers; later runs throw. */
+  terminate(): void;
+}

@@ -109,6 +109,82 @@ export class ScorchModel {
   }
 }
 
+/**
+ * A model run by Web Workers, each with its own single-threaded Scorch module and copy of the model: run() splits the
+ * input's first dim (the batch) into one slice per worker and joins the answers in order. It needs no shared memory,
+ * so it works on pages with or without cross-origin isolation; a batch of one gains nothing (use ScorchModel).
+ */
+export class ScorchPool {
+  /**
+   * Starts `workers` workers that import the module at moduleUrl (scorch-models.js) and load model `name` from its
+   * config and record bytes.
+   */
+  static async create(moduleUrl, name, config, record, workers = navigator.hardwareConcurrency || 1) {
+    const text = typeof config === 'string' ? config : JSON.stringify(config);
+    const bytes = new Uint8Array(record);
+    const pool = new ScorchPool(workers);
+    try {
+      await Promise.all(pool.workers.map((_, i) => pool.#ask(i, { type: 'init', moduleUrl, name, config: text,
+        record: bytes })));
+    } catch (error) {
+      pool.terminate();
+      throw error;
+    }
+    return pool;
+  }
+
+  constructor(workers) {
+    if (!(workers >= 1)) throw new ScorchError(`[ScorchPool.create] ${workers} workers; at least 1 is needed`);
+    const url = new URL('./scorch-worker.js', import.meta.url);
+    this.workers = Array.from({ length: workers }, () => new Worker(url, { type: 'module' }));
+    this.pending = new Map();
+    this.nextId = 1;
+    for (const worker of this.workers)
+      worker.onmessage = ({ data }) => {
+        const { resolve, reject } = this.pending.get(data.id);
+        this.pending.delete(data.id);
+        if (data.error) reject(new ScorchError(data.error));
+        else resolve(data);
+      };
+  }
+
+  /** The output {data, dims} for input of shape dims, its first dim split across the workers. */
+  async run(input, dims) {
+    if (!this.workers.length) throw new ScorchError('[ScorchPool.run] the pool was terminated');
+    const values = input instanceof Float32Array ? input : Float32Array.from(input);
+    const rows = dims[0], rowSize = dims.slice(1).reduce((a, b) => a * b, 1);
+    if (dims.length === 0 || values.length !== rows * rowSize)
+      throw new ScorchError(`[ScorchPool.run] ${values.length} values for dims [${dims.join(', ')}]`);
+    const parts = Math.max(1, Math.min(this.workers.length, rows)), step = Math.ceil(rows / parts);
+    const answers = await Promise.all(Array.from({ length: parts }, (_, i) => {
+      const begin = Math.min(rows, i * step), end = Math.min(rows, begin + step);
+      const slice = values.slice(begin * rowSize, end * rowSize);
+      return this.#ask(i, { type: 'run', input: slice, dims: [end - begin, ...dims.slice(1)] }, [slice.buffer]);
+    }));
+    const data = new Float32Array(answers.reduce((total, a) => total + a.data.length, 0));
+    let at = 0;
+    for (const a of answers) {
+      data.set(a.data, at);
+      at += a.data.length;
+    }
+    return { data, dims: [rows, ...answers[0].dims.slice(1)] };
+  }
+
+  /** Stops the workers; later runs throw. */
+  terminate() {
+    for (const worker of this.workers) worker.terminate();
+    this.workers = [];
+  }
+
+  #ask(worker, message, transfer = []) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.workers[worker].postMessage({ ...message, id }, transfer);
+    });
+  }
+}
+
 async function fetchOk(url) {
   const response = await fetch(url);
   if (!response.ok) throw new ScorchError(`[loadModelFromUrl] ${url}: HTTP ${response.status}`);

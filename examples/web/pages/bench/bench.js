@@ -1,10 +1,14 @@
-// The digit model timed in Scorch and in ONNX Runtime Web (wasm backend, one thread each) on the same inputs, batch
-// 1 and 64: 10 warm-up runs, then runs until 2 s or 500 runs have passed; the median is reported. ONNX Runtime Web
-// is served from ../ort/ (examples/web/serve.mjs maps it); both outputs are compared.
+// The digit model timed in Scorch and in ONNX Runtime Web (wasm backend) on the same inputs, batch 1 and 64, with
+// ?threads=N threads each (default 1): ONNX Runtime's own threads; Scorch's batch of 64 split across N workers
+// (ScorchPool) when N > 1, its batch of 1 on the page's thread. 10 warm-up runs, then runs until 2 s or 500 runs have
+// passed; the median is reported. ONNX Runtime Web is served from ../ort/ (examples/web/serve.mjs maps it); both
+// outputs are compared.
 import { loadScorch, status } from '../common.js';
+import { ScorchPool } from '../scorch-web/scorch-web.js';
 
 const statusLine = document.getElementById('status'), table = document.getElementById('results');
 const BATCHES = [1, 64], WARMUP = 10, MAX_RUNS = 500, MAX_MS = 2000;
+const THREADS = Number(new URLSearchParams(location.search).get('threads') ?? 1);
 
 /** Deterministic pseudo-random ink in [0, 1] for n images. */
 function images(n) {
@@ -33,7 +37,7 @@ async function time(run) {
 
 function row(entry) {
   const tr = document.createElement('tr');
-  for (const value of [entry.runtime, entry.batch, entry.median_ms.toFixed(3), entry.load_ms.toFixed(1)]) {
+  for (const value of [entry.runtime, entry.threads, entry.batch, entry.median_ms.toFixed(3), entry.load_ms.toFixed(1)]) {
     const cell = document.createElement('td');
     cell.textContent = value;
     tr.append(cell);
@@ -48,27 +52,36 @@ async function bench() {
   const scorch = await loadScorch();
   const model = await scorch.loadModelFromUrl('digits', '../models');
   const scorchLoad = performance.now() - start;
+  let pool = null;
+  if (THREADS > 1) {
+    const [config, record] = await Promise.all([fetch('../models/digits.config.json').then((r) => r.text()),
+      fetch('../models/digits.bin').then((r) => r.arrayBuffer())]);
+    pool = await ScorchPool.create(new URL('../scorch-models.js', import.meta.url).href, 'digits', config, record,
+      THREADS);
+  }
 
   start = performance.now();
   const ort = await import('../ort/ort.wasm.min.mjs');
-  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.numThreads = THREADS;
   ort.env.wasm.wasmPaths = new URL('../ort/', import.meta.url).href;
   const session = await ort.InferenceSession.create('../models/digits.onnx', { executionProviders: ['wasm'] });
   const ortLoad = performance.now() - start;
 
   for (const batch of BATCHES) {
     const input = images(batch), dims = [batch, 28, 28];
-    const s = await time(() => model.run(input, dims).data);
+    const s = await time(async () => (pool && batch > 1 ? (await pool.run(input, dims)) : model.run(input, dims)).data);
     const feeds = { ink: new ort.Tensor('float32', input, dims) };
     const o = await time(async () => (await session.run(feeds)).probabilities.data);
     let difference = 0;
     s.result.forEach((v, i) => { difference = Math.max(difference, Math.abs(v - o.result[i])); });
-    results.push({ runtime: 'scorch-wasm', batch, median_ms: s.median, runs: s.runs, load_ms: scorchLoad });
-    results.push({ runtime: 'onnxruntime-web', batch, median_ms: o.median, runs: o.runs, load_ms: ortLoad,
+    const threads = THREADS;
+    results.push({ runtime: 'scorch-wasm', threads, batch, median_ms: s.median, runs: s.runs, load_ms: scorchLoad });
+    results.push({ runtime: 'onnxruntime-web', threads, batch, median_ms: o.median, runs: o.runs, load_ms: ortLoad,
       max_difference: difference });
     results.slice(-2).forEach(row);
   }
   model.free();
+  pool?.terminate();
   return results;
 }
 
