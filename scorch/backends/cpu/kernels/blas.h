@@ -35,8 +35,47 @@ template <class C> C dot(const C* x, const C* y, size_t n) {
   return sum;
 }
 
+/// out[j] (+)= Σ_p x[p]·b[p·ldb + j] for j in [jb, je), B's rows contiguous: the columns in blocks of 8 vectors held
+/// in registers while p runs down B, so B is read once and out written once (a layer's row-major weights at batch 1).
+template <class C>
+void vector_times_rows(const C* x, const C* b, ptrdiff_t ldb, size_t k, size_t jb, size_t je, C* out, bool accumulate) {
+  typedef C Vec __attribute__((vector_size(gemm::kVecBytes)));
+  constexpr size_t L = gemm::kVecBytes / sizeof(C);
+  auto block = [&]<size_t V>(size_t j) {
+    Vec acc[V] = {};
+    for (size_t p = 0; p < k; ++p) {
+      Vec xv = Vec{} + x[p];
+      const C* row = b + static_cast<ptrdiff_t>(p) * ldb + j;
+#pragma GCC unroll 8
+      for (size_t v = 0; v < V; ++v) {
+        Vec bv;
+        std::memcpy(&bv, row + v * L, sizeof(Vec));
+        acc[v] += xv * bv;
+      }
+    }
+#pragma GCC unroll 8
+    for (size_t v = 0; v < V; ++v) {
+      if (accumulate) {
+        Vec old;
+        std::memcpy(&old, out + j + v * L, sizeof(Vec));
+        acc[v] += old;
+      }
+      std::memcpy(out + j + v * L, &acc[v], sizeof(Vec));
+    }
+  };
+  size_t j = jb;
+  for (; j + 8 * L <= je; j += 8 * L) block.template operator()<8>(j);
+  for (; j + L <= je; j += L) block.template operator()<1>(j);
+  for (; j < je; ++j) {
+    C sum = 0;
+    for (size_t p = 0; p < k; ++p) sum += x[p] * b[static_cast<ptrdiff_t>(p) * ldb + static_cast<ptrdiff_t>(j)];
+    out[j] = accumulate ? out[j] + sum : sum;
+  }
+}
+
 /// C[m, n] (+)= A·B for m ≤ kFewRows, split over threads along n: dot products with B's columns when they are
-/// contiguous, else rows of B scaled and added. A's rows are copied contiguous first.
+/// contiguous, register blocks down B's rows when those are (vector_times_rows), else rows of B scaled and added.
+/// A's rows are copied contiguous first.
 template <class C>
 void few_rows(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C> b, C* c, size_t ldc, bool accumulate) {
   std::vector<C> rows(m * k);
@@ -51,6 +90,10 @@ void few_rows(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C>
           C s = dot(rows.data() + i * k, b.data + static_cast<ptrdiff_t>(j) * b.col_stride, k);
           out[j] = accumulate ? out[j] + s : s;
         }
+        continue;
+      }
+      if (b.col_stride == 1) {
+        vector_times_rows(rows.data() + i * k, b.data, b.row_stride, k, jb, je, out, accumulate);
         continue;
       }
       if (!accumulate) std::fill(out + jb, out + je, C(0));
