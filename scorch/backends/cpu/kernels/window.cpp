@@ -30,16 +30,6 @@ inline int64_t source(const Geometry& g, size_t d, size_t o, size_t k) {
 inline bool inside(int64_t i, size_t n) { return i >= 0 && i < static_cast<int64_t>(n); }
 }  // namespace
 
-/// dst[0, n) = src[0, n) for the short runs of im2col (a row of a small image): an inline loop, where WebAssembly's
-/// memcpy is a call that copies bytes at a time below its threshold.
-template <class T> void copy_run(const T* __restrict src, size_t n, T* __restrict dst) {
-#if defined(__wasm__)
-  for (size_t i = 0; i < n; ++i) dst[i] = src[i];
-#else
-  std::memcpy(dst, src, n * sizeof(T));
-#endif
-}
-
 template <class T> void im2col_row(const T* x, const Geometry& g, size_t row, size_t pix0, size_t count, T* dst) {
   size_t kvol = g.kernel_size();
   size_t c = row / kvol, kr = row % kvol;
@@ -59,7 +49,7 @@ template <class T> void im2col_row(const T* x, const Geometry& g, size_t row, si
       // Outputs [lo, hi) read inside the row (ix0 + t·sx in [0, w)); the rest read the zero padding.
       auto [lo, hi] = valid_range(ix0, sx, w, static_cast<int64_t>(run));
       std::fill(out, out + lo, T(0));
-      if (sx == 1 && hi > lo) copy_run(src + ix0 + lo, static_cast<size_t>(hi - lo), out + lo);
+      if (sx == 1 && hi > lo) std::memcpy(out + lo, src + ix0 + lo, static_cast<size_t>(hi - lo) * sizeof(T));
       else
         for (int64_t t = lo; t < hi; ++t) out[t] = src[ix0 + t * sx];
       std::fill(out + hi, out + run, T(0));
