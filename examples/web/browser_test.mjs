@@ -108,7 +108,8 @@ async function bench(page, url, threads) {
   const results = await page.evaluate('window.benchResults');
   for (const r of results) console.log(JSON.stringify({ bench: 'web_digits', ...r }));
   for (const batch of new Set(results.map((r) => r.batch))) {
-    const [s, o] = ['scorch-wasm', 'onnxruntime-web'].map((n) => results.find((r) => r.runtime === n && r.batch === batch));
+    const row = (runtime) => results.find((r) => r.runtime === runtime && r.batch === batch);
+    const [s, o] = [row('scorch-wasm'), row('onnxruntime-web')];
     if (o.max_difference > 1e-4) throw new Error(`batch ${batch}: the runtimes' outputs differ by ${o.max_difference}`);
     console.log(JSON.stringify({ bench: 'web_digits_ratio', threads, batch,
       ort_ms_over_scorch_ms: o.median_ms / s.median_ms }));

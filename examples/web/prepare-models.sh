@@ -10,7 +10,10 @@ if (($# < 2)); then
 fi
 native=$1 out=$2 digit_epochs=${3:-3} icon_epochs=${4:-8}
 for tool in examples/guide examples/custom-image-dataset examples/web/web-tool; do
-  [[ -x $native/$tool ]] || { echo "prepare-models: $native/$tool is missing (build the native tree first)" >&2; exit 1; }
+  if [[ ! -x $native/$tool ]]; then
+    echo "prepare-models: $native/$tool is missing (build the native tree first)" >&2
+    exit 1
+  fi
 done
 artifacts=$native/web-artifacts
 "$native/examples/guide" train --digits --epochs "$digit_epochs" --artifact-dir "$artifacts/digits" > /dev/null

@@ -37,7 +37,8 @@ async function time(run) {
 
 function row(entry) {
   const tr = document.createElement('tr');
-  for (const value of [entry.runtime, entry.threads, entry.batch, entry.median_ms.toFixed(3), entry.load_ms.toFixed(1)]) {
+  const values = [entry.runtime, entry.threads, entry.batch, entry.median_ms.toFixed(3), entry.load_ms.toFixed(1)];
+  for (const value of values) {
     const cell = document.createElement('td');
     cell.textContent = value;
     tr.append(cell);
