@@ -6,13 +6,13 @@
 //   web-tool predict <out dir> <inputs.json>                the web models' outputs for {"model", "dims", "values"}
 //                                                           as JSON {"probabilities": [[...]], "classes": [...]}
 #include <scorch/import/onnx/runtime/runtime.h>
+#include <scorch/module/formats/byte_io.h>
 #include <scorch/module/formats/json_parse.h>
 #include <scorch/web/web_model.h>
 
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "../custom-image-dataset/model.h"
 #include "../guide/training.hpp"
@@ -25,11 +25,8 @@ using Json = nlohmann::json;
 using HalfBin = BinFileRecorder<HalfPrecisionSettings>;
 
 std::string read_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw IoError("web-tool", path + ": cannot open");
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
+  formats::MappedFile file(path);  // IoError naming path when it cannot be read
+  return {reinterpret_cast<const char*>(file.bytes().data()), file.bytes().size()};
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -80,9 +77,16 @@ void export_model(const std::string& name, const std::string& artifacts, const s
 /// The web model's probabilities and top classes for the inputs file's values.
 void predict(const std::string& out, const std::string& inputs_path) {
   auto inputs = formats::parse_json_bounded<Json>(read_text(inputs_path), "web-tool predict", inputs_path);
-  std::string name = inputs.at("model");
-  auto dims = inputs.at("dims").get<std::vector<size_t>>();
-  auto values = inputs.at("values").get<std::vector<float>>();
+  std::string name;
+  std::vector<size_t> dims;
+  std::vector<float> values;
+  try {
+    name = inputs.at("model");
+    dims = inputs.at("dims").get<std::vector<size_t>>();
+    values = inputs.at("values").get<std::vector<float>>();
+  } catch (const Json::exception& e) {
+    throw FormatError("web-tool predict", inputs_path + ": expected {\"model\", \"dims\", \"values\"}: " + e.what());
+  }
   auto probabilities = load_exported(name, out)->run(TensorData(values, Shape(dims)));
   auto p = probabilities.to_vector<float>();
   size_t rows = probabilities.shape()[0], classes = probabilities.shape()[1];

@@ -88,7 +88,7 @@ AttentionGrads<B> attention_backward(const Tensor<B, 4>& q, const Tensor<B, 4>& 
 /// (what cross_entropy_backward reads), both [rows] in f32 for f16/bf16 logits: one fused op that reads the logits
 /// in their own dtype. Under Autodiff the first is differentiable.
 template <class B> std::pair<Tensor<B, 1>, Tensor<B, 1>> cross_entropy_with_stats(const Tensor<B, 2>& logits,
-                                                                                   const Tensor<B, 1, Int>& targets) {
+                                                                                  const Tensor<B, 1, Int>& targets) {
   check::cross_entropy("cross_entropy", logits.shape(), targets.shape());
   auto [nll, lse] = detail::ModOps<B>::cross_entropy(logits.primitive(), targets.primitive());
   return {Tensor<B, 1>(std::move(nll)), Tensor<B, 1>(std::move(lse))};
@@ -99,9 +99,8 @@ template <class B> Tensor<B, 1> cross_entropy(const Tensor<B, 2>& logits, const 
 }
 /// The gradient of cross_entropy with respect to the logits for the per-row gradient grad [rows], from its
 /// log-sum-exp: (softmax(logits) - one_hot(targets))·grad, in the logits' dtype.
-template <class B>
-Tensor<B, 2> cross_entropy_backward(const Tensor<B, 2>& logits, const Tensor<B, 1, Int>& targets,
-                                    const Tensor<B, 1>& logsumexp, const Tensor<B, 1>& grad) {
+template <class B> Tensor<B, 2> cross_entropy_backward(const Tensor<B, 2>& logits, const Tensor<B, 1, Int>& targets,
+                                                       const Tensor<B, 1>& logsumexp, const Tensor<B, 1>& grad) {
   check::cross_entropy("cross_entropy_backward", logits.shape(), targets.shape());
   check::cross_entropy("cross_entropy_backward", logits.shape(), logsumexp.shape(), "logsumexp");
   check::cross_entropy("cross_entropy_backward", logits.shape(), grad.shape(), "grad");
@@ -117,25 +116,23 @@ struct AdamUpdateOptions {
   double step = 1;
 };
 /// A parameter and its moments after one step.
-template <class B, size_t D> struct AdamStep {
-  Tensor<B, D> param, moment_1, moment_2;
-};
+template <class B, size_t D> struct AdamStep { Tensor<B, D> param, moment_1, moment_2; };
 /// One Adam (or AdamW, options.decoupled) step of param from grad and the moments (zeros before the first step),
 /// as torch.optim.Adam/AdamW compute it: m' = β₁m + (1−β₁)g, v' = β₂v + (1−β₂)g², param' = param −
 /// lr·(m'/(1−β₁^step)) / (√(v'/(1−β₂^step)) + ε) (− lr·weight_decay·param when decoupled).
 /// One kernel on Cuda.
 /// Throws ShapeError/DTypeError unless the four tensors share shape and dtype, ValueError for step < 1 or a β
 /// outside [0, 1).
-template <class B, size_t D>
-AdamStep<B, D> adam_update(const Tensor<B, D>& param, const Tensor<B, D>& grad, const Tensor<B, D>& moment_1,
-                           const Tensor<B, D>& moment_2, const AdamUpdateOptions& o = {}) {
+template <class B, size_t D> AdamStep<B, D> adam_update(const Tensor<B, D>& param, const Tensor<B, D>& grad,
+                                                        const Tensor<B, D>& moment_1, const Tensor<B, D>& moment_2,
+                                                        const AdamUpdateOptions& o = {}) {
   check::adam_update(param.shape(), param.dtype(),
                      {std::pair{grad.shape(), grad.dtype()}, std::pair{moment_1.shape(), moment_1.dtype()},
                       std::pair{moment_2.shape(), moment_2.dtype()}},
                      o.beta_1, o.beta_2, o.step);
-  auto r = detail::ModOps<B>::adam_update(param.primitive(), grad.primitive(), moment_1.primitive(),
-                                          moment_2.primitive(), o.lr, o.beta_1, o.beta_2, o.epsilon, o.weight_decay,
-                                          o.decoupled, o.step);
+  auto r =
+      detail::ModOps<B>::adam_update(param.primitive(), grad.primitive(), moment_1.primitive(), moment_2.primitive(),
+                                     o.lr, o.beta_1, o.beta_2, o.epsilon, o.weight_decay, o.decoupled, o.step);
   return {Tensor<B, D>(std::move(r.param)), Tensor<B, D>(std::move(r.moment_1)), Tensor<B, D>(std::move(r.moment_2))};
 }
 
@@ -159,8 +156,8 @@ NormGrads<B, D> layer_norm_backward(const Tensor<B, D>& x, const std::optional<T
   auto fg = amp::to_full(gamma);
   auto fgrad = amp::to_full(grad);
   detail::check_norm("layer_norm_backward", fx, fg, std::nullopt, grad.shape());
-  return detail::wrap_norm_grads<B, D>(detail::ModOps<B>::layer_norm_backward(
-      fx.primitive(), detail::primitive_of(fg), has_beta, fgrad.primitive(), epsilon));
+  return detail::wrap_norm_grads<B, D>(detail::ModOps<B>::layer_norm_backward(fx.primitive(), detail::primitive_of(fg),
+                                                                              has_beta, fgrad.primitive(), epsilon));
 }
 
 /// x / sqrt(mean(x²) + epsilon) over the last dim, times gamma when given.
@@ -187,9 +184,9 @@ template <class B, size_t D> NormGrads<B, D> rms_norm_backward(const Tensor<B, D
 /// x·weight + bias, then relu when asked, as one op (on Cuda one cuBLASLt product that adds bias and applies relu as
 /// it writes): x [..., k] (its leading dims flattened into rows), weight [k, n], bias [n]; [..., n] in x's dtype,
 /// or the autocast dtype inside a scope.
-template <class B, size_t D>
-Tensor<B, D> linear(const Tensor<B, D>& x, const Tensor<B, 2>& weight,
-                    const std::optional<Tensor<B, 1>>& bias = std::nullopt, bool relu = false) {
+template <class B, size_t D> Tensor<B, D> linear(const Tensor<B, D>& x, const Tensor<B, 2>& weight,
+                                                 const std::optional<Tensor<B, 1>>& bias = std::nullopt,
+                                                 bool relu = false) {
   static_assert(D >= 1, "linear needs x of rank >= 1");
   auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight);  // the autocast policy
   auto lb = amp::to_autocast(bias);
@@ -211,8 +208,8 @@ template <class B> ConvGrads<B, 2> linear_backward(const Tensor<B, 2>& x, const 
   Shape out{x.shape()[0], weight.shape()[1]};
   check::linear_result("linear_backward", "output", out, x.dtype(), output.shape(), output.dtype());
   check::linear_result("linear_backward", "grad", out, x.dtype(), grad.shape(), grad.dtype());
-  return detail::wrap_grads<B, 2>(detail::ModOps<B>::linear_backward(x.primitive(), weight.primitive(), has_bias,
-                                                                     relu, output.primitive(), grad.primitive()));
+  return detail::wrap_grads<B, 2>(detail::ModOps<B>::linear_backward(x.primitive(), weight.primitive(), has_bias, relu,
+                                                                     output.primitive(), grad.primitive()));
 }
 
 }  // namespace scorch::functional

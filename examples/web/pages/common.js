@@ -31,6 +31,24 @@ export function showBars(list, labels, probabilities) {
   return top;
 }
 
+/**
+ * Loads model `name` (and its labels) from ../models, then calls start(model, labels) and says ready; state (what the
+ * test reads) gets ready = true, or the error's message.
+ */
+export async function startPage(name, statusLine, readyMessage, state, start) {
+  try {
+    const scorch = await loadScorch();
+    const [model, labels] = await Promise.all([scorch.loadModelFromUrl(name, '../models'),
+      fetchJson(`../models/${name}.labels.json`)]);
+    start(model, labels);
+    status(statusLine, readyMessage);
+    state.ready = true;
+  } catch (error) {
+    status(statusLine, `The model could not be loaded: ${error.message}`, true);
+    state.error = error.message;
+  }
+}
+
 /** Shows message in the status element (as an error when error is true). */
 export function status(element, message, error = false) {
   element.textContent = message;

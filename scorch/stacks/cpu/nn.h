@@ -8,10 +8,10 @@
 /// Applies X(Backend, rank) to Cpu, ranks 1–6.
 #define SCORCH_CPU_ONLY_PARAM_RANKS(X) X(Cpu, 1) X(Cpu, 2) X(Cpu, 3) X(Cpu, 4) X(Cpu, 5) X(Cpu, 6)
 /// Applies X(Backend, rank) to Cpu and `Autodiff<Cpu>`, ranks 1–6.
-#define SCORCH_CPU_PARAM_RANKS(X)                                                                     \
-  SCORCH_CPU_ONLY_PARAM_RANKS(X)                                                                      \
-  X(Autodiff<Cpu>, 1) X(Autodiff<Cpu>, 2) X(Autodiff<Cpu>, 3) X(Autodiff<Cpu>, 4) X(Autodiff<Cpu>, 5) \
-      X(Autodiff<Cpu>, 6)
+#define SCORCH_CPU_PARAM_RANKS(X) \
+  SCORCH_CPU_ONLY_PARAM_RANKS(X)  \
+  X(Autodiff<Cpu>, 1)             \
+  X(Autodiff<Cpu>, 2) X(Autodiff<Cpu>, 3) X(Autodiff<Cpu>, 4) X(Autodiff<Cpu>, 5) X(Autodiff<Cpu>, 6)
 
 #define SCORCH_EXTERN_PARAM_OPS(B, D) extern template struct FieldOps<Param<Tensor<B, D, Float>>>;
 

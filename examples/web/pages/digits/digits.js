@@ -1,6 +1,6 @@
 // The digit page: strokes on a 280 × 280 canvas become a 28 × 28 image as MNIST's are made (the ink's bounding box
 // scaled into 20 × 20 and centered), which the "digits" model reads after every stroke.
-import { loadScorch, showBars, status } from '../common.js';
+import { showBars, startPage, status } from '../common.js';
 
 const pad = document.getElementById('pad'), ink = pad.getContext('2d', { willReadFrequently: true });
 const statusLine = document.getElementById('status'), answer = document.getElementById('answer');
@@ -83,16 +83,7 @@ function listen(model) {
 async function main() {
   clear();
   Object.assign(ink, { strokeStyle: '#fff', lineWidth: 18, lineCap: 'round', lineJoin: 'round' });
-  try {
-    const scorch = await loadScorch();
-    const model = await scorch.loadModelFromUrl('digits', '../models');
-    listen(model);
-    status(statusLine, 'Ready: draw a digit.');
-    window.scorchDigits.ready = true;
-  } catch (error) {
-    status(statusLine, `The model could not be loaded: ${error.message}`, true);
-    window.scorchDigits.error = error.message;
-  }
+  await startPage('digits', statusLine, 'Ready: draw a digit.', window.scorchDigits, listen);
 }
 
 main();

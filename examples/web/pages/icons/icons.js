@@ -1,6 +1,6 @@
 // The icon page: a dropped or chosen image is fitted into 32 × 32 (aspect kept, centered) and read as coverage in
 // [0, 1]: its alpha where it has transparency (as the icons the model learned from), else its darkness.
-import { fetchJson, loadScorch, showBars, status } from '../common.js';
+import { showBars, startPage, status } from '../common.js';
 
 const SIDE = 32;
 const preview = document.getElementById('preview'), drop = document.getElementById('drop');
@@ -62,18 +62,4 @@ function listen(model, labels) {
   });
 }
 
-async function main() {
-  try {
-    const scorch = await loadScorch();
-    const [model, labels] = await Promise.all([scorch.loadModelFromUrl('icons', '../models'),
-      fetchJson('../models/icons.labels.json')]);
-    listen(model, labels);
-    status(statusLine, 'Ready: drop an image.');
-    window.scorchIcons.ready = true;
-  } catch (error) {
-    status(statusLine, `The model could not be loaded: ${error.message}`, true);
-    window.scorchIcons.error = error.message;
-  }
-}
-
-main();
+startPage('icons', statusLine, 'Ready: drop an image.', window.scorchIcons, listen);
