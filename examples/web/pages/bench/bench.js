@@ -1,13 +1,13 @@
 // The digit model timed in Scorch and in ONNX Runtime Web (wasm backend) on the same inputs, batch 1 and 64, with
 // ?threads=N threads each (default 1): ONNX Runtime's own threads; Scorch's batch of 64 split across N workers
-// (ScorchPool) when N > 1, its batch of 1 on the page's thread. 10 warm-up runs, then runs until 2 s or 500 runs have
+// (ScorchPool) when N > 1, its batch of 1 on the page's thread. 10 warm-up runs, then runs until 1 s or 500 runs have
 // passed; the median is reported. ONNX Runtime Web is served from ../ort/ (examples/web/serve.mjs maps it); both
 // outputs are compared.
 import { loadScorch, status } from '../common.js';
 import { ScorchPool } from '../scorch-web/scorch-web.js';
 
 const statusLine = document.getElementById('status'), table = document.getElementById('results');
-const BATCHES = [1, 64], WARMUP = 10, MAX_RUNS = 500, MAX_MS = 2000;
+const BATCHES = [1, 64], WARMUP = 10, MAX_RUNS = 500, MAX_MS = 1000;
 const THREADS = Number(new URLSearchParams(location.search).get('threads') ?? 1);
 
 /** Deterministic pseudo-random ink in [0, 1] for n images. */
