@@ -45,8 +45,10 @@ set(SCORCH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Scorch)
 scorch_install_export(ScorchTargets ${SCORCH_EXPORTED})
 scorch_install_export(ScorchSharedTargets ${SCORCH_SHARED_TARGETS})
 scorch_install_export(ScorchToolTargets scorch-onnx:scorch-onnx)
+# scorch/web (the web pages' model registry) is left out: scorch_web is built for the WebAssembly pages and tests,
+# not exported.
 install(DIRECTORY scorch/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/scorch
-  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "*.cuh")
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "*.cuh" PATTERN "web" EXCLUDE)
 install(DIRECTORY ${SCORCH_GENERATED_DIR}/scorch/gen DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/scorch)
 install(FILES scripts/hf_import.py DESTINATION ${CMAKE_INSTALL_DATADIR}/scorch)
 

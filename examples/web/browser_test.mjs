@@ -3,6 +3,7 @@
 // answer for the same pixels (same class, probabilities within 2e-4); saves screenshots; runs the benchmark page
 // (Scorch against ONNX Runtime Web) and prints its figures and both download sizes as JSON lines; probes WebGPU.
 //   node browser_test.mjs --dist DIR --ort DIR --tool WEB_TOOL --out DIR --icons FILE,FILE,... [--chromium PATH]
+//     [--npm PREFIX]   (where playwright-core is installed; scripts/install-deps.sh's prefix by default)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,7 +15,7 @@ const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, value, i, a
   (i % 2 === 0 ? [...pairs, [value.replace(/^--/, ''), all[i + 1]]] : pairs), []));
 for (const name of ['dist', 'ort', 'tool', 'out', 'icons'])
   if (!args[name]) throw new Error(`browser_test: --${name} is required`);
-const require = createRequire(join(process.env.SCORCH_NPM_PREFIX ?? '/usr/local/share/scorch/npm', 'node_modules/'));
+const require = createRequire(join(args.npm ?? '/usr/local/share/scorch/npm', 'node_modules/'));
 const { chromium } = require('playwright-core');
 const TOLERANCE = 2e-4;
 mkdirSync(args.out, { recursive: true });

@@ -24,8 +24,8 @@ export async function serve(dist, { ort = null, port = 0, host = '127.0.0.1' } =
   const server = createServer(async (request, response) => {
     const path = new URL(request.url, 'http://localhost').pathname;
     const [prefix, root] = roots.find(([p]) => path.startsWith(p));
-    let file = fileFor(root, path.slice(prefix.length));
     try {
+      let file = fileFor(root, path.slice(prefix.length));  // a malformed escape throws: answered 404
       if (file && (await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = file && (await readFile(file));
       if (!body) throw new Error('outside the root');

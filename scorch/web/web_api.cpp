@@ -1,6 +1,8 @@
 // The model registry (web_model.h) and the C functions of web_api.h.
 #include "scorch/web/web_api.h"
 
+#include <cstring>
+#include <limits>
 #include <map>
 #include <new>
 
@@ -77,11 +79,16 @@ template <class T, class Body> T guarded(const char* op, T fallback, Body body) 
   return fallback;
 }
 
-Loaded& loaded(const char* op, int32_t handle) {
+/// The loaded model of handle, or null.
+Loaded* find_loaded(int32_t handle) {
   auto found = state().models.find(handle);
-  if (found == state().models.end())
-    throw ValueError(op, "handle " + std::to_string(handle) + " is not a loaded model");
-  return found->second;
+  return found == state().models.end() ? nullptr : &found->second;
+}
+
+Loaded& loaded(const char* op, int32_t handle) {
+  Loaded* entry = find_loaded(handle);
+  if (!entry) throw ValueError(op, "handle " + std::to_string(handle) + " is not a loaded model");
+  return *entry;
 }
 
 Record decode_record(const uint8_t* bytes, size_t size) {
@@ -97,7 +104,7 @@ Shape input_shape(const Model& model, const uint32_t* dims, uint32_t rank) {
                                            std::to_string(model.input_rank()));
   if (rank > 0 && !dims) throw ValueError("scorch_web_run", "dims is null");
   Shape shape(std::vector<size_t>(dims, dims + rank));
-  if (!shape.checked_num_elements())
+  if (!shape.checked_num_bytes(sizeof(float)))
     throw ShapeError("scorch_web_run", "input of shape " + shape.to_string() + " is too large");
   return shape;
 }
@@ -115,6 +122,9 @@ int32_t scorch_web_load(const char* name, const char* config, const uint8_t* rec
     if (!name || !config || (!record && record_size > 0))
       throw ValueError("scorch_web_load", "name, config and record must not be null");
     auto model = factory_of(name, "scorch_web_load")(config, decode_record(record, record_size));
+    if (!model) throw ValueError("scorch_web_load", std::string("the factory of '") + name + "' returned no model");
+    if (state().next_handle == std::numeric_limits<int32_t>::max())
+      throw ValueError("scorch_web_load", "no handles left");
     int32_t handle = state().next_handle++;
     state().models[handle].model = std::move(model);
     return handle;
@@ -126,8 +136,10 @@ const float* scorch_web_run(int32_t handle, const float* input, const uint32_t* 
     Loaded& entry = loaded("scorch_web_run", handle);
     Shape shape = input_shape(*entry.model, dims, rank);
     if (!input && shape.num_elements() > 0) throw ValueError("scorch_web_run", "input is null");
-    std::vector<float> values(input, input + shape.num_elements());
-    entry.output = entry.model->run(TensorData(std::move(values), shape)).convert(DType::F32);
+    std::vector<std::byte> bytes(shape.num_elements() * sizeof(float));
+    if (!bytes.empty()) std::memcpy(bytes.data(), input, bytes.size());
+    TensorData output = entry.model->run(TensorData::from_bytes(std::move(bytes), shape, DType::F32));
+    entry.output = output.dtype() == DType::F32 ? std::move(output) : output.convert(DType::F32);
     entry.output_dims.assign(entry.output.shape().begin(), entry.output.shape().end());
     static const float kNoValues = 0;  // a non-null answer for an empty output: null means failure
     return entry.output.num_elements() == 0 ? &kNoValues : entry.output.as_span<float>().data();
@@ -135,14 +147,13 @@ const float* scorch_web_run(int32_t handle, const float* input, const uint32_t* 
 }
 
 uint32_t scorch_web_output_rank(int32_t handle) {
-  auto found = state().models.find(handle);
-  return found == state().models.end() ? 0 : static_cast<uint32_t>(found->second.output_dims.size());
+  Loaded* entry = find_loaded(handle);
+  return entry ? static_cast<uint32_t>(entry->output_dims.size()) : 0;
 }
 
 const uint32_t* scorch_web_output_dims(int32_t handle) {
-  auto found = state().models.find(handle);
-  if (found == state().models.end() || found->second.output_dims.empty()) return nullptr;
-  return found->second.output_dims.data();
+  Loaded* entry = find_loaded(handle);
+  return entry && !entry->output_dims.empty() ? entry->output_dims.data() : nullptr;
 }
 
 bool scorch_web_free(int32_t handle) {

@@ -1,5 +1,5 @@
 #pragma once
-// Models for web pages (the WebAssembly build; docs/book ch. 15): a model registered under a name is built from a
+// Models for web pages (the WebAssembly build; docs/book ch. 11): a model registered under a name is built from a
 // config (JSON text) and a record, and maps one float tensor to another on Cpu. The C functions of web_api.h and
 // the JavaScript package web/scorch-web load and run registered models; a native program links the same
 // registrations to check the page's answers.
@@ -26,7 +26,7 @@ class Model {
   virtual ~Model() = default;
   /// The input's rank; run rejects any other.
   virtual size_t input_rank() const = 0;
-  /// The output for input; throws scorch::Error naming the model and the shapes on bad input.
+  /// The output for input; throws scorch::Error (the failing op and the shapes) on bad input.
   virtual TensorData run(const TensorData& input) const = 0;
 };
 
@@ -60,6 +60,6 @@ template <size_t D, class Forward> std::unique_ptr<Model> wrap(Forward forward) 
 
 }  // namespace scorch::web
 
-/// Registers a model under the identifier name, built by factory (a ModelFactory), when the program starts.
-#define SCORCH_WEB_MODEL(name, factory) \
-  static const bool scorch_web_model_registered_##name = ::scorch::web::register_model(#name, factory)
+/// Registers a model under the identifier name, built by the factory (a ModelFactory; commas allowed), at start-up.
+#define SCORCH_WEB_MODEL(name, ...) \
+  static const bool scorch_web_model_registered_##name = ::scorch::web::register_model(#name, __VA_ARGS__)

@@ -88,7 +88,7 @@ TEST(WebApi, FailuresAreMessagesThatNameTheProblem) {
 
   int32_t handle = f.load();
   ASSERT_GT(handle, 0) << error();
-  float x[6] = {};
+  float x[8] = {};  // as many values as wrong_width names
   uint32_t rank3[] = {1, 2, 3}, wrong_width[] = {2, 4}, huge[] = {4000000000u, 4000000000u};
   EXPECT_EQ(scorch_web_run(handle, x, rank3, 3), nullptr);
   EXPECT_NE(error().find("rank 3; the model takes rank 2"), std::string::npos) << error();

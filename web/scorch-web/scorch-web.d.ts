@@ -32,11 +32,14 @@ export class ScorchModel {
 
 /** A model run by Web Workers, each with its own module and copy of the model; run() splits the batch. */
 export class ScorchPool {
-  /** Starts workers (default: navigator.hardwareConcurrency) that load model name from config and record. */
+  /** Starts workers (default: navigator.hardwareConcurrency) that load model name from config and record; a relative
+   * moduleUrl is resolved against the page. */
   static create(moduleUrl: string | URL, name: string, config: string | object, record: ArrayBuffer | Uint8Array,
     workers?: number): Promise<ScorchPool>;
+  /** create() with `${base}/${name}.config.json` and `${base}/${name}.bin` fetched. */
+  static createFromUrl(moduleUrl: string | URL, name: string, base: string, workers?: number): Promise<ScorchPool>;
   /** The output for input of shape dims, its first dim split across the workers. */
   run(input: Float32Array | number[], dims: number[]): Promise<Output>;
-  /** Stops the workers; later runs throw. */
+  /** Stops the workers; runs in flight and later runs reject. */
   terminate(): void;
 }

@@ -15,6 +15,6 @@ self.onmessage = async ({ data: message }) => {
       self.postMessage({ id: message.id, data, dims }, [data.buffer]);
     }
   } catch (error) {
-    self.postMessage({ id: message.id, error: error.message });
+    self.postMessage({ id: message.id, error: String(error?.message ?? error) });
   }
 };

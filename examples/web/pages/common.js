@@ -22,8 +22,9 @@ export function showBars(list, labels, probabilities) {
     const item = document.createElement('li');
     const percent = (100 * probabilities[i]).toFixed(1);
     item.className = i === top ? 'top' : '';
-    item.innerHTML = `<span></span><span class="bar" role="meter" aria-valuemin="0" aria-valuemax="100"
-      aria-valuenow="${percent}"><span class="fill" style="width: ${percent}%"></span></span><span>${percent} %</span>`;
+    item.innerHTML = `<span aria-hidden="true"></span><span class="bar" role="meter" aria-valuemin="0"
+      aria-valuemax="100" aria-valuenow="${percent}"><span class="fill" style="width: ${percent}%"></span></span>
+      <span aria-hidden="true">${percent} %</span>`;
     item.firstChild.textContent = label;
     item.children[1].setAttribute('aria-label', `${label}: ${percent} percent`);
     return item;
@@ -46,6 +47,25 @@ export async function startPage(name, statusLine, readyMessage, state, start) {
   } catch (error) {
     status(statusLine, `The model could not be loaded: ${error.message}`, true);
     state.error = error.message;
+  }
+}
+
+/**
+ * Runs model on values of shape dims and shows the answer: bars, the heading (answer(label) gives its text) and the
+ * status line, the page's one live region; records input and probabilities in state (what the test reads). A failure
+ * is shown as an error.
+ */
+export function showAnswer(model, values, dims, labels, page, state) {
+  try {
+    const start = performance.now();
+    const { data } = model.run(values, dims);
+    const elapsed = performance.now() - start, top = showBars(page.bars, labels, data);
+    page.heading.textContent = page.answer(labels[top]);
+    status(page.statusLine, `${page.answer(labels[top])}: answered in ${elapsed.toFixed(2)} ms.`);
+    Object.assign(state, { input: Array.from(values), probabilities: Array.from(data) });
+    state.predictions += 1;
+  } catch (error) {
+    status(page.statusLine, `The model failed: ${error.message}`, true);
   }
 }
 

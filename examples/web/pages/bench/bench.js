@@ -8,7 +8,13 @@ import { ScorchPool } from '../scorch-web/scorch-web.js';
 
 const statusLine = document.getElementById('status'), table = document.getElementById('results');
 const BATCHES = [1, 64], WARMUP = 10, MAX_RUNS = 500, MAX_MS = 1000;
-const THREADS = Number(new URLSearchParams(location.search).get('threads') ?? 1);
+const THREADS = threadsAsked();
+
+/** ?threads=N: a whole number from 1 to 64, else 1. */
+function threadsAsked() {
+  const n = Number(new URLSearchParams(location.search).get('threads') ?? 1);
+  return Number.isInteger(n) && n >= 1 && n <= 64 ? n : 1;
+}
 
 /** Deterministic pseudo-random ink in [0, 1] for n images. */
 function images(n) {
@@ -48,20 +54,23 @@ function row(entry) {
 
 async function bench() {
   table.replaceChildren();
-  const results = [];
-  let start = performance.now();
+  const start = performance.now();
   const scorch = await loadScorch();
   const model = await scorch.loadModelFromUrl('digits', '../models');
-  const scorchLoad = performance.now() - start;
   let pool = null;
-  if (THREADS > 1) {
-    const [config, record] = await Promise.all([fetch('../models/digits.config.json').then((r) => r.text()),
-      fetch('../models/digits.bin').then((r) => r.arrayBuffer())]);
-    pool = await ScorchPool.create(new URL('../scorch-models.js', import.meta.url).href, 'digits', config, record,
-      THREADS);
+  try {
+    if (THREADS > 1) pool = await ScorchPool.createFromUrl('../scorch-models.js', 'digits', '../models', THREADS);
+    return await compare(model, pool, performance.now() - start);  // Scorch's load: module, model and workers
+  } finally {
+    model.free();
+    pool?.terminate();
   }
+}
 
-  start = performance.now();
+/** Times both runtimes on each batch size; rows are added to the table as they are measured. */
+async function compare(model, pool, scorchLoad) {
+  const results = [];
+  const start = performance.now();
   const ort = await import('../ort/ort.wasm.min.mjs');
   ort.env.wasm.numThreads = THREADS;
   ort.env.wasm.wasmPaths = new URL('../ort/', import.meta.url).href;
@@ -70,7 +79,8 @@ async function bench() {
 
   for (const batch of BATCHES) {
     const input = images(batch), dims = [batch, 28, 28];
-    const s = await time(async () => (pool && batch > 1 ? (await pool.run(input, dims)) : model.run(input, dims)).data);
+    const scorchRun = async () => (pool && batch > 1 ? await pool.run(input, dims) : model.run(input, dims)).data;
+    const s = await time(scorchRun);
     const feeds = { ink: new ort.Tensor('float32', input, dims) };
     const o = await time(async () => (await session.run(feeds)).probabilities.data);
     let difference = 0;
@@ -81,8 +91,6 @@ async function bench() {
       max_difference: difference });
     results.slice(-2).forEach(row);
   }
-  model.free();
-  pool?.terminate();
   return results;
 }
 

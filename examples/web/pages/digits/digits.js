@@ -1,6 +1,7 @@
-// The digit page: strokes on a 280 × 280 canvas become a 28 × 28 image as MNIST's are made (the ink's bounding box
-// scaled into 20 × 20 and centered), which the "digits" model reads after every stroke.
-import { showBars, startPage, status } from '../common.js';
+// The digit page: strokes on a 280 × 280 canvas become a 28 × 28 image much as MNIST's were made (the ink scaled into
+// 20 × 20; here centered by its bounding box, MNIST by its center of mass), which the "digits" model reads after
+// every stroke.
+import { showAnswer, startPage, status } from '../common.js';
 
 const pad = document.getElementById('pad'), ink = pad.getContext('2d', { willReadFrequently: true });
 const statusLine = document.getElementById('status'), answer = document.getElementById('answer');
@@ -15,6 +16,7 @@ function clear() {
   ink.fillRect(0, 0, pad.width, pad.height);
   answer.textContent = 'Draw a digit';
   bars.replaceChildren();
+  if (window.scorchDigits.ready) status(statusLine, 'Ready: draw a digit.');
 }
 
 /** The drawing as MNIST pixels in [0, 1] (1 = ink), or null when nothing is drawn. */
@@ -39,20 +41,14 @@ function mnistPixels() {
   return values;
 }
 
-function predict(model) {
+function predict(model, labels) {
   const values = mnistPixels();
   if (!values) return;
-  const start = performance.now();
-  const { data } = model.run(values, [1, SIDE, SIDE]);
-  const elapsed = performance.now() - start;
-  const top = showBars(bars, [...Array(10).keys()].map(String), data);
-  answer.textContent = `It is a ${top}`;
-  status(statusLine, `Answered in ${elapsed.toFixed(2)} ms.`);
-  Object.assign(window.scorchDigits, { input: Array.from(values), probabilities: Array.from(data) });
-  window.scorchDigits.predictions += 1;
+  const page = { bars, heading: answer, statusLine, answer: (label) => `It is a ${label}` };
+  showAnswer(model, values, [1, SIDE, SIDE], labels, page, window.scorchDigits);
 }
 
-function listen(model) {
+function listen(model, labels) {
   let drawing = false;
   const at = (event) => {
     const r = pad.getBoundingClientRect();
@@ -72,7 +68,7 @@ function listen(model) {
   const end = () => {
     if (!drawing) return;
     drawing = false;
-    predict(model);
+    predict(model, labels);
   };
   pad.addEventListener('pointerup', end);
   pad.addEventListener('pointercancel', end);

@@ -1,6 +1,6 @@
 // The icon page: a dropped or chosen image is fitted into 32 × 32 (aspect kept, centered) and read as coverage in
 // [0, 1]: its alpha where it has transparency (as the icons the model learned from), else its darkness.
-import { showBars, startPage, status } from '../common.js';
+import { showAnswer, startPage, status } from '../common.js';
 
 const SIDE = 32;
 const preview = document.getElementById('preview'), drop = document.getElementById('drop');
@@ -38,15 +38,8 @@ async function classify(model, labels, file) {
   } catch {
     return status(statusLine, `${file.name} could not be decoded as an image.`, true);
   }
-  const values = coverage(image);
-  const start = performance.now();
-  const { data } = model.run(values, [1, SIDE, SIDE]);
-  const elapsed = performance.now() - start;
-  const top = showBars(bars, labels, data);
-  answer.textContent = `Looks like ${labels[top]}`;
-  status(statusLine, `${file.name}: answered in ${elapsed.toFixed(2)} ms.`);
-  Object.assign(window.scorchIcons, { input: Array.from(values), probabilities: Array.from(data), file: file.name });
-  window.scorchIcons.predictions += 1;
+  const page = { bars, heading: answer, statusLine, answer: (label) => `${file.name} looks like ${label}` };
+  showAnswer(model, coverage(image), [1, SIDE, SIDE], labels, page, window.scorchIcons);
 }
 
 function listen(model, labels) {

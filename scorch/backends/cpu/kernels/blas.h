@@ -66,10 +66,11 @@ void vector_times_rows(const C* x, const C* b, ptrdiff_t ldb, size_t k, size_t j
   size_t j = jb;
   for (; j + 8 * L <= je; j += 8 * L) block.template operator()<8>(j);
   for (; j + L <= je; j += L) block.template operator()<1>(j);
-  for (; j < je; ++j) {
-    C sum = 0;
-    for (size_t p = 0; p < k; ++p) sum += x[p] * b[static_cast<ptrdiff_t>(p) * ldb + static_cast<ptrdiff_t>(j)];
-    out[j] = accumulate ? out[j] + sum : sum;
+  if (j == je) return;
+  if (!accumulate) std::fill(out + j, out + je, C(0));  // fewer columns than a vector: B's rows scaled and added
+  for (size_t p = 0; p < k; ++p) {
+    const C* row = b + static_cast<ptrdiff_t>(p) * ldb;
+    for (size_t t = j; t < je; ++t) out[t] += x[p] * row[t];
   }
 }
 

@@ -28,7 +28,6 @@ inline int64_t source(const Geometry& g, size_t d, size_t o, size_t k) {
   return static_cast<int64_t>(o * g.stride[d] + k * g.dilation[d]) - static_cast<int64_t>(g.padding[d]);
 }
 inline bool inside(int64_t i, size_t n) { return i >= 0 && i < static_cast<int64_t>(n); }
-}  // namespace
 
 /// dst[0, n) = src[0, n) for im2col's runs (a row of a small image, often 100 bytes): in WebAssembly as 16-byte
 /// vector copies, where memcpy is a call that copies a word at a time (no_builtin keeps clang from turning the loop
@@ -44,6 +43,7 @@ template <class T> __attribute__((no_builtin("memcpy"))) void copy_run(const T* 
 #else
 template <class T> void copy_run(const T* src, size_t n, T* dst) { std::memcpy(dst, src, n * sizeof(T)); }
 #endif
+}  // namespace
 
 template <class T> void im2col_row(const T* x, const Geometry& g, size_t row, size_t pix0, size_t count, T* dst) {
   size_t kvol = g.kernel_size();
