@@ -35,10 +35,11 @@ template <class C> C dot(const C* x, const C* y, size_t n) {
   return sum;
 }
 
-/// out[j] (+)= Σ_p x[p]·b[p·ldb + j] for j in [jb, je), B's rows contiguous: the columns in blocks of 8 vectors held
-/// in registers while p runs down B, so B is read once and out written once (a layer's row-major weights at batch 1).
-template <class C>
-void vector_times_rows(const C* x, const C* b, ptrdiff_t ldb, size_t k, size_t jb, size_t je, C* out, bool accumulate) {
+/// out[j] (+)= Σ_p x[p]·b[p·ldb + j] for the whole vectors of columns in [jb, je), B's rows contiguous: blocks of 8
+/// vectors held in registers while p runs down B, so B is read once and out written once (a layer's row-major weights
+/// at batch 1). Returns the first column left (fewer than a vector's worth).
+template <class C> size_t vector_times_rows(const C* x, const C* b, ptrdiff_t ldb, size_t k, size_t jb, size_t je,
+                                            C* out, bool accumulate) {
   typedef C Vec __attribute__((vector_size(gemm::kVecBytes)));
   constexpr size_t L = gemm::kVecBytes / sizeof(C);
   auto block = [&]<size_t V>(size_t j) {
@@ -66,12 +67,7 @@ void vector_times_rows(const C* x, const C* b, ptrdiff_t ldb, size_t k, size_t j
   size_t j = jb;
   for (; j + 8 * L <= je; j += 8 * L) block.template operator()<8>(j);
   for (; j + L <= je; j += L) block.template operator()<1>(j);
-  if (j == je) return;
-  if (!accumulate) std::fill(out + j, out + je, C(0));  // fewer columns than a vector: B's rows scaled and added
-  for (size_t p = 0; p < k; ++p) {
-    const C* row = b + static_cast<ptrdiff_t>(p) * ldb;
-    for (size_t t = j; t < je; ++t) out[t] += x[p] * row[t];
-  }
+  return j;
 }
 
 /// C[m, n] (+)= A·B for m ≤ kFewRows, split over threads along n: dot products with B's columns when they are
@@ -93,15 +89,15 @@ void few_rows(size_t m, size_t n, size_t k, gemm::Strided<C> a, gemm::Strided<C>
         }
         continue;
       }
-      if (b.col_stride == 1) {
-        vector_times_rows(rows.data() + i * k, b.data, b.row_stride, k, jb, je, out, accumulate);
-        continue;
-      }
-      if (!accumulate) std::fill(out + jb, out + je, C(0));
+      size_t j0 = b.col_stride == 1
+                      ? vector_times_rows(rows.data() + i * k, b.data, b.row_stride, k, jb, je, out, accumulate)
+                      : jb;
+      if (j0 == je) continue;
+      if (!accumulate) std::fill(out + j0, out + je, C(0));
       for (size_t p = 0; p < k; ++p) {
         C av = rows[i * k + p];
         const C* brow = b.data + static_cast<ptrdiff_t>(p) * b.row_stride;
-        for (size_t j = jb; j < je; ++j) out[j] += av * brow[static_cast<ptrdiff_t>(j) * b.col_stride];
+        for (size_t j = j0; j < je; ++j) out[j] += av * brow[static_cast<ptrdiff_t>(j) * b.col_stride];
       }
     }
   });
