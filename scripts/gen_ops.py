@@ -279,10 +279,10 @@ namespace scorch {{
 """
 
 
-def gen_kernel_backend(ops, spec, required_only=False):
+def gen_kernel_backend(ops, spec, required_only=False, strided_only=False):
     name, namespace, kernel_ns, tensor, device, header = spec.split(",")[:6]
     types = dict(f=tensor, i=tensor, bt=tensor, device=device)
-    decls, bound, required = {}, [], []
+    decls, bound, required, strided = {}, [], [], []
     for op in ops:
         if op.kernel is None:
             continue
@@ -294,6 +294,8 @@ def gen_kernel_backend(ops, spec, required_only=False):
         bound.append(forward(op, op.full, f"{kernel_ns}::{op.kernel}", None, **types))
         if op.required:
             required.append(bound[-1])
+        if op.required or op.functor or op.cls == "layout":
+            strided.append(bound[-1])
     decl_text = "\n".join(d for d, _ in decls.values())
     required_struct = f"""
 /// Only the op table's required ops, bound to {kernel_ns}::*: a backend built on it runs every provided
@@ -302,6 +304,13 @@ struct {name}RequiredKernelOps {{
 {chr(10).join(required)}
 }};
 """ if required_only else ""
+    strided_struct = f"""
+/// The required ops and those the generated strided kernels define (every op with a scalar_ops functor, every
+/// layout op), bound to {kernel_ns}::*; the other provided ops run through backend/provided's defaults.
+struct {name}StridedKernelOps {{
+{chr(10).join(strided)}
+}};
+""" if strided_only else ""
     return f"""#pragma once
 {HEADER}// {name}'s kernels as the op table names them: one kernel function serves every kind whose dtype it
 // supports, and {name}KernelOps binds the table's kind-prefixed op names to them.
@@ -318,8 +327,36 @@ namespace {namespace} {{
 struct {name}KernelOps {{
 {chr(10).join(bound)}
 }};
-{required_struct}
+{required_struct}{strided_struct}
 }}  // namespace {namespace}
+"""
+
+
+def gen_host_kernels(ops, spec, names):
+    """Kernels of a backend that run on the Cpu backend's kernels over host copies (the host::run adapter)."""
+    name, namespace, kernel_ns, tensor, device = spec.split(",")[:5]
+    types = dict(f=tensor, i=tensor, bt=tensor, device=device)
+    by_kernel = {op.kernel: op for op in reversed(ops) if op.kernel}
+    defs = []
+    for kernel in names:
+        op = by_kernel.get(kernel)
+        if op is None:
+            sys.exit(f"host kernel list: {kernel} is no kernel of the op table")
+        args = ", ".join(n for _, n in op.params)
+        defs.append(f"{subst(op.result, **types)} {kernel}({decl_params(op, **types)}) {{\n"
+                    f"  return host::run<{subst(op.result, **types)}>(\"{kernel}\", [](auto&&... a) {{\n"
+                    f"    return cpu::kernels::{kernel}(std::forward<decltype(a)>(a)...);\n  }}, {args});\n}}")
+    return f"""{HEADER}// {name}'s kernels that run on the Cpu backend's kernels over host copies of their operands (each call
+// counted in work_stats().host_fallbacks); the list is scorch/backends/{name.lower()}/kernels/host_kernels.txt.
+#include "scorch/backends/{name.lower()}/kernels/host.h"
+#include "scorch/gen/cpu_kernel_ops.h"
+#include "scorch/gen/{name.lower()}_kernel_ops.h"
+
+namespace {namespace}::{kernel_ns} {{
+
+{chr(10).join(defs)}
+
+}}  // namespace {namespace}::{kernel_ns}
 """
 
 
@@ -622,6 +659,10 @@ def main():
                              "[,strided loops header,elementwise source suffix]")
     parser.add_argument("--required-ops", action="append", default=[],
                         help="Kernel backend that also gets a <Name>RequiredKernelOps (required ops only)")
+    parser.add_argument("--strided-ops", action="append", default=[],
+                        help="Kernel backend that also gets a <Name>StridedKernelOps (required, functor and layout ops)")
+    parser.add_argument("--host-kernels", action="append", default=[],
+                        help="Name=path: the kernels (one per line) backend Name runs on the Cpu kernels")
     parser.add_argument("--scalar-op-header", action="append", default=[],
                         help="include-name=path of a scalar functor header, embedded in scalar_ops_text.h")
     args = parser.parse_args()
@@ -637,7 +678,13 @@ def main():
     for spec in args.kernel_backend:
         fields = spec.split(",")
         stem = f"scorch/gen/{fields[0].lower()}"
-        write(args.out, f"{stem}_kernel_ops.h", gen_kernel_backend(ops, spec, fields[0] in args.required_ops))
+        write(args.out, f"{stem}_kernel_ops.h",
+              gen_kernel_backend(ops, spec, fields[0] in args.required_ops, fields[0] in args.strided_ops))
+        for host in args.host_kernels:
+            backend, path = host.split("=", 1)
+            if backend == fields[0]:
+                names = [line.split("#")[0].strip() for line in pathlib.Path(path).read_text().splitlines()]
+                write(args.out, f"{stem}_host_kernels.cpp", gen_host_kernels(ops, spec, [n for n in names if n]))
         if len(fields) == 8:
             write(args.out, f"{stem}_elementwise.{fields[7]}", gen_strided_elementwise(ops, spec))
             write(args.out, f"{stem}_layout.cpp", gen_strided_layout(ops, spec))

@@ -2,7 +2,8 @@
 // Differential testing: every op of op_table.txt on random inputs (several shapes, broadcasting,
 // non-contiguous views, edge values), run on each backend under test and on the oracle
 // (LibTorch; Cpu where LibTorch is not built), compared within per-dtype tolerances; gradients through Autodiff<B>
-// compared the same way. The backends: Cpu and Fusion<Cpu>, and Cuda and Fusion<Cuda> where a GPU is visible.
+// compared the same way. The backends: Cpu and Fusion<Cpu>, Cuda and Fusion<Cuda> where a GPU is visible, and Vulkan
+// where a Vulkan device is (lavapipe in CI).
 // A case body is written once as a generic lambda over the backend.
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,9 @@
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>
 #include <scorch/stacks/fusion_cuda/autodiff.h>
+#endif
+#ifdef SCORCH_HAVE_VULKAN
+#include <scorch/stacks/vulkan/autodiff.h>
 #endif
 #include <scorch/scorch.hpp>
 #include <scorch/stacks/fusion_cpu/autodiff.h>
@@ -240,6 +244,9 @@ class DiffList {
       add_backend<kGrad, Cuda>(c.runners, body);
       add_backend<kGrad, FusionCuda>(c.runners, body);
     }
+#endif
+#ifdef SCORCH_HAVE_VULKAN
+    if (backends::vulkan::is_available()) add_backend<kGrad, Vulkan>(c.runners, body);
 #endif
     cases.push_back(std::move(c));
   }

@@ -49,6 +49,12 @@ template <class B, class T> T inverse_rms(const T& x, double epsilon) {
   return F::recip(F::sqrt(F::add_scalar(std::move(mean_square), Scalar(epsilon))));
 }
 
+/// shape with its last dim 1.
+inline Shape keep_last(Shape shape) {
+  shape[shape.rank() - 1] = 1;
+  return shape;
+}
+
 }  // namespace fused_detail
 
 /// Attention's output and the log-sum-exp of each query's masked scaled scores ([batch, heads, seq_q], f32 for
@@ -59,11 +65,15 @@ template <class B> auto module_attention_with_stats(const typename B::FloatTenso
                                                     bool causal, const AttentionDropout& dropout) {
   using F = KindOps<B, Float>;
   using fused_detail::as;
+  using fused_detail::keep_last;
   size_t r = q.shape().rank();
   DType d = q.dtype(), w = fused_detail::wide(d);
   auto scores = attention_detail::masked_scores<B>(as<B>(q, w), as<B>(k, w), mask, scale, causal);
   // The row's peak, finite where every key is masked (its exponentials are then 0, its log-sum-exp -inf).
-  auto peak = F::clamp_min(F::max_dim(scores, r - 1), Scalar(std::numeric_limits<float>::lowest()));
+  // With no keys (an empty last dim) max has no identity: the peak is then lowest, as for a fully masked row.
+  auto peak = scores.shape()[r - 1] == 0
+                  ? F::full(keep_last(scores.shape()), Scalar(std::numeric_limits<float>::lowest()), scores.device(), w)
+                  : F::clamp_min(F::max_dim(scores, r - 1), Scalar(std::numeric_limits<float>::lowest()));
   auto e = F::exp(F::sub(std::move(scores), peak));
   auto total = F::sum_dim(e, r - 1);
   auto probs = attention_detail::dropped<B>(F::div(std::move(e), total), dropout);

@@ -1,0 +1,60 @@
+#pragma once
+// How the Vulkan kernels queue shaders (internal to backends/vulkan): the elementwise shader's parameter block
+// (mirroring map.comp's MapParams), operand descriptions, the wide/narrow variant choice and the map launcher
+// every elementwise kernel goes through.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "scorch/backends/vulkan/context.h"
+#include "scorch/backends/vulkan/shaders/op_codes.h"
+#include "scorch/backends/vulkan/vulkan_tensor.h"
+#include "scorch/core/scalar.h"
+
+namespace scorch::backends::vulkan::kernels {
+
+/// One operand of map.comp: address, element offset and strides over the kernel's shape (48 bytes, std430).
+struct OperandParams {
+  uint32_t addr[2] = {0, 0};
+  int32_t offset = 0;
+  int32_t pad = 0;
+  int32_t strides[kMaxRank] = {};
+};
+/// map.comp's MapParams.
+struct MapParams {
+  int32_t rank = 0, n = 0, pad0 = 0, pad1 = 0;
+  int32_t shape[kMaxRank] = {};
+  OperandParams out, a, b, c;
+  float scalar_f = 0;
+  int32_t scalar_i = 0;
+  uint32_t scalar_f64[2] = {0, 0};
+  uint32_t scalar_i64[2] = {0, 0};
+  uint32_t pad2[2] = {0, 0};
+};
+static_assert(sizeof(OperandParams) == 48 && sizeof(MapParams) == 272, "must match map.comp");
+
+/// The context of x's device.
+detail::Context& context_of(const VulkanTensor& x);
+/// The shader's variant name: name + "_wide" when any dtype is f64 or i64.
+std::string variant(const char* name, std::initializer_list<DType> dtypes);
+/// Throws DeviceError (naming op) unless every index of a kernel over numel elements of x fits 32 bits.
+void check_index_range(const char* op, const VulkanTensor& x);
+/// Workgroups of 256 covering n items, at most 65535 (the shaders loop over the rest).
+uint32_t groups_for(int64_t n);
+
+/// An elementwise launch: out = op over the operands present, by form (op_codes.h).
+struct MapLaunch {
+  int op = OP_COPY;
+  int form = FORM_UNARY;
+  int kind = KIND_FLOAT;
+  const VulkanTensor* a = nullptr;
+  const VulkanTensor* b = nullptr;
+  const VulkanTensor* c = nullptr;
+  std::optional<Scalar> scalar;
+  /// Compare against the scalar in double (the wide variant), as the Cpu backend does for float tensors.
+  bool wide_scalar = false;
+};
+/// Runs launch into out (a fresh, dense, uniquely owned tensor, or any strided view for a copy).
+void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch);
+
+}  // namespace scorch::backends::vulkan::kernels

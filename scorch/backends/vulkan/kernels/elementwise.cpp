@@ -1,0 +1,243 @@
+// The elementwise launchers behind the generated kernels, and the elementwise kernels written by hand: division
+// and remainder (with the integer-division-by-zero check), powf_scalar, casts, logical and bitwise not, masks.
+#include "scorch/backends/vulkan/kernels/elementwise.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "scorch/backends/vulkan/kernels/host.h"
+#include "scorch/gen/cpu_kernel_ops.h"
+#include "scorch/gen/vulkan_kernel_ops.h"
+
+namespace scorch::backends::vulkan::kernels {
+namespace cpuk = cpu::kernels;
+using T = VulkanTensor;
+
+namespace {
+
+void check_same_device(const char* op, const T& a, const T& b) {
+  if (!(a.device() == b.device()))
+    throw DeviceError(op, "operands on " + a.device().to_string() + " and " + b.device().to_string());
+}
+
+bool is_comparison(int op) { return op >= OP_EQ && op <= OP_LE; }
+bool is_predicate(int op) { return op == OP_IS_NAN || op == OP_IS_INF; }
+
+// The output of an op on a: a itself when a is the only reference to a dense buffer of the result's shape and dtype.
+T output_for(T& a, const Shape& shape, DType dtype) {
+  return reusable(a, shape, dtype) ? a : VulkanTensor(shape, dtype, a.device());
+}
+
+int compute_kind(DType d) { return is_float(d) ? KIND_FLOAT : KIND_INT; }
+
+void require_float(const char* name, const T& x) {
+  if (!is_float(x.dtype()))
+    throw DTypeError(name, "needs a float tensor, got " + std::string(dtype_name(x.dtype())));
+}
+void require_int(const char* name, const T& x) {
+  if (!is_int(x.dtype()))
+    throw DTypeError(name, "needs an int tensor, got " + std::string(dtype_name(x.dtype())));
+}
+void require_same_dtype(const char* name, const T& a, const T& b) {
+  if (a.dtype() != b.dtype())
+    throw DTypeError(name, "operands of dtype " + std::string(dtype_name(a.dtype())) + " and " +
+                               std::string(dtype_name(b.dtype())));
+}
+
+}  // namespace
+
+bool f32_only(int op) {
+  switch (op) {
+    case OP_EXP: case OP_LOG: case OP_LOG1P: case OP_LOGIT: case OP_COS: case OP_SIN: case OP_TAN: case OP_COSH:
+    case OP_SINH: case OP_TANH: case OP_ACOS: case OP_ACOSH: case OP_ASIN: case OP_ASINH: case OP_ATAN:
+    case OP_ATANH: case OP_ERF: case OP_SIGMOID: case OP_GELU: case OP_LOG_SIGMOID: case OP_POW: case OP_ATAN2:
+      return true;
+    default: return false;
+  }
+}
+
+T host_unary(const char* name, int op, const T& x) {
+  auto run = [&](auto fn) { return host::run<T>(name, fn, x); };
+  switch (op) {
+    case OP_EXP: return run([](auto&& a) { return cpuk::exp(a); });
+    case OP_LOG: return run([](auto&& a) { return cpuk::log(a); });
+    case OP_LOG1P: return run([](auto&& a) { return cpuk::log1p(a); });
+    case OP_LOGIT: return run([](auto&& a) { return cpuk::logit(a); });
+    case OP_COS: return run([](auto&& a) { return cpuk::cos(a); });
+    case OP_SIN: return run([](auto&& a) { return cpuk::sin(a); });
+    case OP_TAN: return run([](auto&& a) { return cpuk::tan(a); });
+    case OP_COSH: return run([](auto&& a) { return cpuk::cosh(a); });
+    case OP_SINH: return run([](auto&& a) { return cpuk::sinh(a); });
+    case OP_TANH: return run([](auto&& a) { return cpuk::tanh(a); });
+    case OP_ACOS: return run([](auto&& a) { return cpuk::acos(a); });
+    case OP_ACOSH: return run([](auto&& a) { return cpuk::acosh(a); });
+    case OP_ASIN: return run([](auto&& a) { return cpuk::asin(a); });
+    case OP_ASINH: return run([](auto&& a) { return cpuk::asinh(a); });
+    case OP_ATAN: return run([](auto&& a) { return cpuk::atan(a); });
+    case OP_ATANH: return run([](auto&& a) { return cpuk::atanh(a); });
+    case OP_ERF: return run([](auto&& a) { return cpuk::erf(a); });
+    case OP_SIGMOID: return run([](auto&& a) { return cpuk::sigmoid(a); });
+    case OP_GELU: return run([](auto&& a) { return cpuk::gelu(a); });
+    case OP_LOG_SIGMOID: return run([](auto&& a) { return cpuk::log_sigmoid(a); });
+    default: throw DeviceError(name, "no host form of this op");
+  }
+}
+
+T host_binary(const char* name, int op, const T& a, const T& b) {
+  if (op == OP_POW) return host::run<T>(name, [](auto&& x, auto&& y) { return cpuk::powf(x, y); }, a, b);
+  return host::run<T>(name, [](auto&& x, auto&& y) { return cpuk::atan2(x, y); }, a, b);
+}
+
+T host_scalar(const char* name, int op, const T& a, Scalar s) {
+  if (op != OP_POW) throw DeviceError(name, "no host form of this op");
+  return host::run<T>(name, [](auto&& x, auto&& v) { return cpuk::powf_scalar(x, v); }, a, s);
+}
+
+T map_unary(const char* name, int op, T x, bool numeric) {
+  if (!numeric && !is_predicate(op)) require_float(name, x);
+  if (x.dtype() == DType::Bool && op != OP_LOGICAL_NOT)
+    throw DTypeError(name, "needs a numeric tensor, got bool");
+  if (x.dtype() == DType::F64 && f32_only(op)) return host_unary(name, op, x);
+  DType out_dtype = is_predicate(op) ? DType::Bool : x.dtype();
+  T out = output_for(x, x.shape(), out_dtype);
+  MapLaunch launch;
+  launch.op = op;
+  launch.kind = compute_kind(x.dtype());
+  launch.a = &x;
+  run_map(name, out, launch);
+  return out;
+}
+
+T map_binary(const char* name, int op, T a, T b, bool int_only) {
+  check_same_device(name, a, b);
+  require_same_dtype(name, a, b);
+  if (int_only) require_int(name, a);
+  if (a.dtype() == DType::F64 && f32_only(op)) return host_binary(name, op, a, b);
+  Shape shape = broadcast_shapes(name, a.shape(), b.shape());
+  DType out_dtype = is_comparison(op) ? DType::Bool : a.dtype();
+  T out = reusable(a, shape, out_dtype) ? a : output_for(b, shape, out_dtype);
+  MapLaunch launch;
+  launch.op = op;
+  launch.form = FORM_BINARY;
+  launch.kind = compute_kind(a.dtype());
+  launch.a = &a;
+  launch.b = &b;
+  run_map(name, out, launch);
+  return out;
+}
+
+T map_scalar(const char* name, int op, T a, Scalar s, bool int_only) {
+  if (int_only) require_int(name, a);
+  if (a.dtype() == DType::F64 && f32_only(op)) return host_scalar(name, op, a, s);
+  DType out_dtype = is_comparison(op) ? DType::Bool : a.dtype();
+  MapLaunch launch;
+  launch.op = op;
+  launch.form = FORM_SCALAR;
+  launch.kind = compute_kind(a.dtype());
+  // Comparisons of float tensors, or of int tensors with a fractional scalar, happen in double (as on Cpu) where
+  // the scalar has no exact f32 or int form.
+  if (is_comparison(op)) {
+    double v = s.to_double();
+    bool exact = is_float(a.dtype()) ? static_cast<double>(static_cast<float>(v)) == v || std::isnan(v)
+                                     : !s.is_float() || v == std::trunc(v);
+    if (!exact) {
+      launch.kind = KIND_FLOAT;
+      launch.wide_scalar = true;
+    }
+  }
+  launch.scalar = s;
+  T out = output_for(a, a.shape(), out_dtype);
+  launch.a = &a;
+  run_map(name, out, launch);
+  return out;
+}
+
+T div(T a, T b) {
+  if (is_int(b.dtype()) && b.numel() > 0) {
+    TensorData zeros = into_data(equal_elem(b, Scalar(0)));
+    auto bytes = zeros.bytes();
+    if (std::any_of(bytes.begin(), bytes.end(), [](std::byte v) { return v != std::byte{0}; }))
+      throw ValueError("div", "integer division by zero");
+  }
+  return map_binary("div", OP_DIV, std::move(a), std::move(b), false);
+}
+
+T remainder(T a, T b) {
+  if (is_int(b.dtype()) && b.numel() > 0) {
+    TensorData zeros = into_data(equal_elem(b, Scalar(0)));
+    auto bytes = zeros.bytes();
+    if (std::any_of(bytes.begin(), bytes.end(), [](std::byte v) { return v != std::byte{0}; }))
+      throw ValueError("remainder", "integer division by zero");
+  }
+  return map_binary("remainder", OP_REM, std::move(a), std::move(b), false);
+}
+
+T div_scalar(T a, Scalar s) {
+  if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0)
+    throw ValueError("div_scalar", "integer division by zero");
+  return map_scalar("div_scalar", OP_DIV, std::move(a), s, false);
+}
+
+T remainder_scalar(T a, Scalar s) {
+  if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0)
+    throw ValueError("remainder_scalar", "integer division by zero");
+  return map_scalar("remainder_scalar", OP_REM, std::move(a), s, false);
+}
+
+T powf_scalar(T a, Scalar s) {
+  double e = s.to_double();
+  if (e == 2.0 && a.dtype() != DType::F64) return map_binary("powf_scalar", OP_MUL, a, a, false);
+  if (e == 0.5) return map_unary("powf_scalar", OP_SQRT, std::move(a), false);
+  return map_scalar("powf_scalar", OP_POW, std::move(a), s, false);
+}
+
+T cast(T x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  T out(x.shape(), dtype, x.device());
+  MapLaunch launch;
+  launch.kind = compute_kind(x.dtype());
+  launch.a = &x;
+  run_map("cast", out, launch);
+  return out;
+}
+
+T logical_not(T x) { return map_unary("logical_not", OP_LOGICAL_NOT, std::move(x), true); }
+
+T bitwise_not(T x) {
+  require_int("bitwise_not", x);
+  return map_unary("bitwise_not", OP_BIT_NOT, std::move(x), true);
+}
+
+T mask_where(T x, T mask, T values) {
+  check_same_device("mask_where", x, mask);
+  check_same_device("mask_where", x, values);
+  Shape shape = broadcast_shapes("mask_where", broadcast_shapes("mask_where", x.shape(), mask.shape()), values.shape());
+  if (values.dtype() != x.dtype()) values = cast(std::move(values), x.dtype());
+  if (mask.dtype() != DType::Bool) mask = cast(std::move(mask), DType::Bool);
+  T out(shape, x.dtype(), x.device());
+  MapLaunch launch;
+  launch.form = FORM_WHERE;
+  launch.kind = compute_kind(x.dtype());
+  launch.a = &x;
+  launch.b = &values;
+  launch.c = &mask;
+  run_map("mask_where", out, launch);
+  return out;
+}
+
+T mask_fill(T x, T mask, Scalar value) {
+  check_same_device("mask_fill", x, mask);
+  Shape shape = broadcast_shapes("mask_fill", x.shape(), mask.shape());
+  if (mask.dtype() != DType::Bool) mask = cast(std::move(mask), DType::Bool);
+  T out(shape, x.dtype(), x.device());
+  MapLaunch launch;
+  launch.form = FORM_MASK_FILL;
+  launch.kind = compute_kind(x.dtype());
+  launch.a = &x;
+  launch.c = &mask;
+  launch.scalar = value;
+  run_map("mask_fill", out, launch);
+  return out;
+}
+
+}  // namespace scorch::backends::vulkan::kernels

@@ -1,0 +1,134 @@
+// Batched matmul (matmul.comp): operands read through their strides (transposed views in place), batch dims
+// broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16 accumulate in f32, ints in
+// the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the dtype does).
+#include "scorch/backends/common/strided_layout.h"
+#include "scorch/backends/vulkan/kernels/dispatch.h"
+#include "scorch/gen/vulkan_kernel_ops.h"
+
+namespace scorch::backends::vulkan::kernels {
+using T = VulkanTensor;
+
+namespace {
+
+struct MatmulPush {
+  uint32_t a_addr[2], b_addr[2], c_addr[2];
+  int32_t a_offset, b_offset, c_offset, m, n, k, a_batch, a_row, a_col, b_batch, b_row, b_col, c_batch;
+};
+static_assert(sizeof(MatmulPush) <= 128);
+
+Shape batch_of(const Shape& s) {
+  Shape b = s;
+  b.remove(s.rank() - 1);
+  b.remove(s.rank() - 2);
+  return b;
+}
+
+// x's per-batch stride when its batches over batch are evenly spaced (stride 0: broadcast), else nullopt.
+std::optional<int64_t> batch_stride(const T& x, const Shape& batch) {
+  int64_t stride = 0;
+  size_t span = 1;  // batches covered by the dims after d
+  bool set = false;
+  for (size_t d = batch.rank(); d-- > 0;) {
+    if (batch[d] == 1) continue;
+    int64_t s = x.shape()[d] == 1 ? 0 : x.strides()[d];
+    if (!set) {
+      if (span != 1) return std::nullopt;
+      stride = s;
+      set = true;
+    } else if (s != stride * static_cast<int64_t>(span)) {
+      return std::nullopt;
+    }
+    span *= batch[d];
+  }
+  return stride;
+}
+
+// x broadcast to batch and copied so its batches are evenly strided.
+T even_batches(T x, const Shape& batch) {
+  Shape full = batch;
+  full.push_back(x.shape()[x.shape().rank() - 2]);
+  full.push_back(x.shape()[x.shape().rank() - 1]);
+  T expanded(x.storage(), full, broadcast_strides(x, full), x.offset(), x.dtype());
+  VulkanTensor out(full, x.dtype(), x.device());
+  assign_view(out, expanded);
+  return out;
+}
+
+std::string shader_for(DType d) {
+  switch (d) {
+    case DType::F64: return "matmul_f64";
+    case DType::I64: return "matmul_i64";
+    case DType::F32: case DType::F16: case DType::BF16: return "matmul_f32";
+    default: return "matmul_i32";
+  }
+}
+
+void set_addr(uint32_t* slot, const T& x) {
+  uint64_t a = x.storage() ? x.storage()->address() : 0;
+  slot[0] = static_cast<uint32_t>(a);
+  slot[1] = static_cast<uint32_t>(a >> 32);
+}
+
+}  // namespace
+
+T matmul(T a, T b) {
+  size_t r = a.shape().rank();
+  if (r < 2 || b.shape().rank() != r)
+    throw ShapeError("matmul", "needs operands of one rank ≥ 2, got " + a.shape().to_string() + " and " +
+                                   b.shape().to_string());
+  if (a.dtype() != b.dtype() || a.dtype() == DType::Bool)
+    throw DTypeError("matmul", "operands of dtype " + std::string(dtype_name(a.dtype())) + " and " +
+                                   std::string(dtype_name(b.dtype())));
+  if (!(a.device() == b.device()))
+    throw DeviceError("matmul", "operands on " + a.device().to_string() + " and " + b.device().to_string());
+  size_t m = a.shape()[r - 2], k = a.shape()[r - 1], n = b.shape()[r - 1];
+  if (b.shape()[r - 2] != k)
+    throw ShapeError("matmul", "inner dims differ: " + a.shape().to_string() + " · " + b.shape().to_string());
+  Shape batch = broadcast_shapes("matmul", batch_of(a.shape()), batch_of(b.shape()));
+  Shape out_shape = batch;
+  out_shape.push_back(m);
+  out_shape.push_back(n);
+  T out(out_shape, a.dtype(), a.device());
+  if (out.numel() == 0) return out;
+  if (k == 0) {
+    MapLaunch fill;
+    fill.form = FORM_FILL;
+    fill.kind = is_float(a.dtype()) ? KIND_FLOAT : KIND_INT;
+    fill.scalar = Scalar(0);
+    run_map("matmul", out, fill);
+    return out;
+  }
+  auto sa = batch_stride(a, batch);
+  if (!sa) a = even_batches(std::move(a), batch), sa = batch_stride(a, batch);
+  auto sb = batch_stride(b, batch);
+  if (!sb) b = even_batches(std::move(b), batch), sb = batch_stride(b, batch);
+  for (const T* x : {&a, &b, &out}) check_index_range("matmul", *x);
+  MatmulPush p{};
+  set_addr(p.a_addr, a);
+  set_addr(p.b_addr, b);
+  set_addr(p.c_addr, out);
+  p.m = static_cast<int32_t>(m);
+  p.n = static_cast<int32_t>(n);
+  p.k = static_cast<int32_t>(k);
+  p.a_batch = static_cast<int32_t>(*sa);
+  p.a_row = static_cast<int32_t>(a.strides()[r - 2]);
+  p.a_col = static_cast<int32_t>(a.strides()[r - 1]);
+  p.b_batch = static_cast<int32_t>(*sb);
+  p.b_row = static_cast<int32_t>(b.strides()[r - 2]);
+  p.b_col = static_cast<int32_t>(b.strides()[r - 1]);
+  p.c_batch = static_cast<int32_t>(m * n);
+  int32_t spec[] = {static_cast<int32_t>(a.dtype())};
+  detail::Context& ctx = context_of(out);
+  auto groups_x = static_cast<uint32_t>((n + 63) / 64), groups_y = static_cast<uint32_t>((m + 63) / 64);
+  size_t count = batch.num_elements();
+  for (size_t first = 0; first < count; first += 65535) {
+    size_t chunk = std::min<size_t>(count - first, 65535);
+    p.a_offset = static_cast<int32_t>(a.offset() + static_cast<int64_t>(first) * *sa);
+    p.b_offset = static_cast<int32_t>(b.offset() + static_cast<int64_t>(first) * *sb);
+    p.c_offset = static_cast<int32_t>(first * m * n);
+    ctx.dispatch(shader_for(a.dtype()), spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
+  }
+  return out;
+}
+
+}  // namespace scorch::backends::vulkan::kernels

@@ -1,0 +1,131 @@
+// What every Scorch compute shader shares: buffer references by address (no descriptors), the dtype codes of
+// scorch/core/dtype.h, loads and stores of every dtype as the compute types VF (float) and VI (int), and the
+// strided index arithmetic. SCORCH_WIDE builds the variant whose compute types are double and int64_t (for f64 and
+// i64 operands); the narrow variant computes in float and int and needs no 64-bit device feature.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference2 : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#ifdef SCORCH_WIDE
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float64 : require
+#define VF double
+#define VI int64_t
+#else
+#define VF float
+#define VI int
+#endif
+
+// DType codes (scorch/core/dtype.h).
+#define DT_F64 0
+#define DT_F32 1
+#define DT_F16 2
+#define DT_BF16 3
+#define DT_I64 4
+#define DT_I32 5
+#define DT_I16 6
+#define DT_I8 7
+#define DT_U8 8
+#define DT_BOOL 9
+#define MAX_RANK 8
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer BufF32 { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer BufF16 { float16_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer BufU16 { uint16_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer BufI32 { int v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer BufI16 { int16_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer BufI8 { int8_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer BufU8 { uint8_t v[]; };
+#ifdef SCORCH_WIDE
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufF64 { double v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64 { int64_t v[]; };
+#endif
+
+bool is_float_dtype(int dt) { return dt <= DT_BF16; }
+
+float bf16_to_float(uint bits) { return uintBitsToFloat(bits << 16); }
+// Round to nearest even; NaN stays a quiet NaN.
+uint float_to_bf16(float x) {
+  uint bits = floatBitsToUint(x);
+  if (isnan(x)) return 0x7fc0u;
+  return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+}
+
+// The value at element index i of a buffer of dtype dt, as the float compute type.
+VF load_f(uvec2 addr, int dt, int i) {
+  switch (dt) {
+#ifdef SCORCH_WIDE
+    case DT_F64: return BufF64(addr).v[i];
+    case DT_I64: return VF(BufI64(addr).v[i]);
+#endif
+    case DT_F32: return VF(BufF32(addr).v[i]);
+    case DT_F16: return VF(float(BufF16(addr).v[i]));
+    case DT_BF16: return VF(bf16_to_float(uint(BufU16(addr).v[i])));
+    case DT_I32: return VF(BufI32(addr).v[i]);
+    case DT_I16: return VF(int(BufI16(addr).v[i]));
+    case DT_I8: return VF(int(BufI8(addr).v[i]));
+    default: return VF(uint(BufU8(addr).v[i]));  // u8, bool
+  }
+}
+// The value at element index i as the int compute type (floats truncated toward zero).
+VI load_i(uvec2 addr, int dt, int i) {
+  switch (dt) {
+#ifdef SCORCH_WIDE
+    case DT_F64: return VI(BufF64(addr).v[i]);
+    case DT_I64: return BufI64(addr).v[i];
+#endif
+    case DT_F32: return VI(BufF32(addr).v[i]);
+    case DT_F16: return VI(float(BufF16(addr).v[i]));
+    case DT_BF16: return VI(bf16_to_float(uint(BufU16(addr).v[i])));
+    case DT_I32: return VI(BufI32(addr).v[i]);
+    case DT_I16: return VI(int(BufI16(addr).v[i]));
+    case DT_I8: return VI(int(BufI8(addr).v[i]));
+    default: return VI(uint(BufU8(addr).v[i]));
+  }
+}
+// Stores float x at element index i of a buffer of dtype dt (bool: x != 0; ints: truncated).
+void store_f(uvec2 addr, int dt, int i, VF x) {
+  switch (dt) {
+#ifdef SCORCH_WIDE
+    case DT_F64: BufF64(addr).v[i] = x; break;
+    case DT_I64: BufI64(addr).v[i] = int64_t(x); break;
+#endif
+    case DT_F32: BufF32(addr).v[i] = float(x); break;
+    case DT_F16: BufF16(addr).v[i] = float16_t(float(x)); break;
+    case DT_BF16: BufU16(addr).v[i] = uint16_t(float_to_bf16(float(x))); break;
+    case DT_I32: BufI32(addr).v[i] = int(x); break;
+    case DT_I16: BufI16(addr).v[i] = int16_t(int(x)); break;
+    case DT_I8: BufI8(addr).v[i] = int8_t(int(x)); break;
+    case DT_U8: BufU8(addr).v[i] = uint8_t(int(x)); break;
+    default: BufU8(addr).v[i] = uint8_t(x != VF(0) ? 1 : 0); break;
+  }
+}
+// Stores int x at element index i (narrower ints wrap; bool: x != 0).
+void store_i(uvec2 addr, int dt, int i, VI x) {
+  switch (dt) {
+#ifdef SCORCH_WIDE
+    case DT_F64: BufF64(addr).v[i] = double(x); break;
+    case DT_I64: BufI64(addr).v[i] = x; break;
+#endif
+    case DT_F32: BufF32(addr).v[i] = float(x); break;
+    case DT_F16: BufF16(addr).v[i] = float16_t(float(x)); break;
+    case DT_BF16: BufU16(addr).v[i] = uint16_t(float_to_bf16(float(x))); break;
+    case DT_I32: BufI32(addr).v[i] = int(x); break;
+    case DT_I16: BufI16(addr).v[i] = int16_t(int(x)); break;
+    case DT_I8: BufI8(addr).v[i] = int8_t(int(x)); break;
+    case DT_U8: BufU8(addr).v[i] = uint8_t(int(x)); break;
+    default: BufU8(addr).v[i] = uint8_t(x != VI(0) ? 1 : 0); break;
+  }
+}
+
+// One operand of a strided kernel: its buffer, element offset and strides over the kernel's shape.
+struct Operand {
+  uvec2 addr;
+  int offset;
+  int pad;
+  int strides[MAX_RANK];
+};

@@ -1,0 +1,252 @@
+#version 460
+// The elementwise kernel: out[i] = f(operands at i) over a strided, broadcast shape, for every elementwise op,
+// cast, copy, fill and mask of the backend. The op, the dtypes and the operand form are specialization constants, so
+// each pipeline is one straight loop; CONTIG skips the index arithmetic when every operand is dense in order.
+#include "common.glsl"
+#include "math.glsl"
+#include "op_codes.h"
+
+layout(local_size_x = 256) in;
+layout(constant_id = 0) const int OP = 0;
+layout(constant_id = 1) const int DT_OUT = DT_F32;
+layout(constant_id = 2) const int DT_A = DT_F32;
+layout(constant_id = 3) const int DT_B = DT_F32;
+layout(constant_id = 4) const int DT_C = DT_BOOL;
+layout(constant_id = 5) const int KIND = KIND_FLOAT;
+layout(constant_id = 6) const int FORM = FORM_UNARY;
+layout(constant_id = 7) const int CONTIG = 0;
+layout(constant_id = 8) const int BITS = 32;
+
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer MapParams {
+  int rank;
+  int n;
+  int pad0;
+  int pad1;
+  int shape[MAX_RANK];
+  Operand out_op;
+  Operand a_op;
+  Operand b_op;
+  Operand c_op;
+  float scalar_f;
+  int scalar_i;
+  uvec2 scalar_f64;
+  uvec2 scalar_i64;
+  uvec2 pad2;
+};
+layout(push_constant) uniform Push { uvec2 params; } pc;
+
+VF scalar_float(MapParams p) {
+#ifdef SCORCH_WIDE
+  return packDouble2x32(p.scalar_f64);
+#else
+  return p.scalar_f;
+#endif
+}
+VI scalar_int(MapParams p) {
+#ifdef SCORCH_WIDE
+  return int64_t(packUint2x32(p.scalar_i64));
+#else
+  return p.scalar_i;
+#endif
+}
+
+VF unary_f(VF x) {
+  const VF zero = VF(0), one = VF(1);
+  float f = float(x);
+  switch (OP) {
+    case OP_COPY: return x;
+    case OP_EXP: return VF(exp_f32(f));
+    case OP_LOG: return VF(log(f));
+    case OP_LOG1P: return VF(log1p_f32(f));
+    case OP_LOGIT: return VF(log(f / (1.0 - f)));
+    case OP_SQRT: return sqrt(x);
+    case OP_ABS: return abs(x);
+    case OP_COS: return VF(cos(f));
+    case OP_SIN: return VF(sin(f));
+    case OP_TAN: return VF(tan(f));
+    case OP_COSH: return VF(cosh_f32(f));
+    case OP_SINH: return VF(sinh_f32(f));
+    case OP_TANH: return VF(tanh_f32(f));
+    case OP_ACOS: return VF(acos_f32(f));
+    case OP_ACOSH: return VF(acosh_f32(f));
+    case OP_ASIN: return VF(asin_f32(f));
+    case OP_ASINH: return VF(asinh_f32(f));
+    case OP_ATAN: return VF(atan_f32(f));
+    case OP_ATANH: return VF(atanh_f32(f));
+    case OP_ROUND: return roundEven(x);
+    case OP_FLOOR: return floor(x);
+    case OP_CEIL: return ceil(x);
+    case OP_TRUNC: return trunc(x);
+    case OP_ERF: return VF(erf_f32(f));
+    case OP_RECIP: return one / x;
+    case OP_RELU: return x > zero ? x : (isnan(x) ? x : zero);
+    case OP_SIGMOID: return VF(1.0 / (1.0 + exp_f32(-f)));
+    case OP_GELU: return VF(f * 0.5 * (1.0 + erf_f32(f * 0.70710678118654752440)));
+    case OP_LOG_SIGMOID: return VF(-(max(-f, 0.0) + log1p_f32(exp_f32(-abs(f)))));
+    case OP_NEG: return -x;
+    case OP_SIGN: return isnan(x) ? x : VF((zero < x ? 1 : 0) - (x < zero ? 1 : 0));
+    default: return x;
+  }
+}
+
+VF binary_f(VF a, VF b) {
+  switch (OP) {
+    case OP_ADD: return a + b;
+    case OP_SUB: return a - b;
+    case OP_MUL: return a * b;
+    case OP_DIV: return a / b;
+    case OP_REM: {
+      // C's fmod (exact while the quotient fits the mantissa), then the divisor's sign as Python's %.
+      if (isinf(a) || isnan(a) || isnan(b) || b == VF(0)) return a * b * VF(0) / VF(0);
+      if (isinf(b)) return (a == VF(0) || (a < VF(0)) == (b < VF(0))) ? a : b;
+      VF q = trunc(a / b);
+      VF r = fma(-q, b, a);
+      if (r != VF(0) && (r < VF(0)) != (a < VF(0))) r = fma(-(q - sign(a) * sign(b)), b, a);
+      if (r != VF(0) && ((r < VF(0)) != (b < VF(0)))) r += b;
+      return r;
+    }
+    case OP_POW: return VF(pow_f32(float(a), float(b)));
+    case OP_ATAN2: return VF(atan2_f32(float(a), float(b)));
+    case OP_MIN: return (isnan(a) || a < b) ? a : b;
+    case OP_MAX: return (isnan(a) || a > b) ? a : b;
+    case OP_CLAMP_MIN: return a < b ? b : a;
+    case OP_CLAMP_MAX: return a > b ? b : a;
+    case OP_LEAKY_RELU: return a < VF(0) ? a * b : a;
+    default: return a;
+  }
+}
+
+VI unary_i(VI x) {
+  switch (OP) {
+    case OP_ABS: return x < VI(0) ? -x : x;
+    case OP_NEG: return -x;
+    case OP_SIGN: return VI((VI(0) < x ? 1 : 0) - (x < VI(0) ? 1 : 0));
+    case OP_BIT_NOT: return ~x;
+    case OP_LOGICAL_NOT: return x == VI(0) ? VI(1) : VI(0);
+    case OP_RELU: return x > VI(0) ? x : VI(0);
+    default: return x;
+  }
+}
+
+VI floor_div(VI a, VI b) {
+  if (b == VI(0)) return VI(0);
+  if (b == VI(-1)) return -a;
+  VI q = a / b;
+  if (a - q * b != VI(0) && ((a < VI(0)) != (b < VI(0)))) q -= VI(1);
+  return q;
+}
+
+VI binary_i(VI a, VI b) {
+  switch (OP) {
+    case OP_ADD: return a + b;
+    case OP_SUB: return a - b;
+    case OP_MUL: return a * b;
+    case OP_DIV: return floor_div(a, b);
+    case OP_REM: return (b == VI(0) || b == VI(-1)) ? VI(0) : a - floor_div(a, b) * b;
+    case OP_MIN: return a < b ? a : b;
+    case OP_MAX: return a > b ? a : b;
+    case OP_CLAMP_MIN: return a < b ? b : a;
+    case OP_CLAMP_MAX: return a > b ? b : a;
+    case OP_BIT_AND: return a & b;
+    case OP_BIT_OR: return a | b;
+    case OP_BIT_XOR: return a ^ b;
+    case OP_SHL: return (b < VI(0) || b >= VI(BITS)) ? VI(0) : a << b;
+    case OP_SHR: return (b < VI(0) || b >= VI(BITS)) ? (a < VI(0) ? VI(-1) : VI(0)) : a >> b;
+    case OP_LOGICAL_AND: return (a != VI(0) && b != VI(0)) ? VI(1) : VI(0);
+    case OP_LOGICAL_OR: return (a != VI(0) || b != VI(0)) ? VI(1) : VI(0);
+    case OP_LOGICAL_XOR: return ((a != VI(0)) != (b != VI(0))) ? VI(1) : VI(0);
+    default: return a;
+  }
+}
+
+bool is_compare() { return OP >= OP_EQ && OP <= OP_LE; }
+bool is_predicate() { return OP == OP_IS_NAN || OP == OP_IS_INF; }
+
+bool compare_f(VF a, VF b) {
+  switch (OP) {
+    case OP_EQ: return a == b;
+    case OP_NE: return a != b;
+    case OP_GT: return a > b;
+    case OP_GE: return a >= b;
+    case OP_LT: return a < b;
+    default: return a <= b;
+  }
+}
+bool compare_i(VI a, VI b) {
+  switch (OP) {
+    case OP_EQ: return a == b;
+    case OP_NE: return a != b;
+    case OP_GT: return a > b;
+    case OP_GE: return a >= b;
+    case OP_LT: return a < b;
+    default: return a <= b;
+  }
+}
+
+void element(MapParams p, int o_out, int o_a, int o_b, int o_c) {
+  if (FORM == FORM_FILL) {
+    if (KIND == KIND_FLOAT) store_f(p.out_op.addr, DT_OUT, o_out, scalar_float(p));
+    else store_i(p.out_op.addr, DT_OUT, o_out, scalar_int(p));
+    return;
+  }
+  if (FORM == FORM_WHERE || FORM == FORM_MASK_FILL) {
+    bool take = load_i(p.c_op.addr, DT_C, o_c) != VI(0);
+    if (KIND == KIND_FLOAT) {
+      VF v = take ? (FORM == FORM_WHERE ? load_f(p.b_op.addr, DT_B, o_b) : scalar_float(p))
+                  : load_f(p.a_op.addr, DT_A, o_a);
+      store_f(p.out_op.addr, DT_OUT, o_out, v);
+    } else {
+      VI v = take ? (FORM == FORM_WHERE ? load_i(p.b_op.addr, DT_B, o_b) : scalar_int(p))
+                  : load_i(p.a_op.addr, DT_A, o_a);
+      store_i(p.out_op.addr, DT_OUT, o_out, v);
+    }
+    return;
+  }
+  if (KIND == KIND_FLOAT) {
+    VF a = load_f(p.a_op.addr, DT_A, o_a);
+    if (FORM == FORM_UNARY) {
+      if (is_predicate()) {
+        bool r = OP == OP_IS_NAN ? isnan(a) : isinf(a);
+        store_i(p.out_op.addr, DT_OUT, o_out, VI(r ? 1 : 0));
+      } else {
+        store_f(p.out_op.addr, DT_OUT, o_out, unary_f(a));
+      }
+      return;
+    }
+    VF b = FORM == FORM_SCALAR ? scalar_float(p) : load_f(p.b_op.addr, DT_B, o_b);
+    if (is_compare()) store_i(p.out_op.addr, DT_OUT, o_out, VI(compare_f(a, b) ? 1 : 0));
+    else store_f(p.out_op.addr, DT_OUT, o_out, binary_f(a, b));
+  } else {
+    VI a = load_i(p.a_op.addr, DT_A, o_a);
+    if (FORM == FORM_UNARY) {
+      store_i(p.out_op.addr, DT_OUT, o_out, unary_i(a));
+      return;
+    }
+    VI b = FORM == FORM_SCALAR ? scalar_int(p) : load_i(p.b_op.addr, DT_B, o_b);
+    if (is_compare()) store_i(p.out_op.addr, DT_OUT, o_out, VI(compare_i(a, b) ? 1 : 0));
+    else store_i(p.out_op.addr, DT_OUT, o_out, binary_i(a, b));
+  }
+}
+
+void main() {
+  MapParams p = MapParams(pc.params);
+  int n = p.n;
+  int step = int(gl_NumWorkGroups.x * gl_WorkGroupSize.x);
+  for (int i = int(gl_GlobalInvocationID.x); i < n; i += step) {
+    if (CONTIG != 0) {
+      element(p, p.out_op.offset + i, p.a_op.offset + i, p.b_op.offset + i, p.c_op.offset + i);
+      continue;
+    }
+    int rest = i, o_out = p.out_op.offset, o_a = p.a_op.offset, o_b = p.b_op.offset, o_c = p.c_op.offset;
+    for (int d = p.rank - 1; d >= 0; --d) {
+      int size = p.shape[d];
+      int coord = rest % size;
+      rest /= size;
+      o_out += coord * p.out_op.strides[d];
+      o_a += coord * p.a_op.strides[d];
+      o_b += coord * p.b_op.strides[d];
+      o_c += coord * p.c_op.strides[d];
+    }
+    element(p, o_out, o_a, o_b, o_c);
+  }
+}

@@ -1,0 +1,37 @@
+#pragma once
+// Vulkan: Scorch's portable GPU backend (any Vulkan 1.2 device with buffer device addresses: NVIDIA, AMD, Intel,
+// mobile GPUs, and Mesa's lavapipe on a CPU). Every kind uses VulkanTensor; VulkanStridedKernelOps (generated from
+// op_table.txt) binds the required ops and the generated elementwise and layout kernels to backends/vulkan/kernels;
+// every other provided op runs backend/provided's composition. Ops are recorded into batched command buffers and
+// return at once; reading values (into_data) waits. Only backends/vulkan sources include Vulkan headers.
+#include <cstdint>
+#include <string>
+
+#include "scorch/backends/cpu/kernels/kernels.h"
+#include "scorch/backends/vulkan/runtime.h"
+#include "scorch/backends/vulkan/vulkan_tensor.h"
+#include "scorch/gen/vulkan_kernel_ops.h"
+
+namespace scorch::backends::vulkan {
+
+/// Vulkan devices through compute shaders: devices VulkanDevice{index}.
+struct Vulkan : VulkanStridedKernelOps {
+  using Device = VulkanDevice;
+  using FloatTensor = VulkanTensor;
+  using IntTensor = VulkanTensor;
+  using BoolTensor = VulkanTensor;
+
+  /// "vulkan".
+  static std::string name() { return "vulkan"; }
+  /// Restarts the random stream (random tensors are drawn by the Cpu backend's generator for now).
+  static void seed(uint64_t s) { cpu::kernels::seed(s); }
+  /// Waits until the device's queued work is done.
+  static void sync(const Device& device) { synchronize(device.index); }
+};
+
+}  // namespace scorch::backends::vulkan
+
+namespace scorch {
+using backends::vulkan::Vulkan;
+using backends::vulkan::VulkanDevice;
+}  // namespace scorch
