@@ -7,12 +7,16 @@
 #include <cstdint>
 #include <string>
 
-#include "scorch/backends/cpu/kernels/kernels.h"
 #include "scorch/backends/vulkan/runtime.h"
 #include "scorch/backends/vulkan/vulkan_tensor.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
 
 namespace scorch::backends::vulkan {
+
+namespace kernels {
+/// Restarts the random stream from seed s.
+void seed(uint64_t s);
+}  // namespace kernels
 
 /// Vulkan devices through compute shaders: devices VulkanDevice{index}.
 struct Vulkan : VulkanStridedKernelOps {
@@ -23,8 +27,8 @@ struct Vulkan : VulkanStridedKernelOps {
 
   /// "vulkan".
   static std::string name() { return "vulkan"; }
-  /// Restarts the random stream (random tensors are drawn by the Cpu backend's generator for now).
-  static void seed(uint64_t s) { cpu::kernels::seed(s); }
+  /// Restarts the random stream: the same seed gives the same random tensors (Philox draws, kernels/creation.cpp).
+  static void seed(uint64_t s) { kernels::seed(s); }
   /// Waits until the device's queued work is done.
   static void sync(const Device& device) { synchronize(device.index); }
 };

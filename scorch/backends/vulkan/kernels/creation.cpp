@@ -1,5 +1,7 @@
 // Creation, transfer and host-copy kernels: from_data/into_data through staging buffers, empty, full, to_device,
 // and the host adapter's conversions (host.h).
+#include <atomic>
+#include <bit>
 #include <cstring>
 
 #include "scorch/backends/vulkan/kernels/dispatch.h"
@@ -36,6 +38,58 @@ T to_device(T x, VulkanDevice device) {
 }
 
 T empty(Shape shape, VulkanDevice device, DType dtype) { return T(shape, dtype, device); }
+
+namespace {
+
+uint64_t mix64(uint64_t z) {  // splitmix64's finalizer
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// The backend's random stream: a key from the seed, and a count of draws (each random tensor is one draw).
+struct RandomStream {
+  std::atomic<uint64_t> key{mix64(0x5eed)};
+  std::atomic<uint64_t> draws{0};
+};
+RandomStream& random_stream() {
+  static RandomStream s;
+  return s;
+}
+
+struct RandomPush {
+  uint32_t out_addr[2], key[2], draw[2], a_bits[2], b_bits[2];
+  int32_t n;
+};
+
+void split(uint32_t* slot, uint64_t v) {
+  slot[0] = static_cast<uint32_t>(v);
+  slot[1] = static_cast<uint32_t>(v >> 32);
+}
+
+}  // namespace
+
+void seed(uint64_t s) {
+  random_stream().key = mix64(s ^ 0x5eed);
+  random_stream().draws = 0;
+}
+
+T random(Shape shape, Distribution dist, VulkanDevice device, DType dtype) {
+  T out(shape, dtype, device);
+  if (out.numel() == 0) return out;
+  check_index_range("random", out);
+  RandomStream& rs = random_stream();
+  RandomPush p{};
+  split(p.out_addr, out.storage()->address());
+  split(p.key, rs.key.load());
+  split(p.draw, rs.draws.fetch_add(1));
+  split(p.a_bits, std::bit_cast<uint64_t>(dist.a));
+  split(p.b_bits, std::bit_cast<uint64_t>(dist.b));
+  p.n = static_cast<int32_t>(out.numel());
+  int32_t spec[] = {static_cast<int32_t>(dtype), static_cast<int32_t>(dist.kind)};
+  context_of(out).dispatch(variant("random", {dtype}), spec, &p, sizeof(p), groups_for(p.n));
+  return out;
+}
 
 T full(Shape shape, Scalar value, VulkanDevice device, DType dtype) {
   T out(shape, dtype, device);

@@ -1,0 +1,98 @@
+// Index reads on the device (index.comp): gather and select. Their indices are checked against the dim first (one
+// read of their extremes, so an out-of-range index is a ShapeError as on Cpu, never an out-of-bounds read).
+#include "scorch/backends/common/strides.h"
+#include "scorch/backends/vulkan/kernels/dispatch.h"
+#include "scorch/gen/vulkan_kernel_ops.h"
+
+namespace scorch::backends::vulkan::kernels {
+using T = VulkanTensor;
+
+namespace {
+
+/// index.comp's IndexParams (std430).
+struct IndexParams {
+  uint32_t x_addr[2], index_addr[2], out_addr[2];
+  int32_t total, rank, dim, n, inner, count;
+  int32_t out_shape[kMaxRank];
+  int32_t x_strides[kMaxRank];
+};
+
+void set_addr(uint32_t* slot, const T& x) {
+  uint64_t a = x.storage() ? x.storage()->address() : 0;
+  slot[0] = static_cast<uint32_t>(a);
+  slot[1] = static_cast<uint32_t>(a >> 32);
+}
+
+// indices as contiguous i64, every one checked to lie in [-n, n).
+T checked_indices(const char* op, T indices, size_t n) {
+  indices = contiguous(cast(std::move(indices), DType::I64));
+  if (indices.numel() == 0) return indices;
+  T flat = reshape(indices, Shape{indices.numel()});
+  int64_t lo = into_data(min_dim(flat, 0)).to_vector<int64_t>()[0];
+  int64_t hi = into_data(max_dim(flat, 0)).to_vector<int64_t>()[0];
+  auto size = static_cast<int64_t>(n);
+  for (int64_t v : {lo, hi})
+    if (v < -size || v >= size)
+      throw ShapeError(op, "index " + std::to_string(v) + " is out of range for a dim of size " + std::to_string(n));
+  return indices;
+}
+
+void run_index(const char* op, IndexParams p, const T& x, const T& indices, const T& out, int mode) {
+  if (out.numel() == 0) return;
+  check_index_range(op, x);
+  check_index_range(op, out);
+  set_addr(p.x_addr, x);
+  set_addr(p.index_addr, indices);
+  set_addr(p.out_addr, out);
+  p.total = static_cast<int32_t>(out.numel());
+  detail::Context& ctx = context_of(x);
+  VkDeviceAddress addr = ctx.params(&p, sizeof(p));
+  uint32_t push[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
+  int32_t spec[] = {static_cast<int32_t>(x.dtype()), mode};
+  ctx.dispatch(variant("index", {x.dtype()}), spec, push, sizeof(push), groups_for(p.total));
+}
+
+}  // namespace
+
+T gather(size_t dim, T x, T indices) {
+  if (indices.shape().rank() != x.shape().rank())
+    throw ShapeError("gather", "indices " + indices.shape().to_string() + " and input " + x.shape().to_string() +
+                                   " differ in rank");
+  for (size_t d = 0; d < x.shape().rank(); ++d)
+    if (d != dim && indices.shape()[d] > x.shape()[d])
+      throw ShapeError("gather", "indices " + indices.shape().to_string() + " exceed input " + x.shape().to_string() +
+                                     " along dim " + std::to_string(d));
+  x = contiguous(std::move(x));
+  indices = checked_indices("gather", std::move(indices), x.shape()[dim]);
+  T out(indices.shape(), x.dtype(), x.device());
+  IndexParams p{};
+  p.rank = static_cast<int32_t>(x.shape().rank());
+  p.dim = static_cast<int32_t>(dim);
+  p.n = static_cast<int32_t>(x.shape()[dim]);
+  Strides s = contiguous_strides(x.shape());
+  for (size_t d = 0; d < x.shape().rank(); ++d) {
+    p.out_shape[d] = static_cast<int32_t>(indices.shape()[d]);
+    p.x_strides[d] = static_cast<int32_t>(s[d]);
+  }
+  run_index("gather", p, x, indices, out, 0);
+  return out;
+}
+
+T select(T x, size_t dim, T indices) {
+  x = contiguous(std::move(x));
+  indices = checked_indices("select", std::move(indices), x.shape()[dim]);
+  Shape shape = x.shape();
+  shape[dim] = indices.numel();
+  T out(shape, x.dtype(), x.device());
+  IndexParams p{};
+  size_t inner = 1;
+  for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
+  p.dim = static_cast<int32_t>(dim);
+  p.n = static_cast<int32_t>(x.shape()[dim]);
+  p.inner = static_cast<int32_t>(inner);
+  p.count = static_cast<int32_t>(indices.numel());
+  run_index("select", p, x, indices, out, 1);
+  return out;
+}
+
+}  // namespace scorch::backends::vulkan::kernels

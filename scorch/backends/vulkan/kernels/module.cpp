@@ -1,0 +1,194 @@
+// Convolution (window.comp's im2col, then a batched matmul per group; the backward pass through the same products and
+// col2im) and adaptive average pooling (adaptive_pool.comp). f16/bf16 compute in f32, as on Cpu.
+#include <array>
+
+#include "scorch/backend/module_shapes.h"
+#include "scorch/backends/common/strided_layout.h"
+#include "scorch/backends/vulkan/kernels/dispatch.h"
+#include "scorch/gen/vulkan_kernel_ops.h"
+
+namespace scorch::backends::vulkan::kernels {
+using T = VulkanTensor;
+
+namespace {
+
+using Dims3 = std::array<int32_t, 3>;
+
+/// window.comp's WindowParams (std430).
+struct WindowParams {
+  uint32_t x_addr[2], cols_addr[2];
+  int32_t batch, channels, groups, total;
+  Dims3 in_size, out_size, kernel, stride, padding, dilation;
+};
+static_assert(sizeof(WindowParams) == 104, "must match window.comp");
+
+void set_addr(uint32_t* slot, const T& x) {
+  uint64_t a = x.storage() ? x.storage()->address() : 0;
+  slot[0] = static_cast<uint32_t>(a);
+  slot[1] = static_cast<uint32_t>(a >> 32);
+}
+
+// dims' last `count` entries (a shape's spatial dims, or a spec's), right-aligned into 3 with fill before.
+Dims3 pad3(const std::vector<size_t>& dims, size_t first, int32_t fill) {
+  Dims3 out{fill, fill, fill};
+  size_t n = dims.size() - first;
+  for (size_t d = 0; d < n; ++d) out[3 - n + d] = static_cast<int32_t>(dims[first + d]);
+  return out;
+}
+std::vector<size_t> dims_of(const Shape& s) { return std::vector<size_t>(s.begin(), s.end()); }
+
+DType compute_dtype(DType d) { return d == DType::F16 || d == DType::BF16 ? DType::F32 : d; }
+
+// The geometry of a convolution of x by w under spec.
+struct ConvGeometry {
+  WindowParams p{};
+  size_t n, c, o, g, k, l;
+  Shape out_shape;
+};
+
+ConvGeometry geometry(const Shape& x, const Shape& w, const ConvSpec& spec) {
+  ConvGeometry geo;
+  size_t s = x.rank() - 2;
+  geo.n = x[0];
+  geo.c = x[1];
+  geo.o = w[0];
+  geo.g = spec.groups;
+  geo.out_shape = x;
+  geo.out_shape[1] = geo.o;
+  std::vector<size_t> out(s);
+  for (size_t d = 0; d < s; ++d) {
+    out[d] = static_cast<size_t>(
+        module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
+    geo.out_shape[d + 2] = out[d];
+  }
+  WindowParams& p = geo.p;
+  p.batch = static_cast<int32_t>(geo.n);
+  p.channels = static_cast<int32_t>(geo.c);
+  p.groups = static_cast<int32_t>(geo.g);
+  p.in_size = pad3(dims_of(x), 2, 1);
+  p.out_size = pad3(out, 0, 1);
+  p.kernel = pad3(dims_of(w), 2, 1);
+  p.stride = pad3(spec.stride, 0, 1);
+  p.padding = pad3(spec.padding, 0, 0);
+  p.dilation = pad3(spec.dilation, 0, 1);
+  geo.k = static_cast<size_t>(p.kernel[0]) * p.kernel[1] * p.kernel[2];
+  geo.l = static_cast<size_t>(p.out_size[0]) * p.out_size[1] * p.out_size[2];
+  return geo;
+}
+
+void run_window(ConvGeometry geo, const T& x, const T& cols, int mode) {
+  size_t total = mode == 0 ? cols.numel() : x.numel();
+  if (total == 0) return;
+  check_index_range("conv", cols);
+  check_index_range("conv", x);
+  geo.p.total = static_cast<int32_t>(total);
+  set_addr(geo.p.x_addr, x);
+  set_addr(geo.p.cols_addr, cols);
+  detail::Context& ctx = context_of(x);
+  VkDeviceAddress addr = ctx.params(&geo.p, sizeof(geo.p));
+  uint32_t push[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
+  int32_t spec[] = {static_cast<int32_t>(x.dtype()), mode};
+  ctx.dispatch(variant("window", {x.dtype()}), spec, push, sizeof(push), groups_for(static_cast<int64_t>(total)));
+}
+
+// x's windows as cols [n, g, c/g · k, l].
+T im2col(const ConvGeometry& geo, const T& x) {
+  T cols(Shape{geo.n, geo.g, geo.c / geo.g * geo.k, geo.l}, x.dtype(), x.device());
+  run_window(geo, x, cols, 0);
+  return cols;
+}
+
+T reshaped(T x, Shape s) { return strided_layout::reshape(std::move(x), s); }
+
+}  // namespace
+
+T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+  DType d = x.dtype(), cd = compute_dtype(d);
+  x = contiguous(cast(std::move(x), cd));
+  w = contiguous(cast(std::move(w), cd));
+  ConvGeometry geo = geometry(x.shape(), w.shape(), spec);
+  T cols = im2col(geo, x);
+  size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
+  T out = matmul(reshaped(w, Shape{1, geo.g, og, ck}), cols);  // [n, g, o/g, l]
+  out = reshaped(std::move(out), geo.out_shape);
+  if (bias) {
+    Shape b = geo.out_shape;
+    for (size_t d = 0; d < b.rank(); ++d) b[d] = d == 1 ? geo.o : 1;
+    out = add(std::move(out), reshaped(contiguous(cast(*bias, cd)), b));
+  }
+  return cast(std::move(out), d);
+}
+
+ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
+  DType d = x.dtype(), cd = compute_dtype(d);
+  Shape x_shape = x.shape(), w_shape = w.shape();
+  x = contiguous(cast(std::move(x), cd));
+  w = contiguous(cast(std::move(w), cd));
+  grad = contiguous(cast(std::move(grad), cd));
+  ConvGeometry geo = geometry(x_shape, w_shape, spec);
+  size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
+  T cols = im2col(geo, x);
+  T grad_g = reshaped(grad, Shape{geo.n, geo.g, og, geo.l});
+  // dW[g] = Σ_n grad[n, g] · cols[n, g]ᵀ, as one product per group over n·l.
+  T a = reshaped(contiguous(strided_layout::permute(grad_g, {1, 2, 0, 3})), Shape{geo.g, og, geo.n * geo.l});
+  T b = reshaped(contiguous(strided_layout::permute(cols, {1, 0, 3, 2})), Shape{geo.g, geo.n * geo.l, ck});
+  T dw = reshaped(matmul(a, b), w_shape);
+  // dx = col2im(W[g]ᵀ · grad[n, g]).
+  T wt = strided_layout::swap_dims(reshaped(w, Shape{1, geo.g, og, ck}), 2, 3);
+  T dcols = matmul(wt, grad_g);
+  T dx(x_shape, cd, x.device());
+  run_window(geo, dx, dcols, 1);
+  ConvGradients<T> out{cast(std::move(dx), d), cast(std::move(dw), d), std::nullopt};
+  if (has_bias) {
+    T per_channel = sum_dim(sum_dim(reshaped(grad, Shape{geo.n, geo.o, geo.l}), 2), 0);
+    out.bias = cast(reshaped(std::move(per_channel), Shape{geo.o}), d);
+  }
+  return out;
+}
+
+namespace {
+
+struct PoolPush {
+  uint32_t src_addr[2], dst_addr[2];
+  int32_t planes, in0, in1, in2, out0, out1, out2;
+};
+
+void run_adaptive(const T& src, const T& dst, const Shape& in, const Shape& out, int mode) {
+  size_t total = dst.numel();
+  if (total == 0) return;
+  check_index_range("adaptive_avg_pool", src);
+  check_index_range("adaptive_avg_pool", dst);
+  PoolPush p{};
+  set_addr(p.src_addr, src);
+  set_addr(p.dst_addr, dst);
+  p.planes = static_cast<int32_t>(in[0] * in[1]);
+  Dims3 i3 = pad3(dims_of(in), 2, 1), o3 = pad3(dims_of(out), 2, 1);
+  p.in0 = i3[0], p.in1 = i3[1], p.in2 = i3[2];
+  p.out0 = o3[0], p.out1 = o3[1], p.out2 = o3[2];
+  int32_t spec[] = {static_cast<int32_t>(src.dtype()), mode};
+  context_of(src).dispatch(variant("adaptive_pool", {src.dtype()}), spec, &p, sizeof(p),
+                           groups_for(static_cast<int64_t>(total)));
+}
+
+}  // namespace
+
+T adaptive_avg_pool(T x, const SpatialDims& output_size) {
+  x = contiguous(std::move(x));
+  Shape out_shape = x.shape();
+  for (size_t d = 0; d < output_size.size(); ++d) out_shape[d + 2] = output_size[d];
+  T out(out_shape, x.dtype(), x.device());
+  bool empty_window = false;
+  for (size_t d = 2; d < x.shape().rank(); ++d) empty_window = empty_window || (x.shape()[d] == 0 && out_shape[d] > 0);
+  if (empty_window) throw ShapeError("adaptive_avg_pool", "input " + x.shape().to_string() + " has an empty dim");
+  run_adaptive(x, out, x.shape(), out_shape, 0);
+  return out;
+}
+
+T adaptive_avg_pool_backward(T x, T grad) {
+  grad = contiguous(std::move(grad));
+  T dx(x.shape(), grad.dtype(), x.device());
+  run_adaptive(grad, dx, x.shape(), grad.shape(), 1);
+  return dx;
+}
+
+}  // namespace scorch::backends::vulkan::kernels
