@@ -55,6 +55,8 @@ template <class B> void onnx_workloads(const Options& o);
 
 /// The GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on B (gpu_bench.cpp).
 template <class B> void gpu_workloads(const Options& o);
+/// The GPU workloads the Vulkan backend runs (gpu_bench.cpp).
+template <class B> void vulkan_workloads(const Options& o);
 
 /// Instantiates a backend workload template for every backend the bench is built with.
 #ifdef SCORCH_HAVE_LIBTORCH

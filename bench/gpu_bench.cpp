@@ -21,6 +21,9 @@
 #include <scorch/stacks/cuda/autodiff.h>
 #include <scorch/stacks/fusion_cuda/autodiff.h>
 #endif
+#ifdef SCORCH_HAVE_VULKAN
+#include <scorch/stacks/vulkan/autodiff.h>
+#endif
 
 namespace scorch::bench {
 namespace {
@@ -428,6 +431,23 @@ template <class B> void gpu_workloads(const Options& o) {
 }
 #ifdef SCORCH_HAVE_CUDA
 template void gpu_workloads<Cuda>(const Options&);  // GPU workloads only for the GPU backend
+#endif
+
+/// The GPU workloads the Vulkan backend runs (its GEMMs, the elementwise ops against copy bandwidth, softmax, the guide
+/// step), under the same names as Cuda's and the anchor's.
+template <class B> void vulkan_workloads(const Options& o) {
+  gemm<B>(o);
+  const size_t n = 4096;
+  auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1)).cast(DType::F16);
+  auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1)).cast(DType::F16);
+  run_gpu(
+      o, "matmul_f16_4096", [&] { (void)a.matmul(b); }, "tflops", [&](double ms) { return 2.0 * n * n * n / ms / 1e9; });
+  bandwidth<B>(o);
+  guide_step<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64");
+  guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");
+}
+#ifdef SCORCH_HAVE_VULKAN
+template void vulkan_workloads<Vulkan>(const Options&);
 #endif
 
 }  // namespace scorch::bench

@@ -1,7 +1,8 @@
 // scorch-bench: one JSON line per workload, named as in bench/anchors/torch_cpu_anchor.py so
 // each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
 // last line reports the process's peak resident memory.
-// Usage: scorch-bench [--filter SUBSTRING[,SUBSTRING...]] [--reps N] [--backend cpu|fusion-cpu|libtorch|cuda]
+// Usage: scorch-bench [--filter SUBSTRING[,SUBSTRING...]] [--reps N] [--backend cpu|fusion-cpu|libtorch|cuda|vulkan]
+// --backend vulkan runs the Vulkan backend's GPU workloads (bench/gpu_bench.cpp's vulkan_workloads) on Vulkan(0).
 // --backend cuda runs the GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on Cuda(0)
 // under its names, then the backend workloads, and reports the caching pool's peak.
 // --backend libtorch runs the backend workloads (tensor ops, autodiff, nn) on LibTorch with the
@@ -21,6 +22,9 @@
 #include <scorch/backends/cpu/kernels/gemm.h>
 
 #include "bench.h"
+#ifdef SCORCH_HAVE_VULKAN
+#include <scorch/backends/vulkan/vulkan_backend.h>
+#endif
 
 namespace scorch::bench {
 
@@ -292,6 +296,33 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "scorch-bench: built without the Cuda backend (SCORCH_BUILD_CUDA=OFF)\n");
     return 2;
 #endif
+  } else if (o.backend == "vulkan") {
+#ifdef SCORCH_HAVE_VULKAN
+    if (!scorch::backends::vulkan::is_available()) {
+      std::fprintf(stderr, "scorch-bench: no Vulkan device (%s)\n",
+                   scorch::backends::vulkan::unavailable_reason().c_str());
+      return 2;
+    }
+    o.threads = 0;
+    o.backend_name = scorch::Vulkan::name();
+    o.sync = [] { scorch::Vulkan::sync(scorch::VulkanDevice{0}); };
+    scorch::Vulkan::seed(0);
+    auto info = scorch::backends::vulkan::device_info(0);
+    std::printf("{\"bench\": \"vulkan_device\", \"backend\": \"vulkan\", \"device\": \"%s\", \"driver\": \"%s\"}\n",
+                info.name.c_str(), info.driver.c_str());
+    vulkan_workloads<scorch::Vulkan>(o);
+    auto stats = scorch::backends::vulkan::pool_stats(0);
+    auto work = scorch::backends::vulkan::work_stats(0);
+    std::printf(
+        "{\"bench\": \"vulkan_pool\", \"backend\": \"vulkan\", \"peak_in_use_mb\": %.1f, \"device_mallocs\": %llu, "
+        "\"dispatches\": %llu, \"submissions\": %llu, \"host_fallbacks\": %llu}\n",
+        stats.peak_in_use / 1048576.0, static_cast<unsigned long long>(stats.device_mallocs),
+        static_cast<unsigned long long>(work.dispatches), static_cast<unsigned long long>(work.submissions),
+        static_cast<unsigned long long>(work.host_fallbacks));
+#else
+    std::fprintf(stderr, "scorch-bench: built without the Vulkan backend (SCORCH_BUILD_VULKAN=OFF)\n");
+    return 2;
+#endif
   } else if (o.backend == "fusion-cpu") {
     o.backend_name = scorch::FusionCpu::name();
     o.sync = [] { scorch::FusionCpu::sync({}); };
@@ -304,7 +335,8 @@ int main(int argc, char** argv) {
     data_workloads(o);
     module_workloads(o);
   } else {
-    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, fusion-cpu, libtorch or cuda)\n", o.backend.c_str());
+    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, fusion-cpu, libtorch, cuda or vulkan)\n",
+                 o.backend.c_str());
     return 2;
   }
   std::printf("{\"bench\": \"peak_rss\", \"backend\": \"%s\", \"peak_rss_mb\": %.1f}\n", o.backend_name.c_str(),

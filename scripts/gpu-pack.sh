@@ -7,6 +7,7 @@ build=${1:-build-gpu}
 rm -rf .gpu && mkdir -p .gpu/lib
 # PACK_ONLY="scorch_cuda_tests scorch-bench" packs only those (leaving out stale binaries).
 for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conformance_fusion_cuda tests/scorch_differential_tests \
+  tests/scorch_vulkan_tests tests/scorch_conformance_vulkan \
   bench/scorch-bench examples/guide examples/text-generation examples/custom-training-loop; do
   if [[ -n ${PACK_ONLY:-} && " $PACK_ONLY " != *" $(basename $b) "* ]]; then continue; fi
   if [[ -f $build/$b ]]; then strip -o .gpu/$(basename $b) $build/$b

@@ -3,7 +3,9 @@
 # the PyTorch GPU anchor, on a machine with an NVIDIA GPU, from binaries built elsewhere and copied
 # into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out). Usage: scripts/gpu-run.sh [tests|bench|all|guide]
 # (BENCH_FILTER=substring runs only the matching benchmarks; `guide` trains guide --backend cuda beside its PyTorch
-# eager twin, GUIDE_EPOCHS epochs; `examples` runs the custom training loop and the GPT example with --backend cuda).
+# eager twin, GUIDE_EPOCHS epochs; `examples` runs the custom training loop and the GPT example with --backend cuda;
+# `vulkan` runs the Vulkan backend's tests on the NVIDIA Vulkan driver, then scorch-bench --backend vulkan beside
+# --backend cuda and the PyTorch anchor on the same workloads).
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/gpu-out}
@@ -53,6 +55,35 @@ if [[ $what == examples ]]; then  # tests/train/example_backends_test.sh on Cuda
     > "$out/examples.log" 2>&1
   rc=$?; status=$((status | rc))
   grep -Ev "^step " "$out/examples.log" | tail -8
+fi
+if [[ $what == vulkan ]]; then
+  # The NVIDIA driver's Vulkan ICD (the packed loader finds it through VK_DRIVER_FILES where it is not installed).
+  for icd in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
+    /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
+    if [[ -f $icd && -z ${VK_DRIVER_FILES:-} ]]; then export VK_DRIVER_FILES=$icd; fi
+  done
+  echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
+  for t in scorch_vulkan_tests scorch_conformance_vulkan; do
+    echo "== $t"
+    timeout "${TEST_TIMEOUT:-200}" .gpu/$t --gtest_brief=1 > "$out/$t.log" 2>&1
+    rc=$?; status=$((status | rc))
+    grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|no Vulkan" "$out/$t.log" | head -20
+    grep -E "^\[  FAILED  \]" "$out/$t.log" | head -20
+  done
+  echo "== scorch-bench --backend vulkan, --backend cuda and torch_gpu_anchor.py on the same workloads"
+  filter=matmul_f32_4096,matmul_bf16_4096,matmul_f16_4096,mul_scalar_64M,add_64M,exp_64M,gelu_custom_eager_64M
+  filter=$filter,gelu_builtin_64M,softmax_8192x8192,mnist_guide_train_step_b64,mnist_guide_train_step_b1024,copy_64M
+  timeout "${BENCH_TIMEOUT:-300}" .gpu/scorch-bench --backend vulkan --reps 10 --filter "$filter" \
+    > "$out/bench_vulkan.jsonl" 2> "$out/bench_vulkan.err"
+  rc=$?; status=$((status | rc))
+  cuda_bench=.gpu/scorch-bench  # a Vulkan-only build's bundle may carry a Cuda build's bench beside it
+  if [[ -f .gpu/scorch-bench-cuda ]]; then cuda_bench=.gpu/scorch-bench-cuda; fi
+  timeout "${BENCH_TIMEOUT:-300}" $cuda_bench --backend cuda --reps 10 --filter "$filter" \
+    > "$out/bench_cuda.jsonl" 2> "$out/bench_cuda.err"
+  ANCHOR_QUICK=1 timeout "${BENCH_TIMEOUT:-300}" python3 .gpu/torch_gpu_anchor.py > "$out/bench_torch.jsonl" \
+    2> "$out/bench_torch.err"
+  tail -3 "$out/bench_vulkan.err"
+  for f in bench_vulkan bench_cuda bench_torch; do cut -c1-200 "$out/$f.jsonl" | grep -E "${filter//,/|}|vulkan_"; done
 fi
 if [[ $what == bench || $what == all ]]; then  # make bench-compare-gpu's table, from the packed scorch-bench
   echo "== bench/compare.py --gpu (scorch-bench --backend cuda beside torch_gpu_anchor.py)"

@@ -1,7 +1,7 @@
 #pragma once
-// The backends an example trains and runs on, picked with --backend NAME: Cpu and Fusion<Cpu> always, LibTorch and
-// Cuda where the example's build has them (SCORCH_EXAMPLE_LIBTORCH, SCORCH_EXAMPLE_CUDA: examples/CMakeLists.txt's
-// scorch_example_backends).
+// The backends an example trains and runs on, picked with --backend NAME: Cpu and Fusion<Cpu> always, LibTorch, Cuda
+// and Vulkan where the example's build has them (SCORCH_EXAMPLE_LIBTORCH, SCORCH_EXAMPLE_CUDA, SCORCH_EXAMPLE_VULKAN:
+// examples/CMakeLists.txt's scorch_example_backends).
 #include <algorithm>
 #include <iterator>
 #include <string>
@@ -12,9 +12,9 @@
 namespace scorch::examples {
 
 /// A backend by name: Autodiff over it for training.
-enum class BackendChoice { Cpu, FusionCpu, LibTorch, Cuda };
+enum class BackendChoice { Cpu, FusionCpu, LibTorch, Cuda, Vulkan };
 
-inline constexpr const char* kBackendNames[] = {"cpu", "fusion-cpu", "libtorch", "cuda"};
+inline constexpr const char* kBackendNames[] = {"cpu", "fusion-cpu", "libtorch", "cuda", "vulkan"};
 
 /// The name parse_backend reads.
 inline std::string backend_name(BackendChoice backend) { return kBackendNames[static_cast<int>(backend)]; }
@@ -27,6 +27,9 @@ inline std::vector<BackendChoice> built_backends() {
 #endif
 #ifdef SCORCH_EXAMPLE_CUDA
   built.push_back(BackendChoice::Cuda);
+#endif
+#ifdef SCORCH_EXAMPLE_VULKAN
+  built.push_back(BackendChoice::Vulkan);
 #endif
   return built;
 }

@@ -44,13 +44,16 @@ template <Backend B> Evaluation evaluate_on(const std::string& artifact_dir, Dat
   return out;
 }
 
-// The optional backends' commands, compiled in backend_libtorch.cpp / backend_cuda.cpp when the build has them.
+// The optional backends' commands, compiled in backend_<name>.cpp when the build has them.
 train::FitReport train_on_libtorch(const std::string& artifact_dir, const TrainingConfig& config,
                                    const TrainOptions& options);
 Evaluation evaluate_on_libtorch(const std::string& artifact_dir, DataSource source, size_t show);
 train::FitReport train_on_cuda(const std::string& artifact_dir, const TrainingConfig& config,
                                const TrainOptions& options);
 Evaluation evaluate_on_cuda(const std::string& artifact_dir, DataSource source, size_t show);
+train::FitReport train_on_vulkan(const std::string& artifact_dir, const TrainingConfig& config,
+                                 const TrainOptions& options);
+Evaluation evaluate_on_vulkan(const std::string& artifact_dir, DataSource source, size_t show);
 
 /// Defines train_on_<name> (on Autodiff<Cls>) and evaluate_on_<name> (on Cls): backend_<name>.cpp's content.
 #define GUIDE_BACKEND_COMMANDS(name, Cls)                                                          \

@@ -1,7 +1,7 @@
 // The Burn Book's guide as a program:
 //   guide train [--backend NAME] [--digits] [--resume] [--fusion] [--epochs N] [--cli] [--artifact-dir DIR]
 //   guide infer [--backend NAME] [--digits] [--show N] [--artifact-dir DIR]
-// --backend: cpu (default), fusion-cpu (--fusion), libtorch or cuda, where the build has them.
+// --backend: cpu (default), fusion-cpu (--fusion), libtorch, cuda or vulkan, where the build has them.
 // train fits the CNN with the Learner (Fashion-MNIST by default, MNIST digits with --digits) and
 // saves it; infer loads it, prints predictions for a few test images and the test accuracy.
 #include <cstring>
@@ -28,7 +28,7 @@ Args parse(int argc, char** argv) {
   Args a;
   if (argc < 2)
     throw scorch::ValueError("guide",
-                             "usage: guide train|infer [--backend cpu|fusion-cpu|libtorch|cuda] [--digits] [--resume] "
+                             "usage: guide train|infer [--backend cpu|fusion-cpu|libtorch|cuda|vulkan] [--digits] [--resume] "
                              "[--fusion] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
   a.command = argv[1];
   for (int i = 2; i < argc; ++i) {

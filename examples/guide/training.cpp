@@ -28,6 +28,9 @@ train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions
 #ifdef SCORCH_EXAMPLE_CUDA
     case BackendChoice::Cuda: return train_on_cuda(artifact_dir, config, options);
 #endif
+#ifdef SCORCH_EXAMPLE_VULKAN
+    case BackendChoice::Vulkan: return train_on_vulkan(artifact_dir, config, options);
+#endif
     case BackendChoice::FusionCpu: return run_training<Autodiff<FusionCpu>>(artifact_dir, config, {}, options);
     case BackendChoice::Cpu: return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
     default: throw examples::backend_missing("guide train", options.backend);

@@ -121,11 +121,13 @@ void find_devices(Devices& out) {
   }
 }
 
+// Never destroyed: drivers tear themselves down at exit (NVIDIA's before static destructors run), so the contexts
+// must not call into them then.
 Devices& devices() {
-  static Devices d;
+  static Devices* d = new Devices;
   static std::once_flag once;
-  std::call_once(once, [] { find_devices(d); });
-  return d;
+  std::call_once(once, [] { find_devices(*d); });
+  return *d;
 }
 
 Context& Context::get(int index) {
@@ -421,7 +423,7 @@ VkPipeline Context::pipeline(const std::string& shader, std::span<const int32_t>
   for (int32_t v : spec) key += "," + std::to_string(v);
   auto it = pipelines_.find(key);
   if (it != pipelines_.end()) return it->second;
-  bool wide = shader.find("wide") != std::string::npos || shader.ends_with("64");
+  bool wide = shader.find("wide") != std::string::npos || shader.find("64") != std::string::npos;
   if (wide && !(info_.float64 && info_.int64))
     throw DeviceError("vulkan", info_.name + " lacks shaderFloat64 or shaderInt64, which f64 and i64 tensors need");
   VkShaderModule& module = modules_[shader];

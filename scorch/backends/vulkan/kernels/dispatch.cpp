@@ -96,6 +96,12 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
   bool contig = out.is_contiguous() && dense_in_order(launch.a, shape) && dense_in_order(launch.b, shape) &&
                 dense_in_order(launch.c, shape);
   int bits = static_cast<int>(dtype_size(da) * 8);
+  bool vec4 = contig && launch.kind == KIND_FLOAT && out.dtype() == DType::F32 && da == DType::F32 &&
+              (!launch.b || db == DType::F32) && !launch.c && launch.form != FORM_FILL && launch.op < OP_EQ &&
+              launch.op != OP_IS_NAN && launch.op != OP_IS_INF && !launch.wide_scalar;
+  for (const VulkanTensor* x : {&out, launch.a, launch.b})
+    if (x && vec4)
+      vec4 = x->offset() % 4 == 0 && (x->storage() ? x->storage()->address() : 0) % 16 == 0;
   int32_t spec[] = {launch.op,
                     static_cast<int32_t>(out.dtype()),
                     static_cast<int32_t>(da),
@@ -104,12 +110,13 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
                     launch.kind,
                     launch.form,
                     contig ? 1 : 0,
-                    bits};
+                    bits,
+                    vec4 ? 1 : 0};
   std::string shader = variant("map", {out.dtype(), da, db, launch.wide_scalar ? DType::F64 : da});
   detail::Context& ctx = context_of(out);
   VkDeviceAddress addr = ctx.params(&p, sizeof(p));
   uint32_t push[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
-  ctx.dispatch(shader, spec, push, sizeof(push), groups_for(static_cast<int64_t>(n)));
+  ctx.dispatch(shader, spec, push, sizeof(push), groups_for(static_cast<int64_t>(vec4 ? (n + 3) / 4 : n)));
 }
 
 }  // namespace scorch::backends::vulkan::kernels

@@ -1,4 +1,4 @@
-// Index reads on the device (index.comp): gather and select. Their indices are checked against the dim first (one
+// Index ops on the device (index.comp): gather and select, and their adjoints scatter_add and select_add. Their indices are checked against the dim first (one
 // read of their extremes, so an out-of-range index is a ShapeError as on Cpu, never an out-of-bounds read).
 #include "scorch/backends/common/strides.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
@@ -15,6 +15,8 @@ struct IndexParams {
   int32_t total, rank, dim, n, inner, count;
   int32_t out_shape[kMaxRank];
   int32_t x_strides[kMaxRank];
+  int32_t index_shape[kMaxRank];
+  uint32_t values_addr[2];
 };
 
 void set_addr(uint32_t* slot, const T& x) {
@@ -92,6 +94,52 @@ T select(T x, size_t dim, T indices) {
   p.inner = static_cast<int32_t>(inner);
   p.count = static_cast<int32_t>(indices.numel());
   run_index("select", p, x, indices, out, 1);
+  return out;
+}
+
+T scatter_add(size_t dim, T x, T indices, T values) {
+  if (indices.shape().rank() != x.shape().rank() || !(values.shape() == indices.shape()))
+    throw ShapeError("scatter_add", "input " + x.shape().to_string() + ", indices " + indices.shape().to_string() +
+                                        " and values " + values.shape().to_string() + " do not match");
+  for (size_t d = 0; d < x.shape().rank(); ++d)
+    if (d != dim && indices.shape()[d] > x.shape()[d])
+      throw ShapeError("scatter_add", "indices " + indices.shape().to_string() + " exceed input " +
+                                          x.shape().to_string() + " along dim " + std::to_string(d));
+  x = contiguous(std::move(x));
+  indices = checked_indices("scatter_add", std::move(indices), x.shape()[dim]);
+  values = contiguous(cast(std::move(values), x.dtype()));
+  T out(x.shape(), x.dtype(), x.device());
+  IndexParams p{};
+  p.rank = static_cast<int32_t>(x.shape().rank());
+  p.dim = static_cast<int32_t>(dim);
+  p.n = static_cast<int32_t>(x.shape()[dim]);
+  for (size_t d = 0; d < x.shape().rank(); ++d) {
+    p.out_shape[d] = static_cast<int32_t>(x.shape()[d]);
+    p.index_shape[d] = static_cast<int32_t>(indices.shape()[d]);
+  }
+  set_addr(p.values_addr, values);
+  run_index("scatter_add", p, x, indices, out, 2);
+  return out;
+}
+
+T select_add(T x, size_t dim, T indices, T values) {
+  Shape expected = x.shape();
+  expected[dim] = indices.numel();
+  if (!(values.shape() == expected))
+    throw ShapeError("select_add", "values " + values.shape().to_string() + " should be " + expected.to_string());
+  x = contiguous(std::move(x));
+  indices = checked_indices("select_add", std::move(indices), x.shape()[dim]);
+  values = contiguous(cast(std::move(values), x.dtype()));
+  T out(x.shape(), x.dtype(), x.device());
+  IndexParams p{};
+  size_t inner = 1;
+  for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
+  p.dim = static_cast<int32_t>(dim);
+  p.n = static_cast<int32_t>(x.shape()[dim]);
+  p.inner = static_cast<int32_t>(inner);
+  p.count = static_cast<int32_t>(indices.numel());
+  set_addr(p.values_addr, values);
+  run_index("select_add", p, x, indices, out, 3);
   return out;
 }
 

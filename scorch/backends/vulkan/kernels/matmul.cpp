@@ -1,4 +1,4 @@
-// Batched matmul (matmul.comp): operands read through their strides (transposed views in place), batch dims
+// Batched matmul (matmul.comp, tiles of (16·TM)×128 outputs): operands read through their strides (transposed views in place), batch dims
 // broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16 accumulate in f32, ints in
 // the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the dtype does).
 #include "scorch/backends/common/strided_layout.h"
@@ -117,16 +117,19 @@ T matmul(T a, T b) {
   p.b_row = static_cast<int32_t>(b.strides()[r - 2]);
   p.b_col = static_cast<int32_t>(b.strides()[r - 1]);
   p.c_batch = static_cast<int32_t>(m * n);
+  // 128-row tiles, or 32-row ones (the _short variants) for products of up to 32 rows.
+  int32_t tm = m <= 32 ? 2 : 8;
   int32_t spec[] = {static_cast<int32_t>(a.dtype())};
+  std::string shader = shader_for(a.dtype()) + (tm == 2 ? "_short" : "");
   detail::Context& ctx = context_of(out);
-  auto groups_x = static_cast<uint32_t>((n + 63) / 64), groups_y = static_cast<uint32_t>((m + 63) / 64);
+  auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + 16 * tm - 1) / (16 * tm));
   size_t count = batch.num_elements();
   for (size_t first = 0; first < count; first += 65535) {
     size_t chunk = std::min<size_t>(count - first, 65535);
     p.a_offset = static_cast<int32_t>(a.offset() + static_cast<int64_t>(first) * *sa);
     p.b_offset = static_cast<int32_t>(b.offset() + static_cast<int64_t>(first) * *sb);
     p.c_offset = static_cast<int32_t>(first * m * n);
-    ctx.dispatch(shader_for(a.dtype()), spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
+    ctx.dispatch(shader, spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
   }
   return out;
 }

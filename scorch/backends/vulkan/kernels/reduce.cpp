@@ -71,7 +71,8 @@ T fold(const char* name, int op, EmptyFold empty, T x, size_t dim) {
   p.outer = static_cast<int32_t>(outer);
   p.n = static_cast<int32_t>(x.shape()[dim]);
   p.inner = static_cast<int32_t>(inner);
-  bool lanes = inner > 1 || (outer >= 4096 && n <= kLaneLimit);
+  // A contiguous dim of more than 64 values gets a workgroup per output (coalesced reads); else a lane each.
+  bool lanes = inner > 1 || n <= 64;
   int32_t spec[] = {op, static_cast<int32_t>(out_dtype), static_cast<int32_t>(x.dtype()),
                     is_float(x.dtype()) ? KIND_FLOAT : KIND_INT, lanes ? 1 : 0};
   const DeviceInfo& info = ctx.info();

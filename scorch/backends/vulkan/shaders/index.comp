@@ -1,7 +1,9 @@
 #version 460
-// Index reads: MODE 0 (gather along dim): out[i] = x at i's coordinates with the dim's replaced by indices[i];
-// MODE 1 (select along dim): out[o, j, r] = x[o, indices[j], r] over x viewed as [outer, n, inner]. Indices are i64
-// (read as their low words: the caller checked every one against the dim), negative ones counting from the end.
+// Index reads and their adjoints: MODE 0 (gather along dim): out[i] = x at i's coordinates with the dim's replaced by
+// indices[i]; MODE 1 (select along dim): out[o, j, r] = x[o, indices[j], r] over x viewed as [outer, n, inner];
+// MODE 2 (scatter_add) and MODE 3 (select_add): out = x plus the values whose index lands on each element, gathered
+// per element in index order (no atomics: deterministic, O(indices along the dim) per element). Indices are i64 (read
+// as their low words: the caller checked every one against the dim), negative ones counting from the end.
 #include "common.glsl"
 
 layout(local_size_x = 256) in;
@@ -20,6 +22,8 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Ind
   int count;   // indices (select)
   int out_shape[MAX_RANK];
   int x_strides[MAX_RANK];  // x's contiguous strides (gather)
+  int index_shape[MAX_RANK];  // scatter_add: the indices' (and values') shape
+  uvec2 values_addr;          // scatter_add, select_add
 };
 layout(push_constant) uniform Push { uvec2 params; } pc;
 
@@ -28,10 +32,62 @@ int index_at(IndexParams p, int i) {
   return v < 0 ? v + p.n : v;
 }
 
+bool is_float_kind() { return is_float_dtype(DT); }
+
+// x[i] plus the values at value positions first, first + stride, ... (count of them) whose index equals target.
+void add_matching(IndexParams p, int i, int first, int stride, int count, int index_first, int index_stride,
+                  int target) {
+  VF fsum = VF(0);
+  VI isum = VI(0);
+  for (int j = 0; j < count; ++j) {
+    if (index_at(p, index_first + j * index_stride) != target) continue;
+    if (is_float_kind()) fsum += load_f(p.values_addr, DT, first + j * stride);
+    else isum += load_i(p.values_addr, DT, first + j * stride);
+  }
+  if (is_float_kind()) store_f(p.out_addr, DT, i, load_f(p.x_addr, DT, i) + fsum);
+  else store_i(p.out_addr, DT, i, load_i(p.x_addr, DT, i) + isum);
+}
+
 void main() {
   IndexParams p = IndexParams(pc.params);
   int step = int(gl_NumWorkGroups.x * gl_WorkGroupSize.x);
   for (int i = int(gl_GlobalInvocationID.x); i < p.total; i += step) {
+    if (MODE == 2) {
+      // The index positions sharing i's coordinates off the dim: i's coordinate along it is the target.
+      int rest = i, first = 0, stride = 1, target = 0;
+      bool covered = true;
+      for (int d = p.rank - 1; d >= 0; --d) {
+        int coord = rest % p.out_shape[d];
+        rest /= p.out_shape[d];
+        if (d == p.dim) {
+          target = coord;
+          continue;
+        }
+        covered = covered && coord < p.index_shape[d];
+      }
+      if (!covered) {
+        if (is_float_kind()) store_f(p.out_addr, DT, i, load_f(p.x_addr, DT, i));
+        else store_i(p.out_addr, DT, i, load_i(p.x_addr, DT, i));
+        continue;
+      }
+      rest = i;
+      int istride = 1;
+      for (int d = p.rank - 1; d >= 0; --d) {
+        int coord = rest % p.out_shape[d];
+        rest /= p.out_shape[d];
+        if (d == p.dim) stride = istride;
+        else first += coord * istride;
+        istride *= p.index_shape[d];
+      }
+      add_matching(p, i, first, stride, p.index_shape[p.dim], first, stride, target);
+      continue;
+    }
+    if (MODE == 3) {
+      int r = i % p.inner, rest = i / p.inner;
+      int row = rest % p.n, o = rest / p.n;
+      add_matching(p, i, o * p.count * p.inner + r, p.inner, p.count, 0, 1, row);
+      continue;
+    }
     int src;
     if (MODE == 0) {
       int rest = i;

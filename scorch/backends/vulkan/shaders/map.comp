@@ -16,6 +16,10 @@ layout(constant_id = 5) const int KIND = KIND_FLOAT;
 layout(constant_id = 6) const int FORM = FORM_UNARY;
 layout(constant_id = 7) const int CONTIG = 0;
 layout(constant_id = 8) const int BITS = 32;
+// 1 for f32 ops on dense operands whose offsets are multiples of 4: four elements per 16-byte load and store.
+layout(constant_id = 9) const int VEC4 = 0;
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { vec4 v[]; };
 
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer MapParams {
   int rank;
@@ -109,9 +113,10 @@ VF binary_f(VF a, VF b) {
     case OP_ATAN2: return VF(atan2_f32(float(a), float(b)));
     case OP_MIN: return (isnan(a) || a < b) ? a : b;
     case OP_MAX: return (isnan(a) || a > b) ? a : b;
-    case OP_CLAMP_MIN: return a < b ? b : a;
-    case OP_CLAMP_MAX: return a > b ? b : a;
-    case OP_LEAKY_RELU: return a < VF(0) ? a * b : a;
+    // Explicit NaN tests: drivers may turn a compare-and-select into min/max, which drop NaN.
+    case OP_CLAMP_MIN: return isnan(a) ? a : (a < b ? b : a);
+    case OP_CLAMP_MAX: return isnan(a) ? a : (a > b ? b : a);
+    case OP_LEAKY_RELU: return isnan(a) ? a : (a < VF(0) ? a * b : a);
     default: return a;
   }
 }
@@ -183,48 +188,56 @@ bool compare_i(VI a, VI b) {
   }
 }
 
-void element(MapParams p, int o_out, int o_a, int o_b, int o_c) {
+// What every element reads, loaded once per invocation (stores through other addresses could alias the parameter
+// block, so the compiler would otherwise reload it for each element).
+struct Args {
+  uvec2 out_addr, a_addr, b_addr, c_addr;
+  VF sf;
+  VI si;
+};
+
+void element(Args p, int o_out, int o_a, int o_b, int o_c) {
   if (FORM == FORM_FILL) {
-    if (KIND == KIND_FLOAT) store_f(p.out_op.addr, DT_OUT, o_out, scalar_float(p));
-    else store_i(p.out_op.addr, DT_OUT, o_out, scalar_int(p));
+    if (KIND == KIND_FLOAT) store_f(p.out_addr, DT_OUT, o_out, p.sf);
+    else store_i(p.out_addr, DT_OUT, o_out, p.si);
     return;
   }
   if (FORM == FORM_WHERE || FORM == FORM_MASK_FILL) {
-    bool take = load_i(p.c_op.addr, DT_C, o_c) != VI(0);
+    bool take = load_i(p.c_addr, DT_C, o_c) != VI(0);
     if (KIND == KIND_FLOAT) {
-      VF v = take ? (FORM == FORM_WHERE ? load_f(p.b_op.addr, DT_B, o_b) : scalar_float(p))
-                  : load_f(p.a_op.addr, DT_A, o_a);
-      store_f(p.out_op.addr, DT_OUT, o_out, v);
+      VF v = take ? (FORM == FORM_WHERE ? load_f(p.b_addr, DT_B, o_b) : p.sf)
+                  : load_f(p.a_addr, DT_A, o_a);
+      store_f(p.out_addr, DT_OUT, o_out, v);
     } else {
-      VI v = take ? (FORM == FORM_WHERE ? load_i(p.b_op.addr, DT_B, o_b) : scalar_int(p))
-                  : load_i(p.a_op.addr, DT_A, o_a);
-      store_i(p.out_op.addr, DT_OUT, o_out, v);
+      VI v = take ? (FORM == FORM_WHERE ? load_i(p.b_addr, DT_B, o_b) : p.si)
+                  : load_i(p.a_addr, DT_A, o_a);
+      store_i(p.out_addr, DT_OUT, o_out, v);
     }
     return;
   }
   if (KIND == KIND_FLOAT) {
-    VF a = load_f(p.a_op.addr, DT_A, o_a);
+    VF a = load_f(p.a_addr, DT_A, o_a);
     if (FORM == FORM_UNARY) {
       if (is_predicate()) {
         bool r = OP == OP_IS_NAN ? isnan(a) : isinf(a);
-        store_i(p.out_op.addr, DT_OUT, o_out, VI(r ? 1 : 0));
+        store_i(p.out_addr, DT_OUT, o_out, VI(r ? 1 : 0));
       } else {
-        store_f(p.out_op.addr, DT_OUT, o_out, unary_f(a));
+        store_f(p.out_addr, DT_OUT, o_out, unary_f(a));
       }
       return;
     }
-    VF b = FORM == FORM_SCALAR ? scalar_float(p) : load_f(p.b_op.addr, DT_B, o_b);
-    if (is_compare()) store_i(p.out_op.addr, DT_OUT, o_out, VI(compare_f(a, b) ? 1 : 0));
-    else store_f(p.out_op.addr, DT_OUT, o_out, binary_f(a, b));
+    VF b = FORM == FORM_SCALAR ? p.sf : load_f(p.b_addr, DT_B, o_b);
+    if (is_compare()) store_i(p.out_addr, DT_OUT, o_out, VI(compare_f(a, b) ? 1 : 0));
+    else store_f(p.out_addr, DT_OUT, o_out, binary_f(a, b));
   } else {
-    VI a = load_i(p.a_op.addr, DT_A, o_a);
+    VI a = load_i(p.a_addr, DT_A, o_a);
     if (FORM == FORM_UNARY) {
-      store_i(p.out_op.addr, DT_OUT, o_out, unary_i(a));
+      store_i(p.out_addr, DT_OUT, o_out, unary_i(a));
       return;
     }
-    VI b = FORM == FORM_SCALAR ? scalar_int(p) : load_i(p.b_op.addr, DT_B, o_b);
-    if (is_compare()) store_i(p.out_op.addr, DT_OUT, o_out, VI(compare_i(a, b) ? 1 : 0));
-    else store_i(p.out_op.addr, DT_OUT, o_out, binary_i(a, b));
+    VI b = FORM == FORM_SCALAR ? p.si : load_i(p.b_addr, DT_B, o_b);
+    if (is_compare()) store_i(p.out_addr, DT_OUT, o_out, VI(compare_i(a, b) ? 1 : 0));
+    else store_i(p.out_addr, DT_OUT, o_out, binary_i(a, b));
   }
 }
 
@@ -232,12 +245,29 @@ void main() {
   MapParams p = MapParams(pc.params);
   int n = p.n;
   int step = int(gl_NumWorkGroups.x * gl_WorkGroupSize.x);
+  Args args = Args(p.out_op.addr, p.a_op.addr, p.b_op.addr, p.c_op.addr, scalar_float(p), scalar_int(p));
+  int base_out = p.out_op.offset, base_a = p.a_op.offset, base_b = p.b_op.offset, base_c = p.c_op.offset;
+#ifndef SCORCH_WIDE
+  if (VEC4 != 0) {
+    int n4 = n / 4;
+    for (int i = int(gl_GlobalInvocationID.x); i < n4; i += step) {
+      vec4 a = BufV4(args.a_addr).v[base_a / 4 + i];
+      vec4 b = FORM == FORM_BINARY ? BufV4(args.b_addr).v[base_b / 4 + i] : vec4(args.sf);
+      vec4 r;
+      for (int c = 0; c < 4; ++c) r[c] = FORM == FORM_UNARY ? unary_f(a[c]) : binary_f(a[c], b[c]);
+      BufV4(args.out_addr).v[base_out / 4 + i] = r;
+    }
+    for (int i = n4 * 4 + int(gl_GlobalInvocationID.x); i < n; i += step)
+      element(args, base_out + i, base_a + i, base_b + i, base_c + i);
+    return;
+  }
+#endif
   for (int i = int(gl_GlobalInvocationID.x); i < n; i += step) {
     if (CONTIG != 0) {
-      element(p, p.out_op.offset + i, p.a_op.offset + i, p.b_op.offset + i, p.c_op.offset + i);
+      element(args, base_out + i, base_a + i, base_b + i, base_c + i);
       continue;
     }
-    int rest = i, o_out = p.out_op.offset, o_a = p.a_op.offset, o_b = p.b_op.offset, o_c = p.c_op.offset;
+    int rest = i, o_out = base_out, o_a = base_a, o_b = base_b, o_c = base_c;
     for (int d = p.rank - 1; d >= 0; --d) {
       int size = p.shape[d];
       int coord = rest % size;
@@ -247,6 +277,6 @@ void main() {
       o_b += coord * p.b_op.strides[d];
       o_c += coord * p.c_op.strides[d];
     }
-    element(p, o_out, o_a, o_b, o_c);
+    element(args, o_out, o_a, o_b, o_c);
   }
 }

@@ -1,8 +1,10 @@
 #version 460
-// Batched matmul C[b] = A[b] · B[b] over strided operands (transposed views read in place): 64×64 output tiles,
-// 16-deep slices of A and B staged in shared memory, 4×4 outputs per invocation. Built once per compute type T:
+// Batched matmul C[b] = A[b] · B[b] over strided operands (transposed views read in place): (16·TM)×128 output
+// tiles, 8-deep slices of A and B staged in shared memory, TM×8 outputs per invocation (rows and columns 16 apart, so a
+// subgroup reads consecutive shared words and writes consecutive outputs). Built once per compute type T:
 // float (f32, f16, bf16 loads), double, int and int64_t (SCORCH_MATMUL_INT, SCORCH_WIDE).
 #include "common.glsl"
+#extension GL_EXT_control_flow_attributes : require
 
 #ifdef SCORCH_MATMUL_INT
 #define T VI
@@ -16,6 +18,13 @@
 
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(constant_id = 0) const int DT = DT_F32;
+// Rows per invocation, fixed at build time (SCORCH_MATMUL_TM: 8, or 2 for the short-product variants) so every loop
+// over the accumulators unrolls and they stay in registers.
+#ifdef SCORCH_MATMUL_TM
+const int TM = SCORCH_MATMUL_TM;
+#else
+const int TM = 8;
+#endif
 
 layout(push_constant) uniform Push {
   uvec2 a_addr;
@@ -36,9 +45,9 @@ layout(push_constant) uniform Push {
   int c_batch;
 } pc;
 
-const int BM = 64, BN = 64, BK = 16;
-shared T tile_a[BK][BM + 1];
-shared T tile_b[BK][BN + 1];
+const int BM = 16 * TM, BN = 128, BK = 8, TN = 8;
+shared T tile_a[BK][BM];
+shared T tile_b[BK][BN];
 
 void main() {
   int batch = int(gl_WorkGroupID.z);
@@ -46,35 +55,36 @@ void main() {
   int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
   int tid = ty * 16 + tx;
   int a_base = pc.a_offset + batch * pc.a_batch, b_base = pc.b_offset + batch * pc.b_batch;
-  T acc[4][4];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) acc[i][j] = T(0);
+  T acc[TM][TN];
+  [[unroll]] for (int i = 0; i < TM; ++i)
+    [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
   for (int k0 = 0; k0 < pc.k; k0 += BK) {
-    for (int e = tid; e < BM * BK; e += 256) {
+    // A's BM×8 slice and B's 8×128 slice, up to four elements per invocation each; zeros past the edges.
+    [[unroll]] for (int q = 0; q < 4; ++q) {
+      int e = tid + 256 * q;
       int kk = e % BK, mm = e / BK;
       int r = row0 + mm, c = k0 + kk;
-      tile_a[kk][mm] = (r < pc.m && c < pc.k) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
-    }
-    for (int e = tid; e < BN * BK; e += 256) {
-      int nn = e % BN, kk = e / BN;
-      int r = k0 + kk, c = col0 + nn;
-      tile_b[kk][nn] = (r < pc.k && c < pc.n) ? LOAD(pc.b_addr, DT, b_base + r * pc.b_row + c * pc.b_col) : T(0);
+      if (mm < BM)
+        tile_a[kk][mm] = (r < pc.m && c < pc.k) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
+      int nn = e % BN, kb = e / BN;
+      int rb = k0 + kb, cb = col0 + nn;
+      tile_b[kb][nn] = (rb < pc.k && cb < pc.n) ? LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col) : T(0);
     }
     barrier();
-    for (int kk = 0; kk < BK; ++kk) {
-      T av[4], bv[4];
-      for (int i = 0; i < 4; ++i) av[i] = tile_a[kk][ty + 16 * i];
-      for (int j = 0; j < 4; ++j) bv[j] = tile_b[kk][tx + 16 * j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) acc[i][j] += av[i] * bv[j];
+    [[unroll]] for (int kk = 0; kk < BK; ++kk) {
+      T av[TM], bv[TN];
+      [[unroll]] for (int i = 0; i < TM; ++i) av[i] = tile_a[kk][ty + 16 * i];
+      [[unroll]] for (int j = 0; j < TN; ++j) bv[j] = tile_b[kk][tx + 16 * j];
+      [[unroll]] for (int i = 0; i < TM; ++i)
+        [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] += av[i] * bv[j];
     }
     barrier();
   }
   int c_base = pc.c_offset + batch * pc.c_batch;
-  for (int i = 0; i < 4; ++i) {
+  [[unroll]] for (int i = 0; i < TM; ++i) {
     int r = row0 + ty + 16 * i;
     if (r >= pc.m) continue;
-    for (int j = 0; j < 4; ++j) {
+    [[unroll]] for (int j = 0; j < TN; ++j) {
       int c = col0 + tx + 16 * j;
       if (c < pc.n) STORE(pc.c_addr, DT, c_base + r * pc.n + c, acc[i][j]);
     }
