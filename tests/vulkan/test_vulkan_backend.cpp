@@ -176,6 +176,19 @@ TEST(VulkanBackend, ErrorsNameTheOp) {
   EXPECT_THROW((void)a.matmul(b), ShapeError);
   auto empty = Tensor<Vulkan, 1>::zeros({0});
   EXPECT_THROW((void)empty.max_dim(0), ShapeError);
+  // An index out of range is found by the shader and reported, naming the op and the index, at the next read; the
+  // read after that is clean.
+  auto x = Tensor<Vulkan, 2>::zeros({2, 3});
+  auto bad = Tensor<Vulkan, 2, Int>::from_data(TensorData(std::vector<int64_t>{0, 3}, Shape{2, 1}));
+  try {
+    (void)x.gather(1, bad).to_data();
+    FAIL() << "expected ShapeError";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("[gather] index 3 is out of range for a dim of size 3"), std::string::npos)
+        << e.what();
+  }
+  auto good = Tensor<Vulkan, 2, Int>::from_data(TensorData(std::vector<int64_t>{0, -1}, Shape{2, 1}));
+  EXPECT_EQ(x.gather(1, good).to_data(), TensorData(std::vector<float>{0, 0}, Shape{2, 1}));
 }
 
 TEST(VulkanBackend, HostRunKernelsAreCountedAndAgree) {

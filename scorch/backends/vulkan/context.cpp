@@ -222,6 +222,11 @@ void Context::create_device() {
   if (host_type_ == UINT32_MAX) host_type_ = memory_type(kHostFlags, 0);
   if (device_type_ == UINT32_MAX || host_type_ == UINT32_MAX)
     throw DeviceError("vulkan", info_.name + " lacks device-local or host-visible memory");
+  host_type_ = memory_type(kHostFlags, 0);
+  status_ = create_block(64, true);
+  host_type_ = memory_type(kHostFlags | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0);
+  if (host_type_ == UINT32_MAX) host_type_ = memory_type(kHostFlags, 0);
+  std::memset(status_.mapped, 0, 64);
 }
 
 Context::~Context() {
@@ -237,6 +242,7 @@ Context::~Context() {
       for (auto& block : b->arena) destroy_block(block);
       vkDestroyFence(device_, b->fence, nullptr);
     }
+  destroy_block(status_);
   for (auto& [key, p] : pipelines_) vkDestroyPipeline(device_, p, nullptr);
   for (auto& [key, m] : modules_) vkDestroyShaderModule(device_, m, nullptr);
   vkDestroyPipelineLayout(device_, layout_, nullptr);
@@ -398,6 +404,12 @@ void Context::reclaim(Batch& batch) {
 
 void Context::submit_locked() {
   if (!recording_) return;
+  // The status words the shaders wrote are the host's to read once the fence signals.
+  auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(recording_->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
+                       nullptr, 0, nullptr);
   check(vkEndCommandBuffer(recording_->cmd), "vkEndCommandBuffer");
   auto si = make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   si.commandBufferCount = 1;
@@ -419,8 +431,10 @@ void Context::wait_locked() {
 }
 
 VkPipeline Context::pipeline(const std::string& shader, std::span<const int32_t> spec) {
-  std::string key = shader;
-  for (int32_t v : spec) key += "," + std::to_string(v);
+  std::string key;  // the shader's name, a NUL, then the specialization constants' bytes
+  key.reserve(shader.size() + 1 + spec.size_bytes());
+  key.append(shader).push_back('\0');
+  key.append(reinterpret_cast<const char*>(spec.data()), spec.size_bytes());
   auto it = pipelines_.find(key);
   if (it != pipelines_.end()) return it->second;
   bool wide = shader.find("wide") != std::string::npos || shader.find("64") != std::string::npos;
@@ -511,6 +525,20 @@ void Context::read(VkBuffer src, size_t offset, void* out, size_t bytes) {
   }
   std::memcpy(out, staging.mapped, bytes);
   free_host_.emplace(staging.capacity, staging);
+  check_status();
+}
+
+void Context::check_status() {
+  auto* words = reinterpret_cast<volatile uint32_t*>(status_.mapped);
+  if (words[0] == 0) return;
+  static const char* const kOps[] = {"gather", "select", "scatter_add", "select_add"};
+  uint32_t mode = words[1];
+  auto index = static_cast<int32_t>(words[2]);
+  uint32_t size = words[3];
+  words[0] = 0;
+  throw ShapeError(mode < 4 ? kOps[mode] : "index",
+                   "index " + std::to_string(index) + " is out of range for a dim of size " + std::to_string(size) +
+                       " (found on the device; reported at the next read)");
 }
 
 void Context::copy(VkBuffer src, size_t src_offset, VkBuffer dst, size_t dst_offset, size_t bytes) {
@@ -526,6 +554,7 @@ void Context::copy(VkBuffer src, size_t src_offset, VkBuffer dst, size_t dst_off
 void Context::synchronize() {
   std::lock_guard lock(mutex_);
   wait_locked();
+  check_status();
 }
 
 PoolStats Context::pool_stats() {

@@ -66,6 +66,9 @@ class Context {
   void release_cached();
   WorkStats work_stats();
   void count_host_fallback();
+  /// The device address of the status words shaders report errors in (index.comp: an index out of range); every
+  /// wait that returns to the host (read, synchronize) reads them and throws the ShapeError they describe.
+  VkDeviceAddress status_address() const { return status_.address; }
 
  private:
   struct Batch {
@@ -91,6 +94,7 @@ class Context {
   VkPipeline pipeline(const std::string& shader, std::span<const int32_t> spec);
   uint32_t memory_type(VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) const;
   void check(VkResult result, const char* call) const;
+  void check_status();
 
   std::mutex mutex_;
   VkInstance instance_;
@@ -107,6 +111,7 @@ class Context {
   std::unordered_map<std::string, VkShaderModule> modules_;
   std::unordered_map<std::string, VkPipeline> pipelines_;
   std::multimap<size_t, Block> free_device_, free_host_;
+  Block status_;  // host-visible: {flag, mode, index, dim size}
   std::unique_ptr<Batch> recording_;
   std::deque<std::unique_ptr<Batch>> in_flight_, idle_;
   PoolStats stats_;

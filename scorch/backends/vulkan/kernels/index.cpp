@@ -1,5 +1,6 @@
-// Index ops on the device (index.comp): gather and select, and their adjoints scatter_add and select_add. Their indices are checked against the dim first (one
-// read of their extremes, so an out-of-range index is a ShapeError as on Cpu, never an out-of-bounds read).
+// Index ops on the device (index.comp): gather and select, and their adjoints scatter_add and select_add. An index out
+// of range is never read: the shader reports it and the next read throws the ShapeError (the Cuda backend reads the
+// indices back at once instead; here no op waits).
 #include "scorch/backends/common/strides.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -17,6 +18,7 @@ struct IndexParams {
   int32_t x_strides[kMaxRank];
   int32_t index_shape[kMaxRank];
   uint32_t values_addr[2];
+  uint32_t status_addr[2];
 };
 
 void set_addr(uint32_t* slot, const T& x) {
@@ -25,22 +27,18 @@ void set_addr(uint32_t* slot, const T& x) {
   slot[1] = static_cast<uint32_t>(a >> 32);
 }
 
-// indices as contiguous i64, every one checked to lie in [-n, n).
-T checked_indices(const char* op, T indices, size_t n) {
-  indices = contiguous(cast(std::move(indices), DType::I64));
-  if (indices.numel() == 0) return indices;
-  T flat = reshape(indices, Shape{indices.numel()});
-  int64_t lo = into_data(min_dim(flat, 0)).to_vector<int64_t>()[0];
-  int64_t hi = into_data(max_dim(flat, 0)).to_vector<int64_t>()[0];
-  auto size = static_cast<int64_t>(n);
-  for (int64_t v : {lo, hi})
-    if (v < -size || v >= size)
-      throw ShapeError(op, "index " + std::to_string(v) + " is out of range for a dim of size " + std::to_string(n));
-  return indices;
-}
+// indices as contiguous i64 (their range is checked by the shader, context.h's status words).
+T as_indices(T indices) { return contiguous(cast(std::move(indices), DType::I64)); }
 
 void run_index(const char* op, IndexParams p, const T& x, const T& indices, const T& out, int mode) {
-  if (out.numel() == 0) return;
+  if (out.numel() == 0) {
+    // No element to run: every index of a dim of size 0 is out of range all the same.
+    if (p.n == 0 && indices.numel() > 0) {
+      int64_t first = into_data(reshape(indices, Shape{indices.numel()})).to_vector<int64_t>()[0];
+      throw ShapeError(op, "index " + std::to_string(first) + " is out of range for a dim of size 0");
+    }
+    return;
+  }
   check_index_range(op, x);
   check_index_range(op, out);
   set_addr(p.x_addr, x);
@@ -48,6 +46,9 @@ void run_index(const char* op, IndexParams p, const T& x, const T& indices, cons
   set_addr(p.out_addr, out);
   p.total = static_cast<int32_t>(out.numel());
   detail::Context& ctx = context_of(x);
+  VkDeviceAddress status = ctx.status_address();
+  p.status_addr[0] = static_cast<uint32_t>(status);
+  p.status_addr[1] = static_cast<uint32_t>(status >> 32);
   VkDeviceAddress addr = ctx.params(&p, sizeof(p));
   uint32_t push[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), mode};
@@ -65,7 +66,7 @@ T gather(size_t dim, T x, T indices) {
       throw ShapeError("gather", "indices " + indices.shape().to_string() + " exceed input " + x.shape().to_string() +
                                      " along dim " + std::to_string(d));
   x = contiguous(std::move(x));
-  indices = checked_indices("gather", std::move(indices), x.shape()[dim]);
+  indices = as_indices(std::move(indices));
   T out(indices.shape(), x.dtype(), x.device());
   IndexParams p{};
   p.rank = static_cast<int32_t>(x.shape().rank());
@@ -82,7 +83,7 @@ T gather(size_t dim, T x, T indices) {
 
 T select(T x, size_t dim, T indices) {
   x = contiguous(std::move(x));
-  indices = checked_indices("select", std::move(indices), x.shape()[dim]);
+  indices = as_indices(std::move(indices));
   Shape shape = x.shape();
   shape[dim] = indices.numel();
   T out(shape, x.dtype(), x.device());
@@ -106,7 +107,7 @@ T scatter_add(size_t dim, T x, T indices, T values) {
       throw ShapeError("scatter_add", "indices " + indices.shape().to_string() + " exceed input " +
                                           x.shape().to_string() + " along dim " + std::to_string(d));
   x = contiguous(std::move(x));
-  indices = checked_indices("scatter_add", std::move(indices), x.shape()[dim]);
+  indices = as_indices(std::move(indices));
   values = contiguous(cast(std::move(values), x.dtype()));
   T out(x.shape(), x.dtype(), x.device());
   IndexParams p{};
@@ -128,7 +129,7 @@ T select_add(T x, size_t dim, T indices, T values) {
   if (!(values.shape() == expected))
     throw ShapeError("select_add", "values " + values.shape().to_string() + " should be " + expected.to_string());
   x = contiguous(std::move(x));
-  indices = checked_indices("select_add", std::move(indices), x.shape()[dim]);
+  indices = as_indices(std::move(indices));
   values = contiguous(cast(std::move(values), x.dtype()));
   T out(x.shape(), x.dtype(), x.device());
   IndexParams p{};

@@ -129,10 +129,10 @@ ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& 
   size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
   T cols = im2col(geo, x);
   T grad_g = reshaped(grad, Shape{geo.n, geo.g, og, geo.l});
-  // dW[g] = Σ_n grad[n, g] · cols[n, g]ᵀ, as one product per group over n·l.
-  T a = reshaped(contiguous(strided_layout::permute(grad_g, {1, 2, 0, 3})), Shape{geo.g, og, geo.n * geo.l});
-  T b = reshaped(contiguous(strided_layout::permute(cols, {1, 0, 3, 2})), Shape{geo.g, geo.n * geo.l, ck});
-  T dw = reshaped(matmul(a, b), w_shape);
+  // dW[g] = Σ_n grad[n, g] · cols[n, g]ᵀ: one product per sample and group (cols read transposed in place), summed
+  // over the samples (a single product over n·l would leave one workgroup walking the whole batch).
+  T per_sample = matmul(grad_g, strided_layout::swap_dims(cols, 2, 3));
+  T dw = reshaped(sum_dim(std::move(per_sample), 0), w_shape);
   // dx = col2im(W[g]ᵀ · grad[n, g]).
   T wt = strided_layout::swap_dims(reshaped(w, Shape{1, geo.g, og, ck}), 2, 3);
   T dcols = matmul(wt, grad_g);

@@ -2,8 +2,8 @@
 // Index reads and their adjoints: MODE 0 (gather along dim): out[i] = x at i's coordinates with the dim's replaced by
 // indices[i]; MODE 1 (select along dim): out[o, j, r] = x[o, indices[j], r] over x viewed as [outer, n, inner];
 // MODE 2 (scatter_add) and MODE 3 (select_add): out = x plus the values whose index lands on each element, gathered
-// per element in index order (no atomics: deterministic, O(indices along the dim) per element). Indices are i64 (read
-// as their low words: the caller checked every one against the dim), negative ones counting from the end.
+// per element in index order (no atomics: deterministic, O(indices along the dim) per element). Indices are i64,
+// negative ones counting from the end.
 #include "common.glsl"
 
 layout(local_size_x = 256) in;
@@ -24,12 +24,25 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Ind
   int x_strides[MAX_RANK];  // x's contiguous strides (gather)
   int index_shape[MAX_RANK];  // scatter_add: the indices' (and values') shape
   uvec2 values_addr;          // scatter_add, select_add
+  uvec2 status_addr;          // the context's status words (context.h)
 };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Status { uint flag; uint mode; int index; uint dim_size; };
 layout(push_constant) uniform Push { uvec2 params; } pc;
 
+// Index i, counted from the end when negative. One out of [-n, n) (or beyond 32 bits) is reported through the status
+// words, which the host reads at its next wait, and comes back as -1 (its element reads nothing).
 int index_at(IndexParams p, int i) {
-  int v = BufI32(p.index_addr).v[2 * i];
-  return v < 0 ? v + p.n : v;
+  int lo = BufI32(p.index_addr).v[2 * i], hi = BufI32(p.index_addr).v[2 * i + 1];
+  if (hi != (lo >> 31) || lo < -p.n || lo >= p.n) {
+    Status s = Status(p.status_addr);
+    if (atomicOr(s.flag, 1u) == 0u) {
+      s.mode = uint(MODE);
+      s.index = lo;
+      s.dim_size = uint(p.n);
+    }
+    return -1;
+  }
+  return lo < 0 ? lo + p.n : lo;
 }
 
 bool is_float_kind() { return is_float_dtype(DT); }
@@ -90,17 +103,22 @@ void main() {
     }
     int src;
     if (MODE == 0) {
-      int rest = i;
-      src = 0;
-      for (int d = p.rank - 1; d >= 0; --d) {
+      int rest = i, at = index_at(p, i);
+      src = at < 0 ? -1 : 0;
+      for (int d = p.rank - 1; d >= 0 && at >= 0; --d) {
         int coord = rest % p.out_shape[d];
         rest /= p.out_shape[d];
-        src += (d == p.dim ? index_at(p, i) : coord) * p.x_strides[d];
+        src += (d == p.dim ? at : coord) * p.x_strides[d];
       }
     } else {
       int r = i % p.inner, rest = i / p.inner;
       int j = rest % p.count, o = rest / p.count;
-      src = (o * p.n + index_at(p, j)) * p.inner + r;
+      int at = index_at(p, j);
+      src = at < 0 ? -1 : (o * p.n + at) * p.inner + r;
+    }
+    if (src < 0) {
+      store_i(p.out_addr, DT, i, VI(0));
+      continue;
     }
     if (is_float_dtype(DT)) store_f(p.out_addr, DT, i, load_f(p.x_addr, DT, src));
     else store_i(p.out_addr, DT, i, load_i(p.x_addr, DT, src));
