@@ -118,9 +118,9 @@ TEST(VulkanBackend, MatmulMatchesCpuOverSizesViewsBatchesAndDTypes) {
     Shape a, b;
     bool transpose_b;
   };
-  std::vector<Case> cases = {{{1, 1, 1, 1}, {1, 1, 1, 1}, false},     {{1, 1, 7, 13}, {1, 1, 13, 5}, false},
+  std::vector<Case> cases = {{{1, 1, 1, 1}, {1, 1, 1, 1}, false},      {{1, 1, 7, 13}, {1, 1, 13, 5}, false},
                              {{1, 1, 65, 130}, {1, 1, 67, 130}, true}, {{3, 1, 5, 7}, {1, 4, 7, 6}, false},
-                             {{2, 3, 0, 4}, {2, 3, 4, 5}, false},     {{1, 1, 4, 0}, {1, 1, 0, 3}, false}};
+                             {{2, 3, 0, 4}, {2, 3, 4, 5}, false},      {{1, 1, 4, 0}, {1, 1, 0, 3}, false}};
   for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
     for (const auto& c : cases) {
       auto a = Tensor<Cpu, 4>::random(c.a, Distribution::uniform(-1, 1)).cast(d);
@@ -128,8 +128,9 @@ TEST(VulkanBackend, MatmulMatchesCpuOverSizesViewsBatchesAndDTypes) {
       auto bc = c.transpose_b ? b.swap_dims(2, 3) : b;
       auto expected = a.matmul(bc).to_data();
       auto actual = on_vulkan(a).matmul(c.transpose_b ? on_vulkan(b).swap_dims(2, 3) : on_vulkan(b)).to_data();
-      Tolerance tol = d == DType::F64 ? Tolerance{1e-12, 1e-12}
-                      : d == DType::F32 ? Tolerance{1e-5, 1e-5} : Tolerance{1e-2, 1e-2};
+      Tolerance tol = d == DType::F64   ? Tolerance{1e-12, 1e-12}
+                      : d == DType::F32 ? Tolerance{1e-5, 1e-5}
+                                        : Tolerance{1e-2, 1e-2};
       expected.assert_approx_eq(actual, tol);
     }
   }

@@ -232,8 +232,7 @@ void Context::create_device() {
 Context::~Context() {
   try {
     synchronize();
-  } catch (...) {
-  }
+  } catch (...) {}
   for (auto* list : {&free_device_, &free_host_})
     for (auto& [size, block] : *list) destroy_block(block);
   for (auto* q : {&in_flight_, &idle_})
@@ -286,8 +285,8 @@ Block Context::create_block(size_t bytes, bool host) {
   VkResult r = vkAllocateMemory(device_, &ai, nullptr, &b.memory);
   if (r != VK_SUCCESS) {
     vkDestroyBuffer(device_, b.buffer, nullptr);
-    throw DeviceError("vulkan", "allocating " + std::to_string(bytes) + " bytes on " + info_.name + " failed: " +
-                                    result_name(r));
+    throw DeviceError("vulkan",
+                      "allocating " + std::to_string(bytes) + " bytes on " + info_.name + " failed: " + result_name(r));
   }
   vkBindBufferMemory(device_, b.buffer, b.memory, 0);
   auto addr = make<VkBufferDeviceAddressInfo>(VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO);
@@ -536,9 +535,9 @@ void Context::check_status() {
   auto index = static_cast<int32_t>(words[2]);
   uint32_t size = words[3];
   words[0] = 0;
-  throw ShapeError(mode < 4 ? kOps[mode] : "index",
-                   "index " + std::to_string(index) + " is out of range for a dim of size " + std::to_string(size) +
-                       " (found on the device; reported at the next read)");
+  throw ShapeError(mode < 4 ? kOps[mode] : "index", "index " + std::to_string(index) +
+                                                        " is out of range for a dim of size " + std::to_string(size) +
+                                                        " (found on the device; reported at the next read)");
 }
 
 void Context::copy(VkBuffer src, size_t src_offset, VkBuffer dst, size_t dst_offset, size_t bytes) {

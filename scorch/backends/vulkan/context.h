@@ -75,8 +75,8 @@ class Context {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
     uint32_t commands = 0;
-    std::vector<Block> staging;   // host blocks freed when the batch completes
-    std::vector<Block> arena;     // parameter chunks, the last one being filled
+    std::vector<Block> staging;  // host blocks freed when the batch completes
+    std::vector<Block> arena;    // parameter chunks, the last one being filled
     size_t arena_used = 0;
   };
   static constexpr uint32_t kBatch = 256;

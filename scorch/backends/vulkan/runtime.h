@@ -17,17 +17,17 @@ std::string unavailable_reason();
 
 /// What a device is and supports.
 struct DeviceInfo {
-  std::string name;                  ///< the driver's device name ("NVIDIA H100 80GB HBM3", "llvmpipe (...)")
-  std::string driver;                ///< driver name and version
-  std::string type;                  ///< "discrete", "integrated", "virtual", "cpu" or "other"
-  uint32_t api_version = 0;          ///< VK_MAKE_API_VERSION of the device
-  uint32_t subgroup_size = 0;        ///< invocations per subgroup
+  std::string name;            ///< the driver's device name ("NVIDIA H100 80GB HBM3", "llvmpipe (...)")
+  std::string driver;          ///< driver name and version
+  std::string type;            ///< "discrete", "integrated", "virtual", "cpu" or "other"
+  uint32_t api_version = 0;    ///< VK_MAKE_API_VERSION of the device
+  uint32_t subgroup_size = 0;  ///< invocations per subgroup
   uint32_t max_workgroup_invocations = 0;
-  uint32_t max_shared_memory = 0;    ///< bytes of workgroup (shared) memory
-  uint64_t device_memory = 0;        ///< bytes of the largest device-local heap
-  bool float64 = false;              ///< shaderFloat64: f64 tensors
-  bool int64 = false;                ///< shaderInt64: i64 tensors (with float64: the shaders' wide variant)
-  bool cooperative_matrix = false;   ///< VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix is exposed
+  uint32_t max_shared_memory = 0;   ///< bytes of workgroup (shared) memory
+  uint64_t device_memory = 0;       ///< bytes of the largest device-local heap
+  bool float64 = false;             ///< shaderFloat64: f64 tensors
+  bool int64 = false;               ///< shaderInt64: i64 tensors (with float64: the shaders' wide variant)
+  bool cooperative_matrix = false;  ///< VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix is exposed
 };
 /// device's description; throws DeviceError for an index out of range.
 DeviceInfo device_info(int device);

@@ -54,8 +54,7 @@ std::string variant(const char* name, std::initializer_list<DType> dtypes) {
 
 void check_index_range(const char* op, const VulkanTensor& x) {
   bool ok = x.numel() <= static_cast<size_t>(kIndexLimit) && fits(x.offset());
-  for (size_t d = 0; d < x.shape().rank() && ok; ++d)
-    ok = fits(x.strides()[d] * static_cast<int64_t>(x.shape()[d]));
+  for (size_t d = 0; d < x.shape().rank() && ok; ++d) ok = fits(x.strides()[d] * static_cast<int64_t>(x.shape()[d]));
   if (!ok)
     throw DeviceError(op, "tensor of shape " + x.shape().to_string() +
                               " exceeds the Vulkan kernels' 32-bit element indices (2^31 elements)");
@@ -100,8 +99,7 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
               (!launch.b || db == DType::F32) && !launch.c && launch.form != FORM_FILL && launch.op < OP_EQ &&
               launch.op != OP_IS_NAN && launch.op != OP_IS_INF && !launch.wide_scalar;
   for (const VulkanTensor* x : {&out, launch.a, launch.b})
-    if (x && vec4)
-      vec4 = x->offset() % 4 == 0 && (x->storage() ? x->storage()->address() : 0) % 16 == 0;
+    if (x && vec4) vec4 = x->offset() % 4 == 0 && (x->storage() ? x->storage()->address() : 0) % 16 == 0;
   int32_t spec[] = {launch.op,
                     static_cast<int32_t>(out.dtype()),
                     static_cast<int32_t>(da),
@@ -114,9 +112,22 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
                     vec4 ? 1 : 0};
   std::string shader = variant("map", {out.dtype(), da, db, launch.wide_scalar ? DType::F64 : da});
   detail::Context& ctx = context_of(out);
-  VkDeviceAddress addr = ctx.params(&p, sizeof(p));
-  uint32_t push[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
-  ctx.dispatch(shader, spec, push, sizeof(push), groups_for(static_cast<int64_t>(vec4 ? (n + 3) / 4 : n)));
+  MapPush push;
+  VkDeviceAddress addr = contig ? 0 : ctx.params(&p, sizeof(p));  // strided launches read the shape and strides
+  push.params[0] = static_cast<uint32_t>(addr);
+  push.params[1] = static_cast<uint32_t>(addr >> 32);
+  for (auto [from, to] :
+       {std::pair{&p.out, push.out_addr}, {&p.a, push.a_addr}, {&p.b, push.b_addr}, {&p.c, push.c_addr}}) {
+    to[0] = from->addr[0];
+    to[1] = from->addr[1];
+  }
+  push.base_out = p.out.offset, push.base_a = p.a.offset, push.base_b = p.b.offset, push.base_c = p.c.offset;
+  push.n = p.n;
+  push.scalar_f = p.scalar_f;
+  push.scalar_i = p.scalar_i;
+  std::copy(p.scalar_f64, p.scalar_f64 + 2, push.scalar_f64);
+  std::copy(p.scalar_i64, p.scalar_i64 + 2, push.scalar_i64);
+  ctx.dispatch(shader, spec, &push, sizeof(push), groups_for(static_cast<int64_t>(vec4 ? (n + 3) / 4 : n)));
 }
 
 }  // namespace scorch::backends::vulkan::kernels

@@ -32,6 +32,17 @@ struct MapParams {
   uint32_t pad2[2] = {0, 0};
 };
 static_assert(sizeof(OperandParams) == 48 && sizeof(MapParams) == 272, "must match map.comp");
+/// map.comp's push constants.
+struct MapPush {
+  uint32_t params[2] = {0, 0};
+  uint32_t out_addr[2] = {0, 0}, a_addr[2] = {0, 0}, b_addr[2] = {0, 0}, c_addr[2] = {0, 0};
+  uint32_t scalar_f64[2] = {0, 0}, scalar_i64[2] = {0, 0};
+  int32_t base_out = 0, base_a = 0, base_b = 0, base_c = 0;
+  int32_t n = 0;
+  float scalar_f = 0;
+  int32_t scalar_i = 0;
+};
+static_assert(sizeof(MapPush) == 84, "must match map.comp's push constants");
 
 /// The context of x's device.
 detail::Context& context_of(const VulkanTensor& x);

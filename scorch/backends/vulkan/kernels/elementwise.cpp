@@ -31,27 +31,43 @@ T output_for(T& a, const Shape& shape, DType dtype) {
 int compute_kind(DType d) { return is_float(d) ? KIND_FLOAT : KIND_INT; }
 
 void require_float(const char* name, const T& x) {
-  if (!is_float(x.dtype()))
-    throw DTypeError(name, "needs a float tensor, got " + std::string(dtype_name(x.dtype())));
+  if (!is_float(x.dtype())) throw DTypeError(name, "needs a float tensor, got " + std::string(dtype_name(x.dtype())));
 }
 void require_int(const char* name, const T& x) {
-  if (!is_int(x.dtype()))
-    throw DTypeError(name, "needs an int tensor, got " + std::string(dtype_name(x.dtype())));
+  if (!is_int(x.dtype())) throw DTypeError(name, "needs an int tensor, got " + std::string(dtype_name(x.dtype())));
 }
 void require_same_dtype(const char* name, const T& a, const T& b) {
   if (a.dtype() != b.dtype())
-    throw DTypeError(name, "operands of dtype " + std::string(dtype_name(a.dtype())) + " and " +
-                               std::string(dtype_name(b.dtype())));
+    throw DTypeError(
+        name, "operands of dtype " + std::string(dtype_name(a.dtype())) + " and " + std::string(dtype_name(b.dtype())));
 }
 
 }  // namespace
 
 bool f32_only(int op) {
   switch (op) {
-    case OP_EXP: case OP_LOG: case OP_LOG1P: case OP_LOGIT: case OP_COS: case OP_SIN: case OP_TAN: case OP_COSH:
-    case OP_SINH: case OP_TANH: case OP_ACOS: case OP_ACOSH: case OP_ASIN: case OP_ASINH: case OP_ATAN:
-    case OP_ATANH: case OP_ERF: case OP_SIGMOID: case OP_GELU: case OP_LOG_SIGMOID: case OP_POW: case OP_ATAN2:
-      return true;
+    case OP_EXP:
+    case OP_LOG:
+    case OP_LOG1P:
+    case OP_LOGIT:
+    case OP_COS:
+    case OP_SIN:
+    case OP_TAN:
+    case OP_COSH:
+    case OP_SINH:
+    case OP_TANH:
+    case OP_ACOS:
+    case OP_ACOSH:
+    case OP_ASIN:
+    case OP_ASINH:
+    case OP_ATAN:
+    case OP_ATANH:
+    case OP_ERF:
+    case OP_SIGMOID:
+    case OP_GELU:
+    case OP_LOG_SIGMOID:
+    case OP_POW:
+    case OP_ATAN2: return true;
     default: return false;
   }
 }
@@ -84,19 +100,22 @@ T host_unary(const char* name, int op, const T& x) {
 }
 
 T host_binary(const char* name, int op, const T& a, const T& b) {
-  if (op == OP_POW) return host::run<T>(name, [](auto&& x, auto&& y) { return cpuk::powf(x, y); }, a, b);
-  return host::run<T>(name, [](auto&& x, auto&& y) { return cpuk::atan2(x, y); }, a, b);
+  if (op == OP_POW)
+    return host::run<T>(
+        name, [](auto&& x, auto&& y) { return cpuk::powf(x, y); }, a, b);
+  return host::run<T>(
+      name, [](auto&& x, auto&& y) { return cpuk::atan2(x, y); }, a, b);
 }
 
 T host_scalar(const char* name, int op, const T& a, Scalar s) {
   if (op != OP_POW) throw DeviceError(name, "no host form of this op");
-  return host::run<T>(name, [](auto&& x, auto&& v) { return cpuk::powf_scalar(x, v); }, a, s);
+  return host::run<T>(
+      name, [](auto&& x, auto&& v) { return cpuk::powf_scalar(x, v); }, a, s);
 }
 
 T map_unary(const char* name, int op, T x, bool numeric) {
   if (!numeric && !is_predicate(op)) require_float(name, x);
-  if (x.dtype() == DType::Bool && op != OP_LOGICAL_NOT)
-    throw DTypeError(name, "needs a numeric tensor, got bool");
+  if (x.dtype() == DType::Bool && op != OP_LOGICAL_NOT) throw DTypeError(name, "needs a numeric tensor, got bool");
   if (x.dtype() == DType::F64 && f32_only(op)) return host_unary(name, op, x);
   DType out_dtype = is_predicate(op) ? DType::Bool : x.dtype();
   T out = output_for(x, x.shape(), out_dtype);

@@ -11,8 +11,7 @@
 namespace scorch::backends::vulkan::kernels {
 
 template <class F> constexpr int kOpCode = -1;
-#define SCORCH_VK_OP(Functor, code) \
-  template <> inline constexpr int kOpCode<scalar_ops::Functor> = code;
+#define SCORCH_VK_OP(Functor, code) template <> inline constexpr int kOpCode<scalar_ops::Functor> = code;
 SCORCH_VK_OP(Add, OP_ADD)
 SCORCH_VK_OP(Sub, OP_SUB)
 SCORCH_VK_OP(Mul, OP_MUL)

@@ -59,8 +59,8 @@ void run_index(const char* op, IndexParams p, const T& x, const T& indices, cons
 
 T gather(size_t dim, T x, T indices) {
   if (indices.shape().rank() != x.shape().rank())
-    throw ShapeError("gather", "indices " + indices.shape().to_string() + " and input " + x.shape().to_string() +
-                                   " differ in rank");
+    throw ShapeError(
+        "gather", "indices " + indices.shape().to_string() + " and input " + x.shape().to_string() + " differ in rank");
   for (size_t d = 0; d < x.shape().rank(); ++d)
     if (d != dim && indices.shape()[d] > x.shape()[d])
       throw ShapeError("gather", "indices " + indices.shape().to_string() + " exceed input " + x.shape().to_string() +

@@ -1,6 +1,6 @@
-// Batched matmul (matmul.comp, tiles of (16·TM)×128 outputs): operands read through their strides (transposed views in place), batch dims
-// broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16 accumulate in f32, ints in
-// the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the dtype does).
+// Batched matmul (matmul.comp, tiles of (16·TM)×128 outputs): operands read through their strides (transposed views in
+// place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16 accumulate in
+// f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the dtype does).
 #include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -58,7 +58,9 @@ std::string shader_for(DType d) {
   switch (d) {
     case DType::F64: return "matmul_f64";
     case DType::I64: return "matmul_i64";
-    case DType::F32: case DType::F16: case DType::BF16: return "matmul_f32";
+    case DType::F32:
+    case DType::F16:
+    case DType::BF16: return "matmul_f32";
     default: return "matmul_i32";
   }
 }
@@ -74,8 +76,8 @@ void set_addr(uint32_t* slot, const T& x) {
 T matmul(T a, T b) {
   size_t r = a.shape().rank();
   if (r < 2 || b.shape().rank() != r)
-    throw ShapeError("matmul", "needs operands of one rank ≥ 2, got " + a.shape().to_string() + " and " +
-                                   b.shape().to_string());
+    throw ShapeError("matmul",
+                     "needs operands of one rank ≥ 2, got " + a.shape().to_string() + " and " + b.shape().to_string());
   if (a.dtype() != b.dtype() || a.dtype() == DType::Bool)
     throw DTypeError("matmul", "operands of dtype " + std::string(dtype_name(a.dtype())) + " and " +
                                    std::string(dtype_name(b.dtype())));
@@ -122,7 +124,8 @@ T matmul(T a, T b) {
   int32_t spec[] = {static_cast<int32_t>(a.dtype())};
   std::string shader = shader_for(a.dtype()) + (tm == 2 ? "_short" : "");
   detail::Context& ctx = context_of(out);
-  auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + 16 * tm - 1) / (16 * tm));
+  auto groups_x = static_cast<uint32_t>((n + 127) / 128),
+       groups_y = static_cast<uint32_t>((m + 16 * tm - 1) / (16 * tm));
   size_t count = batch.num_elements();
   for (size_t first = 0; first < count; first += 65535) {
     size_t chunk = std::min<size_t>(count - first, 65535);

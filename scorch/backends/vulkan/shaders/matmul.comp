@@ -1,7 +1,8 @@
 #version 460
 // Batched matmul C[b] = A[b] · B[b] over strided operands (transposed views read in place): (16·TM)×128 output
-// tiles, 8-deep slices of A and B staged in shared memory, TM×8 outputs per invocation (rows and columns 16 apart, so a
-// subgroup reads consecutive shared words and writes consecutive outputs). Built once per compute type T:
+// tiles, 8-deep slices of A and B staged in shared memory (the next ones loaded into registers meanwhile), TM×8
+// outputs per invocation (rows and columns 16 apart, so a subgroup reads consecutive shared words and writes
+// consecutive outputs). Built once per compute type T:
 // float (f32, f16, bf16 loads), double, int and int64_t (SCORCH_MATMUL_INT, SCORCH_WIDE).
 #include "common.glsl"
 #extension GL_EXT_control_flow_attributes : require
@@ -46,7 +47,8 @@ layout(push_constant) uniform Push {
 } pc;
 
 const int BM = 16 * TM, BN = 128, BK = 8, TN = 8;
-shared T tile_a[BK][BM];
+// A's rows padded by 4 words: the eight k of one row land in eight different banks when stored.
+shared T tile_a[BK][BM + 4];
 shared T tile_b[BK][BN];
 
 void main() {
@@ -58,19 +60,34 @@ void main() {
   T acc[TM][TN];
   [[unroll]] for (int i = 0; i < TM; ++i)
     [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+  // Each invocation's share of the next slices (A's BM×8, B's 8×128; zeros past the edges), loaded into registers
+  // while the current slices are multiplied out of shared memory.
+  T next_a[4], next_b[4];
+  [[unroll]] for (int q = 0; q < 4; ++q) {
+    int e = tid + 256 * q;
+    int r = row0 + e / BK, c = e % BK;
+    next_a[q] = (e / BK < BM && r < pc.m && c < pc.k) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
+    int rb = e / BN, cb = col0 + e % BN;
+    next_b[q] = (rb < pc.k && cb < pc.n) ? LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col) : T(0);
+  }
   for (int k0 = 0; k0 < pc.k; k0 += BK) {
-    // A's BM×8 slice and B's 8×128 slice, up to four elements per invocation each; zeros past the edges.
     [[unroll]] for (int q = 0; q < 4; ++q) {
       int e = tid + 256 * q;
-      int kk = e % BK, mm = e / BK;
-      int r = row0 + mm, c = k0 + kk;
-      if (mm < BM)
-        tile_a[kk][mm] = (r < pc.m && c < pc.k) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
-      int nn = e % BN, kb = e / BN;
-      int rb = k0 + kb, cb = col0 + nn;
-      tile_b[kb][nn] = (rb < pc.k && cb < pc.n) ? LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col) : T(0);
+      if (e / BK < BM) tile_a[e % BK][e / BK] = next_a[q];
+      tile_b[e / BN][e % BN] = next_b[q];
     }
     barrier();
+    int k1 = k0 + BK;
+    if (k1 < pc.k) {
+      [[unroll]] for (int q = 0; q < 4; ++q) {
+        int e = tid + 256 * q;
+        int r = row0 + e / BK, c = k1 + e % BK;
+        next_a[q] =
+            (e / BK < BM && r < pc.m && c < pc.k) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
+        int rb = k1 + e / BN, cb = col0 + e % BN;
+        next_b[q] = (rb < pc.k && cb < pc.n) ? LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col) : T(0);
+      }
+    }
     [[unroll]] for (int kk = 0; kk < BK; ++kk) {
       T av[TM], bv[TN];
       [[unroll]] for (int i = 0; i < TM; ++i) av[i] = tile_a[kk][ty + 16 * i];
