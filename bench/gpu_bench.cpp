@@ -440,8 +440,9 @@ template <class B> void vulkan_workloads(const Options& o) {
   const size_t n = 4096;
   auto a = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1)).cast(DType::F16);
   auto b = Tensor<B, 2>::random({n, n}, Distribution::normal(0, 1)).cast(DType::F16);
+  auto tflops = [&](double ms) { return 2.0 * n * n * n / ms / 1e9; };
   run_gpu(
-      o, "matmul_f16_4096", [&] { (void)a.matmul(b); }, "tflops", [&](double ms) { return 2.0 * n * n * n / ms / 1e9; });
+      o, "matmul_f16_4096", [&] { (void)a.matmul(b); }, "tflops", tflops);
   bandwidth<B>(o);
   guide_step<Autodiff<B>>(o, 64, "mnist_guide_train_step_b64");
   guide_step<Autodiff<B>>(o, 1024, "mnist_guide_train_step_b1024");

@@ -253,16 +253,55 @@ template <class B> void run_backend(Options& o) {
   if constexpr (onnx_backend) onnx_workloads<B>(o);
 }
 
-}  // namespace scorch::bench
-
-int main(int argc, char** argv) {
-  using namespace scorch::bench;
+/// --filter, --reps and --backend from the command line.
+Options parse_options(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--filter") == 0) o.filter = argv[i + 1];
     else if (std::strcmp(argv[i], "--reps") == 0) o.reps = std::max(1, std::atoi(argv[i + 1]));
     else if (std::strcmp(argv[i], "--backend") == 0) o.backend = argv[i + 1];
   }
+  return o;
+}
+
+/// --backend vulkan: the Vulkan workloads on Vulkan(0), then the pool's and the command stream's counters; 2 without
+/// a device or the backend.
+int run_vulkan(Options& o) {
+#ifdef SCORCH_HAVE_VULKAN
+  if (!scorch::backends::vulkan::is_available()) {
+    std::fprintf(stderr, "scorch-bench: no Vulkan device (%s)\n",
+                 scorch::backends::vulkan::unavailable_reason().c_str());
+    return 2;
+  }
+  o.threads = 0;
+  o.backend_name = scorch::Vulkan::name();
+  o.sync = [] { scorch::Vulkan::sync(scorch::VulkanDevice{0}); };
+  scorch::Vulkan::seed(0);
+  auto info = scorch::backends::vulkan::device_info(0);
+  std::printf("{\"bench\": \"vulkan_device\", \"backend\": \"vulkan\", \"device\": \"%s\", \"driver\": \"%s\"}\n",
+              info.name.c_str(), info.driver.c_str());
+  vulkan_workloads<scorch::Vulkan>(o);
+  auto stats = scorch::backends::vulkan::pool_stats(0);
+  auto work = scorch::backends::vulkan::work_stats(0);
+  std::printf(
+      "{\"bench\": \"vulkan_pool\", \"backend\": \"vulkan\", \"peak_in_use_mb\": %.1f, \"device_mallocs\": %llu, "
+      "\"dispatches\": %llu, \"submissions\": %llu, \"host_fallbacks\": %llu}\n",
+      stats.peak_in_use / 1048576.0, static_cast<unsigned long long>(stats.device_mallocs),
+      static_cast<unsigned long long>(work.dispatches), static_cast<unsigned long long>(work.submissions),
+      static_cast<unsigned long long>(work.host_fallbacks));
+  return 0;
+#else
+  (void)o;
+  std::fprintf(stderr, "scorch-bench: built without the Vulkan backend (SCORCH_BUILD_VULKAN=OFF)\n");
+  return 2;
+#endif
+}
+
+}  // namespace scorch::bench
+
+int main(int argc, char** argv) {
+  using namespace scorch::bench;
+  Options o = parse_options(argc, argv);
   o.threads = scorch::backends::cpu::num_threads();
   if (o.backend == "libtorch") {
 #ifdef SCORCH_HAVE_LIBTORCH
@@ -297,32 +336,7 @@ int main(int argc, char** argv) {
     return 2;
 #endif
   } else if (o.backend == "vulkan") {
-#ifdef SCORCH_HAVE_VULKAN
-    if (!scorch::backends::vulkan::is_available()) {
-      std::fprintf(stderr, "scorch-bench: no Vulkan device (%s)\n",
-                   scorch::backends::vulkan::unavailable_reason().c_str());
-      return 2;
-    }
-    o.threads = 0;
-    o.backend_name = scorch::Vulkan::name();
-    o.sync = [] { scorch::Vulkan::sync(scorch::VulkanDevice{0}); };
-    scorch::Vulkan::seed(0);
-    auto info = scorch::backends::vulkan::device_info(0);
-    std::printf("{\"bench\": \"vulkan_device\", \"backend\": \"vulkan\", \"device\": \"%s\", \"driver\": \"%s\"}\n",
-                info.name.c_str(), info.driver.c_str());
-    vulkan_workloads<scorch::Vulkan>(o);
-    auto stats = scorch::backends::vulkan::pool_stats(0);
-    auto work = scorch::backends::vulkan::work_stats(0);
-    std::printf(
-        "{\"bench\": \"vulkan_pool\", \"backend\": \"vulkan\", \"peak_in_use_mb\": %.1f, \"device_mallocs\": %llu, "
-        "\"dispatches\": %llu, \"submissions\": %llu, \"host_fallbacks\": %llu}\n",
-        stats.peak_in_use / 1048576.0, static_cast<unsigned long long>(stats.device_mallocs),
-        static_cast<unsigned long long>(work.dispatches), static_cast<unsigned long long>(work.submissions),
-        static_cast<unsigned long long>(work.host_fallbacks));
-#else
-    std::fprintf(stderr, "scorch-bench: built without the Vulkan backend (SCORCH_BUILD_VULKAN=OFF)\n");
-    return 2;
-#endif
+    if (int rc = run_vulkan(o)) return rc;
   } else if (o.backend == "fusion-cpu") {
     o.backend_name = scorch::FusionCpu::name();
     o.sync = [] { scorch::FusionCpu::sync({}); };

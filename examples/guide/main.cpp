@@ -28,8 +28,8 @@ Args parse(int argc, char** argv) {
   Args a;
   if (argc < 2)
     throw scorch::ValueError("guide",
-                             "usage: guide train|infer [--backend cpu|fusion-cpu|libtorch|cuda|vulkan] [--digits] [--resume] "
-                             "[--fusion] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
+                             "usage: guide train|infer [--backend cpu|fusion-cpu|libtorch|cuda|vulkan] [--digits] "
+                             "[--resume] [--fusion] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
   a.command = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string f = argv[i];

@@ -107,7 +107,9 @@ TEST(VulkanBackend, LoopsCoverMoreThan65535Workgroups) {
   EXPECT_EQ(halves.to_data(), TensorData(std::vector<float>(2, 3.f * static_cast<float>(n)), Shape{2, 1}));
   // llvmpipe stops every loop of an invocation after 65535 iterations in all: a longer reduction is refused, not
   // wrong; a long dim that is not the last is moved last first (one workgroup per output).
-  if (vk::device_info(0).name.starts_with("llvmpipe")) EXPECT_THROW((void)x.sum().to_data(), DeviceError);
+  if (vk::device_info(0).name.starts_with("llvmpipe")) {
+    EXPECT_THROW((void)x.sum().to_data(), DeviceError);
+  }
   auto columns = Tensor<Vulkan, 2>::full({40000, 3}, 1.0).sum_dim(0);
   EXPECT_EQ(columns.to_data(), TensorData(std::vector<float>(3, 40000.f), Shape{1, 3}));
 }

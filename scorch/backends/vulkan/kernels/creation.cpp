@@ -62,11 +62,6 @@ struct RandomPush {
   int32_t n;
 };
 
-void split(uint32_t* slot, uint64_t v) {
-  slot[0] = static_cast<uint32_t>(v);
-  slot[1] = static_cast<uint32_t>(v >> 32);
-}
-
 }  // namespace
 
 void seed(uint64_t s) {
@@ -80,11 +75,11 @@ T random(Shape shape, Distribution dist, VulkanDevice device, DType dtype) {
   check_index_range("random", out);
   RandomStream& rs = random_stream();
   RandomPush p{};
-  split(p.out_addr, out.storage()->address());
-  split(p.key, rs.key.load());
-  split(p.draw, rs.draws.fetch_add(1));
-  split(p.a_bits, std::bit_cast<uint64_t>(dist.a));
-  split(p.b_bits, std::bit_cast<uint64_t>(dist.b));
+  split_words(p.out_addr, out.storage()->address());
+  split_words(p.key, rs.key.load());
+  split_words(p.draw, rs.draws.fetch_add(1));
+  split_words(p.a_bits, std::bit_cast<uint64_t>(dist.a));
+  split_words(p.b_bits, std::bit_cast<uint64_t>(dist.b));
   p.n = static_cast<int32_t>(out.numel());
   int32_t spec[] = {static_cast<int32_t>(dtype), static_cast<int32_t>(dist.kind)};
   context_of(out).dispatch(variant("random", {dtype}), spec, &p, sizeof(p), groups_for(p.n));

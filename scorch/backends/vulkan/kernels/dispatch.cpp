@@ -17,9 +17,7 @@ bool fits(int64_t v) { return v >= -kIndexLimit && v <= kIndexLimit; }
 
 OperandParams operand(const VulkanTensor& x, const Shape& shape) {
   OperandParams p;
-  uint64_t addr = x.storage() ? x.storage()->address() : 0;
-  p.addr[0] = static_cast<uint32_t>(addr);
-  p.addr[1] = static_cast<uint32_t>(addr >> 32);
+  split_words(p.addr, address_of(x));
   p.offset = static_cast<int32_t>(x.offset());
   Strides s = broadcast_strides(x, shape);
   for (size_t d = 0; d < shape.rank(); ++d) p.strides[d] = static_cast<int32_t>(s[d]);
@@ -45,6 +43,13 @@ int64_t wrap_int(const Scalar& s, DType dtype) {
 
 }  // namespace
 
+uint64_t address_of(const VulkanTensor& x) { return x.storage() ? x.storage()->address() : 0; }
+
+void split_words(uint32_t* slot, uint64_t v) {
+  slot[0] = static_cast<uint32_t>(v);
+  slot[1] = static_cast<uint32_t>(v >> 32);
+}
+
 detail::Context& context_of(const VulkanTensor& x) { return detail::Context::get(x.device().index); }
 
 std::string variant(const char* name, std::initializer_list<DType> dtypes) {
@@ -62,19 +67,16 @@ void check_index_range(const char* op, const VulkanTensor& x) {
 
 uint32_t groups_for(int64_t n) { return static_cast<uint32_t>(std::clamp<int64_t>((n + 255) / 256, 1, 65535)); }
 
-void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch) {
+namespace {
+
+// The shape, the operands and the scalar of launch into out, as map.comp's parameter block has them.
+MapParams map_params(const char* name, const VulkanTensor& out, const MapLaunch& launch) {
   const Shape& shape = out.shape();
-  size_t n = out.numel();
-  if (n == 0) return;
-  check_index_range(name, out);
   MapParams p;
   p.rank = static_cast<int32_t>(shape.rank());
-  p.n = static_cast<int32_t>(n);
+  p.n = static_cast<int32_t>(out.numel());
   for (size_t d = 0; d < shape.rank(); ++d) p.shape[d] = static_cast<int32_t>(shape[d]);
   p.out = operand(out, shape);
-  DType da = launch.a ? launch.a->dtype() : out.dtype();
-  DType db = launch.b ? launch.b->dtype() : da;
-  DType dc = launch.c ? launch.c->dtype() : DType::Bool;
   for (auto [x, slot] : {std::pair{launch.a, &p.a}, {launch.b, &p.b}, {launch.c, &p.c}})
     if (x) {
       check_index_range(name, *x);
@@ -82,40 +84,31 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
     }
   if (launch.scalar) {
     const Scalar& s = *launch.scalar;
-    DType sd = launch.form == FORM_FILL ? out.dtype() : da;
-    p.scalar_f = static_cast<float>(s.to_double());
+    DType sd = launch.form == FORM_FILL || !launch.a ? out.dtype() : launch.a->dtype();
     int64_t wrapped = wrap_int(s, sd);
+    p.scalar_f = static_cast<float>(s.to_double());
     p.scalar_i = static_cast<int32_t>(wrapped);
-    uint64_t fbits = std::bit_cast<uint64_t>(s.to_double());
-    p.scalar_f64[0] = static_cast<uint32_t>(fbits);
-    p.scalar_f64[1] = static_cast<uint32_t>(fbits >> 32);
-    p.scalar_i64[0] = static_cast<uint32_t>(static_cast<uint64_t>(wrapped));
-    p.scalar_i64[1] = static_cast<uint32_t>(static_cast<uint64_t>(wrapped) >> 32);
+    split_words(p.scalar_f64, std::bit_cast<uint64_t>(s.to_double()));
+    split_words(p.scalar_i64, static_cast<uint64_t>(wrapped));
   }
-  bool contig = out.is_contiguous() && dense_in_order(launch.a, shape) && dense_in_order(launch.b, shape) &&
-                dense_in_order(launch.c, shape);
-  int bits = static_cast<int>(dtype_size(da) * 8);
-  bool vec4 = contig && launch.kind == KIND_FLOAT && out.dtype() == DType::F32 && da == DType::F32 &&
-              (!launch.b || db == DType::F32) && !launch.c && launch.form != FORM_FILL && launch.op < OP_EQ &&
-              launch.op != OP_IS_NAN && launch.op != OP_IS_INF && !launch.wide_scalar;
+  return p;
+}
+
+// True when launch can run four f32 elements per 16-byte load: dense operands, offsets multiples of 4.
+bool vec4_eligible(const VulkanTensor& out, const MapLaunch& launch, bool contig) {
+  bool f32 = out.dtype() == DType::F32 && (!launch.a || launch.a->dtype() == DType::F32) &&
+             (!launch.b || launch.b->dtype() == DType::F32);
+  bool plain_op = launch.kind == KIND_FLOAT && !launch.c && launch.form != FORM_FILL && launch.op < OP_EQ &&
+                  launch.op != OP_IS_NAN && launch.op != OP_IS_INF && !launch.wide_scalar;
+  if (!contig || !f32 || !plain_op) return false;
   for (const VulkanTensor* x : {&out, launch.a, launch.b})
-    if (x && vec4) vec4 = x->offset() % 4 == 0 && (x->storage() ? x->storage()->address() : 0) % 16 == 0;
-  int32_t spec[] = {launch.op,
-                    static_cast<int32_t>(out.dtype()),
-                    static_cast<int32_t>(da),
-                    static_cast<int32_t>(db),
-                    static_cast<int32_t>(dc),
-                    launch.kind,
-                    launch.form,
-                    contig ? 1 : 0,
-                    bits,
-                    vec4 ? 1 : 0};
-  std::string shader = variant("map", {out.dtype(), da, db, launch.wide_scalar ? DType::F64 : da});
-  detail::Context& ctx = context_of(out);
+    if (x && (x->offset() % 4 != 0 || address_of(*x) % 16 != 0)) return false;
+  return true;
+}
+
+MapPush map_push(const MapParams& p, VkDeviceAddress params) {
   MapPush push;
-  VkDeviceAddress addr = contig ? 0 : ctx.params(&p, sizeof(p));  // strided launches read the shape and strides
-  push.params[0] = static_cast<uint32_t>(addr);
-  push.params[1] = static_cast<uint32_t>(addr >> 32);
+  split_words(push.params, params);
   for (auto [from, to] :
        {std::pair{&p.out, push.out_addr}, {&p.a, push.a_addr}, {&p.b, push.b_addr}, {&p.c, push.c_addr}}) {
     to[0] = from->addr[0];
@@ -127,6 +120,36 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
   push.scalar_i = p.scalar_i;
   std::copy(p.scalar_f64, p.scalar_f64 + 2, push.scalar_f64);
   std::copy(p.scalar_i64, p.scalar_i64 + 2, push.scalar_i64);
+  return push;
+}
+
+}  // namespace
+
+void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch) {
+  const Shape& shape = out.shape();
+  size_t n = out.numel();
+  if (n == 0) return;
+  check_index_range(name, out);
+  MapParams p = map_params(name, out, launch);
+  DType da = launch.a ? launch.a->dtype() : out.dtype();
+  DType db = launch.b ? launch.b->dtype() : da;
+  DType dc = launch.c ? launch.c->dtype() : DType::Bool;
+  bool contig = out.is_contiguous() && dense_in_order(launch.a, shape) && dense_in_order(launch.b, shape) &&
+                dense_in_order(launch.c, shape);
+  bool vec4 = vec4_eligible(out, launch, contig);
+  int32_t spec[] = {launch.op,
+                    static_cast<int32_t>(out.dtype()),
+                    static_cast<int32_t>(da),
+                    static_cast<int32_t>(db),
+                    static_cast<int32_t>(dc),
+                    launch.kind,
+                    launch.form,
+                    contig ? 1 : 0,
+                    static_cast<int32_t>(dtype_size(da) * 8),
+                    vec4 ? 1 : 0};
+  std::string shader = variant("map", {out.dtype(), da, db, launch.wide_scalar ? DType::F64 : da});
+  detail::Context& ctx = context_of(out);
+  MapPush push = map_push(p, contig ? 0 : ctx.params(&p, sizeof(p)));  // strided launches read shape and strides
   ctx.dispatch(shader, spec, &push, sizeof(push), groups_for(static_cast<int64_t>(vec4 ? (n + 3) / 4 : n)));
 }
 

@@ -44,6 +44,11 @@ struct MapPush {
 };
 static_assert(sizeof(MapPush) == 84, "must match map.comp's push constants");
 
+/// x's device address (0 for an empty tensor).
+uint64_t address_of(const VulkanTensor& x);
+/// Writes v into two 32-bit words, low first: the shaders' uvec2 addresses and 64-bit values.
+void split_words(uint32_t* slot, uint64_t v);
+
 /// The context of x's device.
 detail::Context& context_of(const VulkanTensor& x);
 /// The shader's variant name: name + "_wide" when any dtype is f64 or i64.

@@ -21,12 +21,6 @@ struct IndexParams {
   uint32_t status_addr[2];
 };
 
-void set_addr(uint32_t* slot, const T& x) {
-  uint64_t a = x.storage() ? x.storage()->address() : 0;
-  slot[0] = static_cast<uint32_t>(a);
-  slot[1] = static_cast<uint32_t>(a >> 32);
-}
-
 // indices as contiguous i64 (their range is checked by the shader, context.h's status words).
 T as_indices(T indices) { return contiguous(cast(std::move(indices), DType::I64)); }
 
@@ -41,16 +35,14 @@ void run_index(const char* op, IndexParams p, const T& x, const T& indices, cons
   }
   check_index_range(op, x);
   check_index_range(op, out);
-  set_addr(p.x_addr, x);
-  set_addr(p.index_addr, indices);
-  set_addr(p.out_addr, out);
+  split_words(p.x_addr, address_of(x));
+  split_words(p.index_addr, address_of(indices));
+  split_words(p.out_addr, address_of(out));
   p.total = static_cast<int32_t>(out.numel());
   detail::Context& ctx = context_of(x);
-  VkDeviceAddress status = ctx.status_address();
-  p.status_addr[0] = static_cast<uint32_t>(status);
-  p.status_addr[1] = static_cast<uint32_t>(status >> 32);
-  VkDeviceAddress addr = ctx.params(&p, sizeof(p));
-  uint32_t push[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
+  split_words(p.status_addr, ctx.status_address());
+  uint32_t push[2];
+  split_words(push, ctx.params(&p, sizeof(p)));
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), mode};
   ctx.dispatch(variant("index", {x.dtype()}), spec, push, sizeof(push), groups_for(p.total));
 }
@@ -118,7 +110,7 @@ T scatter_add(size_t dim, T x, T indices, T values) {
     p.out_shape[d] = static_cast<int32_t>(x.shape()[d]);
     p.index_shape[d] = static_cast<int32_t>(indices.shape()[d]);
   }
-  set_addr(p.values_addr, values);
+  split_words(p.values_addr, address_of(values));
   run_index("scatter_add", p, x, indices, out, 2);
   return out;
 }
@@ -139,7 +131,7 @@ T select_add(T x, size_t dim, T indices, T values) {
   p.n = static_cast<int32_t>(x.shape()[dim]);
   p.inner = static_cast<int32_t>(inner);
   p.count = static_cast<int32_t>(indices.numel());
-  set_addr(p.values_addr, values);
+  split_words(p.values_addr, address_of(values));
   run_index("select_add", p, x, indices, out, 3);
   return out;
 }

@@ -65,15 +65,8 @@ std::string shader_for(DType d) {
   }
 }
 
-void set_addr(uint32_t* slot, const T& x) {
-  uint64_t a = x.storage() ? x.storage()->address() : 0;
-  slot[0] = static_cast<uint32_t>(a);
-  slot[1] = static_cast<uint32_t>(a >> 32);
-}
-
-}  // namespace
-
-T matmul(T a, T b) {
+// Throws unless a · b is a product of same-rank numeric operands on one device with matching inner dims.
+void check_operands(const T& a, const T& b) {
   size_t r = a.shape().rank();
   if (r < 2 || b.shape().rank() != r)
     throw ShapeError("matmul",
@@ -83,9 +76,16 @@ T matmul(T a, T b) {
                                    std::string(dtype_name(b.dtype())));
   if (!(a.device() == b.device()))
     throw DeviceError("matmul", "operands on " + a.device().to_string() + " and " + b.device().to_string());
-  size_t m = a.shape()[r - 2], k = a.shape()[r - 1], n = b.shape()[r - 1];
-  if (b.shape()[r - 2] != k)
+  if (b.shape()[r - 2] != a.shape()[r - 1])
     throw ShapeError("matmul", "inner dims differ: " + a.shape().to_string() + " · " + b.shape().to_string());
+}
+
+}  // namespace
+
+T matmul(T a, T b) {
+  check_operands(a, b);
+  size_t r = a.shape().rank();
+  size_t m = a.shape()[r - 2], k = a.shape()[r - 1], n = b.shape()[r - 1];
   Shape batch = broadcast_shapes("matmul", batch_of(a.shape()), batch_of(b.shape()));
   Shape out_shape = batch;
   out_shape.push_back(m);
@@ -106,9 +106,9 @@ T matmul(T a, T b) {
   if (!sb) b = even_batches(std::move(b), batch), sb = batch_stride(b, batch);
   for (const T* x : {&a, &b, &out}) check_index_range("matmul", *x);
   MatmulPush p{};
-  set_addr(p.a_addr, a);
-  set_addr(p.b_addr, b);
-  set_addr(p.c_addr, out);
+  split_words(p.a_addr, address_of(a));
+  split_words(p.b_addr, address_of(b));
+  split_words(p.c_addr, address_of(out));
   p.m = static_cast<int32_t>(m);
   p.n = static_cast<int32_t>(n);
   p.k = static_cast<int32_t>(k);

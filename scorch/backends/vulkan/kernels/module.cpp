@@ -22,12 +22,6 @@ struct WindowParams {
 };
 static_assert(sizeof(WindowParams) == 104, "must match window.comp");
 
-void set_addr(uint32_t* slot, const T& x) {
-  uint64_t a = x.storage() ? x.storage()->address() : 0;
-  slot[0] = static_cast<uint32_t>(a);
-  slot[1] = static_cast<uint32_t>(a >> 32);
-}
-
 // dims' last `count` entries (a shape's spatial dims, or a spec's), right-aligned into 3 with fill before.
 Dims3 pad3(const std::vector<size_t>& dims, size_t first, int32_t fill) {
   Dims3 out{fill, fill, fill};
@@ -82,11 +76,11 @@ void run_window(ConvGeometry geo, const T& x, const T& cols, int mode) {
   check_index_range("conv", cols);
   check_index_range("conv", x);
   geo.p.total = static_cast<int32_t>(total);
-  set_addr(geo.p.x_addr, x);
-  set_addr(geo.p.cols_addr, cols);
+  split_words(geo.p.x_addr, address_of(x));
+  split_words(geo.p.cols_addr, address_of(cols));
   detail::Context& ctx = context_of(x);
-  VkDeviceAddress addr = ctx.params(&geo.p, sizeof(geo.p));
-  uint32_t push[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
+  uint32_t push[2];
+  split_words(push, ctx.params(&geo.p, sizeof(geo.p)));
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), mode};
   ctx.dispatch(variant("window", {x.dtype()}), spec, push, sizeof(push), groups_for(static_cast<int64_t>(total)));
 }
@@ -159,8 +153,8 @@ void run_adaptive(const T& src, const T& dst, const Shape& in, const Shape& out,
   check_index_range("adaptive_avg_pool", src);
   check_index_range("adaptive_avg_pool", dst);
   PoolPush p{};
-  set_addr(p.src_addr, src);
-  set_addr(p.dst_addr, dst);
+  split_words(p.src_addr, address_of(src));
+  split_words(p.dst_addr, address_of(dst));
   p.planes = static_cast<int32_t>(in[0] * in[1]);
   Dims3 i3 = pad3(dims_of(in), 2, 1), o3 = pad3(dims_of(out), 2, 1);
   p.in0 = i3[0], p.in1 = i3[1], p.in2 = i3[2];

@@ -61,11 +61,8 @@ T fold(const char* name, int op, EmptyFold empty, T x, size_t dim) {
   for (size_t d = 0; d < dim; ++d) outer *= x.shape()[d];
   for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
   ReducePush p;
-  uint64_t a = x.storage()->address(), o = out.storage()->address();
-  p.a_addr[0] = static_cast<uint32_t>(a);
-  p.a_addr[1] = static_cast<uint32_t>(a >> 32);
-  p.out_addr[0] = static_cast<uint32_t>(o);
-  p.out_addr[1] = static_cast<uint32_t>(o >> 32);
+  split_words(p.a_addr, address_of(x));
+  split_words(p.out_addr, address_of(out));
   p.a_offset = static_cast<int32_t>(x.offset());
   p.out_offset = 0;
   p.outer = static_cast<int32_t>(outer);
