@@ -6,6 +6,8 @@
 #include <functional>
 #include <string>
 
+#include "scorch/backends/common/pool_stats.h"
+
 namespace scorch::backends::cuda {
 
 /// Number of CUDA devices visible (0 without a driver or GPU).
@@ -26,15 +28,7 @@ struct LaunchCounts {
 LaunchCounts count_launches(int device, const std::function<void()>& fn);
 
 /// What the caching pool holds on one device (bytes).
-struct PoolStats {
-  size_t in_use = 0;            ///< handed out to live tensors (rounded to size classes)
-  size_t cached = 0;            ///< freed blocks kept for reuse
-  size_t peak_in_use = 0;       ///< highest in_use since the last reset_peak
-  size_t peak_reserved = 0;     ///< highest in_use + cached since the last reset_peak
-  uint64_t allocations = 0;     ///< blocks handed out
-  uint64_t cache_hits = 0;      ///< of which were served from the cache
-  uint64_t device_mallocs = 0;  ///< cudaMalloc calls made
-};
+using PoolStats = backends::PoolStats;
 /// The pool's counters for device.
 PoolStats pool_stats(int device = 0);
 /// Restarts peak_in_use and peak_reserved from the current values.

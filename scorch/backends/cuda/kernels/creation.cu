@@ -2,6 +2,7 @@
 #include <cstring>
 #include <vector>
 
+#include "scorch/backends/common/random_stream.h"
 #include "scorch/backends/cuda/kernels/elementwise.cuh"
 #include "scorch/backends/cuda/kernels/kernels.h"
 #include "scorch/core/rng.h"
@@ -61,10 +62,6 @@ template <class E> __global__ void random_kernel(E* out, int64_t n, Distribution
   store(out + i, v);
 }
 
-struct RandomStream {
-  std::atomic<uint64_t> key{mix64(0x5eed)};
-  std::atomic<uint64_t> draws{0};
-};
 RandomStream& random_stream() {
   static RandomStream s;
   return s;
@@ -180,9 +177,6 @@ uint64_t random_seed(CudaDevice device) {
   return mix64(rs.key.load() ^ mix64(rs.draws.fetch_add(1) + 0xbb67ae8584caa73bULL));
 }
 
-void seed(uint64_t s) {
-  random_stream().key.store(mix64(s));
-  random_stream().draws.store(0);
-}
+void seed(uint64_t s) { random_stream().seed(s); }
 
 }  // namespace scorch::backends::cuda::kernels

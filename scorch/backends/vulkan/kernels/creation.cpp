@@ -1,9 +1,9 @@
 // Creation, transfer and host-copy kernels: from_data/into_data through staging buffers, empty, full, to_device,
 // and the host adapter's conversions (host.h).
-#include <atomic>
 #include <bit>
 #include <cstring>
 
+#include "scorch/backends/common/random_stream.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/backends/vulkan/kernels/host.h"
 #include "scorch/gen/cpu_kernel_ops.h"
@@ -41,17 +41,6 @@ T empty(Shape shape, VulkanDevice device, DType dtype) { return T(shape, dtype, 
 
 namespace {
 
-uint64_t mix64(uint64_t z) {  // splitmix64's finalizer
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// The backend's random stream: a key from the seed, and a count of draws (each random tensor is one draw).
-struct RandomStream {
-  std::atomic<uint64_t> key{mix64(0x5eed)};
-  std::atomic<uint64_t> draws{0};
-};
 RandomStream& random_stream() {
   static RandomStream s;
   return s;
@@ -64,10 +53,7 @@ struct RandomPush {
 
 }  // namespace
 
-void seed(uint64_t s) {
-  random_stream().key = mix64(s ^ 0x5eed);
-  random_stream().draws = 0;
-}
+void seed(uint64_t s) { random_stream().seed(s); }
 
 T random(Shape shape, Distribution dist, VulkanDevice device, DType dtype) {
   T out(shape, dtype, device);

@@ -171,35 +171,39 @@ T map_scalar(const char* name, int op, T a, Scalar s, bool int_only) {
   return out;
 }
 
+namespace {
+
+// Integer division and remainder by zero are reported (reading the divisor's zero test back), never left undefined.
+void check_int_divisor(const char* op, const T& divisor) {
+  if (!is_int(divisor.dtype()) || divisor.numel() == 0) return;
+  TensorData zeros = into_data(equal_elem(divisor, Scalar(0)));
+  auto bytes = zeros.bytes();
+  if (std::any_of(bytes.begin(), bytes.end(), [](std::byte v) { return v != std::byte{0}; }))
+    throw ValueError(op, "integer division by zero");
+}
+void check_int_scalar_divisor(const char* op, const T& x, Scalar s) {
+  if (is_int(x.dtype()) && s.to_int() == 0 && s.to_double() == 0.0) throw ValueError(op, "integer division by zero");
+}
+
+}  // namespace
+
 T div(T a, T b) {
-  if (is_int(b.dtype()) && b.numel() > 0) {
-    TensorData zeros = into_data(equal_elem(b, Scalar(0)));
-    auto bytes = zeros.bytes();
-    if (std::any_of(bytes.begin(), bytes.end(), [](std::byte v) { return v != std::byte{0}; }))
-      throw ValueError("div", "integer division by zero");
-  }
+  check_int_divisor("div", b);
   return map_binary("div", OP_DIV, std::move(a), std::move(b), false);
 }
 
 T remainder(T a, T b) {
-  if (is_int(b.dtype()) && b.numel() > 0) {
-    TensorData zeros = into_data(equal_elem(b, Scalar(0)));
-    auto bytes = zeros.bytes();
-    if (std::any_of(bytes.begin(), bytes.end(), [](std::byte v) { return v != std::byte{0}; }))
-      throw ValueError("remainder", "integer division by zero");
-  }
+  check_int_divisor("remainder", b);
   return map_binary("remainder", OP_REM, std::move(a), std::move(b), false);
 }
 
 T div_scalar(T a, Scalar s) {
-  if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0)
-    throw ValueError("div_scalar", "integer division by zero");
+  check_int_scalar_divisor("div_scalar", a, s);
   return map_scalar("div_scalar", OP_DIV, std::move(a), s, false);
 }
 
 T remainder_scalar(T a, Scalar s) {
-  if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0)
-    throw ValueError("remainder_scalar", "integer division by zero");
+  check_int_scalar_divisor("remainder_scalar", a, s);
   return map_scalar("remainder_scalar", OP_REM, std::move(a), s, false);
 }
 

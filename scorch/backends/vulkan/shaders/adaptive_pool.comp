@@ -37,7 +37,8 @@ void main() {
       VF sum = VF(0);
       for (int z = lo[0]; z < hi[0]; ++z)
         for (int y = lo[1]; y < hi[1]; ++y)
-          for (int x = lo[2]; x < hi[2]; ++x) sum += load_f(pc.src_addr, DT, plane * in_count + (z * pc.in1 + y) * pc.in2 + x);
+          for (int x = lo[2]; x < hi[2]; ++x)
+            sum += load_f(pc.src_addr, DT, plane * in_count + (z * pc.in1 + y) * pc.in2 + x);
       int count = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
       store_f(pc.dst_addr, DT, i, sum / VF(count));
     } else {

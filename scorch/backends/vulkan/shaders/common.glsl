@@ -55,71 +55,69 @@ uint float_to_bf16(float x) {
   return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
 }
 
-// The value at element index i of a buffer of dtype dt, as the float compute type.
-VF load_f(uvec2 addr, int dt, int i) {
+// The value at element index i of a buffer of float dtype dt (f64, f32, f16, bf16).
+VF load_float(uvec2 addr, int dt, int i) {
   switch (dt) {
 #ifdef SCORCH_WIDE
     case DT_F64: return BufF64(addr).v[i];
-    case DT_I64: return VF(BufI64(addr).v[i]);
 #endif
     case DT_F32: return VF(BufF32(addr).v[i]);
     case DT_F16: return VF(float(BufF16(addr).v[i]));
-    case DT_BF16: return VF(bf16_to_float(uint(BufU16(addr).v[i])));
-    case DT_I32: return VF(BufI32(addr).v[i]);
-    case DT_I16: return VF(int(BufI16(addr).v[i]));
-    case DT_I8: return VF(int(BufI8(addr).v[i]));
-    default: return VF(uint(BufU8(addr).v[i]));  // u8, bool
+    default: return VF(bf16_to_float(uint(BufU16(addr).v[i])));
   }
 }
-// The value at element index i as the int compute type (floats truncated toward zero).
-VI load_i(uvec2 addr, int dt, int i) {
+// The value at element index i of a buffer of int or bool dtype dt.
+VI load_int(uvec2 addr, int dt, int i) {
   switch (dt) {
 #ifdef SCORCH_WIDE
-    case DT_F64: return VI(BufF64(addr).v[i]);
     case DT_I64: return BufI64(addr).v[i];
 #endif
-    case DT_F32: return VI(BufF32(addr).v[i]);
-    case DT_F16: return VI(float(BufF16(addr).v[i]));
-    case DT_BF16: return VI(bf16_to_float(uint(BufU16(addr).v[i])));
     case DT_I32: return VI(BufI32(addr).v[i]);
     case DT_I16: return VI(int(BufI16(addr).v[i]));
     case DT_I8: return VI(int(BufI8(addr).v[i]));
-    default: return VI(uint(BufU8(addr).v[i]));
+    default: return VI(uint(BufU8(addr).v[i]));  // u8, bool
   }
 }
-// Stores float x at element index i of a buffer of dtype dt (bool: x != 0; ints: truncated).
-void store_f(uvec2 addr, int dt, int i, VF x) {
+// Stores float x at element index i of a buffer of float dtype dt (rounding to it).
+void store_float(uvec2 addr, int dt, int i, VF x) {
   switch (dt) {
 #ifdef SCORCH_WIDE
     case DT_F64: BufF64(addr).v[i] = x; break;
-    case DT_I64: BufI64(addr).v[i] = int64_t(x); break;
 #endif
     case DT_F32: BufF32(addr).v[i] = float(x); break;
     case DT_F16: BufF16(addr).v[i] = float16_t(float(x)); break;
-    case DT_BF16: BufU16(addr).v[i] = uint16_t(float_to_bf16(float(x))); break;
-    case DT_I32: BufI32(addr).v[i] = int(x); break;
-    case DT_I16: BufI16(addr).v[i] = int16_t(int(x)); break;
-    case DT_I8: BufI8(addr).v[i] = int8_t(int(x)); break;
-    case DT_U8: BufU8(addr).v[i] = uint8_t(int(x)); break;
-    default: BufU8(addr).v[i] = uint8_t(x != VF(0) ? 1 : 0); break;
+    default: BufU16(addr).v[i] = uint16_t(float_to_bf16(float(x))); break;
   }
 }
-// Stores int x at element index i (narrower ints wrap; bool: x != 0).
-void store_i(uvec2 addr, int dt, int i, VI x) {
+// Stores int x at element index i of a buffer of int dtype dt (narrower ints wrap; bool: x != 0).
+void store_int(uvec2 addr, int dt, int i, VI x) {
   switch (dt) {
 #ifdef SCORCH_WIDE
-    case DT_F64: BufF64(addr).v[i] = double(x); break;
     case DT_I64: BufI64(addr).v[i] = x; break;
 #endif
-    case DT_F32: BufF32(addr).v[i] = float(x); break;
-    case DT_F16: BufF16(addr).v[i] = float16_t(float(x)); break;
-    case DT_BF16: BufU16(addr).v[i] = uint16_t(float_to_bf16(float(x))); break;
     case DT_I32: BufI32(addr).v[i] = int(x); break;
     case DT_I16: BufI16(addr).v[i] = int16_t(int(x)); break;
     case DT_I8: BufI8(addr).v[i] = int8_t(int(x)); break;
     case DT_U8: BufU8(addr).v[i] = uint8_t(int(x)); break;
     default: BufU8(addr).v[i] = uint8_t(x != VI(0) ? 1 : 0); break;
   }
+}
+
+// Any dtype's value as the float compute type, or as the int one (floats truncated toward zero).
+VF load_f(uvec2 addr, int dt, int i) {
+  return is_float_dtype(dt) ? load_float(addr, dt, i) : VF(load_int(addr, dt, i));
+}
+VI load_i(uvec2 addr, int dt, int i) {
+  return is_float_dtype(dt) ? VI(load_float(addr, dt, i)) : load_int(addr, dt, i);
+}
+// Stores a float into any dtype (ints truncated, bool: x != 0), or an int into any dtype.
+void store_f(uvec2 addr, int dt, int i, VF x) {
+  if (is_float_dtype(dt)) store_float(addr, dt, i, x);
+  else store_int(addr, dt, i, dt == DT_BOOL ? VI(x != VF(0) ? 1 : 0) : VI(x));
+}
+void store_i(uvec2 addr, int dt, int i, VI x) {
+  if (is_float_dtype(dt)) store_float(addr, dt, i, VF(x));
+  else store_int(addr, dt, i, x);
 }
 
 // One operand of a strided kernel: its buffer, element offset and strides over the kernel's shape.

@@ -26,7 +26,12 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Ind
   uvec2 values_addr;          // scatter_add, select_add
   uvec2 status_addr;          // the context's status words (context.h)
 };
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer Status { uint flag; uint mode; int index; uint dim_size; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Status {
+  uint flag;
+  uint mode;
+  int index;
+  uint dim_size;
+};
 layout(push_constant) uniform Push { uvec2 params; } pc;
 
 // Index i, counted from the end when negative. One out of [-n, n) (or beyond 32 bits) is reported through the status

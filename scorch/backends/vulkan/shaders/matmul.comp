@@ -66,7 +66,8 @@ void main() {
   [[unroll]] for (int q = 0; q < 4; ++q) {
     int e = tid + 256 * q;
     int r = row0 + e / BK, c = e % BK;
-    next_a[q] = (e / BK < BM && r < pc.m && c < pc.k) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
+    next_a[q] =
+        (e / BK < BM && r < pc.m && c < pc.k) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
     int rb = e / BN, cb = col0 + e % BN;
     next_b[q] = (rb < pc.k && cb < pc.n) ? LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col) : T(0);
   }
