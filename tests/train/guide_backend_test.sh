@@ -6,10 +6,10 @@ set -euo pipefail
 guide=$1 backend=${2:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-if "$guide" train --backend vulkan --artifact-dir "$dir/x" > "$dir/out" 2>&1; then
-  echo "FAIL: --backend vulkan was accepted"; exit 1
+if "$guide" train --backend metal --artifact-dir "$dir/x" > "$dir/out" 2>&1; then
+  echo "FAIL: --backend metal was accepted"; exit 1
 fi
-grep -q "'vulkan' is not a backend (this build has: cpu, fusion-cpu" "$dir/out" || { cat "$dir/out"; exit 1; }
+grep -q "'metal' is not a backend (this build has: cpu, fusion-cpu" "$dir/out" || { cat "$dir/out"; exit 1; }
 [[ -z $backend ]] && { echo "guide backend errors ok"; exit 0; }
 "$guide" train --backend "$backend" --digits --epochs 1 --cli --artifact-dir "$dir/run" > "$dir/train.log"
 grep -q "backend: $backend" "$dir/run/experiment.log" || { echo "FAIL: no backend line in experiment.log"; exit 1; }

@@ -1,6 +1,7 @@
 #pragma once
 // A GPU backend's random stream (Cuda's, Vulkan's): a key from the seed and a count of draws; random tensor number d
-// is Philox4x32-10 of the counters (element, d) under the key, so one seed gives the same stream on both.
+// is Philox4x32-10 of the counters (element, d) under the key on both (Cuda turns 53 of the bits into a double,
+// Vulkan's narrow shaders 24 into a float, so f32 values may differ in their last bit).
 #include <atomic>
 #include <cstdint>
 

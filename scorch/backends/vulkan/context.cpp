@@ -2,6 +2,7 @@
 #include "scorch/backends/vulkan/context.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 
@@ -362,22 +363,35 @@ Context::Batch& Context::current() {
     idle_.push_back(std::move(in_flight_.front()));
     in_flight_.pop_front();
   }
+  while (in_flight_.size() >= kMaxInFlight) {  // the host is far ahead of the device: wait for the oldest batch
+    Batch& oldest = *in_flight_.front();
+    check(vkWaitForFences(device_, 1, &oldest.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    reclaim(oldest);
+    idle_.push_back(std::move(in_flight_.front()));
+    in_flight_.pop_front();
+  }
+  std::unique_ptr<Batch> batch;  // becomes the recording batch only once it has begun
   if (!idle_.empty()) {
-    recording_ = std::move(idle_.front());
+    batch = std::move(idle_.front());
     idle_.pop_front();
   } else {
-    recording_ = std::make_unique<Batch>();
+    batch = std::make_unique<Batch>();
     auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
     ai.commandPool = command_pool_;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(device_, &ai, &recording_->cmd), "vkAllocateCommandBuffers");
+    check(vkAllocateCommandBuffers(device_, &ai, &batch->cmd), "vkAllocateCommandBuffers");
     auto fi = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
-    check(vkCreateFence(device_, &fi, nullptr, &recording_->fence), "vkCreateFence");
+    VkResult r = vkCreateFence(device_, &fi, nullptr, &batch->fence);
+    if (r != VK_SUCCESS) vkFreeCommandBuffers(device_, command_pool_, 1, &batch->cmd);
+    check(r, "vkCreateFence");
   }
   auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  check(vkBeginCommandBuffer(recording_->cmd, &bi), "vkBeginCommandBuffer");
+  VkResult r = vkBeginCommandBuffer(batch->cmd, &bi);
+  if (r != VK_SUCCESS) idle_.push_back(std::move(batch));
+  check(r, "vkBeginCommandBuffer");
+  recording_ = std::move(batch);
   return *recording_;
 }
 
@@ -409,11 +423,18 @@ void Context::submit_locked() {
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
   vkCmdPipelineBarrier(recording_->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
                        nullptr, 0, nullptr);
-  check(vkEndCommandBuffer(recording_->cmd), "vkEndCommandBuffer");
-  auto si = make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &recording_->cmd;
-  check(vkQueueSubmit(queue_, 1, &si, recording_->fence), "vkQueueSubmit");
+  VkResult r = vkEndCommandBuffer(recording_->cmd);
+  if (r == VK_SUCCESS) {
+    auto si = make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    si.commandBufferCount = 1;
+    si.pCommandBuffers = &recording_->cmd;
+    r = vkQueueSubmit(queue_, 1, &si, recording_->fence);
+  }
+  if (r != VK_SUCCESS) {  // the batch's work is lost: its buffers go back and it is reset for reuse
+    reclaim(*recording_);
+    idle_.push_back(std::move(recording_));
+    check(r, "vkQueueSubmit");
+  }
   ++work_.submissions;
   in_flight_.push_back(std::move(recording_));
 }
@@ -464,21 +485,36 @@ VkPipeline Context::pipeline(const std::string& shader, std::span<const int32_t>
   return p;
 }
 
-void Context::dispatch(const std::string& shader, std::span<const int32_t> spec, const void* push, uint32_t push_bytes,
-                       uint32_t groups_x, uint32_t groups_y, uint32_t groups_z) {
-  std::lock_guard lock(mutex_);
-  VkPipeline p = pipeline(shader, spec);
+void Context::record_dispatch(VkPipeline pipeline, const void* push, uint32_t push_bytes, uint32_t gx, uint32_t gy,
+                              uint32_t gz) {
   Batch& b = current();
   barrier(b.cmd);
-  vkCmdBindPipeline(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+  vkCmdBindPipeline(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdPushConstants(b.cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
-  vkCmdDispatch(b.cmd, groups_x, groups_y, groups_z);
+  vkCmdDispatch(b.cmd, gx, gy, gz);
   ++work_.dispatches;
   if (++b.commands >= kBatch) submit_locked();
 }
 
-VkDeviceAddress Context::params(const void* data, size_t bytes) {
+void Context::dispatch(const std::string& shader, std::span<const int32_t> spec, const void* push, uint32_t push_bytes,
+                       uint32_t groups_x, uint32_t groups_y, uint32_t groups_z) {
   std::lock_guard lock(mutex_);
+  record_dispatch(pipeline(shader, spec), push, push_bytes, groups_x, groups_y, groups_z);
+}
+
+void Context::dispatch_with_params(const std::string& shader, std::span<const int32_t> spec, const void* params,
+                                   size_t params_bytes, const void* push, uint32_t push_bytes, uint32_t groups_x) {
+  std::array<std::byte, 128> words{};
+  std::memcpy(words.data(), push, push_bytes);
+  std::lock_guard lock(mutex_);
+  VkPipeline p = pipeline(shader, spec);
+  VkDeviceAddress addr = params_locked(params, params_bytes);
+  uint32_t split[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
+  std::memcpy(words.data(), split, sizeof(split));
+  record_dispatch(p, words.data(), push_bytes, groups_x, 1, 1);
+}
+
+VkDeviceAddress Context::params_locked(const void* data, size_t bytes) {
   Batch& b = current();
   size_t at = (b.arena_used + 15) / 16 * 16;
   if (b.arena.empty() || at + bytes > b.arena.back().capacity) {
@@ -570,8 +606,10 @@ void Context::reset_peak() {
 void Context::release_cached() {
   std::lock_guard lock(mutex_);
   wait_locked();
-  for (auto& [size, block] : free_device_) destroy_block(block);
+  for (auto* list : {&free_device_, &free_host_})
+    for (auto& [size, block] : *list) destroy_block(block);
   free_device_.clear();
+  free_host_.clear();
   stats_.cached = 0;
 }
 

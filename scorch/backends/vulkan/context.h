@@ -51,8 +51,10 @@ class Context {
   /// Records a dispatch of shader (specialized by spec) with push constants and groups.
   void dispatch(const std::string& shader, std::span<const int32_t> spec, const void* push, uint32_t push_bytes,
                 uint32_t groups_x, uint32_t groups_y = 1, uint32_t groups_z = 1);
-  /// Copies bytes into the current command buffer's parameter arena; its device address.
-  VkDeviceAddress params(const void* data, size_t bytes);
+  /// The same with a parameter block: params is copied into the arena of the command buffer the dispatch goes into,
+  /// and its device address replaces the push constants' first 8 bytes (both under one lock).
+  void dispatch_with_params(const std::string& shader, std::span<const int32_t> spec, const void* params,
+                            size_t params_bytes, const void* push, uint32_t push_bytes, uint32_t groups_x);
   /// Records a copy of bytes into dst at offset from host memory (through a staging buffer).
   void write(VkBuffer dst, size_t offset, const void* data, size_t bytes);
   /// Records a copy of bytes from src at offset, submits, waits and copies them to out.
@@ -80,6 +82,7 @@ class Context {
     size_t arena_used = 0;
   };
   static constexpr uint32_t kBatch = 256;
+  static constexpr size_t kMaxInFlight = 16;  // batches queued ahead of the device before recording waits
   static constexpr size_t kArenaChunk = 256 * 1024;
 
   void create_device();
@@ -87,6 +90,9 @@ class Context {
   void destroy_block(const Block& block);
   Block take_host_block(size_t bytes);
   Batch& current();
+  VkDeviceAddress params_locked(const void* data, size_t bytes);
+  void record_dispatch(VkPipeline pipeline, const void* push, uint32_t push_bytes, uint32_t gx, uint32_t gy,
+                       uint32_t gz);
   void barrier(VkCommandBuffer cmd);
   void submit_locked();
   void wait_locked();

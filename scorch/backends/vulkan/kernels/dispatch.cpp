@@ -11,7 +11,9 @@
 namespace scorch::backends::vulkan::kernels {
 namespace {
 
-constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max();
+// The largest element index a kernel may reach: below 2^31 by the grid-stride loops' largest step (65535·256, and
+// reduce.comp's 256·4096), so no loop counter wraps.
+constexpr int64_t kIndexLimit = std::numeric_limits<int32_t>::max() - (int64_t{1} << 26);
 
 bool fits(int64_t v) { return v >= -kIndexLimit && v <= kIndexLimit; }
 
@@ -58,11 +60,17 @@ std::string variant(const char* name, std::initializer_list<DType> dtypes) {
 }
 
 void check_index_range(const char* op, const VulkanTensor& x) {
-  bool ok = x.numel() <= static_cast<size_t>(kIndexLimit) && fits(x.offset());
-  for (size_t d = 0; d < x.shape().rank() && ok; ++d) ok = fits(x.strides()[d] * static_cast<int64_t>(x.shape()[d]));
-  if (!ok)
+  // Every element's index, offset plus Σ coordinate·stride, must lie in [0, kIndexLimit].
+  int64_t lo = x.offset(), hi = x.offset();
+  bool ok = x.numel() <= static_cast<size_t>(kIndexLimit);
+  for (size_t d = 0; d < x.shape().rank() && ok && x.numel() > 0; ++d) {
+    int64_t reach = x.strides()[d] * static_cast<int64_t>(x.shape()[d] - 1);
+    (reach < 0 ? lo : hi) += reach;
+    ok = fits(reach);
+  }
+  if (!ok || lo < 0 || hi > kIndexLimit)
     throw DeviceError(op, "tensor of shape " + x.shape().to_string() +
-                              " exceeds the Vulkan kernels' 32-bit element indices (2^31 elements)");
+                              " exceeds the Vulkan kernels' 32-bit element indices (about 2^31 elements)");
 }
 
 uint32_t groups_for(int64_t n) { return static_cast<uint32_t>(std::clamp<int64_t>((n + 255) / 256, 1, 65535)); }
@@ -149,8 +157,10 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
                     vec4 ? 1 : 0};
   std::string shader = variant("map", {out.dtype(), da, db, launch.wide_scalar ? DType::F64 : da});
   detail::Context& ctx = context_of(out);
-  MapPush push = map_push(p, contig ? 0 : ctx.params(&p, sizeof(p)));  // strided launches read shape and strides
-  ctx.dispatch(shader, spec, &push, sizeof(push), groups_for(static_cast<int64_t>(vec4 ? (n + 3) / 4 : n)));
+  MapPush push = map_push(p, 0);
+  uint32_t groups = groups_for(static_cast<int64_t>(vec4 ? (n + 3) / 4 : n));
+  if (contig) ctx.dispatch(shader, spec, &push, sizeof(push), groups);
+  else ctx.dispatch_with_params(shader, spec, &p, sizeof(p), &push, sizeof(push), groups);  // shape and strides
 }
 
 }  // namespace scorch::backends::vulkan::kernels

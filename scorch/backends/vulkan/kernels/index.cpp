@@ -35,16 +35,16 @@ void run_index(const char* op, IndexParams p, const T& x, const T& indices, cons
   }
   check_index_range(op, x);
   check_index_range(op, out);
+  check_index_range(op, indices);
   split_words(p.x_addr, address_of(x));
   split_words(p.index_addr, address_of(indices));
   split_words(p.out_addr, address_of(out));
   p.total = static_cast<int32_t>(out.numel());
   detail::Context& ctx = context_of(x);
   split_words(p.status_addr, ctx.status_address());
-  uint32_t push[2];
-  split_words(push, ctx.params(&p, sizeof(p)));
+  uint32_t push[2] = {0, 0};  // the parameter block's address
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), mode};
-  ctx.dispatch(variant("index", {x.dtype()}), spec, push, sizeof(push), groups_for(p.total));
+  ctx.dispatch_with_params(variant("index", {x.dtype()}), spec, &p, sizeof(p), push, sizeof(push), groups_for(p.total));
 }
 
 }  // namespace

@@ -126,6 +126,9 @@ T matmul(T a, T b) {
   detail::Context& ctx = context_of(out);
   auto groups_x = static_cast<uint32_t>((n + 127) / 128),
        groups_y = static_cast<uint32_t>((m + 16 * tm - 1) / (16 * tm));
+  if (groups_x > 65535 || groups_y > 65535)
+    throw DeviceError("matmul", "a product of " + std::to_string(m) + " rows and " + std::to_string(n) +
+                                    " columns exceeds the 65535 × 128 rows and columns one Vulkan dispatch covers");
   size_t count = batch.num_elements();
   for (size_t first = 0; first < count; first += 65535) {
     size_t chunk = std::min<size_t>(count - first, 65535);

@@ -79,10 +79,10 @@ void run_window(ConvGeometry geo, const T& x, const T& cols, int mode) {
   split_words(geo.p.x_addr, address_of(x));
   split_words(geo.p.cols_addr, address_of(cols));
   detail::Context& ctx = context_of(x);
-  uint32_t push[2];
-  split_words(push, ctx.params(&geo.p, sizeof(geo.p)));
+  uint32_t push[2] = {0, 0};  // the parameter block's address
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), mode};
-  ctx.dispatch(variant("window", {x.dtype()}), spec, push, sizeof(push), groups_for(static_cast<int64_t>(total)));
+  ctx.dispatch_with_params(variant("window", {x.dtype()}), spec, &geo.p, sizeof(geo.p), push, sizeof(push),
+                           groups_for(static_cast<int64_t>(total)));
 }
 
 // x's windows as cols [n, g, c/g · k, l].

@@ -48,10 +48,10 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64 { int
 bool is_float_dtype(int dt) { return dt <= DT_BF16; }
 
 float bf16_to_float(uint bits) { return uintBitsToFloat(bits << 16); }
-// Round to nearest even; NaN stays a quiet NaN.
+// Round to nearest even; a NaN stays a NaN of its sign, made quiet.
 uint float_to_bf16(float x) {
   uint bits = floatBitsToUint(x);
-  if (isnan(x)) return 0x7fc0u;
+  if (isnan(x)) return (bits >> 16) | 0x40u;
   return (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
 }
 

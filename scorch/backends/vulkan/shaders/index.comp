@@ -36,8 +36,11 @@ layout(push_constant) uniform Push { uvec2 params; } pc;
 
 // Index i, counted from the end when negative. One out of [-n, n) (or beyond 32 bits) is reported through the status
 // words, which the host reads at its next wait, and comes back as -1 (its element reads nothing).
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64Words { ivec2 v[]; };
+
 int index_at(IndexParams p, int i) {
-  int lo = BufI32(p.index_addr).v[2 * i], hi = BufI32(p.index_addr).v[2 * i + 1];
+  ivec2 words = BufI64Words(p.index_addr).v[i];
+  int lo = words.x, hi = words.y;
   if (hi != (lo >> 31) || lo < -p.n || lo >= p.n) {
     Status s = Status(p.status_addr);
     if (atomicOr(s.flag, 1u) == 0u) {
