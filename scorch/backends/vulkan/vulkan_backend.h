@@ -31,6 +31,9 @@ struct Vulkan : VulkanStridedKernelOps {
   static void seed(uint64_t s) { kernels::seed(s); }
   /// Waits until the device's queued work is done.
   static void sync(const Device& device) { synchronize(device.index); }
+  /// Integer powers computed as integers (scalar_ops' IntPow: a negative exponent gives 0 but for ±1), not through
+  /// f64 pow as backend/provided's default does.
+  static VulkanTensor int_powi_scalar(VulkanTensor a, Scalar s) { return kernels::powi_scalar(std::move(a), s); }
 };
 
 }  // namespace scorch::backends::vulkan

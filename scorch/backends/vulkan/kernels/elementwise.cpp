@@ -67,7 +67,8 @@ bool f32_only(int op) {
     case OP_GELU:
     case OP_LOG_SIGMOID:
     case OP_POW:
-    case OP_ATAN2: return true;
+    case OP_ATAN2:
+    case OP_REM: return true;
     default: return false;
   }
 }
@@ -100,17 +101,17 @@ T host_unary(const char* name, int op, const T& x) {
 }
 
 T host_binary(const char* name, int op, const T& a, const T& b) {
-  if (op == OP_POW)
-    return host::run<T>(
-        name, [](auto&& x, auto&& y) { return cpuk::powf(x, y); }, a, b);
-  return host::run<T>(
-      name, [](auto&& x, auto&& y) { return cpuk::atan2(x, y); }, a, b);
+  auto run = [&](auto fn) { return host::run<T>(name, fn, a, b); };
+  if (op == OP_POW) return run([](auto&& x, auto&& y) { return cpuk::powf(x, y); });
+  if (op == OP_REM) return run([](auto&& x, auto&& y) { return cpuk::remainder(x, y); });
+  return run([](auto&& x, auto&& y) { return cpuk::atan2(x, y); });
 }
 
 T host_scalar(const char* name, int op, const T& a, Scalar s) {
+  auto run = [&](auto fn) { return host::run<T>(name, fn, a, s); };
+  if (op == OP_REM) return run([](auto&& x, auto&& v) { return cpuk::remainder_scalar(x, v); });
   if (op != OP_POW) throw DeviceError(name, "no host form of this op");
-  return host::run<T>(
-      name, [](auto&& x, auto&& v) { return cpuk::powf_scalar(x, v); }, a, s);
+  return run([](auto&& x, auto&& v) { return cpuk::powf_scalar(x, v); });
 }
 
 T map_unary(const char* name, int op, T x, bool numeric) {
@@ -212,6 +213,11 @@ T powf_scalar(T a, Scalar s) {
   if (e == 2.0 && a.dtype() != DType::F64) return map_binary("powf_scalar", OP_MUL, a, a, false);
   if (e == 0.5) return map_unary("powf_scalar", OP_SQRT, std::move(a), false);
   return map_scalar("powf_scalar", OP_POW, std::move(a), s, false);
+}
+
+T powi_scalar(T a, Scalar s) {
+  if (is_float(a.dtype())) return powf_scalar(std::move(a), s);
+  return map_scalar("powi_scalar", OP_POW, std::move(a), Scalar(s.to_int()), true);
 }
 
 T cast(T x, DType dtype) {

@@ -75,9 +75,9 @@ VF unary_f(VF x) {
     case OP_LOGIT: return VF(log(f / (1.0 - f)));
     case OP_SQRT: return sqrt(x);
     case OP_ABS: return abs(x);
-    case OP_COS: return VF(cos(f));
-    case OP_SIN: return VF(sin(f));
-    case OP_TAN: return VF(tan(f));
+    case OP_COS: return VF(cos_f32(f));
+    case OP_SIN: return VF(sin_f32(f));
+    case OP_TAN: return VF(tan_f32(f));
     case OP_COSH: return VF(cosh_f32(f));
     case OP_SINH: return VF(sinh_f32(f));
     case OP_TANH: return VF(tanh_f32(f));
@@ -110,12 +110,8 @@ VF binary_f(VF a, VF b) {
     case OP_MUL: return a * b;
     case OP_DIV: return a / b;
     case OP_REM: {
-      // C's fmod (exact while the quotient fits the mantissa), then the divisor's sign as Python's %.
-      if (isinf(a) || isnan(a) || isnan(b) || b == VF(0)) return a * b * VF(0) / VF(0);
-      if (isinf(b)) return (a == VF(0) || (a < VF(0)) == (b < VF(0))) ? a : b;
-      VF q = trunc(a / b);
-      VF r = fma(-q, b, a);
-      if (r != VF(0) && (r < VF(0)) != (a < VF(0))) r = fma(-(q - sign(a) * sign(b)), b, a);
+      // C's fmod (exact; f64 tensors run this op on the host), then the divisor's sign as Python's %.
+      VF r = VF(fmod_f32(float(a), float(b)));
       if (r != VF(0) && ((r < VF(0)) != (b < VF(0)))) r += b;
       return r;
     }
@@ -151,8 +147,20 @@ VI floor_div(VI a, VI b) {
   return q;
 }
 
+// a^b as integers (scalar_ops' IntPow): a negative exponent leaves 1 and -1 a unit, every other base 0.
+VI int_pow(VI a, VI b) {
+  if (b < VI(0)) return a == VI(1) ? VI(1) : (a == VI(-1) ? ((b & VI(1)) != VI(0) ? VI(-1) : VI(1)) : VI(0));
+  VI result = VI(1), base = a;
+  for (VI e = b; e != VI(0); e >>= 1) {
+    if ((e & VI(1)) != VI(0)) result *= base;
+    base *= base;
+  }
+  return result;
+}
+
 VI binary_i(VI a, VI b) {
   switch (OP) {
+    case OP_POW: return int_pow(a, b);
     case OP_ADD: return a + b;
     case OP_SUB: return a - b;
     case OP_MUL: return a * b;

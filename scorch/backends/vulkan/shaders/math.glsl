@@ -85,6 +85,7 @@ float asinh_f32(float x) {
 }
 
 float acosh_f32(float x) {
+  if (x < 1.0) return uintBitsToFloat(0x7fc00000u);
   if (x > 1e18) return log(x) + 0.69314718055994531;
   float t = x - 1.0;
   return log1p_f32(t + sqrt(2.0 * t + t * t));
@@ -172,4 +173,101 @@ float atan2_f32(float y, float x) {
   if (x == 0.0 || isinf(y)) return ny ? -pi / 2.0 : pi / 2.0;
   float r = atan_f32(y / x);
   return x > 0.0 ? r : (ny ? r - pi : r + pi);
+}
+
+// C's fmodf, exact for every quotient (the remainder of the mantissas, one exponent step at a time), after musl.
+float fmod_f32(float x, float y) {
+  uint ux = floatBitsToUint(x), uy = floatBitsToUint(y);
+  int ex = int(ux >> 23 & 0xffu), ey = int(uy >> 23 & 0xffu);
+  uint sx = ux & 0x80000000u;
+  if ((uy << 1) == 0u || isnan(y) || ex == 0xff) return (x * y) / (x * y);
+  if ((ux << 1) <= (uy << 1)) return (ux << 1) == (uy << 1) ? 0.0 * x : x;
+  uint mx, my;
+  if (ex == 0) {
+    for (uint i = ux << 9; (i >> 31) == 0u; i <<= 1) --ex;
+    mx = ux << uint(-ex + 1);
+  } else {
+    mx = (ux & 0x7fffffu) | 0x800000u;
+  }
+  if (ey == 0) {
+    for (uint i = uy << 9; (i >> 31) == 0u; i <<= 1) --ey;
+    my = uy << uint(-ey + 1);
+  } else {
+    my = (uy & 0x7fffffu) | 0x800000u;
+  }
+  for (; ex > ey; --ex) {
+    if (mx >= my) {
+      if (mx == my) return 0.0 * x;
+      mx -= my;
+    }
+    mx <<= 1;
+  }
+  if (mx >= my) {
+    if (mx == my) return 0.0 * x;
+    mx -= my;
+  }
+  for (; (mx >> 23) == 0u; mx <<= 1) --ex;
+  if (ex > 0) mx = (mx - 0x800000u) | (uint(ex) << 23);
+  else mx >>= uint(-ex + 1);
+  return uintBitsToFloat(mx | sx);
+}
+
+// The bits of 2/π (fdlibm's ipio2), as 32-bit windows one byte apart.
+const uint kInvPio4[24] = uint[24](0xa2u, 0xa2f9u, 0xa2f983u, 0xa2f9836eu, 0xf9836e4eu, 0x836e4e44u, 0x6e4e4415u,
+                                   0x4e441529u, 0x441529fcu, 0x1529fc27u, 0x29fc2757u, 0xfc2757d1u, 0x2757d1f5u,
+                                   0x57d1f534u, 0xd1f534ddu, 0xf534ddc0u, 0x34ddc0dbu, 0xddc0db62u, 0xc0db6295u,
+                                   0xdb629599u, 0x6295993cu, 0x95993c43u, 0x993c4390u, 0x3c439041u);
+
+// |x| reduced by multiples of π/2: the remainder r in [-π/4, π/4] and the quadrant (multiples mod 4). Small |x|: a
+// three-part π/4 (Cephes); large: the 2/π bits by 32×32→64 products (Payne-Hanek, as ARM's optimized sinf).
+float reduce_pio2(float ax, out int quadrant) {
+  if (ax < 8192.0) {
+    int j = int(ax * 1.27323954473516);
+    j += j & 1;
+    float y = float(j);
+    quadrant = (j >> 1) & 3;
+    return ((ax - y * 0.78515625) - y * 2.4187564849853515625e-4) - y * 3.77489497744594108e-8;
+  }
+  uint xi = floatBitsToUint(ax);
+  int at = int((xi >> 26) & 15u);
+  uint shift = (xi >> 23) & 7u;
+  uint m = ((xi & 0xffffffu) | 0x800000u) << shift;
+  uint hi1, lo1, hi2, lo2;
+  umulExtended(m, kInvPio4[at + 4], hi1, lo1);
+  umulExtended(m, kInvPio4[at + 8], hi2, lo2);
+  uint top = m * kInvPio4[at];  // res0 = (top << 32 | hi2) + (hi1 << 32 | lo1)
+  uint carry;
+  uint lo = uaddCarry(hi2, lo1, carry);
+  uint hi = top + hi1 + carry;
+  uint n = (hi + 0x20000000u) >> 30;
+  hi -= n << 30;
+  quadrant = int(n & 3u);
+  float turns = float(int(hi)) * 4294967296.0 + float(lo);
+  return turns * 3.4061215800865545e-19;  // π/2 · 2^-62
+}
+
+float sin_f32(float x) {
+  if (isinf(x) || isnan(x)) return isnan(x) ? x : uintBitsToFloat(0x7fc00000u);  // x - x may fold to 0
+  int q;
+  float r = reduce_pio2(abs(x), q);
+  float s = sin(r), c = cos(r);
+  float v = q == 0 ? s : (q == 1 ? c : (q == 2 ? -s : -c));
+  return x < 0.0 ? -v : v;
+}
+
+float cos_f32(float x) {
+  if (isinf(x) || isnan(x)) return isnan(x) ? x : uintBitsToFloat(0x7fc00000u);  // x - x may fold to 0
+  int q;
+  float r = reduce_pio2(abs(x), q);
+  float s = sin(r), c = cos(r);
+  return q == 0 ? c : (q == 1 ? -s : (q == 2 ? -c : s));
+}
+
+float tan_f32(float x) {
+  if (isinf(x) || isnan(x)) return isnan(x) ? x : uintBitsToFloat(0x7fc00000u);  // x - x may fold to 0
+  int q;
+  float r = reduce_pio2(abs(x), q);
+  float t = sin(r) / cos(r);
+  float v = (q & 1) == 0 ? t : -1.0 / t;
+  return x < 0.0 ? -v : v;
 }
