@@ -180,8 +180,9 @@ float fmod_f32(float x, float y) {
   uint ux = floatBitsToUint(x), uy = floatBitsToUint(y);
   int ex = int(ux >> 23 & 0xffu), ey = int(uy >> 23 & 0xffu);
   uint sx = ux & 0x80000000u;
-  if ((uy << 1) == 0u || isnan(y) || ex == 0xff) return (x * y) / (x * y);
-  if ((ux << 1) <= (uy << 1)) return (ux << 1) == (uy << 1) ? 0.0 * x : x;
+  // NaN spelled out: drivers fold (x·y)/(x·y) to 1.
+  if ((uy << 1) == 0u || isnan(y) || ex == 0xff) return isnan(x) ? x : uintBitsToFloat(0x7fc00000u);
+  if ((ux << 1) <= (uy << 1)) return (ux << 1) == (uy << 1) ? uintBitsToFloat(sx) : x;
   uint mx, my;
   if (ex == 0) {
     for (uint i = ux << 9; (i >> 31) == 0u; i <<= 1) --ex;
@@ -197,13 +198,13 @@ float fmod_f32(float x, float y) {
   }
   for (; ex > ey; --ex) {
     if (mx >= my) {
-      if (mx == my) return 0.0 * x;
+      if (mx == my) return uintBitsToFloat(sx);  // a zero of x's sign
       mx -= my;
     }
     mx <<= 1;
   }
   if (mx >= my) {
-    if (mx == my) return 0.0 * x;
+    if (mx == my) return uintBitsToFloat(sx);  // a zero of x's sign
     mx -= my;
   }
   for (; (mx >> 23) == 0u; mx <<= 1) --ex;
