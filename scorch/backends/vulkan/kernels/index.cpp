@@ -24,6 +24,18 @@ struct IndexParams {
 // indices as contiguous i64 (their range is checked by the shader, context.h's status words).
 T as_indices(T indices) { return contiguous(cast(std::move(indices), DType::I64)); }
 
+// The parameters of select and select_add: x viewed as [outer, n, inner] around dim, count indices.
+IndexParams along_dim(const T& x, size_t dim, size_t count) {
+  IndexParams p{};
+  size_t inner = 1;
+  for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
+  p.dim = static_cast<int32_t>(dim);
+  p.n = static_cast<int32_t>(x.shape()[dim]);
+  p.inner = static_cast<int32_t>(inner);
+  p.count = static_cast<int32_t>(count);
+  return p;
+}
+
 void run_index(const char* op, IndexParams p, const T& x, const T& indices, const T& out, int mode) {
   if (out.numel() == 0) {
     // No element to run: every index of a dim of size 0 is out of range all the same.
@@ -79,13 +91,7 @@ T select(T x, size_t dim, T indices) {
   Shape shape = x.shape();
   shape[dim] = indices.numel();
   T out(shape, x.dtype(), x.device());
-  IndexParams p{};
-  size_t inner = 1;
-  for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
-  p.dim = static_cast<int32_t>(dim);
-  p.n = static_cast<int32_t>(x.shape()[dim]);
-  p.inner = static_cast<int32_t>(inner);
-  p.count = static_cast<int32_t>(indices.numel());
+  IndexParams p = along_dim(x, dim, indices.numel());
   run_index("select", p, x, indices, out, 1);
   return out;
 }
@@ -124,13 +130,7 @@ T select_add(T x, size_t dim, T indices, T values) {
   indices = as_indices(std::move(indices));
   values = contiguous(cast(std::move(values), x.dtype()));
   T out(x.shape(), x.dtype(), x.device());
-  IndexParams p{};
-  size_t inner = 1;
-  for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
-  p.dim = static_cast<int32_t>(dim);
-  p.n = static_cast<int32_t>(x.shape()[dim]);
-  p.inner = static_cast<int32_t>(inner);
-  p.count = static_cast<int32_t>(indices.numel());
+  IndexParams p = along_dim(x, dim, indices.numel());
   split_words(p.values_addr, address_of(values));
   run_index("select_add", p, x, indices, out, 3);
   return out;
