@@ -25,15 +25,19 @@ if [[ -f .gpu/generated_root ]]; then
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
 status=0
-if [[ $what == tests || $what == all ]]; then
-  for t in scorch_cuda_tests scorch_conformance_cuda scorch_conformance_fusion_cuda scorch_differential_tests; do
+# Runs each packed GoogleTest binary named (those present), logging to $out and printing its summary and failures.
+run_gtests() {
+  for t in "$@"; do
     [[ -f .gpu/$t ]] || continue
     echo "== $t"
     timeout "${TEST_TIMEOUT:-200}" .gpu/$t --gtest_brief=1 > "$out/$t.log" 2>&1
     rc=$?; status=$((status | rc))
-    grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|pool after" "$out/$t.log" | head -20
+    grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|pool after|no Vulkan" "$out/$t.log" | head -20
     grep -E "^\[  FAILED  \]" "$out/$t.log" | head -40
   done
+}
+if [[ $what == tests || $what == all ]]; then
+  run_gtests scorch_cuda_tests scorch_conformance_cuda scorch_conformance_fusion_cuda scorch_differential_tests
 fi
 if [[ $what == guide ]]; then  # guide --backend cuda beside its PyTorch eager twin, same digits, same epochs
   epochs=${GUIDE_EPOCHS:-3}
@@ -63,13 +67,7 @@ if [[ $what == vulkan ]]; then
     if [[ -f $icd && -z ${VK_DRIVER_FILES:-} ]]; then export VK_DRIVER_FILES=$icd; fi
   done
   echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
-  for t in scorch_vulkan_tests scorch_conformance_vulkan; do
-    echo "== $t"
-    timeout "${TEST_TIMEOUT:-200}" .gpu/$t --gtest_brief=1 > "$out/$t.log" 2>&1
-    rc=$?; status=$((status | rc))
-    grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran|no Vulkan" "$out/$t.log" | head -20
-    grep -E "^\[  FAILED  \]" "$out/$t.log" | head -20
-  done
+  run_gtests scorch_vulkan_tests scorch_conformance_vulkan
   echo "== scorch-bench --backend vulkan, --backend cuda and torch_gpu_anchor.py on the same workloads"
   filter=matmul_f32_4096,matmul_bf16_4096,matmul_f16_4096,mul_scalar_64M,add_64M,exp_64M,gelu_custom_eager_64M
   filter=$filter,gelu_builtin_64M,softmax_8192x8192,mnist_guide_train_step_b64,mnist_guide_train_step_b1024,copy_64M

@@ -1,6 +1,7 @@
-// Batched matmul (matmul.comp, tiles of (16·TM)×128 outputs): operands read through their strides (transposed views in
-// place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16 accumulate in
-// f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the dtype does).
+// Batched matmul (matmul.comp, tiles of (16·TM)×128 outputs): operands read through their strides (transposed
+// views in place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16
+// accumulate in f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the
+// dtype does).
 #include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -69,8 +70,8 @@ std::string shader_for(DType d) {
 void check_operands(const T& a, const T& b) {
   size_t r = a.shape().rank();
   if (r < 2 || b.shape().rank() != r)
-    throw ShapeError("matmul",
-                     "needs operands of one rank ≥ 2, got " + a.shape().to_string() + " and " + b.shape().to_string());
+    throw ShapeError("matmul", "needs operands of one rank of 2 or more, got " + a.shape().to_string() + " and " +
+                                   b.shape().to_string());
   if (a.dtype() != b.dtype() || a.dtype() == DType::Bool)
     throw DTypeError("matmul", "operands of dtype " + std::string(dtype_name(a.dtype())) + " and " +
                                    std::string(dtype_name(b.dtype())));
