@@ -44,6 +44,11 @@ constexpr int kInner = 10;
     if (auto profile = backends::cuda::profile_report(0); !profile.empty())
       std::fprintf(stderr, "== profile of %s\n%s", name.c_str(), profile.c_str());
 #endif
+#ifdef SCORCH_HAVE_VULKAN
+  if (o.backend_name == "vulkan")  // SCORCH_VULKAN_PROFILE=1: GPU time per shader, warm-up and repetitions together
+    if (auto profile = backends::vulkan::profile_report(0); !profile.empty())
+      std::fprintf(stderr, "== profile of %s\n%s", name.c_str(), profile.c_str());
+#endif
 }
 
 template <class B> void gemm(const Options& o) {

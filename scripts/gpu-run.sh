@@ -82,6 +82,10 @@ if [[ $what == vulkan ]]; then
     2> "$out/bench_torch.err"
   tail -3 "$out/bench_vulkan.err"
   for f in bench_vulkan bench_cuda bench_torch; do cut -c1-200 "$out/$f.jsonl" | grep -E "${filter//,/|}|vulkan_"; done
+  echo "== GPU time per shader (SCORCH_VULKAN_PROFILE=1; warm-up and 3 repetitions together)"
+  SCORCH_VULKAN_PROFILE=1 timeout 120 .gpu/scorch-bench --backend vulkan --reps 3 \
+    --filter "${PROFILE_FILTER:-matmul_f16_4096,mnist_guide_train_step_b64}" > /dev/null 2> "$out/profile_vulkan.txt"
+  grep -A14 "== profile" "$out/profile_vulkan.txt"
 fi
 if [[ $what == bench || $what == all ]]; then  # make bench-compare-gpu's table, from the packed scorch-bench
   echo "== bench/compare.py --gpu (scorch-bench --backend cuda beside torch_gpu_anchor.py)"

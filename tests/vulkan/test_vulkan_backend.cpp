@@ -107,9 +107,7 @@ TEST(VulkanBackend, LoopsCoverMoreThan65535Workgroups) {
   EXPECT_EQ(halves.to_data(), TensorData(std::vector<float>(2, 3.f * static_cast<float>(n)), Shape{2, 1}));
   // llvmpipe stops every loop of an invocation after 65535 iterations in all: a longer reduction is refused, not
   // wrong; a long dim that is not the last is moved last first (one workgroup per output).
-  if (vk::device_info(0).name.starts_with("llvmpipe")) {
-    EXPECT_THROW((void)x.sum().to_data(), DeviceError);
-  }
+  if (vk::device_info(0).name.starts_with("llvmpipe")) { EXPECT_THROW((void)x.sum().to_data(), DeviceError); }
   auto columns = Tensor<Vulkan, 2>::full({40000, 3}, 1.0).sum_dim(0);
   EXPECT_EQ(columns.to_data(), TensorData(std::vector<float>(3, 40000.f), Shape{1, 3}));
 }
@@ -142,6 +140,89 @@ TEST(VulkanBackend, MatmulMatchesCpuOverSizesViewsBatchesAndDTypes) {
     auto va = Tensor<Vulkan, 3, Int>::from_data(a.to_data()), vb = Tensor<Vulkan, 3, Int>::from_data(b.to_data());
     EXPECT_EQ(va.matmul(vb).to_data(), a.matmul(b).to_data()) << dtype_name(d);
   }
+}
+
+// f16 products on cooperative matrices where the device has them (NVIDIA; lavapipe runs the f32-accumulating
+// kernel): aligned and ragged tiles, transposed operands, broadcast batches and long inner dims against the Cpu
+// backend's f32 product of the same f16 values; operands whose chunks of 8 are not aligned take the other kernel.
+TEST(VulkanBackend, F16MatmulOnCooperativeMatricesMatchesCpu) {
+  SCORCH_REQUIRE_VULKAN();
+  struct Case {
+    Shape a, b;
+    bool transpose_a, transpose_b, coop;
+  };
+  std::vector<Case> cases = {
+      {{1, 128, 64}, {1, 64, 128}, false, false, true}, {{2, 200, 40}, {2, 40, 72}, false, false, true},
+      {{3, 8, 16}, {1, 16, 24}, true, false, true},     {{1, 136, 1000}, {1, 1000, 8}, false, true, true},
+      {{2, 256, 48}, {2, 48, 256}, true, true, true},   {{1, 33, 13}, {1, 13, 40}, false, false, false}};
+  bool device_coop = vk::device_info(0).cooperative_matrix_f16;
+  for (const auto& c : cases) {
+    auto a = Tensor<Cpu, 3>::random(c.a, Distribution::uniform(-1, 1)).cast(DType::F16).cast(DType::F32);
+    auto b = Tensor<Cpu, 3>::random(c.b, Distribution::uniform(-1, 1)).cast(DType::F16).cast(DType::F32);
+    // A transposed view: the operand stored with its last two dims swapped, then swapped back.
+    auto view = [](const Tensor<Cpu, 3>& x, bool t) {
+      auto v = on_vulkan(t ? x.swap_dims(1, 2) : x).cast(DType::F16);
+      return t ? v.swap_dims(1, 2) : v;
+    };
+    auto expected = a.matmul(b).cast(DType::F16).cast(DType::F32).to_data();
+    uint64_t before = vk::work_stats(0).cooperative_matrix_dispatches;
+    auto actual = view(a, c.transpose_a).matmul(view(b, c.transpose_b)).cast(DType::F32).to_data();
+    double k = static_cast<double>(c.a[2]);
+    expected.assert_approx_eq(actual, Tolerance{2e-3, 1e-3 * std::sqrt(k)});
+    uint64_t used = vk::work_stats(0).cooperative_matrix_dispatches - before;
+    EXPECT_EQ(used, device_coop && c.coop ? 1u : 0u) << c.a.to_string() << " · " << c.b.to_string();
+  }
+}
+
+// Pipelines specialized per op and dtype (GPUs) and the dynamic ones (small launches on CPU devices) agree.
+TEST(VulkanBackend, SpecializedAndDynamicPipelinesAgree) {
+  SCORCH_REQUIRE_VULKAN();
+  bool was = vk::specialized_pipelines(0);
+  auto run = [](bool specialized) {
+    vk::set_specialized_pipelines(specialized, 0);
+    auto x =
+        Tensor<Vulkan, 2>::from_data(TensorData(std::vector<float>{-2.5f, 0.f, 1.5f, NAN, 3.f, -0.f}, Shape{2, 3}));
+    auto i = Tensor<Vulkan, 2, Int>::from_data(TensorData(std::vector<int32_t>{-4, 0, 9, 2, 5, -1}, Shape{2, 3}));
+    std::vector<TensorData> out = {(x.exp() * x + 1.0).to_data(),
+                                   x.greater_equal_elem(0.5).to_data(),
+                                   x.mask_fill(x.lower_elem(0.0), 7.0).cast(DType::F16).to_data(),
+                                   x.sum_dim(1).to_data(),
+                                   x.argmax(1).to_data(),
+                                   (i * i - 3).sum_dim(0).to_data(),
+                                   x.swap_dims(0, 1).cast(DType::BF16).to_data()};
+    return out;
+  };
+  std::vector<TensorData> specialized = run(true), dynamic = run(false);
+  vk::set_specialized_pipelines(was, 0);
+  for (size_t k = 0; k < specialized.size(); ++k) EXPECT_EQ(specialized[k], dynamic[k]) << "result " << k;
+}
+
+TEST(VulkanBackend, ProfileTimesEveryDispatchByShader) {
+  SCORCH_REQUIRE_VULKAN();
+  vk::synchronize(0);
+  vk::set_profiling(true, 0);
+  (void)vk::profile_report(0);  // clears what came before
+  uint64_t before = vk::work_stats(0).dispatches;
+  auto x = Tensor<Vulkan, 2>::random({64, 64}, Distribution::uniform(-1, 1));
+  auto y = (x.exp() + 1.0).matmul(x).sum();
+  (void)y.to_data();
+  uint64_t dispatched = vk::work_stats(0).dispatches - before;
+  std::vector<vk::ShaderTime> times = vk::profile(0);
+  vk::set_profiling(false, 0);
+  ASSERT_GE(times.size(), 3u);  // map, matmul, reduce, then the command buffers' spans
+  EXPECT_EQ(times.back().shader, "(command buffers)");
+  uint64_t timed = 0;
+  double shaders_ms = 0;
+  for (size_t i = 0; i + 1 < times.size(); ++i) {
+    timed += times[i].dispatches;
+    shaders_ms += times[i].milliseconds;
+    EXPECT_GE(times[i].milliseconds, 0.0) << times[i].shader;
+    if (i > 0) { EXPECT_LE(times[i].milliseconds, times[i - 1].milliseconds); }
+  }
+  EXPECT_EQ(timed, dispatched);
+  EXPECT_GE(times.back().milliseconds, shaders_ms * 0.999);
+  EXPECT_NE(vk::profile_report(0).find("matmul_f32"), std::string::npos);
+  EXPECT_TRUE(vk::profile(0).empty());  // the report cleared the totals
 }
 
 TEST(VulkanBackend, ReductionsMatchCpuInBothShapes) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -87,6 +88,35 @@ std::string missing_features(VkPhysicalDevice physical) {
   return missing;
 }
 
+// True when f16 products can run on the device's cooperative matrices as matmul_coop.comp uses them: 16×16×16
+// subgroup-scope f16 · f16 + f32 (VK_NV_cooperative_matrix), the Vulkan memory model, 32-wide subgroups and 44 KiB of
+// shared memory. SCORCH_VULKAN_COOPMAT=0 turns the path off.
+bool f16_cooperative_matrix(VkInstance instance, VkPhysicalDevice physical, const DeviceInfo& info) {
+  const char* env = std::getenv("SCORCH_VULKAN_COOPMAT");
+  if ((env && std::string(env) == "0") || !has_extension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) ||
+      info.subgroup_size != 32 || info.max_shared_memory < 45056)
+    return false;
+  auto coop = make<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &coop);
+  auto f = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
+  vkGetPhysicalDeviceFeatures2(physical, &f);
+  if (!coop.cooperativeMatrix || !f12.vulkanMemoryModel) return false;
+  auto list = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!list) return false;
+  uint32_t n = 0;
+  list(physical, &n, nullptr);
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes(
+      n, make<VkCooperativeMatrixPropertiesNV>(VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV));
+  list(physical, &n, shapes.data());
+  return std::any_of(shapes.begin(), shapes.end(), [](const VkCooperativeMatrixPropertiesNV& c) {
+    return c.MSize == 16 && c.NSize == 16 && c.KSize == 16 && c.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+           c.BType == VK_COMPONENT_TYPE_FLOAT16_NV && c.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+           c.DType == VK_COMPONENT_TYPE_FLOAT32_NV && c.scope == VK_SCOPE_SUBGROUP_NV;
+  });
+}
+
 }  // namespace
 
 void find_devices(Devices& out) {
@@ -166,6 +196,7 @@ Context::Context(VkInstance instance, VkPhysicalDevice physical, int index)
   info_.subgroup_size = subgroup.subgroupSize;
   info_.max_workgroup_invocations = p.limits.maxComputeWorkGroupInvocations;
   info_.max_shared_memory = p.limits.maxComputeSharedMemorySize;
+  timestamp_period_ = p.limits.timestampPeriod;
   for (uint32_t h = 0; h < memory_.memoryHeapCount; ++h)
     if (memory_.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
       info_.device_memory = std::max<uint64_t>(info_.device_memory, memory_.memoryHeaps[h].size);
@@ -173,6 +204,9 @@ Context::Context(VkInstance instance, VkPhysicalDevice physical, int index)
   info_.int64 = features.shaderInt64;
   info_.cooperative_matrix =
       has_extension(physical, "VK_NV_cooperative_matrix") || has_extension(physical, "VK_KHR_cooperative_matrix");
+  info_.cooperative_matrix_f16 = f16_cooperative_matrix(instance, physical, info_);
+  const char* specialize = std::getenv("SCORCH_VULKAN_SPECIALIZE");
+  specialized_ = specialize ? std::string(specialize) != "0" : info_.type != "cpu";
   create_device();
 }
 
@@ -195,7 +229,12 @@ void Context::create_device() {
   qi.pQueuePriorities = &priority;
   auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
   f11.storageBuffer16BitAccess = VK_TRUE;
+  auto coop = make<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
+  coop.cooperativeMatrix = VK_TRUE;
+  f11.pNext = info_.cooperative_matrix_f16 ? &coop : nullptr;
   auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
+  f12.vulkanMemoryModel = info_.cooperative_matrix_f16;
   f12.bufferDeviceAddress = VK_TRUE;
   f12.storageBuffer8BitAccess = VK_TRUE;
   f12.shaderInt8 = VK_TRUE;
@@ -207,8 +246,16 @@ void Context::create_device() {
   auto ci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features);
   ci.queueCreateInfoCount = 1;
   ci.pQueueCreateInfos = &qi;
+  const char* coop_extension = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+  ci.enabledExtensionCount = info_.cooperative_matrix_f16 ? 1 : 0;
+  ci.ppEnabledExtensionNames = &coop_extension;
   check(vkCreateDevice(physical_, &ci, nullptr, &device_), "vkCreateDevice");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
+  profiler_.init(device_, families[queue_family_].timestampValidBits, timestamp_period_, kBatch);
+  create_pools();
+}
+
+void Context::create_pools() {
   auto pi = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pi.queueFamilyIndex = queue_family_;
@@ -241,6 +288,7 @@ Context::~Context() {
       for (auto& block : b->staging) destroy_block(block);
       for (auto& block : b->arena) destroy_block(block);
       vkDestroyFence(device_, b->fence, nullptr);
+      profiler_.destroy(b->times);
     }
   destroy_block(status_);
   for (auto& [key, p] : pipelines_) vkDestroyPipeline(device_, p, nullptr);
@@ -391,6 +439,7 @@ Context::Batch& Context::current() {
   VkResult r = vkBeginCommandBuffer(batch->cmd, &bi);
   if (r != VK_SUCCESS) idle_.push_back(std::move(batch));
   check(r, "vkBeginCommandBuffer");
+  profiler_.begin(batch->times, batch->cmd);
   recording_ = std::move(batch);
   return *recording_;
 }
@@ -405,6 +454,7 @@ void Context::barrier(VkCommandBuffer cmd) {
 }
 
 void Context::reclaim(Batch& batch) {
+  profiler_.collect(batch.times);
   for (auto& block : batch.staging) free_host_.emplace(block.capacity, block);
   for (auto& block : batch.arena) free_host_.emplace(block.capacity, block);
   batch.staging.clear();
@@ -485,13 +535,15 @@ VkPipeline Context::pipeline(const std::string& shader, std::span<const int32_t>
   return p;
 }
 
-void Context::record_dispatch(VkPipeline pipeline, const void* push, uint32_t push_bytes, uint32_t gx, uint32_t gy,
-                              uint32_t gz) {
+void Context::record_dispatch(const std::string& shader, VkPipeline pipeline, const void* push, uint32_t push_bytes,
+                              uint32_t gx, uint32_t gy, uint32_t gz) {
   Batch& b = current();
   barrier(b.cmd);
   vkCmdBindPipeline(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdPushConstants(b.cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+  profiler_.before(b.times, b.cmd, shader);
   vkCmdDispatch(b.cmd, gx, gy, gz);
+  profiler_.after(b.times, b.cmd);
   ++work_.dispatches;
   if (++b.commands >= kBatch) submit_locked();
 }
@@ -499,7 +551,7 @@ void Context::record_dispatch(VkPipeline pipeline, const void* push, uint32_t pu
 void Context::dispatch(const std::string& shader, std::span<const int32_t> spec, const void* push, uint32_t push_bytes,
                        uint32_t groups_x, uint32_t groups_y, uint32_t groups_z) {
   std::lock_guard lock(mutex_);
-  record_dispatch(pipeline(shader, spec), push, push_bytes, groups_x, groups_y, groups_z);
+  record_dispatch(shader, pipeline(shader, spec), push, push_bytes, groups_x, groups_y, groups_z);
 }
 
 void Context::dispatch_with_params(const std::string& shader, std::span<const int32_t> spec, const void* params,
@@ -511,7 +563,7 @@ void Context::dispatch_with_params(const std::string& shader, std::span<const in
   VkDeviceAddress addr = params_locked(params, params_bytes);
   uint32_t split[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
   std::memcpy(words.data(), split, sizeof(split));
-  record_dispatch(p, words.data(), push_bytes, groups_x, 1, 1);
+  record_dispatch(shader, p, words.data(), push_bytes, groups_x, 1, 1);
 }
 
 VkDeviceAddress Context::params_locked(const void* data, size_t bytes) {
@@ -618,9 +670,26 @@ WorkStats Context::work_stats() {
   return work_;
 }
 
-void Context::count_host_fallback() {
+void Context::count(uint64_t WorkStats::*counter) {
   std::lock_guard lock(mutex_);
-  ++work_.host_fallbacks;
+  ++(work_.*counter);
+}
+
+void Context::set_profiling(bool enabled) {
+  std::lock_guard lock(mutex_);
+  profiler_.set_enabled(enabled);
+}
+
+std::vector<ShaderTime> Context::profile() {
+  std::lock_guard lock(mutex_);
+  wait_locked();
+  return profiler_.totals();
+}
+
+void Context::reset_profile() {
+  std::lock_guard lock(mutex_);
+  wait_locked();
+  profiler_.reset();
 }
 
 }  // namespace scorch::backends::vulkan::detail
@@ -636,5 +705,21 @@ PoolStats pool_stats(int device) { return detail::Context::get(device).pool_stat
 void reset_peak(int device) { detail::Context::get(device).reset_peak(); }
 void release_cached(int device) { detail::Context::get(device).release_cached(); }
 WorkStats work_stats(int device) { return detail::Context::get(device).work_stats(); }
+void set_specialized_pipelines(bool on, int device) { detail::Context::get(device).set_specialized(on); }
+bool specialized_pipelines(int device) { return detail::Context::get(device).specialized(); }
+void set_profiling(bool enabled, int device) { detail::Context::get(device).set_profiling(enabled); }
+std::vector<ShaderTime> profile(int device) { return detail::Context::get(device).profile(); }
+void reset_profile(int device) { detail::Context::get(device).reset_profile(); }
+std::string profile_report(int device) {
+  std::string out;
+  for (const ShaderTime& t : profile(device)) {
+    char line[160];
+    std::snprintf(line, sizeof(line), "%-24s %10.3f %8llu\n", t.shader.c_str(), t.milliseconds,
+                  static_cast<unsigned long long>(t.dispatches));
+    out += line;
+  }
+  reset_profile(device);
+  return out;
+}
 
 }  // namespace scorch::backends::vulkan

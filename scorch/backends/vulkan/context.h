@@ -6,6 +6,7 @@
 // the host reads, and only reads wait.
 #include <vulkan/vulkan.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -17,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scorch/backends/vulkan/profile.h"
 #include "scorch/backends/vulkan/runtime.h"
 
 namespace scorch::backends::vulkan::detail {
@@ -44,6 +46,12 @@ class Context {
   Context& operator=(const Context&) = delete;
 
   const DeviceInfo& info() const { return info_; }
+  /// Whether a launch over `elements` values takes the DYNAMIC pipelines (map.comp, reduce.comp): where pipelines
+  /// are not specialized (set_specialized_pipelines in runtime.h), for launches of up to 65536 values (larger ones
+  /// run long enough on a CPU device to repay compiling their own pipeline).
+  bool dynamic_for(size_t elements) const { return !specialized_.load(std::memory_order_relaxed) && elements <= 65536; }
+  bool specialized() const { return specialized_.load(std::memory_order_relaxed); }
+  void set_specialized(bool on) { specialized_.store(on, std::memory_order_relaxed); }
   /// A device-local block of at least bytes from the pool.
   Block allocate(size_t bytes, size_t& capacity_out);
   /// Returns a block to the pool (reusable by later commands: they run after every earlier one).
@@ -67,7 +75,11 @@ class Context {
   void reset_peak();
   void release_cached();
   WorkStats work_stats();
-  void count_host_fallback();
+  /// Adds one to a work counter (host fallbacks, cooperative-matrix dispatches).
+  void count(uint64_t WorkStats::*counter);
+  void set_profiling(bool enabled);
+  std::vector<ShaderTime> profile();
+  void reset_profile();
   /// The device address of the status words shaders report errors in (index.comp: an index out of range); every
   /// wait that returns to the host (read, synchronize) reads them and throws the ShapeError they describe.
   VkDeviceAddress status_address() const { return status_.address; }
@@ -80,19 +92,21 @@ class Context {
     std::vector<Block> staging;  // host blocks freed when the batch completes
     std::vector<Block> arena;    // parameter chunks, the last one being filled
     size_t arena_used = 0;
+    BatchTimes times;  // its dispatches' timestamps (SCORCH_VULKAN_PROFILE=1)
   };
   static constexpr uint32_t kBatch = 256;
   static constexpr size_t kMaxInFlight = 16;  // batches queued ahead of the device before recording waits
   static constexpr size_t kArenaChunk = 256 * 1024;
 
   void create_device();
+  void create_pools();  // the command pool, the pipeline layout, the memory types and the status words
   Block create_block(size_t bytes, bool host);
   void destroy_block(const Block& block);
   Block take_host_block(size_t bytes);
   Batch& current();
   VkDeviceAddress params_locked(const void* data, size_t bytes);
-  void record_dispatch(VkPipeline pipeline, const void* push, uint32_t push_bytes, uint32_t gx, uint32_t gy,
-                       uint32_t gz);
+  void record_dispatch(const std::string& shader, VkPipeline pipeline, const void* push, uint32_t push_bytes,
+                       uint32_t gx, uint32_t gy, uint32_t gz);
   void barrier(VkCommandBuffer cmd);
   void submit_locked();
   void wait_locked();
@@ -114,6 +128,7 @@ class Context {
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
   uint32_t device_type_ = 0, host_type_ = 0;
+  float timestamp_period_ = 1;  // nanoseconds per timestamp tick
   std::unordered_map<std::string, VkShaderModule> modules_;
   std::unordered_map<std::string, VkPipeline> pipelines_;
   std::multimap<size_t, Block> free_device_, free_host_;
@@ -122,6 +137,8 @@ class Context {
   std::deque<std::unique_ptr<Batch>> in_flight_, idle_;
   PoolStats stats_;
   WorkStats work_;
+  Profiler profiler_;
+  std::atomic<bool> specialized_{true};
 };
 
 }  // namespace scorch::backends::vulkan::detail

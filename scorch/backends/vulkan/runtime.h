@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "scorch/backends/common/pool_stats.h"
 
@@ -30,6 +31,9 @@ struct DeviceInfo {
   bool float64 = false;             ///< shaderFloat64: f64 tensors
   bool int64 = false;               ///< shaderInt64: i64 tensors (with float64: the shaders' wide variant)
   bool cooperative_matrix = false;  ///< VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix is exposed
+  /// f16 matmuls run on cooperative matrices (tensor cores): VK_NV_cooperative_matrix's 16×16×16 f16 · f16 + f32
+  /// shape, 32-wide subgroups; off where SCORCH_VULKAN_COOPMAT=0
+  bool cooperative_matrix_f16 = false;
 };
 /// device's description; throws DeviceError for an index out of range.
 DeviceInfo device_info(int device);
@@ -52,7 +56,31 @@ struct WorkStats {
   uint64_t submissions = 0;     ///< command buffers submitted (dispatches are batched into them)
   uint64_t pipelines = 0;       ///< pipelines created (one per shader and specialization)
   uint64_t host_fallbacks = 0;  ///< ops run by the Cpu kernels on copies (kernels/host_kernels.txt lists them)
+  uint64_t cooperative_matrix_dispatches = 0;  ///< f16 matmuls run on cooperative matrices (tensor cores)
 };
 WorkStats work_stats(int device = 0);
+
+/// Whether elementwise and reduction pipelines are specialized per op and dtype (a compiled pipeline each: the
+/// fastest kernels) or, for launches of up to 65536 values, read them from push constants (a few pipelines serve
+/// every op: far less compiling, slower per value). Specialized except on CPU devices (lavapipe), where compiling
+/// costs more than running small launches; SCORCH_VULKAN_SPECIALIZE=0 or 1 sets the default.
+void set_specialized_pipelines(bool on, int device = 0);
+bool specialized_pipelines(int device = 0);
+/// Turns per-shader GPU timing (profile) on or off for device; it starts on where the environment has
+/// SCORCH_VULKAN_PROFILE=1. Timing brackets every dispatch with timestamps (a few microseconds each).
+void set_profiling(bool enabled, int device = 0);
+/// GPU time of one shader's dispatches.
+struct ShaderTime {
+  std::string shader;       ///< the shader variant ("map", "matmul_f32", ...); "(command buffers)": whole buffers
+  uint64_t dispatches = 0;  ///< dispatches timed (command buffers for "(command buffers)")
+  double milliseconds = 0;  ///< summed time from each dispatch's start to its end
+};
+/// Per-shader GPU time on device since start or reset_profile, slowest first, then "(command buffers)": the spans of
+/// whole command buffers (the gap to the shaders' sum is barriers and idle time). Empty unless profiling was on.
+std::vector<ShaderTime> profile(int device = 0);
+/// Clears profile's totals.
+void reset_profile(int device = 0);
+/// profile's totals as lines "shader  total_ms  dispatches" (as the Cuda backend's profile_report); clears them.
+std::string profile_report(int device = 0);
 
 }  // namespace scorch::backends::vulkan

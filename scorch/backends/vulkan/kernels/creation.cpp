@@ -94,7 +94,7 @@ VulkanTensor to_vulkan(const cpu::CpuTensor& x, VulkanDevice device) {
   return kernels::from_data(cpu::kernels::into_data(x), device);
 }
 
-void count(VulkanDevice device) { detail::Context::get(device.index).count_host_fallback(); }
+void count(VulkanDevice device) { detail::Context::get(device.index).count(&WorkStats::host_fallbacks); }
 
 }  // namespace host
 }  // namespace scorch::backends::vulkan

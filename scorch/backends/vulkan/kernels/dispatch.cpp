@@ -145,19 +145,28 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
   bool contig = out.is_contiguous() && dense_in_order(launch.a, shape) && dense_in_order(launch.b, shape) &&
                 dense_in_order(launch.c, shape);
   bool vec4 = vec4_eligible(out, launch, contig);
-  int32_t spec[] = {launch.op,
-                    static_cast<int32_t>(out.dtype()),
-                    static_cast<int32_t>(da),
-                    static_cast<int32_t>(db),
-                    static_cast<int32_t>(dc),
-                    launch.kind,
-                    launch.form,
-                    contig ? 1 : 0,
-                    static_cast<int32_t>(dtype_size(da) * 8),
-                    vec4 ? 1 : 0};
-  std::string shader = variant("map", {out.dtype(), da, db, launch.wide_scalar ? DType::F64 : da});
+  auto code = [](DType d) { return static_cast<int32_t>(d); };
+  int32_t bits = static_cast<int32_t>(dtype_size(da) * 8);
   detail::Context& ctx = context_of(out);
   MapPush push = map_push(p, 0);
+  bool dynamic = ctx.dynamic_for(n);
+  if (dynamic) {
+    push.codes = launch.op | code(out.dtype()) << 8 | code(da) << 12 | code(db) << 16 | code(dc) << 20 |
+                 launch.kind << 24 | launch.form << 28;
+    push.bits = bits;
+  }
+  int32_t spec[] = {dynamic ? 0 : launch.op,
+                    dynamic ? 0 : code(out.dtype()),
+                    dynamic ? 0 : code(da),
+                    dynamic ? 0 : code(db),
+                    dynamic ? 0 : code(dc),
+                    dynamic ? 0 : launch.kind,
+                    dynamic ? 0 : launch.form,
+                    contig ? 1 : 0,
+                    dynamic ? 0 : bits,
+                    vec4 ? 1 : 0,
+                    dynamic ? 1 : 0};
+  std::string shader = variant("map", {out.dtype(), da, db, launch.wide_scalar ? DType::F64 : da});
   uint32_t groups = groups_for(static_cast<int64_t>(vec4 ? (n + 3) / 4 : n));
   if (contig) ctx.dispatch(shader, spec, &push, sizeof(push), groups);
   else ctx.dispatch_with_params(shader, spec, &p, sizeof(p), &push, sizeof(push), groups);  // shape and strides

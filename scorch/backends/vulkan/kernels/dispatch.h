@@ -41,8 +41,10 @@ struct MapPush {
   int32_t n = 0;
   float scalar_f = 0;
   int32_t scalar_i = 0;
+  int32_t codes = 0;  // op, dtypes, kind and form for the DYNAMIC pipelines (map.comp)
+  int32_t bits = 0;
 };
-static_assert(sizeof(MapPush) == 84, "must match map.comp's push constants");
+static_assert(sizeof(MapPush) == 92, "must match map.comp's push constants");
 
 /// x's device address (0 for an empty tensor).
 uint64_t address_of(const VulkanTensor& x);

@@ -66,6 +66,62 @@ std::string shader_for(DType d) {
   }
 }
 
+struct CoopPush {
+  uint32_t a_addr[2], b_addr[2], c_addr[2];
+  int32_t a_offset, b_offset, c_offset, m, n, k, a_batch, a_outer, b_batch, b_outer, c_batch;
+};
+static_assert(sizeof(CoopPush) <= 128);
+
+// How matmul_coop.comp reads a rows × cols operand: whether it is transposed (contiguous along rows) and its stride
+// along the other dim; nullopt unless the contiguous dim's extent and the other stride are multiples of 8 (16 bytes).
+struct CoopLayout {
+  bool transposed;
+  int64_t outer;
+};
+std::optional<CoopLayout> coop_layout(int64_t row_stride, int64_t col_stride, size_t rows, size_t cols) {
+  if ((col_stride == 1 || cols == 1) && cols % 8 == 0 && (rows == 1 || row_stride % 8 == 0))
+    return CoopLayout{false, rows == 1 ? 0 : row_stride};
+  if ((row_stride == 1 || rows == 1) && rows % 8 == 0 && (cols == 1 || col_stride % 8 == 0))
+    return CoopLayout{true, cols == 1 ? 0 : col_stride};
+  return std::nullopt;
+}
+
+// Runs the f16 product on cooperative matrices (matmul_coop.comp) when the device has them and both operands' chunks
+// of 8 are aligned; false (nothing recorded) otherwise.
+bool coop_matmul(const T& a, const T& b, T& out, int64_t a_batch, int64_t b_batch, size_t count) {
+  size_t r = a.shape().rank();
+  size_t m = a.shape()[r - 2], k = a.shape()[r - 1], n = b.shape()[r - 1];
+  detail::Context& ctx = context_of(out);
+  if (a.dtype() != DType::F16 || !ctx.info().cooperative_matrix_f16) return false;
+  auto la = coop_layout(a.strides()[r - 2], a.strides()[r - 1], m, k);
+  auto lb = coop_layout(b.strides()[r - 2], b.strides()[r - 1], k, n);
+  if (!la || !lb || a.offset() % 8 || b.offset() % 8 || a_batch % 8 || b_batch % 8) return false;
+  auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + 127) / 128);
+  if (groups_x > 65535 || groups_y > 65535) return false;
+  CoopPush p{};
+  split_words(p.a_addr, address_of(a));
+  split_words(p.b_addr, address_of(b));
+  split_words(p.c_addr, address_of(out));
+  p.m = static_cast<int32_t>(m);
+  p.n = static_cast<int32_t>(n);
+  p.k = static_cast<int32_t>(k);
+  p.a_batch = static_cast<int32_t>(a_batch);
+  p.a_outer = static_cast<int32_t>(la->outer);
+  p.b_batch = static_cast<int32_t>(b_batch);
+  p.b_outer = static_cast<int32_t>(lb->outer);
+  p.c_batch = static_cast<int32_t>(m * n);
+  int32_t spec[] = {la->transposed ? 1 : 0, lb->transposed ? 1 : 0};
+  for (size_t first = 0; first < count; first += 65535) {
+    size_t chunk = std::min<size_t>(count - first, 65535);
+    p.a_offset = static_cast<int32_t>(a.offset() + static_cast<int64_t>(first) * a_batch);
+    p.b_offset = static_cast<int32_t>(b.offset() + static_cast<int64_t>(first) * b_batch);
+    p.c_offset = static_cast<int32_t>(first * m * n);
+    ctx.dispatch("matmul_coop", spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
+    ctx.count(&WorkStats::cooperative_matrix_dispatches);
+  }
+  return true;
+}
+
 // Throws unless a · b is a product of same-rank numeric operands on one device with matching inner dims.
 void check_operands(const T& a, const T& b) {
   size_t r = a.shape().rank();
@@ -106,6 +162,8 @@ T matmul(T a, T b) {
   auto sb = batch_stride(b, batch);
   if (!sb) b = even_batches(std::move(b), batch), sb = batch_stride(b, batch);
   for (const T* x : {&a, &b, &out}) check_index_range("matmul", *x);
+  size_t count = batch.num_elements();
+  if (coop_matmul(a, b, out, *sa, *sb, count)) return out;
   MatmulPush p{};
   split_words(p.a_addr, address_of(a));
   split_words(p.b_addr, address_of(b));
@@ -130,7 +188,6 @@ T matmul(T a, T b) {
   if (groups_x > 65535 || groups_y > 65535)
     throw DeviceError("matmul", "a product of " + std::to_string(m) + " rows and " + std::to_string(n) +
                                     " columns exceeds the 65535 × 128 rows and columns one Vulkan dispatch covers");
-  size_t count = batch.num_elements();
   for (size_t first = 0; first < count; first += 65535) {
     size_t chunk = std::min<size_t>(count - first, 65535);
     p.a_offset = static_cast<int32_t>(a.offset() + static_cast<int64_t>(first) * *sa);

@@ -28,6 +28,7 @@ constexpr size_t kLlvmpipeLimit = size_t{256} * 60000;
 struct ReducePush {
   uint32_t a_addr[2], out_addr[2];
   int32_t a_offset, out_offset, outer, n, inner;
+  int32_t codes;  // op, dtypes and kind for the DYNAMIC pipelines (reduce.comp)
 };
 
 T fold(const char* name, int op, EmptyFold empty, T x, size_t dim) {
@@ -70,8 +71,15 @@ T fold(const char* name, int op, EmptyFold empty, T x, size_t dim) {
   p.inner = static_cast<int32_t>(inner);
   // A contiguous dim of more than 64 values gets a workgroup per output (coalesced reads); else a lane each.
   bool lanes = inner > 1 || n <= 64;
-  int32_t spec[] = {op, static_cast<int32_t>(out_dtype), static_cast<int32_t>(x.dtype()),
-                    is_float(x.dtype()) ? KIND_FLOAT : KIND_INT, lanes ? 1 : 0};
+  int32_t kind = is_float(x.dtype()) ? KIND_FLOAT : KIND_INT;
+  bool dynamic = ctx.dynamic_for(x.numel());
+  p.codes = op | static_cast<int32_t>(out_dtype) << 8 | static_cast<int32_t>(x.dtype()) << 12 | kind << 24;
+  int32_t spec[] = {dynamic ? 0 : op,
+                    dynamic ? 0 : static_cast<int32_t>(out_dtype),
+                    dynamic ? 0 : static_cast<int32_t>(x.dtype()),
+                    dynamic ? 0 : kind,
+                    lanes ? 1 : 0,
+                    dynamic ? 1 : 0};
   const DeviceInfo& info = ctx.info();
   bool wide = info.float64 && info.int64;
   std::string shader = wide ? "reduce_wide" : variant("reduce", {x.dtype(), out_dtype});

@@ -45,6 +45,10 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufF64 { dou
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64 { int64_t v[]; };
 #endif
 
+// A specialization constant, or where the shader's DYNAMIC constant is set, the bits of pc.codes at shift: pipelines
+// that serve every op and dtype (for CPU devices, where compiling a pipeline costs more than running it).
+#define DYNAMIC_FIELD(shift, mask, constant) (DYNAMIC != 0 ? (pc.codes >> (shift)) & (mask) : (constant))
+
 bool is_float_dtype(int dt) { return dt <= DT_BF16; }
 
 float bf16_to_float(uint bits) { return uintBitsToFloat(bits << 16); }

@@ -1,23 +1,28 @@
 #version 460
 // The elementwise kernel: out[i] = f(operands at i) over a strided, broadcast shape, for every elementwise op,
 // cast, copy, fill and mask of the backend. The op, the dtypes and the operand form are specialization constants, so
-// each pipeline is one straight loop; CONTIG skips the index arithmetic when every operand is dense in order.
+// each pipeline is one straight loop; CONTIG skips the index arithmetic when every operand is dense in order. With
+// DYNAMIC they come from the push constants instead: one pipeline serves every op (for CPU devices such as lavapipe,
+// where compiling a pipeline costs more than running it).
 #include "common.glsl"
 #include "math.glsl"
 #include "op_codes.h"
 
 layout(local_size_x = 256) in;
-layout(constant_id = 0) const int OP = 0;
-layout(constant_id = 1) const int DT_OUT = DT_F32;
-layout(constant_id = 2) const int DT_A = DT_F32;
-layout(constant_id = 3) const int DT_B = DT_F32;
-layout(constant_id = 4) const int DT_C = DT_BOOL;
-layout(constant_id = 5) const int KIND = KIND_FLOAT;
-layout(constant_id = 6) const int FORM = FORM_UNARY;
+layout(constant_id = 0) const int SPEC_OP = 0;
+layout(constant_id = 1) const int SPEC_DT_OUT = DT_F32;
+layout(constant_id = 2) const int SPEC_DT_A = DT_F32;
+layout(constant_id = 3) const int SPEC_DT_B = DT_F32;
+layout(constant_id = 4) const int SPEC_DT_C = DT_BOOL;
+layout(constant_id = 5) const int SPEC_KIND = KIND_FLOAT;
+layout(constant_id = 6) const int SPEC_FORM = FORM_UNARY;
 layout(constant_id = 7) const int CONTIG = 0;
-layout(constant_id = 8) const int BITS = 32;
+layout(constant_id = 8) const int SPEC_BITS = 32;
 // 1 for f32 ops on dense operands whose offsets are multiples of 4: four elements per 16-byte load and store.
 layout(constant_id = 9) const int VEC4 = 0;
+// 1: the op, dtypes, kind, form and bit width are read from pc.codes (op | out << 8 | a << 12 | b << 16 | c << 20 |
+// kind << 24 | form << 28) and pc.bits instead of the constants above.
+layout(constant_id = 10) const int DYNAMIC = 0;
 
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { vec4 v[]; };
 
@@ -47,7 +52,18 @@ layout(push_constant) uniform Push {
   int n;
   float scalar_f;
   int scalar_i;
+  int codes;
+  int bits;
 } pc;
+
+#define OP DYNAMIC_FIELD(0, 0xff, SPEC_OP)
+#define DT_OUT DYNAMIC_FIELD(8, 0xf, SPEC_DT_OUT)
+#define DT_A DYNAMIC_FIELD(12, 0xf, SPEC_DT_A)
+#define DT_B DYNAMIC_FIELD(16, 0xf, SPEC_DT_B)
+#define DT_C DYNAMIC_FIELD(20, 0xf, SPEC_DT_C)
+#define KIND DYNAMIC_FIELD(24, 0xf, SPEC_KIND)
+#define FORM DYNAMIC_FIELD(28, 0xf, SPEC_FORM)
+#define BITS (DYNAMIC != 0 ? pc.bits : SPEC_BITS)
 
 VF scalar_float() {
 #ifdef SCORCH_WIDE

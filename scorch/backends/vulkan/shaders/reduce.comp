@@ -2,15 +2,17 @@
 // Reductions along one dim of a contiguous input viewed as [outer, n, inner]: sum, prod, max, min (NaN wins), mean,
 // argmax and argmin (the first extreme index; the first NaN wins). LANES: one invocation per output walks the dim
 // (inner > 1, reads coalesced across lanes); else one workgroup per output combines 256 partial folds in order.
+// DYNAMIC: the op, dtypes and kind come from pc.codes (op | out << 8 | a << 12 | kind << 24), as in map.comp.
 #include "common.glsl"
 #include "op_codes.h"
 
 layout(local_size_x = 256) in;
-layout(constant_id = 0) const int OP = RED_SUM;
-layout(constant_id = 1) const int DT_OUT = DT_F32;
-layout(constant_id = 2) const int DT_A = DT_F32;
-layout(constant_id = 3) const int KIND = KIND_FLOAT;
+layout(constant_id = 0) const int SPEC_OP = RED_SUM;
+layout(constant_id = 1) const int SPEC_DT_OUT = DT_F32;
+layout(constant_id = 2) const int SPEC_DT_A = DT_F32;
+layout(constant_id = 3) const int SPEC_KIND = KIND_FLOAT;
 layout(constant_id = 4) const int LANES = 1;
+layout(constant_id = 5) const int DYNAMIC = 0;
 
 layout(push_constant) uniform Push {
   uvec2 a_addr;
@@ -20,7 +22,13 @@ layout(push_constant) uniform Push {
   int outer;
   int n;
   int inner;
+  int codes;
 } pc;
+
+#define OP DYNAMIC_FIELD(0, 0xff, SPEC_OP)
+#define DT_OUT DYNAMIC_FIELD(8, 0xf, SPEC_DT_OUT)
+#define DT_A DYNAMIC_FIELD(12, 0xf, SPEC_DT_A)
+#define KIND DYNAMIC_FIELD(24, 0xf, SPEC_KIND)
 
 bool is_arg() { return OP == RED_ARGMAX || OP == RED_ARGMIN; }
 

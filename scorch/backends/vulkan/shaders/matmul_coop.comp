@@ -1,0 +1,137 @@
+#version 460
+// Batched f16 matmul on tensor cores (GL_NV_cooperative_matrix): C[b] = A[b] · B[b] with f32 accumulation and
+// f16 output. 128×128 output tiles; four subgroups of 32 each own a 64×64 quarter as 4×4 16×16 accumulators.
+// 32-deep slices of A and B move global → registers (16-byte loads, the next slice while the current one is
+// multiplied) → shared memory (two buffers, one barrier per slice). Each operand is read in place, row-major or
+// transposed (spec constants A_T, B_T: A contiguous along m, B along k); the host guarantees contiguous dims' extents
+// and every offset and stride are multiples of 8 elements (16 bytes), so each 8-element chunk lies wholly inside or
+// outside the operand.
+#include "common.glsl"
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+
+layout(local_size_x = 128) in;
+layout(constant_id = 0) const bool A_T = false;  // A's contiguous dim is m (a transposed view), else k
+layout(constant_id = 1) const bool B_T = false;  // B's contiguous dim is k (a transposed view), else n
+
+layout(push_constant) uniform Push {
+  uvec2 a_addr;
+  uvec2 b_addr;
+  uvec2 c_addr;
+  int a_offset;
+  int b_offset;
+  int c_offset;
+  int m;
+  int n;
+  int k;
+  int a_batch;
+  int a_outer;  // A's stride along its non-contiguous dim
+  int b_batch;
+  int b_outer;
+  int c_batch;
+} pc;
+
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer BufV4 { uvec4 v[]; };
+
+const int BM = 128, BN = 128, BK = 32;
+// A slice stored as in memory: 128 rows of 32 k (row pitch 5 chunks of 8 halves) or 32 k of 128 rows (pitch 17);
+// the extra chunk spreads a subgroup's 16-byte reads over every bank. B likewise.
+const int PITCH_K = BK / 8 + 1, PITCH_MN = BM / 8 + 1;
+const int SLICE_CHUNKS = 128 * PITCH_K > BK * PITCH_MN ? 128 * PITCH_K : BK * PITCH_MN;
+shared uvec4 tile_a[2][SLICE_CHUNKS];
+shared uvec4 tile_b[2][SLICE_CHUNKS];
+shared float stage[4][256];  // one accumulator per subgroup on its way to C
+
+#define F16M fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+#define F32M fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+
+// Chunk e (0..511) of a slice: its (outer, chunk-in-row) position. A row of the slice is 4 chunks of k (operand
+// contiguous in k) or 16 chunks of m or n (contiguous in m or n).
+ivec2 chunk_position(int e, bool contiguous_in_k) {
+  return contiguous_in_k ? ivec2(e / 4, e % 4) : ivec2(e / 16, e % 16);
+}
+
+// Chunk e of the slice at k0 of an operand whose tile starts at mn0 (rows for A, columns for B): zero outside.
+uvec4 load_chunk(uvec2 addr, int base, int outer_stride, bool contiguous_in_k, int e, int mn0, int k0, int mn_size) {
+  ivec2 p = chunk_position(e, contiguous_in_k);
+  int mn = contiguous_in_k ? mn0 + p.x : mn0 + p.y * 8;
+  int kk = contiguous_in_k ? k0 + p.y * 8 : k0 + p.x;
+  if (mn >= mn_size || kk >= pc.k) return uvec4(0);
+  int index = contiguous_in_k ? base + mn * outer_stride + kk : base + kk * outer_stride + mn;
+  return BufV4(addr).v[index / 8];
+}
+
+int chunk_slot(int e, bool contiguous_in_k) {
+  ivec2 p = chunk_position(e, contiguous_in_k);
+  return p.x * (contiguous_in_k ? PITCH_K : PITCH_MN) + p.y;
+}
+
+void main() {
+  int batch = int(gl_WorkGroupID.z);
+  int row0 = int(gl_WorkGroupID.y) * BM, col0 = int(gl_WorkGroupID.x) * BN;
+  int tid = int(gl_LocalInvocationID.x), warp = int(gl_SubgroupID), lane = int(gl_SubgroupInvocationID);
+  int wm = (warp / 2) * 64, wn = (warp % 2) * 64;
+  bool a_k = !A_T, b_k = B_T;  // whether A's and B's slices are rows of k
+  int a_base = pc.a_offset + batch * pc.a_batch, b_base = pc.b_offset + batch * pc.b_batch;
+  F32M acc[4][4];
+  [[unroll]] for (int i = 0; i < 4; ++i)
+    [[unroll]] for (int j = 0; j < 4; ++j) acc[i][j] = F32M(0.0);
+  uvec4 next_a[4], next_b[4];
+  [[unroll]] for (int q = 0; q < 4; ++q) {
+    next_a[q] = load_chunk(pc.a_addr, a_base, pc.a_outer, a_k, tid + 128 * q, row0, 0, pc.m);
+    next_b[q] = load_chunk(pc.b_addr, b_base, pc.b_outer, b_k, tid + 128 * q, col0, 0, pc.n);
+  }
+  [[unroll]] for (int q = 0; q < 4; ++q) {
+    tile_a[0][chunk_slot(tid + 128 * q, a_k)] = next_a[q];
+    tile_b[0][chunk_slot(tid + 128 * q, b_k)] = next_b[q];
+  }
+  barrier();
+  int slices = (pc.k + BK - 1) / BK;
+  for (int s = 0; s < slices; ++s) {
+    int cur = s & 1;
+    bool more = s + 1 < slices;
+    if (more) {
+      [[unroll]] for (int q = 0; q < 4; ++q) {
+        next_a[q] = load_chunk(pc.a_addr, a_base, pc.a_outer, a_k, tid + 128 * q, row0, (s + 1) * BK, pc.m);
+        next_b[q] = load_chunk(pc.b_addr, b_base, pc.b_outer, b_k, tid + 128 * q, col0, (s + 1) * BK, pc.n);
+      }
+    }
+    [[unroll]] for (int kk = 0; kk < BK; kk += 16) {
+      F16M fa[4], fb[4];
+      [[unroll]] for (int i = 0; i < 4; ++i) {
+        int r = wm + 16 * i;
+        if (a_k) coopMatLoadNV(fa[i], tile_a[cur], r * PITCH_K + kk / 8, PITCH_K, false);
+        else coopMatLoadNV(fa[i], tile_a[cur], kk * PITCH_MN + r / 8, PITCH_MN, true);
+      }
+      [[unroll]] for (int j = 0; j < 4; ++j) {
+        int c = wn + 16 * j;
+        if (b_k) coopMatLoadNV(fb[j], tile_b[cur], c * PITCH_K + kk / 8, PITCH_K, true);
+        else coopMatLoadNV(fb[j], tile_b[cur], kk * PITCH_MN + c / 8, PITCH_MN, false);
+      }
+      [[unroll]] for (int i = 0; i < 4; ++i)
+        [[unroll]] for (int j = 0; j < 4; ++j) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+    }
+    if (more) {
+      [[unroll]] for (int q = 0; q < 4; ++q) {
+        tile_a[cur ^ 1][chunk_slot(tid + 128 * q, a_k)] = next_a[q];
+        tile_b[cur ^ 1][chunk_slot(tid + 128 * q, b_k)] = next_b[q];
+      }
+    }
+    barrier();
+  }
+  int c_base = pc.c_offset + batch * pc.c_batch;
+  [[unroll]] for (int i = 0; i < 4; ++i)
+    [[unroll]] for (int j = 0; j < 4; ++j) {
+      coopMatStoreNV(acc[i][j], stage[warp], 0, 16, false);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      [[unroll]] for (int e = 0; e < 8; ++e) {
+        int idx = lane + 32 * e;
+        int r = row0 + wm + 16 * i + idx / 16, c = col0 + wn + 16 * j + idx % 16;
+        if (r < pc.m && c < pc.n) BufF16(pc.c_addr).v[c_base + r * pc.n + c] = float16_t(stage[warp][idx]);
+      }
+      subgroupBarrier();
+    }
+}
