@@ -67,7 +67,7 @@ if [[ $what == vulkan ]]; then
     if [[ -f $icd && -z ${VK_DRIVER_FILES:-} ]]; then export VK_DRIVER_FILES=$icd; fi
   done
   echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
-  run_gtests scorch_vulkan_tests scorch_conformance_vulkan
+  run_gtests scorch_vulkan_tests scorch_conformance_vulkan scorch_differential_tests
   echo "== scorch-bench --backend vulkan, --backend cuda and torch_gpu_anchor.py on the same workloads"
   filter=matmul_f32_4096,matmul_bf16_4096,matmul_f16_4096,mul_scalar_64M,add_64M,exp_64M,gelu_custom_eager_64M
   filter=$filter,gelu_builtin_64M,softmax_8192x8192,mnist_guide_train_step_b64,mnist_guide_train_step_b1024,copy_64M

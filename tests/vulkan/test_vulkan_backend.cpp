@@ -118,9 +118,15 @@ TEST(VulkanBackend, MatmulMatchesCpuOverSizesViewsBatchesAndDTypes) {
     Shape a, b;
     bool transpose_b;
   };
-  std::vector<Case> cases = {{{1, 1, 1, 1}, {1, 1, 1, 1}, false},      {{1, 1, 7, 13}, {1, 1, 13, 5}, false},
-                             {{1, 1, 65, 130}, {1, 1, 67, 130}, true}, {{3, 1, 5, 7}, {1, 4, 7, 6}, false},
-                             {{2, 3, 0, 4}, {2, 3, 4, 5}, false},      {{1, 1, 4, 0}, {1, 1, 0, 3}, false}};
+  std::vector<Case> cases = {{{1, 1, 1, 1}, {1, 1, 1, 1}, false},
+                             {{1, 1, 7, 13}, {1, 1, 13, 5}, false},
+                             {{1, 1, 65, 130}, {1, 1, 67, 130}, true},
+                             {{3, 1, 5, 7}, {1, 4, 7, 6}, false},
+                             {{2, 3, 0, 4}, {2, 3, 4, 5}, false},
+                             {{1, 1, 4, 0}, {1, 1, 0, 3}, false},
+                             // split-K: few output tiles, long k (slices summed afterwards)
+                             {{1, 2, 5, 1100}, {1, 2, 1100, 7}, false},
+                             {{2, 1, 40, 700}, {1, 1, 9, 700}, true}};
   for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
     for (const auto& c : cases) {
       auto a = Tensor<Cpu, 4>::random(c.a, Distribution::uniform(-1, 1)).cast(d);

@@ -2,6 +2,8 @@
 // views in place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16
 // accumulate in f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the
 // dtype does).
+#include <cstdlib>
+
 #include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -13,7 +15,7 @@ namespace {
 
 struct MatmulPush {
   uint32_t a_addr[2], b_addr[2], c_addr[2];
-  int32_t a_offset, b_offset, c_offset, m, n, k, a_batch, a_row, a_col, b_batch, b_row, b_col, c_batch;
+  int32_t a_offset, b_offset, c_offset, m, n, k, a_batch, a_row, a_col, b_batch, b_row, b_col, c_batch, batches, k_len;
 };
 static_assert(sizeof(MatmulPush) <= 128);
 
@@ -86,6 +88,24 @@ std::optional<CoopLayout> coop_layout(int64_t row_stride, int64_t col_stride, si
   return std::nullopt;
 }
 
+// A build of matmul_coop.comp: its name and output tile.
+struct CoopShader {
+  const char* name;
+  size_t rows, cols;
+};
+// The build SCORCH_VULKAN_COOP_SHADER names, else matmul_coop (128×128 tiles).
+CoopShader coop_shader() {
+  static const CoopShader shaders[] = {{"matmul_coop", 128, 128},
+                                       {"matmul_coop_k64", 128, 128},
+                                       {"matmul_coop_256x128", 256, 128},
+                                       {"matmul_coop_128x256", 128, 256},
+                                       {"matmul_coop_single", 128, 128}};
+  const char* env = std::getenv("SCORCH_VULKAN_COOP_SHADER");
+  for (const CoopShader& s : shaders)
+    if (env && std::string(env) == s.name) return s;
+  return shaders[0];
+}
+
 // Runs the f16 product on cooperative matrices (matmul_coop.comp) when the device has them and both operands' chunks
 // of 8 are aligned; false (nothing recorded) otherwise.
 bool coop_matmul(const T& a, const T& b, T& out, int64_t a_batch, int64_t b_batch, size_t count) {
@@ -96,7 +116,9 @@ bool coop_matmul(const T& a, const T& b, T& out, int64_t a_batch, int64_t b_batc
   auto la = coop_layout(a.strides()[r - 2], a.strides()[r - 1], m, k);
   auto lb = coop_layout(b.strides()[r - 2], b.strides()[r - 1], k, n);
   if (!la || !lb || a.offset() % 8 || b.offset() % 8 || a_batch % 8 || b_batch % 8) return false;
-  auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + 127) / 128);
+  CoopShader shader = coop_shader();
+  auto groups_x = static_cast<uint32_t>((n + shader.cols - 1) / shader.cols),
+       groups_y = static_cast<uint32_t>((m + shader.rows - 1) / shader.rows);
   if (groups_x > 65535 || groups_y > 65535) return false;
   CoopPush p{};
   split_words(p.a_addr, address_of(a));
@@ -116,10 +138,41 @@ bool coop_matmul(const T& a, const T& b, T& out, int64_t a_batch, int64_t b_batc
     p.a_offset = static_cast<int32_t>(a.offset() + static_cast<int64_t>(first) * a_batch);
     p.b_offset = static_cast<int32_t>(b.offset() + static_cast<int64_t>(first) * b_batch);
     p.c_offset = static_cast<int32_t>(first * m * n);
-    ctx.dispatch("matmul_coop", spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
+    ctx.dispatch(shader.name, spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
     ctx.count(&WorkStats::cooperative_matrix_dispatches);
   }
   return true;
+}
+
+// matmul.comp's push constants for out = a · b over batches strided sa and sb, the whole k in one slice.
+MatmulPush plain_push(const T& a, const T& b, const T& out, int64_t sa, int64_t sb) {
+  size_t r = a.shape().rank();
+  MatmulPush p{};
+  split_words(p.a_addr, address_of(a));
+  split_words(p.b_addr, address_of(b));
+  split_words(p.c_addr, address_of(out));
+  p.a_offset = static_cast<int32_t>(a.offset());
+  p.b_offset = static_cast<int32_t>(b.offset());
+  p.m = static_cast<int32_t>(a.shape()[r - 2]);
+  p.n = static_cast<int32_t>(b.shape()[r - 1]);
+  p.k = static_cast<int32_t>(a.shape()[r - 1]);
+  p.a_batch = static_cast<int32_t>(sa);
+  p.a_row = static_cast<int32_t>(a.strides()[r - 2]);
+  p.a_col = static_cast<int32_t>(a.strides()[r - 1]);
+  p.b_batch = static_cast<int32_t>(sb);
+  p.b_row = static_cast<int32_t>(b.strides()[r - 2]);
+  p.b_col = static_cast<int32_t>(b.strides()[r - 1]);
+  p.c_batch = p.m * p.n;
+  p.k_len = p.k;
+  return p;
+}
+
+// The k slices (split-K) of a float product whose `tiles` output tiles cannot fill a GPU (fewer than 64) while k is
+// long: enough slices for about 128 workgroups, each at least 128 deep; 1 otherwise.
+size_t k_slices(size_t tiles, size_t k, size_t batches, DType dtype) {
+  if (!is_float(dtype) || tiles >= 64 || k < 512) return 1;
+  size_t slices = std::min((128 + tiles - 1) / tiles, k / 128);
+  return slices * batches <= 65535 ? slices : 1;
 }
 
 // Throws unless a · b is a product of same-rank numeric operands on one device with matching inner dims.
@@ -164,35 +217,33 @@ T matmul(T a, T b) {
   for (const T* x : {&a, &b, &out}) check_index_range("matmul", *x);
   size_t count = batch.num_elements();
   if (coop_matmul(a, b, out, *sa, *sb, count)) return out;
-  MatmulPush p{};
-  split_words(p.a_addr, address_of(a));
-  split_words(p.b_addr, address_of(b));
-  split_words(p.c_addr, address_of(out));
-  p.m = static_cast<int32_t>(m);
-  p.n = static_cast<int32_t>(n);
-  p.k = static_cast<int32_t>(k);
-  p.a_batch = static_cast<int32_t>(*sa);
-  p.a_row = static_cast<int32_t>(a.strides()[r - 2]);
-  p.a_col = static_cast<int32_t>(a.strides()[r - 1]);
-  p.b_batch = static_cast<int32_t>(*sb);
-  p.b_row = static_cast<int32_t>(b.strides()[r - 2]);
-  p.b_col = static_cast<int32_t>(b.strides()[r - 1]);
-  p.c_batch = static_cast<int32_t>(m * n);
+  MatmulPush p = plain_push(a, b, out, *sa, *sb);
   // 128-row tiles, or 32-row ones (the _short variants) for products of up to 32 rows.
-  int32_t tm = m <= 32 ? 2 : 8;
-  int32_t spec[] = {static_cast<int32_t>(a.dtype())};
-  std::string shader = shader_for(a.dtype()) + (tm == 2 ? "_short" : "");
+  uint32_t rows = m <= 32 ? 32 : 128;
+  std::string shader = shader_for(a.dtype()) + (rows == 32 ? "_short" : "");
   detail::Context& ctx = context_of(out);
-  auto groups_x = static_cast<uint32_t>((n + 127) / 128),
-       groups_y = static_cast<uint32_t>((m + 16 * tm - 1) / (16 * tm));
+  auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + rows - 1) / rows);
   if (groups_x > 65535 || groups_y > 65535)
     throw DeviceError("matmul", "a product of " + std::to_string(m) + " rows and " + std::to_string(n) +
                                     " columns exceeds the 65535 × 128 rows and columns one Vulkan dispatch covers");
+  if (size_t slices = k_slices(size_t{groups_x} * groups_y * count, k, count, a.dtype()); slices > 1) {
+    // Split-K: each slice's partial products in f32 (f64 for f64), summed over the slices.
+    DType partial_dtype = a.dtype() == DType::F64 ? DType::F64 : DType::F32;
+    T partial(Shape{slices, count, m, n}, partial_dtype, out.device());
+    split_words(p.c_addr, address_of(partial));
+    p.batches = static_cast<int32_t>(count);
+    p.k_len = static_cast<int32_t>((k + slices - 1) / slices);
+    int32_t spec[] = {static_cast<int32_t>(a.dtype()), static_cast<int32_t>(partial_dtype)};
+    ctx.dispatch(shader, spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(slices * count));
+    return cast(strided_layout::reshape(sum_dim(std::move(partial), 0), out_shape), a.dtype());
+  }
+  int32_t spec[] = {static_cast<int32_t>(a.dtype()), -1};
   for (size_t first = 0; first < count; first += 65535) {
     size_t chunk = std::min<size_t>(count - first, 65535);
     p.a_offset = static_cast<int32_t>(a.offset() + static_cast<int64_t>(first) * *sa);
     p.b_offset = static_cast<int32_t>(b.offset() + static_cast<int64_t>(first) * *sb);
     p.c_offset = static_cast<int32_t>(first * m * n);
+    p.batches = static_cast<int32_t>(chunk);
     ctx.dispatch(shader, spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
   }
   return out;
