@@ -281,6 +281,36 @@ TEST(VulkanBackend, ErrorsNameTheOp) {
   EXPECT_EQ(x.gather(1, good).to_data(), TensorData(std::vector<float>{0, 0}, Shape{2, 1}));
 }
 
+// Pooling and its gradients run on the device (no host fallback) and agree with the Cpu backend; max pooling's
+// gradient with an index outside the plane is a ShapeError at the next read.
+TEST(VulkanBackend, PoolingRunsOnTheDeviceAndAgreesWithCpu) {
+  SCORCH_REQUIRE_VULKAN();
+  auto x = Tensor<Cpu, 4>::random({2, 3, 7, 6}, Distribution::normal(0, 1));
+  backends::cpu::CpuTensor cx = x.primitive();
+  VulkanTensor vx = on_vulkan(x).primitive();
+  PoolSpec spec{{3, 2}, {2, 2}, {1, 1}, {1, 1}, true, false};
+  uint64_t before = vk::work_stats(0).host_fallbacks;
+  auto [cv, ci] = Cpu::module_max_pool_with_indices(cx, spec);
+  auto [vv, vi] = Vulkan::module_max_pool_with_indices(vx, spec);
+  EXPECT_EQ(Vulkan::float_into_data(vv), Cpu::float_into_data(cv));
+  EXPECT_EQ(Vulkan::int_into_data(vi), Cpu::int_into_data(ci));
+  Cpu::float_into_data(Cpu::module_max_pool_backward(cx, cv, ci))
+      .assert_approx_eq(Vulkan::float_into_data(Vulkan::module_max_pool_backward(vx, vv, vi)), Tolerance{1e-6, 1e-6});
+  auto ca = Cpu::module_avg_pool(cx, spec);
+  auto va = Vulkan::module_avg_pool(vx, spec);
+  Cpu::float_into_data(ca).assert_approx_eq(Vulkan::float_into_data(va), Tolerance{1e-6, 1e-6});
+  Cpu::float_into_data(Cpu::module_avg_pool_backward(cx, ca, spec))
+      .assert_approx_eq(Vulkan::float_into_data(Vulkan::module_avg_pool_backward(vx, va, spec)), Tolerance{1e-6, 1e-6});
+  auto [av, ai] = Vulkan::module_adaptive_max_pool_with_indices(vx, SpatialDims{3, 4});
+  EXPECT_EQ(Vulkan::int_into_data(ai),
+            Cpu::int_into_data(Cpu::module_adaptive_max_pool_with_indices(cx, {3, 4}).second));
+  EXPECT_EQ(vk::work_stats(0).host_fallbacks - before, 0u);
+  if (vk::device_info(0).float32_atomic_add) {
+    auto bad = Vulkan::int_add_scalar(vi, Scalar(int64_t{1000}));
+    EXPECT_THROW((void)Vulkan::float_into_data(Vulkan::module_max_pool_backward(vx, vv, bad)), ShapeError);
+  }
+}
+
 TEST(VulkanBackend, HostRunKernelsAreCountedAndAgree) {
   SCORCH_REQUIRE_VULKAN();
   auto x = Tensor<Cpu, 2>::random({4, 9}, Distribution::normal(0, 1));

@@ -88,6 +88,16 @@ std::string missing_features(VkPhysicalDevice physical) {
   return missing;
 }
 
+// True when shaders can add floats atomically to buffers (VK_EXT_shader_atomic_float's shaderBufferFloat32AtomicAdd).
+bool f32_atomic_add(VkPhysicalDevice physical) {
+  if (!has_extension(physical, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) return false;
+  auto atomics = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
+  auto f = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &atomics);
+  vkGetPhysicalDeviceFeatures2(physical, &f);
+  return atomics.shaderBufferFloat32AtomicAdd;
+}
+
 // True when f16 products can run on the device's cooperative matrices as matmul_coop.comp uses them: 16×16×16
 // subgroup-scope f16 · f16 + f32 (VK_NV_cooperative_matrix), the Vulkan memory model, 32-wide subgroups and 44 KiB of
 // shared memory. SCORCH_VULKAN_COOPMAT=0 turns the path off.
@@ -205,6 +215,7 @@ Context::Context(VkInstance instance, VkPhysicalDevice physical, int index)
   info_.cooperative_matrix =
       has_extension(physical, "VK_NV_cooperative_matrix") || has_extension(physical, "VK_KHR_cooperative_matrix");
   info_.cooperative_matrix_f16 = f16_cooperative_matrix(instance, physical, info_);
+  info_.float32_atomic_add = f32_atomic_add(physical);
   const char* specialize = std::getenv("SCORCH_VULKAN_SPECIALIZE");
   specialized_ = specialize ? std::string(specialize) != "0" : info_.type != "cpu";
   create_device();
@@ -232,7 +243,20 @@ void Context::create_device() {
   auto coop = make<VkPhysicalDeviceCooperativeMatrixFeaturesNV>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV);
   coop.cooperativeMatrix = VK_TRUE;
-  f11.pNext = info_.cooperative_matrix_f16 ? &coop : nullptr;
+  auto atomics = make<VkPhysicalDeviceShaderAtomicFloatFeaturesEXT>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT);
+  atomics.shaderBufferFloat32AtomicAdd = VK_TRUE;
+  std::vector<const char*> extensions;
+  void* chain = nullptr;
+  if (info_.cooperative_matrix_f16) {
+    coop.pNext = chain, chain = &coop;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
+  if (info_.float32_atomic_add) {
+    atomics.pNext = chain, chain = &atomics;
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+  }
+  f11.pNext = chain;
   auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, &f11);
   f12.vulkanMemoryModel = info_.cooperative_matrix_f16;
   f12.bufferDeviceAddress = VK_TRUE;
@@ -246,9 +270,8 @@ void Context::create_device() {
   auto ci = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features);
   ci.queueCreateInfoCount = 1;
   ci.pQueueCreateInfos = &qi;
-  const char* coop_extension = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
-  ci.enabledExtensionCount = info_.cooperative_matrix_f16 ? 1 : 0;
-  ci.ppEnabledExtensionNames = &coop_extension;
+  ci.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  ci.ppEnabledExtensionNames = extensions.data();
   check(vkCreateDevice(physical_, &ci, nullptr, &device_), "vkCreateDevice");
   vkGetDeviceQueue(device_, queue_family_, 0, &queue_);
   profiler_.init(device_, families[queue_family_].timestampValidBits, timestamp_period_, kBatch);
@@ -618,12 +641,12 @@ void Context::read(VkBuffer src, size_t offset, void* out, size_t bytes) {
 void Context::check_status() {
   auto* words = reinterpret_cast<volatile uint32_t*>(status_.mapped);
   if (words[0] == 0) return;
-  static const char* const kOps[] = {"gather", "select", "scatter_add", "select_add"};
+  static const char* const kOps[] = {"gather", "select", "scatter_add", "select_add", "max_pool_backward"};
   uint32_t mode = words[1];
   auto index = static_cast<int32_t>(words[2]);
   uint32_t size = words[3];
   words[0] = 0;
-  throw ShapeError(mode < 4 ? kOps[mode] : "index", "index " + std::to_string(index) +
+  throw ShapeError(mode < 5 ? kOps[mode] : "index", "index " + std::to_string(index) +
                                                         " is out of range for a dim of size " + std::to_string(size) +
                                                         " (found on the device; reported at the next read)");
 }

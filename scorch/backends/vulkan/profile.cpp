@@ -35,7 +35,9 @@ void Profiler::begin(BatchTimes& times, VkCommandBuffer cmd) {
 
 void Profiler::before(BatchTimes& times, VkCommandBuffer cmd, const std::string& shader) {
   if (!times.active || 2 * (times.shaders.size() + 1) > capacity_) return;
-  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, times.pool,
+  // At the compute stage: once the commands before (behind the barrier each dispatch has) finished, not when the
+  // dispatch reaches the top of the pipe, which can precede the previous dispatch's end.
+  vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, times.pool,
                       2 * static_cast<uint32_t>(times.shaders.size()));
   times.shaders.push_back(shader);
 }

@@ -34,6 +34,8 @@ struct DeviceInfo {
   /// f16 matmuls run on cooperative matrices (tensor cores): VK_NV_cooperative_matrix's 16×16×16 f16 · f16 + f32
   /// shape, 32-wide subgroups; off where SCORCH_VULKAN_COOPMAT=0
   bool cooperative_matrix_f16 = false;
+  /// shaders add floats atomically (VK_EXT_shader_atomic_float): max pooling's gradient runs on the device
+  bool float32_atomic_add = false;
 };
 /// device's description; throws DeviceError for an index out of range.
 DeviceInfo device_info(int device);

@@ -2,8 +2,6 @@
 // views in place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16
 // accumulate in f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the
 // dtype does).
-#include <cstdlib>
-
 #include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -93,17 +91,11 @@ struct CoopShader {
   const char* name;
   size_t rows, cols;
 };
-// The build SCORCH_VULKAN_COOP_SHADER names, else matmul_coop (128×128 tiles).
-CoopShader coop_shader() {
-  static const CoopShader shaders[] = {{"matmul_coop", 128, 128},
-                                       {"matmul_coop_k64", 128, 128},
-                                       {"matmul_coop_256x128", 256, 128},
-                                       {"matmul_coop_128x256", 128, 256},
-                                       {"matmul_coop_single", 128, 128}};
-  const char* env = std::getenv("SCORCH_VULKAN_COOP_SHADER");
-  for (const CoopShader& s : shaders)
-    if (env && std::string(env) == s.name) return s;
-  return shaders[0];
+// 128×256 tiles (eight subgroups, one shared buffer) for products of 256 columns or more, else 128×128 (four
+// subgroups, two buffers). On an H200, f16 4096³: 0.82 ms against 1.06 ms for 128×128, 1.50 ms for 64-deep slices
+// and 0.85 ms for 256×128.
+CoopShader coop_shader(size_t n) {
+  return n >= 256 ? CoopShader{"matmul_coop_n256", 128, 256} : CoopShader{"matmul_coop", 128, 128};
 }
 
 // Runs the f16 product on cooperative matrices (matmul_coop.comp) when the device has them and both operands' chunks
@@ -116,7 +108,7 @@ bool coop_matmul(const T& a, const T& b, T& out, int64_t a_batch, int64_t b_batc
   auto la = coop_layout(a.strides()[r - 2], a.strides()[r - 1], m, k);
   auto lb = coop_layout(b.strides()[r - 2], b.strides()[r - 1], k, n);
   if (!la || !lb || a.offset() % 8 || b.offset() % 8 || a_batch % 8 || b_batch % 8) return false;
-  CoopShader shader = coop_shader();
+  CoopShader shader = coop_shader(n);
   auto groups_x = static_cast<uint32_t>((n + shader.cols - 1) / shader.cols),
        groups_y = static_cast<uint32_t>((m + shader.rows - 1) / shader.rows);
   if (groups_x > 65535 || groups_y > 65535) return false;

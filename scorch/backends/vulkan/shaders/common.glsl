@@ -49,6 +49,27 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64 { int
 // that serve every op and dtype (for CPU devices, where compiling a pipeline costs more than running it).
 #define DYNAMIC_FIELD(shift, mask, constant) (DYNAMIC != 0 ? (pc.codes >> (shift)) & (mask) : (constant))
 
+// i64 values as (low, high) words: index tensors read and written without the 64-bit int feature.
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64Words { ivec2 v[]; };
+
+// The context's status words (context.h): the first index error a dispatch meets, which the host reads at its next
+// wait and throws as a ShapeError naming the op (mode: 0 gather, 1 select, 2 scatter_add, 3 select_add,
+// 4 max_pool_backward).
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Status {
+  uint flag;
+  uint mode;
+  int index;
+  uint dim_size;
+};
+void report_index_error(uvec2 status_addr, uint mode, int index, uint size) {
+  Status s = Status(status_addr);
+  if (atomicOr(s.flag, 1u) == 0u) {
+    s.mode = mode;
+    s.index = index;
+    s.dim_size = size;
+  }
+}
+
 bool is_float_dtype(int dt) { return dt <= DT_BF16; }
 
 float bf16_to_float(uint bits) { return uintBitsToFloat(bits << 16); }

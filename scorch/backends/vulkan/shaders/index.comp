@@ -26,28 +26,15 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Ind
   uvec2 values_addr;          // scatter_add, select_add
   uvec2 status_addr;          // the context's status words (context.h)
 };
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer Status {
-  uint flag;
-  uint mode;
-  int index;
-  uint dim_size;
-};
 layout(push_constant) uniform Push { uvec2 params; } pc;
 
 // Index i, counted from the end when negative. One out of [-n, n) (or beyond 32 bits) is reported through the status
-// words, which the host reads at its next wait, and comes back as -1 (its element reads nothing).
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer BufI64Words { ivec2 v[]; };
-
+// words and comes back as -1 (its element reads nothing).
 int index_at(IndexParams p, int i) {
   ivec2 words = BufI64Words(p.index_addr).v[i];
   int lo = words.x, hi = words.y;
   if (hi != (lo >> 31) || lo < -p.n || lo >= p.n) {
-    Status s = Status(p.status_addr);
-    if (atomicOr(s.flag, 1u) == 0u) {
-      s.mode = uint(MODE);
-      s.index = lo;
-      s.dim_size = uint(p.n);
-    }
+    report_index_error(p.status_addr, uint(MODE), lo, uint(p.n));
     return -1;
   }
   return lo < 0 ? lo + p.n : lo;

@@ -1,11 +1,11 @@
 #version 460
 // Batched f16 matmul on tensor cores (GL_NV_cooperative_matrix): C[b] = A[b] · B[b] with f32 accumulation and
-// f16 output. 128×128 output tiles; four subgroups of 32 each own a 64×64 quarter as 4×4 16×16 accumulators.
-// 32-deep slices of A and B move global → registers (16-byte loads, the next slice while the current one is
-// multiplied) → shared memory (two buffers, one barrier per slice). Each operand is read in place, row-major or
-// transposed (spec constants A_T, B_T: A contiguous along m, B along k); the host guarantees contiguous dims' extents
-// and every offset and stride are multiples of 8 elements (16 bytes), so each 8-element chunk lies wholly inside or
-// outside the operand.
+// f16 output. (64·WARPS_M)×(64·WARPS_N) output tiles: each subgroup of 32 owns 64×64 outputs as 4×4 16×16
+// accumulators. BK-deep slices of A and B move global → registers (16-byte loads, the next slice while the current
+// one is multiplied) → shared memory (DOUBLE: two buffers, one barrier per slice). Each operand is read in place,
+// row-major or transposed (spec constants A_T, B_T: A contiguous along m, B along k); the host guarantees contiguous
+// dims' extents and every offset and stride are multiples of 8 elements (16 bytes), so each 8-element chunk lies
+// wholly inside or outside the operand.
 #include "common.glsl"
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_NV_cooperative_matrix : require
