@@ -134,9 +134,11 @@ TEST(VulkanBackend, MatmulMatchesCpuOverSizesViewsBatchesAndDTypes) {
       auto bc = c.transpose_b ? b.swap_dims(2, 3) : b;
       auto expected = a.matmul(bc).to_data();
       auto actual = on_vulkan(a).matmul(c.transpose_b ? on_vulkan(b).swap_dims(2, 3) : on_vulkan(b)).to_data();
-      Tolerance tol = d == DType::F64   ? Tolerance{1e-12, 1e-12}
-                      : d == DType::F32 ? Tolerance{1e-5, 1e-5}
-                                        : Tolerance{1e-2, 1e-2};
+      // Absolute error grows with the inner dim (split-K sums its slices in another order than the Cpu backend).
+      double k = std::sqrt(static_cast<double>(std::max<size_t>(c.a[3], 1)));
+      Tolerance tol = d == DType::F64   ? Tolerance{1e-12, 1e-12 * k}
+                      : d == DType::F32 ? Tolerance{1e-5, 1e-5 * k}
+                                        : Tolerance{1e-2, 1e-2 * k};
       expected.assert_approx_eq(actual, tol);
     }
   }
