@@ -313,11 +313,85 @@ TEST(VulkanBackend, PoolingRunsOnTheDeviceAndAgreesWithCpu) {
   }
 }
 
+// Softmax and log-softmax are one dispatch each (a workgroup per row over the last dim, a lane per column
+// otherwise) and agree with the Cpu backend, NaN lanes and f16 included.
+TEST(VulkanBackend, SoftmaxIsOneDispatchAndMatchesCpu) {
+  SCORCH_REQUIRE_VULKAN();
+  auto x = Tensor<Cpu, 3>::random({3, 700, 5}, Distribution::normal(0, 3));
+  x = x.mask_fill(x.greater_elem(7.5), NAN);
+  for (size_t dim : {size_t{0}, size_t{1}, size_t{2}}) {
+    for (DType d : {DType::F32, DType::F16}) {
+      auto cx = x.cast(d);
+      auto vx = on_vulkan(cx);
+      vk::synchronize(0);
+      uint64_t before = vk::work_stats(0).dispatches;
+      auto dim_arg = static_cast<int64_t>(dim);
+      auto soft = activation::softmax(vx, dim_arg), log_soft = activation::log_softmax(vx, dim_arg);
+      EXPECT_EQ(vk::work_stats(0).dispatches - before, 2u);
+      Tolerance tol = d == DType::F32 ? Tolerance{1e-5, 1e-6} : Tolerance{2e-3, 1e-4};
+      activation::softmax(cx, dim_arg).to_data().assert_approx_eq(soft.to_data(), tol);
+      activation::log_softmax(cx, dim_arg).to_data().assert_approx_eq(log_soft.to_data(), tol);
+    }
+  }
+}
+
+// Sorting runs on the device for dims of up to 2048 values and agrees with the Cpu backend's stable sort (ties keep
+// their order, NaN is the largest value, descending too, int keys); a longer dim is sorted on the host.
+TEST(VulkanBackend, SortIsStableOnTheDeviceAndAgreesWithCpu) {
+  SCORCH_REQUIRE_VULKAN();
+  auto x = Tensor<Cpu, 3>::random({3, 37, 4}, Distribution::uniform(-4, 4)).round();  // many ties
+  x = x.mask_fill(x.equal_elem(3.0), NAN);
+  uint64_t before = vk::work_stats(0).host_fallbacks;
+  auto xi = Tensor<Cpu, 3>::random({3, 37, 4}, Distribution::uniform(-4, 4)).round().int_();
+  for (int64_t dim : {0, 1, 2}) {
+    auto [cv, ci] = x.sort_with_indices(dim);
+    auto [vv, vi] = on_vulkan(x).sort_with_indices(dim);
+    EXPECT_EQ(vv.to_data(), cv.to_data()) << dim;
+    EXPECT_EQ(vi.to_data(), ci.to_data()) << dim;
+    auto [cdv, cdi] = x.sort_descending_with_indices(dim);
+    auto [vdv, vdi] = on_vulkan(x).sort_descending_with_indices(dim);
+    EXPECT_EQ(vdv.to_data(), cdv.to_data()) << dim;
+    EXPECT_EQ(vdi.to_data(), cdi.to_data()) << dim;
+    EXPECT_EQ(on_vulkan(x).cast(DType::F64).argsort_descending(dim).to_data(), cdi.to_data());
+    auto vxi = Tensor<Vulkan, 3, Int>::from_data(xi.to_data());
+    EXPECT_EQ(vxi.sort(dim).to_data(), xi.sort(dim).to_data());
+    EXPECT_EQ(vxi.argsort_descending(dim).to_data(), xi.argsort_descending(dim).to_data());
+  }
+  EXPECT_EQ(vk::work_stats(0).host_fallbacks - before, 0u);
+  auto longer = Tensor<Cpu, 1>::random({3000}, Distribution::normal(0, 1));
+  EXPECT_EQ(on_vulkan(longer).sort(0).to_data(), longer.sort(0).to_data());
+  EXPECT_EQ(vk::work_stats(0).host_fallbacks - before, 1u);
+}
+
+// Cumulative ops run on the device, in the dim's order as the Cpu backend (NaN kept by cummin/cummax, ints wrap).
+TEST(VulkanBackend, CumulativeOpsRunOnTheDeviceAndAgreeWithCpu) {
+  SCORCH_REQUIRE_VULKAN();
+  auto x = Tensor<Cpu, 3>::random({4, 50, 3}, Distribution::uniform(-1.1, 1.1));
+  x = x.mask_fill(x.greater_elem(1.05), NAN);
+  auto xi = Tensor<Cpu, 3>::random({4, 50, 3}, Distribution::uniform(-9, 9)).int_();
+  auto vx = on_vulkan(x);
+  auto vxi = Tensor<Vulkan, 3, Int>::from_data(xi.to_data());
+  uint64_t before = vk::work_stats(0).host_fallbacks;
+  for (int64_t dim : {0, 1, 2}) {
+    Tolerance tol{1e-5, 1e-6};
+    x.cumsum(dim).to_data().assert_approx_eq(vx.cumsum(dim).to_data(), tol);
+    x.cumprod(dim).to_data().assert_approx_eq(vx.cumprod(dim).to_data(), tol);
+    EXPECT_EQ(vx.cummin(dim).to_data(), x.cummin(dim).to_data());
+    EXPECT_EQ(vx.cummax(dim).to_data(), x.cummax(dim).to_data());
+    EXPECT_EQ(vxi.cumsum(dim).to_data(), xi.cumsum(dim).to_data());
+    EXPECT_EQ(vxi.cumprod(dim).to_data(), xi.cumprod(dim).to_data());
+    EXPECT_EQ(vxi.cummax(dim).to_data(), xi.cummax(dim).to_data());
+  }
+  EXPECT_EQ(vk::work_stats(0).host_fallbacks - before, 0u);
+}
+
 TEST(VulkanBackend, HostRunKernelsAreCountedAndAgree) {
   SCORCH_REQUIRE_VULKAN();
   auto x = Tensor<Cpu, 2>::random({4, 9}, Distribution::normal(0, 1));
   uint64_t before = vk::work_stats(0).host_fallbacks;
-  EXPECT_EQ(on_vulkan(x).sort(1).to_data(), x.sort(1).to_data());
+  auto mask = x.greater_elem(0.0);
+  using VulkanMask = Tensor<Vulkan, 2, Bool>;
+  EXPECT_EQ(VulkanMask::from_data(mask.to_data()).argwhere().to_data(), mask.argwhere().to_data());
   EXPECT_EQ(vk::work_stats(0).host_fallbacks - before, 1u);
   // f64 transcendental functions run on the host for f64 precision.
   auto d = x.cast(DType::F64);

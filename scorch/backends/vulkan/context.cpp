@@ -578,7 +578,8 @@ void Context::dispatch(const std::string& shader, std::span<const int32_t> spec,
 }
 
 void Context::dispatch_with_params(const std::string& shader, std::span<const int32_t> spec, const void* params,
-                                   size_t params_bytes, const void* push, uint32_t push_bytes, uint32_t groups_x) {
+                                   size_t params_bytes, const void* push, uint32_t push_bytes, uint32_t groups_x,
+                                   uint32_t groups_y, uint32_t groups_z) {
   std::array<std::byte, 128> words{};
   std::memcpy(words.data(), push, push_bytes);
   std::lock_guard lock(mutex_);
@@ -586,7 +587,7 @@ void Context::dispatch_with_params(const std::string& shader, std::span<const in
   VkDeviceAddress addr = params_locked(params, params_bytes);
   uint32_t split[2] = {static_cast<uint32_t>(addr), static_cast<uint32_t>(addr >> 32)};
   std::memcpy(words.data(), split, sizeof(split));
-  record_dispatch(shader, p, words.data(), push_bytes, groups_x, 1, 1);
+  record_dispatch(shader, p, words.data(), push_bytes, groups_x, groups_y, groups_z);
 }
 
 VkDeviceAddress Context::params_locked(const void* data, size_t bytes) {

@@ -62,7 +62,8 @@ class Context {
   /// The same with a parameter block: params is copied into the arena of the command buffer the dispatch goes into,
   /// and its device address replaces the push constants' first 8 bytes (both under one lock).
   void dispatch_with_params(const std::string& shader, std::span<const int32_t> spec, const void* params,
-                            size_t params_bytes, const void* push, uint32_t push_bytes, uint32_t groups_x);
+                            size_t params_bytes, const void* push, uint32_t push_bytes, uint32_t groups_x,
+                            uint32_t groups_y = 1, uint32_t groups_z = 1);
   /// Records a copy of bytes into dst at offset from host memory (through a staging buffer).
   void write(VkBuffer dst, size_t offset, const void* data, size_t bytes);
   /// Records a copy of bytes from src at offset, submits, waits and copies them to out.

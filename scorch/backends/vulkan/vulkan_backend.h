@@ -34,6 +34,9 @@ struct Vulkan : VulkanStridedKernelOps {
   /// Integer powers computed as integers (scalar_ops' IntPow: a negative exponent gives 0 but for ±1), not through
   /// f64 pow as backend/provided's default does.
   static VulkanTensor int_powi_scalar(VulkanTensor a, Scalar s) { return kernels::powi_scalar(std::move(a), s); }
+  /// Softmax and log-softmax in one dispatch (kernels/softmax.cpp), not backend/provided's five ops.
+  static VulkanTensor float_softmax(VulkanTensor x, size_t dim) { return kernels::softmax(std::move(x), dim); }
+  static VulkanTensor float_log_softmax(VulkanTensor x, size_t dim) { return kernels::log_softmax(std::move(x), dim); }
 };
 
 }  // namespace scorch::backends::vulkan

@@ -2,6 +2,7 @@
 // How the Vulkan kernels queue shaders (internal to backends/vulkan): the elementwise shader's parameter block
 // (mirroring map.comp's MapParams), operand descriptions, the wide/narrow variant choice and the map launcher
 // every elementwise kernel goes through.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,6 +60,19 @@ std::string variant(const char* name, std::initializer_list<DType> dtypes);
 void check_index_range(const char* op, const VulkanTensor& x);
 /// Workgroups of 256 covering n items, at most 65535 (the shaders loop over the rest).
 uint32_t groups_for(int64_t n);
+
+/// A convolution's window geometry (1d and 2d padded with unit dims), as window.comp and matmul.comp's IM2COL build
+/// read it: samples × groups matrices of channels (per group) · k_count taps by l_count output positions.
+struct ConvWindow {
+  int32_t samples, groups, channels, k_count, l_count;
+  std::array<int32_t, 3> in_size, out_size, kernel, stride, padding, dilation;
+};
+/// Products with x's im2col matrix read in place (matmul.comp's IM2COL build; x contiguous [samples, groups ·
+/// channels, spatial]): out[s, g] = a[0, g] · cols[s, g] (a [1, groups, m, channels · k_count]), or transposed
+/// out[s, g] = a[s, g] · cols[s, g]ᵀ (a [samples, groups, m, l_count]). nullopt beyond 65535 matrices (the caller
+/// writes the columns out instead).
+std::optional<VulkanTensor> conv_product(const VulkanTensor& a, const VulkanTensor& x, const ConvWindow& window,
+                                         bool transposed);
 
 /// An elementwise launch: out = op over the operands present, by form (op_codes.h).
 struct MapLaunch {

@@ -2,6 +2,8 @@
 // views in place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16
 // accumulate in f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the
 // dtype does).
+#include <cstdlib>
+
 #include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -213,6 +215,7 @@ T matmul(T a, T b) {
   // 128-row tiles, or 32-row ones (the _short variants) for products of up to 32 rows.
   uint32_t rows = m <= 32 ? 32 : 128;
   std::string shader = shader_for(a.dtype()) + (rows == 32 ? "_short" : "");
+  if (const char* tuned = std::getenv("SCORCH_VULKAN_MATMUL_F32"); tuned && shader == "matmul_f32") shader = tuned;
   detail::Context& ctx = context_of(out);
   auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + rows - 1) / rows);
   if (groups_x > 65535 || groups_y > 65535)
@@ -238,6 +241,56 @@ T matmul(T a, T b) {
     p.batches = static_cast<int32_t>(chunk);
     ctx.dispatch(shader, spec, &p, sizeof(p), groups_x, groups_y, static_cast<uint32_t>(chunk));
   }
+  return out;
+}
+
+namespace {
+
+/// matmul.comp's ConvParams (std430).
+struct ConvParams {
+  int32_t groups, channels, k_count, a_groups;
+  std::array<int32_t, 3> in_size, out_size, kernel, stride, padding, dilation;
+};
+static_assert(sizeof(ConvParams) == 88, "must match matmul.comp");
+
+/// The IM2COL build's push constants: the parameter block's address, then matmul.comp's own.
+struct ConvPush {
+  uint32_t params[2];
+  MatmulPush matmul;
+};
+static_assert(sizeof(ConvPush) <= 128);
+
+}  // namespace
+
+std::optional<T> conv_product(const T& a, const T& x, const ConvWindow& w, bool transposed) {
+  size_t count = static_cast<size_t>(w.samples) * w.groups, taps = static_cast<size_t>(w.channels) * w.k_count;
+  size_t m = a.shape()[2], k = transposed ? w.l_count : taps, n = transposed ? taps : w.l_count;
+  if (count > 65535) return std::nullopt;
+  T out(Shape{static_cast<size_t>(w.samples), static_cast<size_t>(w.groups), m, n}, a.dtype(), a.device());
+  if (out.numel() == 0) return out;
+  T ac = contiguous(a);
+  if (k == 0) return full(out.shape(), Scalar(0), out.device(), out.dtype());
+  for (const T* t : std::initializer_list<const T*>{&ac, &x, &out}) check_index_range("conv", *t);
+  uint32_t rows = m <= 32 ? 32 : 128;
+  auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + rows - 1) / rows);
+  if (groups_x > 65535 || groups_y > 65535) return std::nullopt;
+  ConvPush p{};
+  split_words(p.matmul.a_addr, address_of(ac));
+  split_words(p.matmul.b_addr, address_of(x));
+  split_words(p.matmul.c_addr, address_of(out));
+  MatmulPush& q = p.matmul;
+  q.a_offset = static_cast<int32_t>(ac.offset());
+  q.b_offset = static_cast<int32_t>(x.offset());
+  q.m = static_cast<int32_t>(m), q.n = static_cast<int32_t>(n), q.k = static_cast<int32_t>(k);
+  q.a_batch = q.m * q.k, q.a_row = q.k, q.a_col = 1;
+  q.c_batch = q.m * q.n, q.batches = static_cast<int32_t>(count), q.k_len = q.k;
+  ConvParams c{w.groups, w.channels, w.k_count, transposed ? 0 : w.groups, w.in_size, w.out_size, w.kernel,
+               w.stride, w.padding,  w.dilation};
+  int32_t spec[] = {static_cast<int32_t>(a.dtype()), -1, transposed ? 1 : 0};
+  std::string shader =
+      std::string(a.dtype() == DType::F64 ? "matmul_f64_im2col" : "matmul_f32_im2col") + (rows == 32 ? "_short" : "");
+  context_of(out).dispatch_with_params(shader, spec, &c, sizeof(c), &p, sizeof(p), groups_x, groups_y,
+                                       static_cast<uint32_t>(count));
   return out;
 }
 

@@ -1,5 +1,6 @@
-// Convolution (window.comp's im2col, then a batched matmul per group; the backward pass through the same products and
-// col2im) and adaptive average pooling (adaptive_pool.comp). f16/bf16 compute in f32, as on Cpu.
+// Convolution as implicit GEMM (matmul.comp's IM2COL build reads the input's windows in place; window.comp's im2col
+// only past 65535 matrices), the weight gradient the same way, the input gradient as W[g]ᵀ · grad then col2im; and
+// adaptive average pooling (adaptive_pool.comp). f16/bf16 compute in f32, as on Cpu.
 #include <array>
 
 #include "scorch/backend/module_shapes.h"
@@ -94,6 +95,29 @@ T im2col(const ConvGeometry& geo, const T& x) {
 
 T reshaped(T x, Shape s) { return strided_layout::reshape(std::move(x), s); }
 
+ConvWindow window_of(const ConvGeometry& geo) {
+  const WindowParams& p = geo.p;
+  return {p.batch,
+          p.groups,
+          p.channels / p.groups,
+          static_cast<int32_t>(geo.k),
+          static_cast<int32_t>(geo.l),
+          p.in_size,
+          p.out_size,
+          p.kernel,
+          p.stride,
+          p.padding,
+          p.dilation};
+}
+
+// a[g] · im2col(x)[n, g] (transposed: a[n, g] · im2col(x)[n, g]ᵀ): read in place by the implicit-GEMM build, or
+// through a written column buffer where that does not apply.
+T window_product(const ConvGeometry& geo, const T& a, const T& x, bool transposed) {
+  if (auto out = conv_product(a, x, window_of(geo), transposed)) return *out;
+  T cols = im2col(geo, x);
+  return matmul(a, transposed ? strided_layout::swap_dims(cols, 2, 3) : cols);
+}
+
 }  // namespace
 
 T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
@@ -101,9 +125,8 @@ T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   x = contiguous(cast(std::move(x), cd));
   w = contiguous(cast(std::move(w), cd));
   ConvGeometry geo = geometry(x.shape(), w.shape(), spec);
-  T cols = im2col(geo, x);
   size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
-  T out = matmul(reshaped(w, Shape{1, geo.g, og, ck}), cols);  // [n, g, o/g, l]
+  T out = window_product(geo, reshaped(w, Shape{1, geo.g, og, ck}), x, false);  // [n, g, o/g, l]
   out = reshaped(std::move(out), geo.out_shape);
   if (bias) {
     Shape b = geo.out_shape;
@@ -121,11 +144,10 @@ ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& 
   grad = contiguous(cast(std::move(grad), cd));
   ConvGeometry geo = geometry(x_shape, w_shape, spec);
   size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
-  T cols = im2col(geo, x);
   T grad_g = reshaped(grad, Shape{geo.n, geo.g, og, geo.l});
-  // dW[g] = Σ_n grad[n, g] · cols[n, g]ᵀ: one product per sample and group (cols read transposed in place), summed
-  // over the samples (a single product over n·l would leave one workgroup walking the whole batch).
-  T per_sample = matmul(grad_g, strided_layout::swap_dims(cols, 2, 3));
+  // dW[g] = Σ_n grad[n, g] · cols[n, g]ᵀ: one product per sample and group, summed over the samples (a single
+  // product over n·l would leave one workgroup walking the whole batch).
+  T per_sample = window_product(geo, grad_g, x, true);
   T dw = reshaped(sum_dim(std::move(per_sample), 0), w_shape);
   // dx = col2im(W[g]ᵀ · grad[n, g]).
   T wt = strided_layout::swap_dims(reshaped(w, Shape{1, geo.g, og, ck}), 2, 3);

@@ -4,7 +4,9 @@
 // outputs per invocation (rows and columns 16 apart, so a subgroup reads consecutive shared words and writes
 // consecutive outputs). Split-K: workgroup z covers batches × k slices of k_len; slice s of batch b writes its
 // partial product to C's matrix s · batches + b in dtype DT_C (the host sums them). Built once per compute type T:
-// float (f32, f16, bf16 loads), double, int and int64_t (SCORCH_MATMUL_INT, SCORCH_WIDE).
+// float (f32, f16, bf16 loads), double, int and int64_t (SCORCH_MATMUL_INT, SCORCH_WIDE). SCORCH_MATMUL_IM2COL: the
+// implicit-GEMM convolution, B being the im2col matrix of the input read in place through the window geometry of a
+// parameter block (no column buffer).
 #include "common.glsl"
 #extension GL_EXT_control_flow_attributes : require
 
@@ -30,7 +32,29 @@ const int TM = SCORCH_MATMUL_TM;
 const int TM = 8;
 #endif
 
+#ifdef SCORCH_MATMUL_IM2COL
+// IM2COL_T: B is the column matrix transposed ([l, c·k]: the weight gradient), else [c·k, l] (the forward pass).
+layout(constant_id = 2) const int IM2COL_T = 0;
+// The convolution's geometry (window.comp's, 1d and 2d padded with unit dims); batch z is sample z / groups, group
+// z % groups; the input is [samples, groups · channels, spatial].
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer ConvParams {
+  int groups;
+  int channels;  // per group
+  int k_count;   // taps per window
+  int a_groups;  // A's batch is z % a_groups (the weights, shared by the samples), or z where 0
+  int in_size[3];
+  int out_size[3];
+  int kernel[3];
+  int stride[3];
+  int padding[3];
+  int dilation[3];
+};
+#endif
+
 layout(push_constant) uniform Push {
+#ifdef SCORCH_MATMUL_IM2COL
+  uvec2 params;  // ConvParams (patched in by the context, which puts a parameter block's address first)
+#endif
   uvec2 a_addr;
   uvec2 b_addr;
   uvec2 c_addr;
@@ -51,10 +75,64 @@ layout(push_constant) uniform Push {
   int k_len;    // k per slice (k without split-K)
 } pc;
 
-const int BM = 16 * TM, BN = 128, BK = 8, TN = 8;
-// A's rows padded by 4 words: the eight k of one row land in eight different banks when stored.
+#ifdef SCORCH_MATMUL_BK
+const int BK = SCORCH_MATMUL_BK;
+#else
+const int BK = 8;
+#endif
+const int BM = 16 * TM, BN = 128, TN = 8;
+const int LOADS = BN * BK / 256;  // elements of B's slice (and at most of A's) each invocation stages
+#ifdef SCORCH_MATMUL_V4
+// Each invocation's 8 rows (and columns) are two runs of 4 (4·t and 64 + 4·t), read from shared memory as two vec4:
+// four 16-byte reads per k instead of sixteen 4-byte ones. A's rows padded by one vec4 (the stores' banks differ).
+shared vec4 tile_a4[BK][BM / 4 + 1];
+shared vec4 tile_b4[BK][BN / 4];
+int row_of(int t, int i) { return i < 4 ? 4 * t + i : 64 + 4 * t + i - 4; }
+void put_a(int k, int r, T v) { tile_a4[k][r / 4][r % 4] = v; }
+void put_b(int k, int c, T v) { tile_b4[k][c / 4][c % 4] = v; }
+void get_a(int k, int t, out T v[TM]) {
+  vec4 x = tile_a4[k][t], y = tile_a4[k][16 + t];
+  v = T[TM](x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w);
+}
+void get_b(int k, int t, out T v[TN]) {
+  vec4 x = tile_b4[k][t], y = tile_b4[k][16 + t];
+  v = T[TN](x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w);
+}
+#else
+// Rows (and columns) 16 apart: a subgroup reads consecutive shared words and writes consecutive outputs. A's rows
+// padded by 4 words: the eight k of one row land in eight different banks when stored.
 shared T tile_a[BK][BM + 4];
 shared T tile_b[BK][BN];
+int row_of(int t, int i) { return t + 16 * i; }
+void put_a(int k, int r, T v) { tile_a[k][r] = v; }
+void put_b(int k, int c, T v) { tile_b[k][c] = v; }
+void get_a(int k, int t, out T v[TM]) { [[unroll]] for (int i = 0; i < TM; ++i) v[i] = tile_a[k][t + 16 * i]; }
+void get_b(int k, int t, out T v[TN]) { [[unroll]] for (int j = 0; j < TN; ++j) v[j] = tile_b[k][t + 16 * j]; }
+#endif
+
+T load_a(int a_base, int r, int c) { return LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col); }
+
+// B at row rb, column cb of batch's matrix (inside it).
+T load_b(int b_base, int batch, int rb, int cb) {
+#ifdef SCORCH_MATMUL_IM2COL
+  ConvParams p = ConvParams(pc.params);
+  int tap_row = IM2COL_T != 0 ? cb : rb, l = IM2COL_T != 0 ? rb : cb;  // (channel, tap) and output position
+  int c = tap_row / p.k_count, k = tap_row % p.k_count;
+  int o[3] = int[3](l / (p.out_size[1] * p.out_size[2]), (l / p.out_size[2]) % p.out_size[1], l % p.out_size[2]);
+  int kk[3] = int[3](k / (p.kernel[1] * p.kernel[2]), (k / p.kernel[2]) % p.kernel[1], k % p.kernel[2]);
+  int at = 0;
+  bool inside = true;
+  for (int d = 0; d < 3; ++d) {
+    int pos = o[d] * p.stride[d] - p.padding[d] + kk[d] * p.dilation[d];
+    inside = inside && pos >= 0 && pos < p.in_size[d];
+    at = at * p.in_size[d] + pos;
+  }
+  int plane = batch * p.channels + c;  // sample batch / groups, channel (batch % groups) · channels + c
+  return inside ? LOAD(pc.b_addr, DT, pc.b_offset + plane * p.in_size[0] * p.in_size[1] * p.in_size[2] + at) : T(0);
+#else
+  return LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col);
+#endif
+}
 
 void main() {
   int split = int(gl_WorkGroupID.z) / pc.batches, batch = int(gl_WorkGroupID.z) % pc.batches;
@@ -62,43 +140,46 @@ void main() {
   int row0 = int(gl_WorkGroupID.y) * BM, col0 = int(gl_WorkGroupID.x) * BN;
   int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
   int tid = ty * 16 + tx;
+#ifdef SCORCH_MATMUL_IM2COL
+  int a_groups = ConvParams(pc.params).a_groups;
+  int a_base = pc.a_offset + (a_groups > 0 ? batch % a_groups : batch) * pc.a_batch, b_base = 0;
+#else
   int a_base = pc.a_offset + batch * pc.a_batch, b_base = pc.b_offset + batch * pc.b_batch;
+#endif
   T acc[TM][TN];
   [[unroll]] for (int i = 0; i < TM; ++i)
     [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
   // Each invocation's share of the next slices (A's BM×8, B's 8×128; zeros past the edges), loaded into registers
   // while the current slices are multiplied out of shared memory.
-  T next_a[4], next_b[4];
-  [[unroll]] for (int q = 0; q < 4; ++q) {
+  T next_a[LOADS], next_b[LOADS];
+  [[unroll]] for (int q = 0; q < LOADS; ++q) {
     int e = tid + 256 * q;
     int r = row0 + e / BK, c = k_begin + e % BK;
-    next_a[q] =
-        (e / BK < BM && r < pc.m && c < k_end) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
+    next_a[q] = (e / BK < BM && r < pc.m && c < k_end) ? load_a(a_base, r, c) : T(0);
     int rb = k_begin + e / BN, cb = col0 + e % BN;
-    next_b[q] = (rb < k_end && cb < pc.n) ? LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col) : T(0);
+    next_b[q] = (rb < k_end && cb < pc.n) ? load_b(b_base, batch, rb, cb) : T(0);
   }
   for (int k0 = k_begin; k0 < k_end; k0 += BK) {
-    [[unroll]] for (int q = 0; q < 4; ++q) {
+    [[unroll]] for (int q = 0; q < LOADS; ++q) {
       int e = tid + 256 * q;
-      if (e / BK < BM) tile_a[e % BK][e / BK] = next_a[q];
-      tile_b[e / BN][e % BN] = next_b[q];
+      if (e / BK < BM) put_a(e % BK, e / BK, next_a[q]);
+      put_b(e / BN, e % BN, next_b[q]);
     }
     barrier();
     int k1 = k0 + BK;
     if (k1 < k_end) {
-      [[unroll]] for (int q = 0; q < 4; ++q) {
+      [[unroll]] for (int q = 0; q < LOADS; ++q) {
         int e = tid + 256 * q;
         int r = row0 + e / BK, c = k1 + e % BK;
-        next_a[q] =
-            (e / BK < BM && r < pc.m && c < k_end) ? LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col) : T(0);
+        next_a[q] = (e / BK < BM && r < pc.m && c < k_end) ? load_a(a_base, r, c) : T(0);
         int rb = k1 + e / BN, cb = col0 + e % BN;
-        next_b[q] = (rb < k_end && cb < pc.n) ? LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col) : T(0);
+        next_b[q] = (rb < k_end && cb < pc.n) ? load_b(b_base, batch, rb, cb) : T(0);
       }
     }
     [[unroll]] for (int kk = 0; kk < BK; ++kk) {
       T av[TM], bv[TN];
-      [[unroll]] for (int i = 0; i < TM; ++i) av[i] = tile_a[kk][ty + 16 * i];
-      [[unroll]] for (int j = 0; j < TN; ++j) bv[j] = tile_b[kk][tx + 16 * j];
+      get_a(kk, ty, av);
+      get_b(kk, tx, bv);
       [[unroll]] for (int i = 0; i < TM; ++i)
         [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] += av[i] * bv[j];
     }
@@ -106,10 +187,10 @@ void main() {
   }
   int c_base = pc.c_offset + (split * pc.batches + batch) * pc.c_batch;
   [[unroll]] for (int i = 0; i < TM; ++i) {
-    int r = row0 + ty + 16 * i;
+    int r = row0 + row_of(ty, i);
     if (r >= pc.m) continue;
     [[unroll]] for (int j = 0; j < TN; ++j) {
-      int c = col0 + tx + 16 * j;
+      int c = col0 + row_of(tx, j);
       if (c < pc.n) STORE(pc.c_addr, DT_OUT, c_base + r * pc.n + c, acc[i][j]);
     }
   }
