@@ -385,6 +385,31 @@ TEST(VulkanBackend, CumulativeOpsRunOnTheDeviceAndAgreeWithCpu) {
   EXPECT_EQ(vk::work_stats(0).host_fallbacks - before, 0u);
 }
 
+// Convolution as implicit GEMM (the input's windows read in place) and through a written column buffer
+// (SCORCH_VULKAN_IMPLICIT_CONV=0) agree with the Cpu backend: grouped, strided, padded and dilated, with gradients.
+TEST(VulkanBackend, ImplicitAndExplicitConvolutionAgreeWithCpu) {
+  SCORCH_REQUIRE_VULKAN();
+  auto x = Tensor<Cpu, 4>::random({3, 4, 9, 8}, Distribution::normal(0, 1));
+  auto w = Tensor<Cpu, 4>::random({6, 2, 3, 2}, Distribution::normal(0, 1));
+  auto b = Tensor<Cpu, 1>::random({6}, Distribution::normal(0, 1));
+  ConvSpec spec{{2, 1}, {1, 1}, {1, 2}, {0, 0}, 2};
+  auto out = Cpu::module_conv(x.primitive(), w.primitive(), b.primitive(), spec);
+  auto grad = Cpu::float_random(out.shape(), Distribution::normal(0, 1), {}, DType::F32);
+  auto expected = Cpu::module_conv_backward(x.primitive(), w.primitive(), true, grad, spec);
+  for (const char* implicit : {"1", "0"}) {
+    setenv("SCORCH_VULKAN_IMPLICIT_CONV", implicit, 1);
+    VulkanTensor vx = on_vulkan(x).primitive(), vw = on_vulkan(w).primitive(), vb = on_vulkan(b).primitive();
+    VulkanTensor vg = Vulkan::float_from_data(Cpu::float_into_data(grad), VulkanDevice{0});
+    Tolerance tol{1e-5, 1e-5};
+    Cpu::float_into_data(out).assert_approx_eq(Vulkan::float_into_data(Vulkan::module_conv(vx, vw, vb, spec)), tol);
+    auto grads = Vulkan::module_conv_backward(vx, vw, true, vg, spec);
+    Cpu::float_into_data(expected.x).assert_approx_eq(Vulkan::float_into_data(grads.x), tol);
+    Cpu::float_into_data(expected.weight).assert_approx_eq(Vulkan::float_into_data(grads.weight), tol);
+    Cpu::float_into_data(*expected.bias).assert_approx_eq(Vulkan::float_into_data(*grads.bias), tol);
+  }
+  unsetenv("SCORCH_VULKAN_IMPLICIT_CONV");
+}
+
 TEST(VulkanBackend, HostRunKernelsAreCountedAndAgree) {
   SCORCH_REQUIRE_VULKAN();
   auto x = Tensor<Cpu, 2>::random({4, 9}, Distribution::normal(0, 1));

@@ -2,6 +2,7 @@
 // only past 65535 matrices), the weight gradient the same way, the input gradient as W[g]ᵀ · grad then col2im; and
 // adaptive average pooling (adaptive_pool.comp). f16/bf16 compute in f32, as on Cpu.
 #include <array>
+#include <cstdlib>
 
 #include "scorch/backend/module_shapes.h"
 #include "scorch/backends/common/strided_layout.h"
@@ -111,9 +112,11 @@ ConvWindow window_of(const ConvGeometry& geo) {
 }
 
 // a[g] · im2col(x)[n, g] (transposed: a[n, g] · im2col(x)[n, g]ᵀ): read in place by the implicit-GEMM build, or
-// through a written column buffer where that does not apply.
+// through a written column buffer where that does not apply or SCORCH_VULKAN_IMPLICIT_CONV=0.
 T window_product(const ConvGeometry& geo, const T& a, const T& x, bool transposed) {
-  if (auto out = conv_product(a, x, window_of(geo), transposed)) return *out;
+  const char* implicit = std::getenv("SCORCH_VULKAN_IMPLICIT_CONV");
+  if (!implicit || std::string(implicit) != "0")
+    if (auto out = conv_product(a, x, window_of(geo), transposed)) return *out;
   T cols = im2col(geo, x);
   return matmul(a, transposed ? strided_layout::swap_dims(cols, 2, 3) : cols);
 }

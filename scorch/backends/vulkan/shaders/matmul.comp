@@ -82,53 +82,63 @@ const int BK = 8;
 #endif
 const int BM = 16 * TM, BN = 128, TN = 8;
 const int LOADS = BN * BK / 256;  // elements of B's slice (and at most of A's) each invocation stages
-#ifdef SCORCH_MATMUL_V4
-// Each invocation's 8 rows (and columns) are two runs of 4 (4·t and 64 + 4·t), read from shared memory as two vec4:
-// four 16-byte reads per k instead of sixteen 4-byte ones. A's rows padded by one vec4 (the stores' banks differ).
-shared vec4 tile_a4[BK][BM / 4 + 1];
-shared vec4 tile_b4[BK][BN / 4];
-int row_of(int t, int i) { return i < 4 ? 4 * t + i : 64 + 4 * t + i - 4; }
-void put_a(int k, int r, T v) { tile_a4[k][r / 4][r % 4] = v; }
-void put_b(int k, int c, T v) { tile_b4[k][c / 4][c % 4] = v; }
-void get_a(int k, int t, out T v[TM]) {
-  vec4 x = tile_a4[k][t], y = tile_a4[k][16 + t];
-  v = T[TM](x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w);
-}
-void get_b(int k, int t, out T v[TN]) {
-  vec4 x = tile_b4[k][t], y = tile_b4[k][16 + t];
-  v = T[TN](x.x, x.y, x.z, x.w, y.x, y.y, y.z, y.w);
-}
-#else
-// Rows (and columns) 16 apart: a subgroup reads consecutive shared words and writes consecutive outputs. A's rows
-// padded by 4 words: the eight k of one row land in eight different banks when stored.
+// A's rows padded by 4 words: the eight k of one row land in eight different banks when stored.
 shared T tile_a[BK][BM + 4];
 shared T tile_b[BK][BN];
+#ifdef SCORCH_MATMUL_V4
+// Each invocation's 8 rows (and columns) are two runs of 4 (4·t and 64 + 4·t): consecutive, 16-byte aligned shared
+// words the compiler can read as two vec4 per operand and k, instead of eight scalars.
+int row_of(int t, int i) { return i < 4 ? 4 * t + i : 64 + 4 * t + i - 4; }
+#else
+// Rows (and columns) 16 apart: a subgroup reads consecutive shared words and writes consecutive outputs.
 int row_of(int t, int i) { return t + 16 * i; }
+#endif
 void put_a(int k, int r, T v) { tile_a[k][r] = v; }
 void put_b(int k, int c, T v) { tile_b[k][c] = v; }
-void get_a(int k, int t, out T v[TM]) { [[unroll]] for (int i = 0; i < TM; ++i) v[i] = tile_a[k][t + 16 * i]; }
-void get_b(int k, int t, out T v[TN]) { [[unroll]] for (int j = 0; j < TN; ++j) v[j] = tile_b[k][t + 16 * j]; }
-#endif
+void get_a(int k, int t, out T v[TM]) { [[unroll]] for (int i = 0; i < TM; ++i) v[i] = tile_a[k][row_of(t, i)]; }
+void get_b(int k, int t, out T v[TN]) { [[unroll]] for (int j = 0; j < TN; ++j) v[j] = tile_b[k][row_of(t, j)]; }
 
 T load_a(int a_base, int r, int c) { return LOAD(pc.a_addr, DT, a_base + r * pc.a_row + c * pc.a_col); }
+
+#ifdef SCORCH_MATMUL_IM2COL
+// The geometry in registers, read once from the parameter block (host memory) at the start.
+struct Geometry {
+  int k_count, k12, out12, in_count, x_base;  // x_base: this batch's first input plane
+  int in_size[3], out_size[3], kernel[3], stride[3], padding[3], dilation[3];
+};
+Geometry g;
+
+void read_geometry(int batch) {
+  ConvParams p = ConvParams(pc.params);
+  g.k_count = p.k_count;
+  g.in_size = p.in_size;
+  g.out_size = p.out_size;
+  g.kernel = p.kernel;
+  g.stride = p.stride;
+  g.padding = p.padding;
+  g.dilation = p.dilation;
+  g.k12 = g.kernel[1] * g.kernel[2];
+  g.out12 = g.out_size[1] * g.out_size[2];
+  g.in_count = g.in_size[0] * g.in_size[1] * g.in_size[2];
+  g.x_base = pc.b_offset + batch * p.channels * g.in_count;  // sample batch / groups, its group's channels
+}
+#endif
 
 // B at row rb, column cb of batch's matrix (inside it).
 T load_b(int b_base, int batch, int rb, int cb) {
 #ifdef SCORCH_MATMUL_IM2COL
-  ConvParams p = ConvParams(pc.params);
   int tap_row = IM2COL_T != 0 ? cb : rb, l = IM2COL_T != 0 ? rb : cb;  // (channel, tap) and output position
-  int c = tap_row / p.k_count, k = tap_row % p.k_count;
-  int o[3] = int[3](l / (p.out_size[1] * p.out_size[2]), (l / p.out_size[2]) % p.out_size[1], l % p.out_size[2]);
-  int kk[3] = int[3](k / (p.kernel[1] * p.kernel[2]), (k / p.kernel[2]) % p.kernel[1], k % p.kernel[2]);
+  int c = tap_row / g.k_count, k = tap_row % g.k_count;
+  int o[3] = int[3](l / g.out12, (l / g.out_size[2]) % g.out_size[1], l % g.out_size[2]);
+  int kk[3] = int[3](k / g.k12, (k / g.kernel[2]) % g.kernel[1], k % g.kernel[2]);
   int at = 0;
   bool inside = true;
-  for (int d = 0; d < 3; ++d) {
-    int pos = o[d] * p.stride[d] - p.padding[d] + kk[d] * p.dilation[d];
-    inside = inside && pos >= 0 && pos < p.in_size[d];
-    at = at * p.in_size[d] + pos;
+  [[unroll]] for (int d = 0; d < 3; ++d) {
+    int pos = o[d] * g.stride[d] - g.padding[d] + kk[d] * g.dilation[d];
+    inside = inside && pos >= 0 && pos < g.in_size[d];
+    at = at * g.in_size[d] + pos;
   }
-  int plane = batch * p.channels + c;  // sample batch / groups, channel (batch % groups) · channels + c
-  return inside ? LOAD(pc.b_addr, DT, pc.b_offset + plane * p.in_size[0] * p.in_size[1] * p.in_size[2] + at) : T(0);
+  return inside ? LOAD(pc.b_addr, DT, g.x_base + c * g.in_count + at) : T(0);
 #else
   return LOAD(pc.b_addr, DT, b_base + rb * pc.b_row + cb * pc.b_col);
 #endif
@@ -141,6 +151,7 @@ void main() {
   int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
   int tid = ty * 16 + tx;
 #ifdef SCORCH_MATMUL_IM2COL
+  read_geometry(batch);
   int a_groups = ConvParams(pc.params).a_groups;
   int a_base = pc.a_offset + (a_groups > 0 ? batch % a_groups : batch) * pc.a_batch, b_base = 0;
 #else

@@ -21,7 +21,9 @@ layout(push_constant) uniform Push {
 VF step_f(VF acc, VF v) {
   if (OP == 0) return acc + v;
   if (OP == 1) return acc * v;
+  // NaN spelled out: a compiler may turn the compare-and-select into min/max, which drop a NaN.
   if (isnan(acc)) return acc;
+  if (isnan(v)) return v;
   return OP == 2 ? (acc < v ? acc : v) : (acc > v ? acc : v);
 }
 VI step_i(VI acc, VI v) {
