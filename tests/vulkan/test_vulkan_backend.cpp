@@ -386,7 +386,8 @@ TEST(VulkanBackend, CumulativeOpsRunOnTheDeviceAndAgreeWithCpu) {
 }
 
 // Convolution as implicit GEMM (the input's windows read in place) and through a written column buffer
-// (SCORCH_VULKAN_IMPLICIT_CONV=0) agree with the Cpu backend: grouped, strided, padded and dilated, with gradients.
+// (the default; SCORCH_VULKAN_IMPLICIT_CONV=0) agree with the Cpu backend: grouped, strided, padded and dilated, with
+// gradients.
 TEST(VulkanBackend, ImplicitAndExplicitConvolutionAgreeWithCpu) {
   SCORCH_REQUIRE_VULKAN();
   auto x = Tensor<Cpu, 4>::random({3, 4, 9, 8}, Distribution::normal(0, 1));

@@ -2,8 +2,6 @@
 // views in place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16
 // accumulate in f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the
 // dtype does).
-#include <cstdlib>
-
 #include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -215,7 +213,6 @@ T matmul(T a, T b) {
   // 128-row tiles, or 32-row ones (the _short variants) for products of up to 32 rows.
   uint32_t rows = m <= 32 ? 32 : 128;
   std::string shader = shader_for(a.dtype()) + (rows == 32 ? "_short" : "");
-  if (const char* tuned = std::getenv("SCORCH_VULKAN_MATMUL_F32"); tuned && shader == "matmul_f32") shader = tuned;
   detail::Context& ctx = context_of(out);
   auto groups_x = static_cast<uint32_t>((n + 127) / 128), groups_y = static_cast<uint32_t>((m + rows - 1) / rows);
   if (groups_x > 65535 || groups_y > 65535)

@@ -43,7 +43,9 @@ template <class HostFn> T scan(const char* name, T x, size_t dim, ScanOp op, Hos
   p.n = static_cast<int32_t>(n);
   p.inner = static_cast<int32_t>(inner);
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), op, is_float(x.dtype()) ? 1 : 0};
-  bool wide = ctx.info().float64 && ctx.info().int64;  // double and int64 accumulators, as the Cpu backend's
+  // Sums and products accumulate in double and int64 where the device has them, as the Cpu backend's; min and max
+  // are exact in the dtype (a round trip through double would not keep a NaN's payload on every GPU).
+  bool wide = (op == kSum || op == kProd) && ctx.info().float64 && ctx.info().int64;
   ctx.dispatch(wide ? "scan_wide" : variant("scan", {x.dtype()}), spec, &p, sizeof(p),
                groups_for(static_cast<int64_t>(lanes)));
   return out;
