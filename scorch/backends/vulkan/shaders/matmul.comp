@@ -2,7 +2,8 @@
 // Batched matmul C[b] = A[b] · B[b] over strided operands (transposed views read in place): (16·TM)×128 output
 // tiles, BK-deep slices of A and B staged in shared memory (the next ones loaded into registers meanwhile), TM×8
 // outputs per invocation (rows and columns 16 apart; or, SCORCH_MATMUL_V4, two runs of 4 read as vec4: the f32
-// build, with BK 16, 3.79 ms for 4096^3 on an H200 against 4.09 ms with scalar reads and BK 8). Split-K: workgroup z covers batches × k slices of k_len; slice s of batch b writes its
+// build, with BK 16, 3.79 ms for 4096^3 on an H200 against 4.09 ms with scalar reads and BK 8). Split-K:
+// workgroup z covers batches × k slices of k_len; slice s of batch b writes its
 // partial product to C's matrix s · batches + b in dtype DT_C (the host sums them). Built once per compute type T:
 // float (f32, f16, bf16 loads), double, int and int64_t (SCORCH_MATMUL_INT, SCORCH_WIDE). SCORCH_MATMUL_IM2COL: the
 // implicit-GEMM convolution, B being the im2col matrix of the input read in place through the window geometry of a
