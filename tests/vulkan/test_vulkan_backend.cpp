@@ -411,6 +411,32 @@ TEST(VulkanBackend, ImplicitAndExplicitConvolutionAgreeWithCpu) {
   unsetenv("SCORCH_VULKAN_IMPLICIT_CONV");
 }
 
+// Views that start past their buffer's first element (a narrowed batch) reach the kernels that take bare buffer
+// addresses (pooling, convolution windows, index ops, adaptive pooling) with their values, not the buffer's first.
+TEST(VulkanBackend, OffsetViewsReachAddressOnlyKernels) {
+  SCORCH_REQUIRE_VULKAN();
+  auto whole = Tensor<Cpu, 4>::random({3, 2, 6, 5}, Distribution::normal(0, 1));
+  auto x = whole.narrow(0, 1, 2);
+  auto vx = on_vulkan(whole).narrow(0, 1, 2);
+  ASSERT_GT(vx.primitive().offset(), 0);
+  PoolSpec spec{{2, 2}, {2, 1}, {1, 0}, {1, 1}, false, true};
+  EXPECT_EQ(Vulkan::float_into_data(Vulkan::module_avg_pool(vx.primitive(), spec)),
+            Cpu::float_into_data(Cpu::module_avg_pool(x.primitive(), spec)));
+  EXPECT_EQ(Vulkan::float_into_data(Vulkan::module_max_pool_with_indices(vx.primitive(), spec).first),
+            Cpu::float_into_data(Cpu::module_max_pool_with_indices(x.primitive(), spec).first));
+  EXPECT_EQ(Vulkan::float_into_data(Vulkan::module_adaptive_avg_pool(vx.primitive(), {2, 3})),
+            Cpu::float_into_data(Cpu::module_adaptive_avg_pool(x.primitive(), {2, 3})));
+  auto w = Tensor<Cpu, 4>::random({4, 2, 3, 3}, Distribution::normal(0, 1));
+  ConvSpec conv{{1, 1}, {1, 1}, {1, 1}, {0, 0}, 1};
+  Cpu::float_into_data(Cpu::module_conv(x.primitive(), w.primitive(), std::nullopt, conv))
+      .assert_approx_eq(
+          Vulkan::float_into_data(Vulkan::module_conv(vx.primitive(), on_vulkan(w).primitive(), std::nullopt, conv)),
+          Tolerance{1e-5, 1e-5});
+  auto idx = Tensor<Cpu, 1, Int>::from_data(TensorData(std::vector<int64_t>{4, 0, 2}, Shape{3}));
+  auto vidx = Tensor<Vulkan, 1, Int>::from_data(idx.to_data());
+  EXPECT_EQ(vx.select(3, vidx).to_data(), x.select(3, idx).to_data());
+}
+
 TEST(VulkanBackend, HostRunKernelsAreCountedAndAgree) {
   SCORCH_REQUIRE_VULKAN();
   auto x = Tensor<Cpu, 2>::random({4, 9}, Distribution::normal(0, 1));

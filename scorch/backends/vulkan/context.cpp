@@ -564,9 +564,9 @@ void Context::record_dispatch(const std::string& shader, VkPipeline pipeline, co
   barrier(b.cmd);
   vkCmdBindPipeline(b.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdPushConstants(b.cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
-  profiler_.before(b.times, b.cmd, shader);
+  bool timed = profiler_.before(b.times, b.cmd, shader);
   vkCmdDispatch(b.cmd, gx, gy, gz);
-  profiler_.after(b.times, b.cmd);
+  profiler_.after(b.times, b.cmd, timed);
   ++work_.dispatches;
   if (++b.commands >= kBatch) submit_locked();
 }

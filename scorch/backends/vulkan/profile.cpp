@@ -9,6 +9,7 @@ namespace scorch::backends::vulkan::detail {
 void Profiler::init(VkDevice device, uint32_t timestamp_bits, float period_ns, uint32_t max_dispatches) {
   const char* env = std::getenv("SCORCH_VULKAN_PROFILE");
   supported_ = timestamp_bits > 0;
+  tick_mask_ = timestamp_bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << timestamp_bits) - 1;
   enabled_ = env && std::string(env) == "1" && supported_;
   device_ = device;
   period_ns_ = period_ns;
@@ -33,17 +34,18 @@ void Profiler::begin(BatchTimes& times, VkCommandBuffer cmd) {
   times.active = true;
 }
 
-void Profiler::before(BatchTimes& times, VkCommandBuffer cmd, const std::string& shader) {
-  if (!times.active || 2 * (times.shaders.size() + 1) > capacity_) return;
+bool Profiler::before(BatchTimes& times, VkCommandBuffer cmd, const std::string& shader) {
+  if (!times.active || 2 * (times.shaders.size() + 1) > capacity_) return false;
   // At the compute stage: once the commands before (behind the barrier each dispatch has) finished, not when the
   // dispatch reaches the top of the pipe, which can precede the previous dispatch's end.
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, times.pool,
                       2 * static_cast<uint32_t>(times.shaders.size()));
   times.shaders.push_back(shader);
+  return true;
 }
 
-void Profiler::after(BatchTimes& times, VkCommandBuffer cmd) {
-  if (!times.active || times.shaders.empty()) return;
+void Profiler::after(BatchTimes& times, VkCommandBuffer cmd, bool bracketed) {
+  if (!bracketed) return;
   uint32_t last = 2 * static_cast<uint32_t>(times.shaders.size()) - 1;
   vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, times.pool, last);
 }
@@ -58,10 +60,10 @@ void Profiler::collect(BatchTimes& times) {
     for (size_t i = 0; i < times.shaders.size(); ++i) {
       ShaderTime& t = totals_.try_emplace(times.shaders[i], ShaderTime{times.shaders[i], 0, 0}).first->second;
       ++t.dispatches;
-      t.milliseconds += static_cast<double>(ticks[2 * i + 1] - ticks[2 * i]) * period_ns_ * 1e-6;
+      t.milliseconds += static_cast<double>((ticks[2 * i + 1] - ticks[2 * i]) & tick_mask_) * period_ns_ * 1e-6;
     }
     ++spans_.dispatches;
-    spans_.milliseconds += static_cast<double>(ticks.back() - ticks.front()) * period_ns_ * 1e-6;
+    spans_.milliseconds += static_cast<double>((ticks.back() - ticks.front()) & tick_mask_) * period_ns_ * 1e-6;
   }
   times.shaders.clear();
   times.active = false;

@@ -28,9 +28,9 @@ class Profiler {
   void set_enabled(bool on) { enabled_ = on && supported_; }
   /// At the start of a command buffer: its query pool created or reset.
   void begin(BatchTimes& times, VkCommandBuffer cmd);
-  /// Around one dispatch of shader.
-  void before(BatchTimes& times, VkCommandBuffer cmd, const std::string& shader);
-  void after(BatchTimes& times, VkCommandBuffer cmd);
+  /// Around one dispatch of shader: before says whether it bracketed the dispatch (after then closes it).
+  bool before(BatchTimes& times, VkCommandBuffer cmd, const std::string& shader);
+  void after(BatchTimes& times, VkCommandBuffer cmd, bool bracketed);
   /// Once the command buffer completed: its times added to the totals.
   void collect(BatchTimes& times);
   void destroy(BatchTimes& times);
@@ -41,7 +41,8 @@ class Profiler {
   bool enabled_ = false, supported_ = false;
   VkDevice device_ = VK_NULL_HANDLE;
   float period_ns_ = 1;
-  uint32_t capacity_ = 0;  // queries per pool
+  uint64_t tick_mask_ = ~uint64_t{0};  // the timestamps' valid bits
+  uint32_t capacity_ = 0;              // queries per pool
   std::map<std::string, ShaderTime> totals_;
   ShaderTime spans_{"(command buffers)", 0, 0};
 };

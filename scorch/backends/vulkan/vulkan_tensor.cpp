@@ -46,6 +46,11 @@ int copy_kind(DType d) { return is_float(d) ? KIND_FLOAT : KIND_INT; }
 
 VulkanTensor contiguous(VulkanTensor x) {
   if (x.is_contiguous()) return x;
+  return dense_from_start(std::move(x));
+}
+
+VulkanTensor dense_from_start(VulkanTensor x) {
+  if (x.is_contiguous() && x.offset() == 0) return x;
   VulkanTensor out(x.shape(), x.dtype(), x.device());
   kernels::MapLaunch launch;
   launch.kind = copy_kind(x.dtype());

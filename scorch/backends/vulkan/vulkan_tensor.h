@@ -78,6 +78,9 @@ class VulkanTensor {
 Strides broadcast_strides(const VulkanTensor& x, const Shape& shape);
 /// A contiguous copy of x (or x itself if already contiguous).
 VulkanTensor contiguous(VulkanTensor x);
+/// x contiguous from the start of its buffer (offset 0), copied unless it already is: for shaders that take a bare
+/// buffer address (pooling, windows, index ops).
+VulkanTensor dense_from_start(VulkanTensor x);
 /// A fresh contiguous tensor of shape and dtype on like's device (strided_layout's allocation hook).
 VulkanTensor fresh(const VulkanTensor& like, Shape shape, DType dtype);
 /// Copies src's values into the (possibly strided) view dst of the same shape and dtype.

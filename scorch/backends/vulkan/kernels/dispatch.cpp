@@ -172,4 +172,26 @@ void run_map(const char* name, const VulkanTensor& out, const MapLaunch& launch)
   else ctx.dispatch_with_params(shader, spec, &p, sizeof(p), &push, sizeof(push), groups);  // shape and strides
 }
 
+void check_dim_in_range(const char* op, const VulkanTensor& x, size_t dim) {
+  if (dim >= x.shape().rank())
+    throw ShapeError(op, "dim " + std::to_string(dim) + " out of range for shape " + x.shape().to_string());
+}
+
+LanePush lanes_push(const VulkanTensor& x, const VulkanTensor& out, size_t dim) {
+  size_t n = x.shape()[dim], inner = 1;
+  for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
+  LanePush p{};
+  split_words(p.x_addr, address_of(x));
+  split_words(p.out_addr, address_of(out));
+  p.x_offset = static_cast<int32_t>(x.offset());
+  p.lanes = static_cast<int32_t>(n == 0 ? 0 : x.numel() / n);
+  p.n = static_cast<int32_t>(n);
+  p.inner = static_cast<int32_t>(inner);
+  return p;
+}
+
+bool exceeds_loop_cap(const detail::Context& ctx, size_t iterations) {
+  return ctx.info().name.starts_with("llvmpipe") && iterations > 65000;
+}
+
 }  // namespace scorch::backends::vulkan::kernels

@@ -61,6 +61,22 @@ void check_index_range(const char* op, const VulkanTensor& x);
 /// Workgroups of 256 covering n items, at most 65535 (the shaders loop over the rest).
 uint32_t groups_for(int64_t n);
 
+/// True on llvmpipe (lavapipe) when one invocation would run more than 65000 loop iterations: llvmpipe stops an
+/// invocation's loops after 65535 in all, so such launches go to the host (or are refused) there.
+bool exceeds_loop_cap(const detail::Context& ctx, size_t iterations);
+
+/// Throws ShapeError (naming op) unless dim is one of x's dims.
+void check_dim_in_range(const char* op, const VulkanTensor& x, size_t dim);
+
+/// The push constants of the shaders that walk one dim of a contiguous input viewed as [outer, n, inner]
+/// (softmax.comp, scan.comp): input and output, the input's offset, the lanes or rows, the dim and the inner size.
+struct LanePush {
+  uint32_t x_addr[2], out_addr[2];
+  int32_t x_offset, lanes, n, inner;
+};
+/// lanes_push(x, out, dim): x's layout around dim (x contiguous), `lanes` being outer · inner.
+LanePush lanes_push(const VulkanTensor& x, const VulkanTensor& out, size_t dim);
+
 /// A convolution's window geometry (1d and 2d padded with unit dims), as window.comp and matmul.comp's IM2COL build
 /// read it: samples × groups matrices of channels (per group) · k_count taps by l_count output positions.
 struct ConvWindow {

@@ -21,8 +21,8 @@ struct IndexParams {
   uint32_t status_addr[2];
 };
 
-// indices as contiguous i64 (their range is checked by the shader, context.h's status words).
-T as_indices(T indices) { return contiguous(cast(std::move(indices), DType::I64)); }
+// indices as contiguous i64 from their buffer's start (their range is checked by the shader, context.h's status words).
+T as_indices(T indices) { return dense_from_start(cast(std::move(indices), DType::I64)); }
 
 // The parameters of select and select_add: x viewed as [outer, n, inner] around dim, count indices.
 IndexParams along_dim(const T& x, size_t dim, size_t count) {
@@ -69,7 +69,7 @@ T gather(size_t dim, T x, T indices) {
     if (d != dim && indices.shape()[d] > x.shape()[d])
       throw ShapeError("gather", "indices " + indices.shape().to_string() + " exceed input " + x.shape().to_string() +
                                      " along dim " + std::to_string(d));
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   indices = as_indices(std::move(indices));
   T out(indices.shape(), x.dtype(), x.device());
   IndexParams p{};
@@ -86,7 +86,7 @@ T gather(size_t dim, T x, T indices) {
 }
 
 T select(T x, size_t dim, T indices) {
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   indices = as_indices(std::move(indices));
   Shape shape = x.shape();
   shape[dim] = indices.numel();
@@ -104,9 +104,9 @@ T scatter_add(size_t dim, T x, T indices, T values) {
     if (d != dim && indices.shape()[d] > x.shape()[d])
       throw ShapeError("scatter_add", "indices " + indices.shape().to_string() + " exceed input " +
                                           x.shape().to_string() + " along dim " + std::to_string(d));
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   indices = as_indices(std::move(indices));
-  values = contiguous(cast(std::move(values), x.dtype()));
+  values = dense_from_start(cast(std::move(values), x.dtype()));
   T out(x.shape(), x.dtype(), x.device());
   IndexParams p{};
   p.rank = static_cast<int32_t>(x.shape().rank());
@@ -126,9 +126,9 @@ T select_add(T x, size_t dim, T indices, T values) {
   expected[dim] = indices.numel();
   if (!(values.shape() == expected))
     throw ShapeError("select_add", "values " + values.shape().to_string() + " should be " + expected.to_string());
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   indices = as_indices(std::move(indices));
-  values = contiguous(cast(std::move(values), x.dtype()));
+  values = dense_from_start(cast(std::move(values), x.dtype()));
   T out(x.shape(), x.dtype(), x.device());
   IndexParams p = along_dim(x, dim, indices.numel());
   split_words(p.values_addr, address_of(values));

@@ -127,7 +127,7 @@ T window_product(const ConvGeometry& geo, const T& a, const T& x, bool transpose
 
 T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   DType d = x.dtype(), cd = compute_dtype(d);
-  x = contiguous(cast(std::move(x), cd));
+  x = dense_from_start(cast(std::move(x), cd));
   w = contiguous(cast(std::move(w), cd));
   ConvGeometry geo = geometry(x.shape(), w.shape(), spec);
   size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
@@ -144,7 +144,7 @@ T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
 ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
   DType d = x.dtype(), cd = compute_dtype(d);
   Shape x_shape = x.shape(), w_shape = w.shape();
-  x = contiguous(cast(std::move(x), cd));
+  x = dense_from_start(cast(std::move(x), cd));
   w = contiguous(cast(std::move(w), cd));
   grad = contiguous(cast(std::move(grad), cd));
   ConvGeometry geo = geometry(x_shape, w_shape, spec);
@@ -194,7 +194,7 @@ void run_adaptive(const T& src, const T& dst, const Shape& in, const Shape& out,
 }  // namespace
 
 T adaptive_avg_pool(T x, const SpatialDims& output_size) {
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   Shape out_shape = x.shape();
   for (size_t d = 0; d < output_size.size(); ++d) out_shape[d + 2] = output_size[d];
   T out(out_shape, x.dtype(), x.device());
@@ -206,7 +206,7 @@ T adaptive_avg_pool(T x, const SpatialDims& output_size) {
 }
 
 T adaptive_avg_pool_backward(T x, T grad) {
-  grad = contiguous(std::move(grad));
+  grad = dense_from_start(std::move(grad));
   T dx(x.shape(), grad.dtype(), x.device());
   run_adaptive(grad, dx, x.shape(), grad.shape(), 1);
   return dx;

@@ -1,6 +1,7 @@
 // Pooling on the device (pool.comp, pool_scatter.comp): average and max pooling over 1 to 3 spatial dims with their
 // input gradients, and adaptive max pooling. f16/bf16 compute in f32 as on Cpu; max pooling's gradient adds with f32
 // atomics (f64, or a device without VK_EXT_shader_atomic_float, runs the Cpu kernel on host copies).
+#include <algorithm>
 #include <array>
 
 #include "scorch/backend/module_shapes.h"
@@ -83,7 +84,7 @@ struct ScatterPush {
 }  // namespace
 
 T avg_pool(T x, const PoolSpec& spec) {
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   Shape out_shape;
   PoolParams p = pool_geometry(x.shape(), spec, out_shape);
   T out(out_shape, x.dtype(), x.device());
@@ -92,7 +93,7 @@ T avg_pool(T x, const PoolSpec& spec) {
 }
 
 T avg_pool_backward(T x, T grad, const PoolSpec& spec) {
-  grad = contiguous(cast(std::move(grad), x.dtype()));
+  grad = dense_from_start(cast(std::move(grad), x.dtype()));
   Shape out_shape;
   PoolParams p = pool_geometry(x.shape(), spec, out_shape);
   if (!(grad.shape() == out_shape))
@@ -104,14 +105,14 @@ T avg_pool_backward(T x, T grad, const PoolSpec& spec) {
 }
 
 std::pair<T, T> max_pool_with_indices(T x, const PoolSpec& spec) {
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   Shape out_shape;
   PoolParams p = pool_geometry(x.shape(), spec, out_shape);
   return max_pool_as("max_pool_with_indices", std::move(x), p, out_shape, kMax);
 }
 
 std::pair<T, T> adaptive_max_pool_with_indices(T x, const SpatialDims& output_size) {
-  x = contiguous(std::move(x));
+  x = dense_from_start(std::move(x));
   Shape out_shape = x.shape();
   for (size_t d = 0; d < output_size.size(); ++d) out_shape[d + 2] = output_size[d];
   for (size_t d = 2; d < x.shape().rank(); ++d)
@@ -120,6 +121,12 @@ std::pair<T, T> adaptive_max_pool_with_indices(T x, const SpatialDims& output_si
   PoolParams p{};
   p.in_size = pad3(spatial(x.shape()), 1);
   p.out_size = pad3(output_size, 1);
+  size_t window = 1;  // the largest adaptive window's cells (llvmpipe's loop cap)
+  for (size_t d = 0; d < 3; ++d) window *= (p.in_size[d] + p.out_size[d] - 1) / std::max(p.out_size[d], 1) + 1;
+  if (exceeds_loop_cap(context_of(x), window))
+    return host::run<std::pair<T, T>>(
+        "adaptive_max_pool_with_indices",
+        [](auto&&... a) { return cpu::kernels::adaptive_max_pool_with_indices(a...); }, x, output_size);
   return max_pool_as("adaptive_max_pool_with_indices", std::move(x), p, out_shape, kAdaptiveMax);
 }
 
@@ -128,8 +135,8 @@ T max_pool_backward(T x, T grad, T indices) {
   if (x.dtype() == DType::F64 || !ctx.info().float32_atomic_add)
     return host::run<T>(
         "max_pool_backward", [](auto&&... a) { return cpu::kernels::max_pool_backward(a...); }, x, grad, indices);
-  grad = contiguous(std::move(grad));
-  indices = contiguous(cast(std::move(indices), DType::I64));
+  grad = dense_from_start(cast(std::move(grad), x.dtype()));
+  indices = dense_from_start(cast(std::move(indices), DType::I64));
   size_t planes = x.shape()[0] * x.shape()[1];
   T acc = full(x.shape(), Scalar(0.0), x.device(), DType::F32);
   if (grad.numel() == 0 || planes == 0) return cast(std::move(acc), x.dtype());

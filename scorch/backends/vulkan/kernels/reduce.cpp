@@ -17,8 +17,7 @@ Shape keep_dim(Shape s, size_t dim) {
 }
 
 void check_dim(const char* name, const T& x, size_t dim) {
-  if (dim >= x.shape().rank())
-    throw ShapeError(name, "dim " + std::to_string(dim) + " out of range for shape " + x.shape().to_string());
+  check_dim_in_range(name, x, dim);
   if (x.dtype() == DType::Bool) throw DTypeError(name, "needs a numeric tensor, got bool");
 }
 

@@ -11,37 +11,19 @@ using T = VulkanTensor;
 
 namespace {
 
-struct ScanPush {
-  uint32_t x_addr[2], out_addr[2];
-  int32_t x_offset, lanes, n, inner;
-};
-
 enum ScanOp : int32_t { kSum = 0, kProd = 1, kMin = 2, kMax = 3 };
 
-// True when one invocation's loop iterations (its lanes times the dim) stay within llvmpipe's cap.
-bool fits_llvmpipe(const detail::Context& ctx, size_t lanes, size_t n) {
-  size_t per_invocation = (lanes + 65535 * 256 - 1) / (65535 * 256);
-  return !ctx.info().name.starts_with("llvmpipe") || per_invocation * n <= 65000;
-}
-
 template <class HostFn> T scan(const char* name, T x, size_t dim, ScanOp op, HostFn on_host) {
-  if (dim >= x.shape().rank())
-    throw ShapeError(name, "dim " + std::to_string(dim) + " of a tensor of shape " + x.shape().to_string());
+  check_dim_in_range(name, x, dim);
   if (x.numel() == 0) return T(x.shape(), x.dtype(), x.device());
   detail::Context& ctx = context_of(x);
-  size_t n = x.shape()[dim], lanes = x.numel() / n, inner = 1;
-  if (!fits_llvmpipe(ctx, lanes, n)) return host::run<T>(name, on_host, x, dim);
-  for (size_t d = dim + 1; d < x.shape().rank(); ++d) inner *= x.shape()[d];
+  size_t n = x.shape()[dim], lanes = x.numel() / n;
+  size_t lanes_per_invocation = (lanes + 65535 * 256 - 1) / (65535 * 256);
+  if (exceeds_loop_cap(ctx, lanes_per_invocation * n)) return host::run<T>(name, on_host, x, dim);
   x = contiguous(std::move(x));
   check_index_range(name, x);
   T out(x.shape(), x.dtype(), x.device());
-  ScanPush p{};
-  split_words(p.x_addr, address_of(x));
-  split_words(p.out_addr, address_of(out));
-  p.x_offset = static_cast<int32_t>(x.offset());
-  p.lanes = static_cast<int32_t>(lanes);
-  p.n = static_cast<int32_t>(n);
-  p.inner = static_cast<int32_t>(inner);
+  LanePush p = lanes_push(x, out, dim);
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), op, is_float(x.dtype()) ? 1 : 0};
   // Sums and products accumulate in double and int64 where the device has them, as the Cpu backend's; min and max
   // are exact in the dtype (a round trip through double would not keep a NaN's payload on every GPU).

@@ -38,18 +38,19 @@ void sort_on_device(const char* name, const T& x, size_t dim, bool descending, c
   context_of(x).dispatch(shader, spec, &p, sizeof(p), static_cast<uint32_t>(std::min<size_t>(p.lanes, 65535)));
 }
 
-void check_sort_dim(const char* name, const T& x, size_t dim) {
-  if (dim >= x.shape().rank())
-    throw ShapeError(name, "dim " + std::to_string(dim) + " of a tensor of shape " + x.shape().to_string());
+// The Cpu backend's fn on host copies where dim is longer than the device sort takes, else nullopt.
+template <class R, class Fn>
+std::optional<R> sort_on_host(const char* name, const T& x, size_t dim, bool descending, Fn fn) {
+  check_dim_in_range(name, x, dim);
+  if (x.shape()[dim] <= kMaxDeviceSort) return std::nullopt;
+  return host::run<R>(name, fn, x, dim, descending);
 }
 
 }  // namespace
 
 T sort(T x, size_t dim, bool descending) {
-  check_sort_dim("sort", x, dim);
-  if (x.shape()[dim] > kMaxDeviceSort)
-    return host::run<T>(
-        "sort", [](auto&&... a) { return cpu::kernels::sort(a...); }, x, dim, descending);
+  auto on_host = [](auto&&... a) { return cpu::kernels::sort(a...); };
+  if (auto sorted = sort_on_host<T>("sort", x, dim, descending, on_host)) return *sorted;
   x = contiguous(std::move(x));
   T values(x.shape(), x.dtype(), x.device());
   sort_on_device("sort", x, dim, descending, &values, nullptr);
@@ -57,10 +58,8 @@ T sort(T x, size_t dim, bool descending) {
 }
 
 std::pair<T, T> sort_with_indices(T x, size_t dim, bool descending) {
-  check_sort_dim("sort_with_indices", x, dim);
-  if (x.shape()[dim] > kMaxDeviceSort)
-    return host::run<std::pair<T, T>>(
-        "sort_with_indices", [](auto&&... a) { return cpu::kernels::sort_with_indices(a...); }, x, dim, descending);
+  auto on_host = [](auto&&... a) { return cpu::kernels::sort_with_indices(a...); };
+  if (auto sorted = sort_on_host<std::pair<T, T>>("sort_with_indices", x, dim, descending, on_host)) return *sorted;
   x = contiguous(std::move(x));
   T values(x.shape(), x.dtype(), x.device()), indices(x.shape(), DType::I64, x.device());
   sort_on_device("sort_with_indices", x, dim, descending, &values, &indices);
@@ -68,10 +67,8 @@ std::pair<T, T> sort_with_indices(T x, size_t dim, bool descending) {
 }
 
 T argsort(T x, size_t dim, bool descending) {
-  check_sort_dim("argsort", x, dim);
-  if (x.shape()[dim] > kMaxDeviceSort)
-    return host::run<T>(
-        "argsort", [](auto&&... a) { return cpu::kernels::argsort(a...); }, x, dim, descending);
+  auto on_host = [](auto&&... a) { return cpu::kernels::argsort(a...); };
+  if (auto sorted = sort_on_host<T>("argsort", x, dim, descending, on_host)) return *sorted;
   x = contiguous(std::move(x));
   T indices(x.shape(), DType::I64, x.device());
   sort_on_device("argsort", x, dim, descending, nullptr, &indices);

@@ -83,7 +83,7 @@ const int BK = 8;
 #endif
 const int BM = 16 * TM, BN = 128, TN = 8;
 const int LOADS = BN * BK / 256;  // elements of B's slice (and at most of A's) each invocation stages
-// A's rows padded by 4 words: the eight k of one row land in eight different banks when stored.
+// A's rows padded by 4 words: the k of one row land in different banks when stored.
 shared T tile_a[BK][BM + 4];
 shared T tile_b[BK][BN];
 #ifdef SCORCH_MATMUL_V4
@@ -161,7 +161,7 @@ void main() {
   T acc[TM][TN];
   [[unroll]] for (int i = 0; i < TM; ++i)
     [[unroll]] for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
-  // Each invocation's share of the next slices (A's BM×8, B's 8×128; zeros past the edges), loaded into registers
+  // Each invocation's share of the next slices (A's BM×BK, B's BK×128; zeros past the edges), loaded into registers
   // while the current slices are multiplied out of shared memory.
   T next_a[LOADS], next_b[LOADS];
   [[unroll]] for (int q = 0; q < LOADS; ++q) {

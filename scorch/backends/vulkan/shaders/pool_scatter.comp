@@ -25,7 +25,9 @@ void main() {
   for (int i = int(gl_GlobalInvocationID.x); i < pc.total; i += step) {
     ivec2 words = BufI64Words(pc.index_addr).v[i];
     if (words.y != 0 || words.x < 0 || words.x >= pc.in_count) {
-      report_index_error(pc.status_addr, 4u, words.y == 0 || words.y == -1 ? words.x : -1, uint(pc.in_count));
+      // An index beyond 32 bits is reported clamped to them.
+      int shown = words.y == (words.x >> 31) ? words.x : (words.y < 0 ? int(0x80000000u) : 0x7fffffff);
+      report_index_error(pc.status_addr, 4u, shown, uint(pc.in_count));
       continue;
     }
     int at = (i / pc.out_count) * pc.in_count + words.x;

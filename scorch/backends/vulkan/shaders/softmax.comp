@@ -16,7 +16,7 @@ layout(push_constant) uniform Push {
   uvec2 x_addr;
   uvec2 out_addr;
   int x_offset;
-  int outer;
+  int lanes;  // outer · inner (rows, where inner is 1)
   int n;
   int inner;
 } pc;
@@ -59,11 +59,11 @@ void lane(int first, int stride, int begin, int step, bool shared_lane) {
 
 void main() {
   if (ROWS != 0) {
-    for (int row = int(gl_WorkGroupID.x); row < pc.outer; row += int(gl_NumWorkGroups.x))
+    for (int row = int(gl_WorkGroupID.x); row < pc.lanes; row += int(gl_NumWorkGroups.x))
       lane(row * pc.n, 1, int(gl_LocalInvocationID.x), 256, true);
     return;
   }
   int step = int(gl_NumWorkGroups.x * gl_WorkGroupSize.x);
-  for (int i = int(gl_GlobalInvocationID.x); i < pc.outer * pc.inner; i += step)
+  for (int i = int(gl_GlobalInvocationID.x); i < pc.lanes; i += step)
     lane((i / pc.inner) * pc.n * pc.inner + i % pc.inner, pc.inner, 0, 1, false);
 }
