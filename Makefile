@@ -3,6 +3,13 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 SANITIZE ?= 0
 CMAKE_FLAGS ?=
+# CUDA_ARCHITECTURES: the GPUs the Cuda backend's kernels are compiled for (90: H100/H200 machine code and PTX);
+# BENCH=0 leaves scorch-bench out of the build. CI (.ci/run, no GPU) passes 90-virtual (PTX only: every CUDA source
+# still goes through nvcc, without ptxas, which took half of flash_attention.cu's 44 CPU-s) and BENCH=0 (bench/ is
+# built by `make bench` and by every GPU session's scripts/gpu-pack.sh) to stay inside its 30 minutes on 2 cores.
+CUDA_ARCHITECTURES ?= 90
+BENCH ?= 1
+CMAKE_FLAGS += -DSCORCH_CUDA_ARCHITECTURES=$(CUDA_ARCHITECTURES) -DSCORCH_BUILD_BENCH=$(if $(filter 0,$(BENCH)),OFF,ON)
 ifeq ($(SANITIZE),1)
   BUILD := build-asan
   CMAKE_FLAGS += -DSCORCH_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
