@@ -411,6 +411,85 @@ TEST(VulkanBackend, ImplicitAndExplicitConvolutionAgreeWithCpu) {
   unsetenv("SCORCH_VULKAN_IMPLICIT_CONV");
 }
 
+// Transposed convolutions (and their gradients), unfold/fold and interpolation (every mode, up and down, with and
+// without align_corners, its gradient gathered per input with a NaN spreading as the Cpu's scatter spreads it) run on
+// the device and agree with the Cpu backend.
+TEST(VulkanBackend, ResamplingAndTransposedConvolutionRunOnTheDevice) {
+  SCORCH_REQUIRE_VULKAN();
+  Tolerance tol{1e-5, 1e-5};
+  auto agree = [&](const backends::cpu::CpuTensor& c, const VulkanTensor& v) {
+    Cpu::float_into_data(c).assert_approx_eq(Vulkan::float_into_data(v), tol);
+  };
+  auto device = [](const backends::cpu::CpuTensor& c) { return Vulkan::float_from_data(Cpu::float_into_data(c), {}); };
+  uint64_t before = vk::work_stats(0).host_fallbacks;
+  auto x = Cpu::float_random(Shape{2, 4, 5, 6}, Distribution::normal(0, 1), {}, DType::F32);
+  auto w = Cpu::float_random(Shape{4, 3, 3, 2}, Distribution::normal(0, 1), {}, DType::F32);
+  auto b = Cpu::float_random(Shape{6}, Distribution::normal(0, 1), {}, DType::F32);
+  ConvSpec spec{{2, 3}, {1, 0}, {1, 2}, {1, 2}, 2};
+  auto y = Cpu::module_conv_transpose(x, w, b, spec);
+  agree(y, Vulkan::module_conv_transpose(device(x), device(w), device(b), spec));
+  auto g = Cpu::float_random(y.shape(), Distribution::normal(0, 1), {}, DType::F32);
+  auto cg = Cpu::module_conv_transpose_backward(x, w, true, g, spec);
+  auto vg = Vulkan::module_conv_transpose_backward(device(x), device(w), true, device(g), spec);
+  agree(cg.x, vg.x);
+  agree(cg.weight, vg.weight);
+  agree(*cg.bias, *vg.bias);
+  PoolSpec windows{{3, 2}, {2, 1}, {1, 1}, {1, 2}, false, true};
+  auto cols = Cpu::module_unfold(x, windows);
+  agree(cols, Vulkan::module_unfold(device(x), windows));
+  agree(Cpu::module_fold(cols, {5, 6}, windows), Vulkan::module_fold(device(cols), {5, 6}, windows));
+  for (auto mode : {InterpolateMode::Nearest, InterpolateMode::Bilinear, InterpolateMode::Bicubic})
+    for (bool align : {false, true})
+      for (SpatialDims size : {SpatialDims{11, 13}, SpatialDims{3, 2}, SpatialDims{1, 6}}) {
+        InterpolateSpec is{size, mode, align};
+        auto up = Cpu::module_interpolate(x, is);
+        agree(up, Vulkan::module_interpolate(device(x), is));
+        auto random_grad = Cpu::float_random(up.shape(), Distribution::normal(0, 1), {}, DType::F32);
+        TensorData grad = Cpu::float_into_data(random_grad);
+        grad.as_mut_span<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+        auto cgrad = Cpu::float_from_data(grad, {});
+        agree(Cpu::module_interpolate_backward(x, cgrad, is),
+              Vulkan::module_interpolate_backward(device(x), Vulkan::float_from_data(grad, {}), is));
+      }
+  EXPECT_EQ(vk::work_stats(0).host_fallbacks - before, 0u);
+}
+
+// The multi-tensor Adam/AdamW step is one dispatch for the whole list and agrees with backend/provided's composition
+// on Cpu for every float dtype, both weight decays, empty and multi-chunk tensors; inputs still shared elsewhere keep
+// their values.
+TEST(VulkanBackend, AdamStepsEveryParameterInOneDispatch) {
+  SCORCH_REQUIRE_VULKAN();
+  std::vector<Shape> shapes{Shape{3, 5}, Shape{0}, Shape{9000}, Shape{17}};
+  for (DType dtype : {DType::F32, DType::F64, DType::F16})
+    for (bool decoupled : {false, true}) {
+      AdamStep step{1e-2, 0.9, 0.999, 1e-8, 0.1, decoupled, 3};
+      std::vector<backends::cpu::CpuTensor> cp, cg, cm, cv;
+      std::vector<VulkanTensor> vp, vg, vm, vv;
+      for (const Shape& s : shapes) {
+        auto random = [&](double lo) { return Cpu::float_random(s, Distribution::uniform(lo, 1), {}, dtype); };
+        auto to_vulkan = [](const backends::cpu::CpuTensor& c) {
+          return Vulkan::float_from_data(Cpu::float_into_data(c), {});
+        };
+        cp.push_back(random(-1)), cg.push_back(random(-1)), cm.push_back(random(-1)), cv.push_back(random(0));
+        vp.push_back(to_vulkan(cp.back())), vg.push_back(to_vulkan(cg.back()));
+        vm.push_back(to_vulkan(cm.back())), vv.push_back(to_vulkan(cv.back()));
+      }
+      VulkanTensor kept = vp[0];  // shared: its buffer must not be overwritten
+      TensorData kept_before = Vulkan::float_into_data(kept);
+      uint64_t before = vk::work_stats(0).dispatches;
+      auto expected = ModuleOpsOf<Cpu>::adam_update_many(cp, cg, cm, cv, step);
+      auto actual = ModuleOpsOf<Vulkan>::adam_update_many(vp, vg, vm, vv, step);
+      EXPECT_EQ(vk::work_stats(0).dispatches - before, 1u);
+      Tolerance tol = dtype == DType::F16 ? Tolerance{2e-3, 2e-3} : Tolerance{1e-6, 1e-6};
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        Cpu::float_into_data(expected[i].param).assert_approx_eq(Vulkan::float_into_data(actual[i].param), tol);
+        Cpu::float_into_data(expected[i].moment_1).assert_approx_eq(Vulkan::float_into_data(actual[i].moment_1), tol);
+        Cpu::float_into_data(expected[i].moment_2).assert_approx_eq(Vulkan::float_into_data(actual[i].moment_2), tol);
+      }
+      EXPECT_EQ(Vulkan::float_into_data(kept), kept_before);
+    }
+}
+
 // Views that start past their buffer's first element (a narrowed batch) reach the kernels that take bare buffer
 // addresses (pooling, convolution windows, index ops, adaptive pooling) with their values, not the buffer's first.
 TEST(VulkanBackend, OffsetViewsReachAddressOnlyKernels) {

@@ -6,6 +6,9 @@
 // return at once; reading values (into_data) waits. Only backends/vulkan sources include Vulkan headers.
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "scorch/backend/module_options.h"
 
 #include "scorch/backends/vulkan/runtime.h"
 #include "scorch/backends/vulkan/vulkan_tensor.h"
@@ -16,6 +19,15 @@ namespace scorch::backends::vulkan {
 namespace kernels {
 /// Restarts the random stream from seed s.
 void seed(uint64_t s);
+/// Adam/AdamW steps of several parameters in one dispatch per dtype (kernels/optim.cpp, optim.comp).
+std::vector<AdamUpdate<VulkanTensor>> adam_update_many(std::vector<VulkanTensor> params,
+                                                       std::vector<VulkanTensor> grads,
+                                                       std::vector<VulkanTensor> moments_1,
+                                                       std::vector<VulkanTensor> moments_2, const AdamStep& step);
+/// One parameter's Adam/AdamW step (the list of one).
+AdamUpdate<VulkanTensor> adam_update(VulkanTensor param, VulkanTensor grad, VulkanTensor moment_1,
+                                     VulkanTensor moment_2, double lr, double beta_1, double beta_2, double epsilon,
+                                     double weight_decay, bool decoupled, double step);
 }  // namespace kernels
 
 /// Vulkan devices through compute shaders: devices VulkanDevice{index}.
@@ -37,6 +49,23 @@ struct Vulkan : VulkanStridedKernelOps {
   /// Softmax and log-softmax in one dispatch (kernels/softmax.cpp), not backend/provided's five ops.
   static VulkanTensor float_softmax(VulkanTensor x, size_t dim) { return kernels::softmax(std::move(x), dim); }
   static VulkanTensor float_log_softmax(VulkanTensor x, size_t dim) { return kernels::log_softmax(std::move(x), dim); }
+  /// The Adam/AdamW step in one dispatch (kernels/optim.cpp) in place of backend/provided's ~16 per parameter.
+  static AdamUpdate<VulkanTensor> module_adam_update(VulkanTensor param, VulkanTensor grad, VulkanTensor moment_1,
+                                                     VulkanTensor moment_2, double lr, double beta_1, double beta_2,
+                                                     double epsilon, double weight_decay, bool decoupled,
+                                                     double step) {
+    return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr,
+                                beta_1, beta_2, epsilon, weight_decay, decoupled, step);
+  }
+  /// The multi-tensor step: one dispatch per dtype for every parameter of a model (up to 268M values each).
+  static std::vector<AdamUpdate<VulkanTensor>> module_adam_update_many(std::vector<VulkanTensor> params,
+                                                                       std::vector<VulkanTensor> grads,
+                                                                       std::vector<VulkanTensor> moments_1,
+                                                                       std::vector<VulkanTensor> moments_2,
+                                                                       const AdamStep& step) {
+    return kernels::adam_update_many(std::move(params), std::move(grads), std::move(moments_1),
+                                     std::move(moments_2), step);
+  }
 };
 
 }  // namespace scorch::backends::vulkan

@@ -1,6 +1,8 @@
 // Convolution as im2col (window.comp) and batched matmuls, or as implicit GEMM (matmul.comp's IM2COL build reads the
 // input's windows in place) with SCORCH_VULKAN_IMPLICIT_CONV=1, the weight gradient likewise, the input gradient as
-// W[g]ᵀ · grad then col2im; and adaptive average pooling (adaptive_pool.comp). f16/bf16 compute in f32, as on Cpu.
+// W[g]ᵀ · grad then col2im; the transposed convolution as that input gradient (its gradients as a convolution and a
+// weight gradient); unfold/fold as im2col/col2im; and adaptive average pooling (adaptive_pool.comp). f16/bf16 compute
+// in f32, as on Cpu.
 #include <array>
 #include <cstdlib>
 
@@ -123,6 +125,55 @@ T window_product(const ConvGeometry& geo, const T& a, const T& x, bool transpose
   return matmul(a, transposed ? strided_layout::swap_dims(cols, 2, 3) : cols);
 }
 
+// The input gradient of a convolution of geometry geo by w: col2im(W[g]ᵀ · grad[n, g]) as a tensor of x_shape.
+T data_gradient(const ConvGeometry& geo, const T& w, const T& grad_g, const Shape& x_shape) {
+  size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
+  T wt = strided_layout::swap_dims(reshaped(w, Shape{1, geo.g, og, ck}), 2, 3);
+  T dcols = matmul(wt, grad_g);
+  T dx(x_shape, dcols.dtype(), dcols.device());
+  run_window(geo, dx, dcols, 1);
+  return dx;
+}
+
+// The weight gradient Σ_n a[n, g] · cols(x)[n, g]ᵀ: one product per sample and group, summed over the samples (a
+// single product over n·l would leave one workgroup walking the whole batch).
+T weight_gradient(const ConvGeometry& geo, const T& a_g, const T& x, const Shape& w_shape) {
+  return reshaped(sum_dim(window_product(geo, a_g, x, true), 0), w_shape);
+}
+
+// grad [n, c, spatial...] summed over all but its channel dim: a bias's gradient.
+T channel_sum(const T& grad) {
+  const Shape& s = grad.shape();
+  size_t rest = 1;
+  for (size_t d = 2; d < s.rank(); ++d) rest *= s[d];
+  return reshaped(sum_dim(sum_dim(reshaped(grad, Shape{s[0], s[1], rest}), 2), 0), Shape{s[1]});
+}
+
+T bias_added(T out, const std::optional<T>& bias, DType cd) {
+  if (!bias) return out;
+  Shape b = out.shape();
+  for (size_t d = 0; d < b.rank(); ++d) b[d] = d == 1 ? b[d] : 1;
+  return add(std::move(out), reshaped(contiguous(cast(*bias, cd)), b));
+}
+
+ConvGradients<T> cast_gradients(ConvGradients<T> g, DType d) {
+  std::optional<T> bias;
+  if (g.bias) bias = cast(std::move(*g.bias), d);
+  return {cast(std::move(g.x), d), cast(std::move(g.weight), d), std::move(bias)};
+}
+
+// conv_transpose's output shape: the forward convolution's input that x is the output of.
+Shape transposed_shape(const Shape& x, const Shape& w, const ConvSpec& spec) {
+  Shape out = x;
+  out[1] = w[1] * spec.groups;
+  for (size_t d = 0; d + 2 < x.rank(); ++d) {
+    size_t extra = spec.padding_out.empty() ? 0 : spec.padding_out[d];
+    out[d + 2] = static_cast<size_t>(module_shapes::conv_transpose_out(x[d + 2], w[d + 2], spec.stride[d],
+                                                                       spec.padding[d], spec.dilation[d], extra));
+  }
+  return out;
+}
+
 }  // namespace
 
 T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
@@ -132,13 +183,7 @@ T conv(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   ConvGeometry geo = geometry(x.shape(), w.shape(), spec);
   size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
   T out = window_product(geo, reshaped(w, Shape{1, geo.g, og, ck}), x, false);  // [n, g, o/g, l]
-  out = reshaped(std::move(out), geo.out_shape);
-  if (bias) {
-    Shape b = geo.out_shape;
-    for (size_t d = 0; d < b.rank(); ++d) b[d] = d == 1 ? geo.o : 1;
-    out = add(std::move(out), reshaped(contiguous(cast(*bias, cd)), b));
-  }
-  return cast(std::move(out), d);
+  return cast(bias_added(reshaped(std::move(out), geo.out_shape), bias, cd), d);
 }
 
 ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
@@ -148,23 +193,69 @@ ConvGradients<T> conv_backward(T x, T w, bool has_bias, T grad, const ConvSpec& 
   w = contiguous(cast(std::move(w), cd));
   grad = contiguous(cast(std::move(grad), cd));
   ConvGeometry geo = geometry(x_shape, w_shape, spec);
+  T grad_g = reshaped(grad, Shape{geo.n, geo.g, geo.o / geo.g, geo.l});
+  ConvGradients<T> out{data_gradient(geo, w, grad_g, x_shape), weight_gradient(geo, grad_g, x, w_shape), std::nullopt};
+  if (has_bias) out.bias = channel_sum(grad);
+  return cast_gradients(std::move(out), d);
+}
+
+// The transposed convolution is the input gradient of the convolution whose output x is (the same weight).
+T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
+  DType d = x.dtype(), cd = compute_dtype(d);
+  x = contiguous(cast(std::move(x), cd));
+  w = contiguous(cast(std::move(w), cd));
+  Shape y_shape = transposed_shape(x.shape(), w.shape(), spec);
+  ConvGeometry geo = geometry(y_shape, w.shape(), spec);
+  T y = data_gradient(geo, w, reshaped(x, Shape{geo.n, geo.g, geo.o / geo.g, geo.l}), y_shape);
+  return cast(bias_added(std::move(y), bias, cd), d);
+}
+
+// Its gradients: the convolution of grad by w (input), Σ_n x[n, g] · cols(grad)[n, g]ᵀ (weight).
+ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const ConvSpec& spec) {
+  DType d = x.dtype(), cd = compute_dtype(d);
+  Shape x_shape = x.shape(), w_shape = w.shape();
+  x = contiguous(cast(std::move(x), cd));
+  w = contiguous(cast(std::move(w), cd));
+  grad = dense_from_start(cast(std::move(grad), cd));
+  ConvGeometry geo = geometry(grad.shape(), w_shape, spec);
   size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
-  T grad_g = reshaped(grad, Shape{geo.n, geo.g, og, geo.l});
-  // dW[g] = Σ_n grad[n, g] · cols[n, g]ᵀ: one product per sample and group, summed over the samples (a single
-  // product over n·l would leave one workgroup walking the whole batch).
-  T per_sample = window_product(geo, grad_g, x, true);
-  T dw = reshaped(sum_dim(std::move(per_sample), 0), w_shape);
-  // dx = col2im(W[g]ᵀ · grad[n, g]).
-  T wt = strided_layout::swap_dims(reshaped(w, Shape{1, geo.g, og, ck}), 2, 3);
-  T dcols = matmul(wt, grad_g);
-  T dx(x_shape, cd, x.device());
-  run_window(geo, dx, dcols, 1);
-  ConvGradients<T> out{cast(std::move(dx), d), cast(std::move(dw), d), std::nullopt};
-  if (has_bias) {
-    T per_channel = sum_dim(sum_dim(reshaped(grad, Shape{geo.n, geo.o, geo.l}), 2), 0);
-    out.bias = cast(reshaped(std::move(per_channel), Shape{geo.o}), d);
-  }
-  return out;
+  T dx = reshaped(window_product(geo, reshaped(w, Shape{1, geo.g, og, ck}), grad, false), x_shape);
+  T x_g = reshaped(x, Shape{geo.n, geo.g, og, geo.l});
+  ConvGradients<T> out{std::move(dx), weight_gradient(geo, x_g, grad, w_shape), std::nullopt};
+  if (has_bias) out.bias = channel_sum(grad);
+  return cast_gradients(std::move(out), d);
+}
+
+namespace {
+
+// unfold/fold's windows as a convolution's of one group over an image of image_shape ([n, c, spatial...]).
+ConvGeometry unfold_geometry(const Shape& image_shape, const PoolSpec& spec) {
+  Shape w{1, image_shape[1]};
+  for (size_t k : spec.kernel) w.push_back(k);
+  return geometry(image_shape, w, ConvSpec{spec.stride, spec.padding, spec.dilation, {}, 1});
+}
+
+}  // namespace
+
+T unfold4d(T x, const PoolSpec& spec) {
+  DType d = x.dtype();
+  x = dense_from_start(cast(std::move(x), compute_dtype(d)));
+  ConvGeometry geo = unfold_geometry(x.shape(), spec);
+  T cols = im2col(geo, x);  // [n, 1, c·k, l]
+  return cast(reshaped(std::move(cols), Shape{geo.n, geo.c * geo.k, geo.l}), d);
+}
+
+T fold4d(T x, const SpatialDims& output_size, const PoolSpec& spec) {
+  DType d = x.dtype();
+  x = dense_from_start(cast(std::move(x), compute_dtype(d)));
+  size_t k = 1;
+  for (size_t s : spec.kernel) k *= s;
+  Shape image{x.shape()[0], x.shape()[1] / k};
+  for (size_t s : output_size) image.push_back(s);
+  ConvGeometry geo = unfold_geometry(image, spec);
+  T out(image, x.dtype(), x.device());
+  run_window(geo, out, x, 1);
+  return cast(std::move(out), d);
 }
 
 namespace {
