@@ -1,8 +1,7 @@
-// Sorting on the device (sort.comp: a bitonic network per lane in shared memory, stable by source index) for dims of
-// up to 2048 values; longer dims run the Cpu backend's stable sort on host copies (counted as host fallbacks).
-#include "scorch/backends/cpu/kernels/kernels.h"
+// Sorting on the device (sort.comp: a bitonic network, stable by source index): a lane of up to 2048 values in one
+// workgroup's shared memory; longer lanes through a scratch copy in log²-many dispatches (2048-blocks sorted in shared
+// memory, then per stage the strides ≥ 2048 one dispatch each and the rest in shared memory again).
 #include "scorch/backends/vulkan/kernels/dispatch.h"
-#include "scorch/backends/vulkan/kernels/host.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
 
 namespace scorch::backends::vulkan::kernels {
@@ -10,15 +9,18 @@ using T = VulkanTensor;
 
 namespace {
 
-constexpr size_t kMaxDeviceSort = 2048;  // sort.comp's shared arrays
+constexpr size_t kBlock = 2048;  // sort.comp's shared arrays
 
 struct SortPush {
-  uint32_t x_addr[2], values_addr[2], indices_addr[2];
-  int32_t x_offset, lanes, n, inner, padded;
+  uint32_t x_addr[2], values_addr[2], indices_addr[2], keys_addr[2], order_addr[2];
+  int32_t x_offset, lanes, n, inner, padded, size, stride;
 };
 
-// Sorts x's lanes along dim into values and/or indices (each fresh, x's shape); x contiguous, its dim ≤ 2048.
+enum Mode : int32_t { kWholeLane = 0, kFirstBlocks = 1, kGlobalStep = 2, kBlockSteps = 3 };
+
+// Sorts x's lanes along dim into values and/or indices (each fresh, x's shape); x contiguous.
 void sort_on_device(const char* name, const T& x, size_t dim, bool descending, const T* values, const T* indices) {
+  check_dim_in_range(name, x, dim);
   if (x.numel() == 0) return;
   check_index_range(name, x);
   size_t n = x.shape()[dim], inner = 1, padded = 1;
@@ -33,24 +35,33 @@ void sort_on_device(const char* name, const T& x, size_t dim, bool descending, c
   p.n = static_cast<int32_t>(n);
   p.inner = static_cast<int32_t>(inner);
   p.padded = static_cast<int32_t>(padded);
-  int32_t spec[] = {static_cast<int32_t>(x.dtype()), descending ? 1 : 0, values ? 1 : 0, indices ? 1 : 0};
   std::string shader = variant(is_float(x.dtype()) ? "sort" : "sort_int", {x.dtype()});
-  context_of(x).dispatch(shader, spec, &p, sizeof(p), static_cast<uint32_t>(std::min<size_t>(p.lanes, 65535)));
-}
-
-// The Cpu backend's fn on host copies where dim is longer than the device sort takes, else nullopt.
-template <class R, class Fn>
-std::optional<R> sort_on_host(const char* name, const T& x, size_t dim, bool descending, Fn fn) {
-  check_dim_in_range(name, x, dim);
-  if (x.shape()[dim] <= kMaxDeviceSort) return std::nullopt;
-  return host::run<R>(name, fn, x, dim, descending);
+  detail::Context& ctx = context_of(x);
+  auto run = [&](Mode mode, uint32_t groups) {
+    int32_t spec[] = {static_cast<int32_t>(x.dtype()), descending ? 1 : 0, values ? 1 : 0, indices ? 1 : 0, mode};
+    ctx.dispatch(shader, spec, &p, sizeof(p), std::min<uint32_t>(groups, 65535));
+  };
+  if (padded <= kBlock) return run(kWholeLane, static_cast<uint32_t>(p.lanes));
+  T keys(Shape{static_cast<size_t>(p.lanes), padded}, x.dtype(), x.device());
+  T order(Shape{static_cast<size_t>(p.lanes), padded}, DType::I32, x.device());
+  check_index_range(name, keys);
+  split_words(p.keys_addr, address_of(keys));
+  split_words(p.order_addr, address_of(order));
+  auto blocks = static_cast<uint32_t>(std::min<size_t>(p.lanes * (padded / kBlock), 65535));
+  run(kFirstBlocks, blocks);
+  for (size_t size = 2 * kBlock; size <= padded; size *= 2) {
+    p.size = static_cast<int32_t>(size);
+    for (size_t stride = size / 2; stride >= kBlock; stride /= 2) {
+      p.stride = static_cast<int32_t>(stride);
+      run(kGlobalStep, groups_for(static_cast<int64_t>(p.lanes * padded / 2)));
+    }
+    run(kBlockSteps, blocks);
+  }
 }
 
 }  // namespace
 
 T sort(T x, size_t dim, bool descending) {
-  auto on_host = [](auto&&... a) { return cpu::kernels::sort(a...); };
-  if (auto sorted = sort_on_host<T>("sort", x, dim, descending, on_host)) return *sorted;
   x = contiguous(std::move(x));
   T values(x.shape(), x.dtype(), x.device());
   sort_on_device("sort", x, dim, descending, &values, nullptr);
@@ -58,8 +69,6 @@ T sort(T x, size_t dim, bool descending) {
 }
 
 std::pair<T, T> sort_with_indices(T x, size_t dim, bool descending) {
-  auto on_host = [](auto&&... a) { return cpu::kernels::sort_with_indices(a...); };
-  if (auto sorted = sort_on_host<std::pair<T, T>>("sort_with_indices", x, dim, descending, on_host)) return *sorted;
   x = contiguous(std::move(x));
   T values(x.shape(), x.dtype(), x.device()), indices(x.shape(), DType::I64, x.device());
   sort_on_device("sort_with_indices", x, dim, descending, &values, &indices);
@@ -67,8 +76,6 @@ std::pair<T, T> sort_with_indices(T x, size_t dim, bool descending) {
 }
 
 T argsort(T x, size_t dim, bool descending) {
-  auto on_host = [](auto&&... a) { return cpu::kernels::argsort(a...); };
-  if (auto sorted = sort_on_host<T>("argsort", x, dim, descending, on_host)) return *sorted;
   x = contiguous(std::move(x));
   T indices(x.shape(), DType::I64, x.device());
   sort_on_device("argsort", x, dim, descending, nullptr, &indices);
