@@ -2,9 +2,6 @@
 // views in place), batch dims broadcast; an operand whose batches are not evenly strided is copied once. f16/bf16
 // accumulate in f32, ints in the int compute type (wrapping as the Cpu backend's int64 accumulation truncated to the
 // dtype does).
-#include <cstdlib>
-#include <string>
-
 #include "scorch/backends/common/strided_layout.h"
 #include "scorch/backends/vulkan/kernels/dispatch.h"
 #include "scorch/gen/vulkan_kernel_ops.h"
@@ -95,17 +92,10 @@ struct CoopShader {
   size_t rows, cols;
 };
 // 128×256 tiles (eight subgroups, one shared buffer) for products of 256 columns or more, else 128×128 (four
-// subgroups, two buffers). On an H200, f16 4096³: 0.82 ms against 1.06 ms for 128×128, 1.50 ms for 64-deep slices
-// and 0.85 ms for 256×128.
+// subgroups, two buffers). On an H200, f16 4096³: 0.82 ms against 1.06 ms for 128×128, 1.50 ms for 64-deep slices,
+// 0.85 ms for 256×128, and with 16-deep slices (two buffers fit in 48 KiB) 1.04 ms for 128×256, 1.53 ms for 128×128.
 CoopShader coop_shader(size_t n) {
-  static const CoopShader kBuilds[] = {{"matmul_coop", 128, 128},
-                                       {"matmul_coop_n256", 128, 256},
-                                       {"matmul_coop_n256_bk16", 128, 256},
-                                       {"matmul_coop_bk16", 128, 128}};
-  if (const char* chosen = std::getenv("SCORCH_VULKAN_COOP_SHADER"))  // for measuring the builds side by side
-    for (const CoopShader& build : kBuilds)
-      if (std::string(chosen) == build.name) return build;
-  return n >= 256 ? kBuilds[1] : kBuilds[0];
+  return n >= 256 ? CoopShader{"matmul_coop_n256", 128, 256} : CoopShader{"matmul_coop", 128, 128};
 }
 
 // Runs the f16 product on cooperative matrices (matmul_coop.comp) when the device has them and both operands' chunks
