@@ -500,6 +500,42 @@ TEST(VulkanBackend, AdamStepsEveryParameterInOneDispatch) {
     }
 }
 
+// The multi-tensor SGD step is one dispatch and agrees with backend/provided's composition on Cpu: plain, with
+// momentum on the first step (no velocities) and later ones, dampening, nesterov and weight decay, f32 and f64.
+TEST(VulkanBackend, SgdStepsEveryParameterInOneDispatch) {
+  SCORCH_REQUIRE_VULKAN();
+  std::vector<Shape> shapes{Shape{4, 3}, Shape{0}, Shape{5000}};
+  std::vector<SgdStep> steps{{0.1, 0, 0, 0, false, false}, {0.1, 1e-2, 0.9, 0.1, true, false},
+                             {0.05, 0, 0.8, 0, true, true}};
+  auto to_vulkan = [](const backends::cpu::CpuTensor& c) {
+    return Vulkan::float_from_data(Cpu::float_into_data(c), {});
+  };
+  for (DType dtype : {DType::F32, DType::F64})
+    for (const SgdStep& step : steps)
+      for (bool first : {true, false}) {
+        std::vector<backends::cpu::CpuTensor> cp, cg, cv;
+        std::vector<VulkanTensor> vp, vg, vv;
+        for (const Shape& s : shapes) {
+          auto random = [&] { return Cpu::float_random(s, Distribution::uniform(-1, 1), {}, dtype); };
+          cp.push_back(random()), cg.push_back(random());
+          vp.push_back(to_vulkan(cp.back())), vg.push_back(to_vulkan(cg.back()));
+          if (!first) cv.push_back(random()), vv.push_back(to_vulkan(cv.back()));
+        }
+        uint64_t before = vk::work_stats(0).dispatches;
+        auto expected = ModuleOpsOf<Cpu>::sgd_update_many(cp, cg, cv, step);
+        auto actual = ModuleOpsOf<Vulkan>::sgd_update_many(vp, vg, vv, step);
+        EXPECT_EQ(vk::work_stats(0).dispatches - before, 1u);
+        for (size_t i = 0; i < shapes.size(); ++i) {
+          Tolerance tol{1e-6, 1e-6};
+          Cpu::float_into_data(expected[i].param).assert_approx_eq(Vulkan::float_into_data(actual[i].param), tol);
+          ASSERT_EQ(expected[i].velocity.has_value(), actual[i].velocity.has_value());
+          if (expected[i].velocity)
+            Cpu::float_into_data(*expected[i].velocity)
+                .assert_approx_eq(Vulkan::float_into_data(*actual[i].velocity), tol);
+        }
+      }
+}
+
 // Views that start past their buffer's first element (a narrowed batch) reach the kernels that take bare buffer
 // addresses (pooling, convolution windows, index ops, adaptive pooling) with their values, not the buffer's first.
 TEST(VulkanBackend, OffsetViewsReachAddressOnlyKernels) {

@@ -28,6 +28,10 @@ std::vector<AdamUpdate<VulkanTensor>> adam_update_many(std::vector<VulkanTensor>
 AdamUpdate<VulkanTensor> adam_update(VulkanTensor param, VulkanTensor grad, VulkanTensor moment_1,
                                      VulkanTensor moment_2, double lr, double beta_1, double beta_2, double epsilon,
                                      double weight_decay, bool decoupled, double step);
+/// SGD steps of several parameters in one dispatch per dtype; velocities empty (first step) or one per parameter.
+std::vector<SgdUpdate<VulkanTensor>> sgd_update_many(std::vector<VulkanTensor> params,
+                                                     std::vector<VulkanTensor> grads,
+                                                     std::vector<VulkanTensor> velocities, const SgdStep& step);
 }  // namespace kernels
 
 /// Vulkan devices through compute shaders: devices VulkanDevice{index}.
@@ -65,6 +69,13 @@ struct Vulkan : VulkanStridedKernelOps {
                                                                        const AdamStep& step) {
     return kernels::adam_update_many(std::move(params), std::move(grads), std::move(moments_1),
                                      std::move(moments_2), step);
+  }
+  /// The multi-tensor SGD step (momentum, dampening, nesterov, weight decay) in one dispatch per dtype.
+  static std::vector<SgdUpdate<VulkanTensor>> module_sgd_update_many(std::vector<VulkanTensor> params,
+                                                                     std::vector<VulkanTensor> grads,
+                                                                     std::vector<VulkanTensor> velocities,
+                                                                     const SgdStep& step) {
+    return kernels::sgd_update_many(std::move(params), std::move(grads), std::move(velocities), step);
   }
 };
 
