@@ -304,7 +304,7 @@ Context::~Context() {
   try {
     synchronize();
   } catch (...) {}
-  for (auto* list : {&free_device_, &free_host_, &free_params_})
+  for (auto* list : {&free_device_, &free_host_})
     for (auto& [size, block] : *list) destroy_block(block);
   for (auto* q : {&in_flight_, &idle_})
     for (auto& b : *q) {
@@ -479,7 +479,7 @@ void Context::barrier(VkCommandBuffer cmd) {
 void Context::reclaim(Batch& batch) {
   profiler_.collect(batch.times);
   for (auto& block : batch.staging) free_host_.emplace(block.capacity, block);
-  for (auto& block : batch.arena) free_params_.emplace(block.capacity, block);
+  for (auto& block : batch.arena) free_host_.emplace(block.capacity, block);
   batch.staging.clear();
   batch.arena.clear();
   batch.arena_used = 0;
@@ -592,26 +592,13 @@ void Context::dispatch_with_params(const std::string& shader, std::span<const in
 
 VkDeviceAddress Context::params_locked(const void* data, size_t bytes) {
   Batch& b = current();
-  size_t words = (bytes + 3) / 4 * 4, at = (b.arena_used + 15) / 16 * 16;
-  if (b.arena.empty() || at + words > b.arena.back().capacity) {
-    size_t want = std::max(words, kArenaChunk);
-    auto it = free_params_.lower_bound(want);
-    if (it != free_params_.end()) {
-      b.arena.push_back(it->second);
-      free_params_.erase(it);
-    } else {
-      b.arena.push_back(create_block(want, false));
-    }
+  size_t at = (b.arena_used + 15) / 16 * 16;
+  if (b.arena.empty() || at + bytes > b.arena.back().capacity) {
+    b.arena.push_back(take_host_block(std::max(bytes, kArenaChunk)));
     at = 0;
   }
-  // In device memory, written from the command buffer: every workgroup reads the block, which in host memory would
-  // cost each read a PCIe round trip (the Adam table's lookups took 22 µs per step so).
-  std::vector<std::byte> padded(words);
-  std::memcpy(padded.data(), data, bytes);
-  for (size_t done = 0; done < words; done += kUpdateLimit)
-    vkCmdUpdateBuffer(b.cmd, b.arena.back().buffer, at + done, std::min(kUpdateLimit, words - done),
-                      padded.data() + done);
-  b.arena_used = at + words;
+  std::memcpy(b.arena.back().mapped + at, data, bytes);
+  b.arena_used = at + bytes;
   return b.arena.back().address + at;
 }
 
@@ -695,11 +682,10 @@ void Context::reset_peak() {
 void Context::release_cached() {
   std::lock_guard lock(mutex_);
   wait_locked();
-  for (auto* list : {&free_device_, &free_host_, &free_params_})
+  for (auto* list : {&free_device_, &free_host_})
     for (auto& [size, block] : *list) destroy_block(block);
   free_device_.clear();
   free_host_.clear();
-  free_params_.clear();
   stats_.cached = 0;
 }
 

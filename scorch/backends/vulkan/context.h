@@ -59,7 +59,7 @@ class Context {
   /// Records a dispatch of shader (specialized by spec) with push constants and groups.
   void dispatch(const std::string& shader, std::span<const int32_t> spec, const void* push, uint32_t push_bytes,
                 uint32_t groups_x, uint32_t groups_y = 1, uint32_t groups_z = 1);
-  /// The same with a parameter block: params is written (by the command buffer) into a device-memory arena,
+  /// The same with a parameter block: params is copied into the arena of the command buffer the dispatch goes into,
   /// and its device address replaces the push constants' first 8 bytes (both under one lock).
   void dispatch_with_params(const std::string& shader, std::span<const int32_t> spec, const void* params,
                             size_t params_bytes, const void* push, uint32_t push_bytes, uint32_t groups_x,
@@ -91,14 +91,13 @@ class Context {
     VkFence fence = VK_NULL_HANDLE;
     uint32_t commands = 0;
     std::vector<Block> staging;  // host blocks freed when the batch completes
-    std::vector<Block> arena;    // parameter chunks (device memory), the last one being filled
+    std::vector<Block> arena;    // parameter chunks, the last one being filled
     size_t arena_used = 0;
     BatchTimes times;  // its dispatches' timestamps (SCORCH_VULKAN_PROFILE=1)
   };
   static constexpr uint32_t kBatch = 256;
   static constexpr size_t kMaxInFlight = 16;  // batches queued ahead of the device before recording waits
   static constexpr size_t kArenaChunk = 256 * 1024;
-  static constexpr size_t kUpdateLimit = 65536;  // vkCmdUpdateBuffer's most bytes per command
 
   void create_device();
   void create_pools();  // the command pool, the pipeline layout, the memory types and the status words
@@ -133,7 +132,7 @@ class Context {
   float timestamp_period_ = 1;  // nanoseconds per timestamp tick
   std::unordered_map<std::string, VkShaderModule> modules_;
   std::unordered_map<std::string, VkPipeline> pipelines_;
-  std::multimap<size_t, Block> free_device_, free_host_, free_params_;  // free_params_: parameter arena chunks
+  std::multimap<size_t, Block> free_device_, free_host_;
   Block status_;  // host-visible: {flag, mode, index, dim size}
   std::unique_ptr<Batch> recording_;
   std::deque<std::unique_ptr<Batch>> in_flight_, idle_;
