@@ -93,7 +93,8 @@ struct CoopShader {
 };
 // 128×256 tiles (eight subgroups, one shared buffer) for products of 256 columns or more, else 128×128 (four
 // subgroups, two buffers). On an H200, f16 4096³: 0.82 ms against 1.06 ms for 128×128, 1.50 ms for 64-deep slices,
-// 0.85 ms for 256×128, and with 16-deep slices (two buffers fit in 48 KiB) 1.04 ms for 128×256, 1.53 ms for 128×128.
+// 0.85 ms for 256×128, with 16-deep slices (two buffers fit in 48 KiB) 1.04 ms for 128×256, 1.53 ms for 128×128,
+// and with fragments loaded straight from the operands (no shared staging, no barriers) 2.73 ms.
 CoopShader coop_shader(size_t n) {
   return n >= 256 ? CoopShader{"matmul_coop_n256", 128, 256} : CoopShader{"matmul_coop", 128, 128};
 }
