@@ -126,7 +126,9 @@ TEST(VulkanBackend, MatmulMatchesCpuOverSizesViewsBatchesAndDTypes) {
                              {{1, 1, 4, 0}, {1, 1, 0, 3}, false},
                              // split-K: few output tiles, long k (slices summed afterwards)
                              {{1, 2, 5, 1100}, {1, 2, 1100, 7}, false},
-                             {{2, 1, 40, 700}, {1, 1, 9, 700}, true}};
+                             {{2, 1, 40, 700}, {1, 1, 9, 700}, true},
+                             // f16/bf16 off the tensor cores: widened to f32 first (k ≥ 256, m·n ≥ 65536)
+                             {{1, 1, 256, 300}, {1, 1, 300, 260}, false}};
   for (DType d : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
     for (const auto& c : cases) {
       auto a = Tensor<Cpu, 4>::random(c.a, Distribution::uniform(-1, 1)).cast(d);
