@@ -58,15 +58,30 @@ void check_update_list(const char* op, const std::vector<T>& params, const std::
   }
 }
 
+/// Throws unless the gradients and both moments lists hold one tensor of each parameter's shape (check_update_list).
+template <class T>
+void check_adam_lists(const char* op, const std::vector<T>& params, const std::vector<T>& grads,
+                      const std::vector<T>& moments_1, const std::vector<T>& moments_2) {
+  check_update_list(op, params, grads, "gradients");
+  check_update_list(op, params, moments_1, "first moments");
+  check_update_list(op, params, moments_2, "second moments");
+}
+
+/// One parameter's Adam/AdamW step as a backend's multi-tensor step `many` over the list of one.
+template <class T, class Many>
+AdamUpdate<T> adam_update_as_list(Many many, T param, T grad, T moment_1, T moment_2, const AdamStep& step) {
+  auto one = [](T x) { return std::vector<T>{std::move(x)}; };
+  return many(one(std::move(param)), one(std::move(grad)), one(std::move(moment_1)), one(std::move(moment_2)),
+              step)[0];
+}
+
 /// Adam/AdamW steps of several parameters (module_adam_update on each).
 template <class B>
 std::vector<AdamUpdate<typename B::FloatTensor>> module_adam_update_many(
     std::vector<typename B::FloatTensor> params, std::vector<typename B::FloatTensor> grads,
     std::vector<typename B::FloatTensor> moments_1, std::vector<typename B::FloatTensor> moments_2,
     const AdamStep& s) {
-  check_update_list("adam_update_many", params, grads, "gradients");
-  check_update_list("adam_update_many", params, moments_1, "first moments");
-  check_update_list("adam_update_many", params, moments_2, "second moments");
+  check_adam_lists("adam_update_many", params, grads, moments_1, moments_2);
   std::vector<AdamUpdate<typename B::FloatTensor>> out;
   out.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i)

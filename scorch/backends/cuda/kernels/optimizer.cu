@@ -231,17 +231,15 @@ void* raw(T& t) { return t.numel() ? t.raw() : nullptr; }
 
 AdamUpdate<T> adam_update(T param, T grad, T moment_1, T moment_2, double lr, double beta_1, double beta_2,
                           double epsilon, double weight_decay, bool decoupled, double step) {
-  auto one = [](T x) { return std::vector<T>{std::move(x)}; };
-  return adam_update_many(one(std::move(param)), one(std::move(grad)), one(std::move(moment_1)),
-                          one(std::move(moment_2)), {lr, beta_1, beta_2, epsilon, weight_decay, decoupled, step})[0];
+  return provided::adam_update_as_list<T>(adam_update_many, std::move(param), std::move(grad), std::move(moment_1),
+                                          std::move(moment_2),
+                                          {lr, beta_1, beta_2, epsilon, weight_decay, decoupled, step});
 }
 
 std::vector<AdamUpdate<T>> adam_update_many(std::vector<T> params, std::vector<T> grads, std::vector<T> moments_1,
                                             std::vector<T> moments_2, const AdamStep& s) {
   const char* op = "adam_update_many";
-  provided::check_update_list(op, params, grads, "gradients");
-  provided::check_update_list(op, params, moments_1, "first moments");
-  provided::check_update_list(op, params, moments_2, "second moments");
+  provided::check_adam_lists(op, params, grads, moments_1, moments_2);
   std::vector<AdamUpdate<T>> out(params.size());
   auto pointers = [&](size_t i, DType dtype) -> std::array<void*, 7> {
     T p = contiguous(std::move(params[i])), g = dense(std::move(grads[i]), dtype);
