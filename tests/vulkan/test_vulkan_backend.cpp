@@ -437,15 +437,17 @@ TEST(VulkanBackend, ResamplingAndTransposedConvolutionRunOnTheDevice) {
   auto x = Cpu::float_random(Shape{2, 4, 5, 6}, Distribution::normal(0, 1), {}, DType::F32);
   auto w = Cpu::float_random(Shape{4, 3, 3, 2}, Distribution::normal(0, 1), {}, DType::F32);
   auto b = Cpu::float_random(Shape{6}, Distribution::normal(0, 1), {}, DType::F32);
-  ConvSpec spec{{2, 3}, {1, 0}, {1, 2}, {1, 2}, 2};
-  auto y = Cpu::module_conv_transpose(x, w, b, spec);
-  agree(y, Vulkan::module_conv_transpose(device(x), device(w), device(b), spec));
-  auto g = Cpu::float_random(y.shape(), Distribution::normal(0, 1), {}, DType::F32);
-  auto cg = Cpu::module_conv_transpose_backward(x, w, true, g, spec);
-  auto vg = Vulkan::module_conv_transpose_backward(device(x), device(w), true, device(g), spec);
-  agree(cg.x, vg.x);
-  agree(cg.weight, vg.weight);
-  agree(*cg.bias, *vg.bias);
+  // the second: padding_out ≥ stride (allowed below the dilation), so conv_out of the output overshoots x's extent
+  for (ConvSpec spec : {ConvSpec{{2, 3}, {1, 0}, {1, 2}, {1, 2}, 2}, ConvSpec{{1, 1}, {0, 1}, {2, 2}, {1, 1}, 1}}) {
+    auto y = Cpu::module_conv_transpose(x, w, b, spec);
+    agree(y, Vulkan::module_conv_transpose(device(x), device(w), device(b), spec));
+    auto g = Cpu::float_random(y.shape(), Distribution::normal(0, 1), {}, DType::F32);
+    auto cg = Cpu::module_conv_transpose_backward(x, w, true, g, spec);
+    auto vg = Vulkan::module_conv_transpose_backward(device(x), device(w), true, device(g), spec);
+    agree(cg.x, vg.x);
+    agree(cg.weight, vg.weight);
+    agree(*cg.bias, *vg.bias);
+  }
   PoolSpec windows{{3, 2}, {2, 1}, {1, 1}, {1, 2}, false, true};
   auto cols = Cpu::module_unfold(x, windows);
   agree(cols, Vulkan::module_unfold(device(x), windows));
@@ -539,7 +541,8 @@ TEST(VulkanBackend, SgdStepsEveryParameterInOneDispatch) {
 }
 
 // Views that start past their buffer's first element (a narrowed batch) reach the kernels that take bare buffer
-// addresses (pooling, convolution windows, index ops, adaptive pooling) with their values, not the buffer's first.
+// addresses (pooling, convolution windows, index ops, adaptive pooling, optimizer steps) with their values, not the
+// buffer's first.
 TEST(VulkanBackend, OffsetViewsReachAddressOnlyKernels) {
   SCORCH_REQUIRE_VULKAN();
   auto whole = Tensor<Cpu, 4>::random({3, 2, 6, 5}, Distribution::normal(0, 1));
@@ -564,6 +567,17 @@ TEST(VulkanBackend, OffsetViewsReachAddressOnlyKernels) {
   auto idx = Tensor<Cpu, 1, Int>::from_data(TensorData(std::vector<int64_t>{4, 0, 2}, Shape{3}));
   auto vidx = Tensor<Vulkan, 1, Int>::from_data(idx.to_data());
   EXPECT_EQ(vx.select(3, vidx).to_data(), x.select(3, idx).to_data());
+  // the optimizer steps' operands (a narrowed parameter, gradient and moments)
+  AdamStep adam{1e-2, 0.9, 0.999, 1e-8, 0, false, 1};
+  auto cx = x.primitive();
+  auto vxp = vx.primitive();
+  auto expected = ModuleOpsOf<Cpu>::adam_update_many({cx}, {cx}, {cx}, {Cpu::float_abs(cx)}, adam);
+  auto actual = ModuleOpsOf<Vulkan>::adam_update_many({vxp}, {vxp}, {vxp}, {Vulkan::float_abs(vxp)}, adam);
+  Cpu::float_into_data(expected[0].param).assert_approx_eq(Vulkan::float_into_data(actual[0].param), averages);
+  SgdStep sgd{0.1, 0, 0.9, 0, true, false};
+  auto sgd_expected = ModuleOpsOf<Cpu>::sgd_update_many({cx}, {cx}, {cx}, sgd);
+  auto sgd_actual = ModuleOpsOf<Vulkan>::sgd_update_many({vxp}, {vxp}, {vxp}, sgd);
+  Cpu::float_into_data(sgd_expected[0].param).assert_approx_eq(Vulkan::float_into_data(sgd_actual[0].param), averages);
 }
 
 TEST(VulkanBackend, HostRunKernelsAreCountedAndAgree) {

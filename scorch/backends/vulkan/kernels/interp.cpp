@@ -80,7 +80,8 @@ T interpolate(T x, const InterpolateSpec& spec) {
 
 T interpolate_backward(T x, T grad, const InterpolateSpec& spec) {
   InterpPush p = interp_geometry(x.shape(), spec);
-  if (exceeds_loop_cap(context_of(x), gather_iterations(p)))
+  size_t rounds = (x.numel() + 65535 * 256 - 1) / (65535 * 256);  // input positions per invocation (grid stride)
+  if (exceeds_loop_cap(context_of(x), gather_iterations(p) * std::max<size_t>(rounds, 1)))
     return host::run<T>(
         "interpolate_backward", [](auto&&... a) { return cpu::kernels::interpolate_backward(a...); }, x, grad, spec);
   grad = dense_from_start(cast(std::move(grad), x.dtype()));

@@ -217,7 +217,7 @@ T matmul(T a, T b) {
   for (const T* x : {&a, &b, &out}) check_index_range("matmul", *x);
   size_t count = batch.num_elements();
   if (coop_matmul(a, b, out, *sa, *sb, count)) return out;
-  if (DType d = a.dtype(); widen_first(d, m, n, k))
+  if (DType d = a.dtype(); widen_first(d, m, n, k))  // (out, unused, returns to the pool)
     return cast(matmul(cast(std::move(a), DType::F32), cast(std::move(b), DType::F32)), d);
   MatmulPush p = plain_push(a, b, out, *sa, *sb);
   // 128-row tiles, or 32-row ones (the _short variants) for products of up to 32 rows.

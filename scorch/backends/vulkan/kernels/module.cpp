@@ -44,7 +44,10 @@ struct ConvGeometry {
   Shape out_shape;
 };
 
-ConvGeometry geometry(const Shape& x, const Shape& w, const ConvSpec& spec) {
+// The convolution of x by w under spec; its output's spatial dims are out_dims where given (a transposed convolution's
+// input, whose extent padding_out may leave short of conv_out's), else conv_out's.
+ConvGeometry geometry(const Shape& x, const Shape& w, const ConvSpec& spec,
+                      const std::vector<size_t>* out_dims = nullptr) {
   ConvGeometry geo;
   size_t s = x.rank() - 2;
   geo.n = x[0];
@@ -55,8 +58,9 @@ ConvGeometry geometry(const Shape& x, const Shape& w, const ConvSpec& spec) {
   geo.out_shape[1] = geo.o;
   std::vector<size_t> out(s);
   for (size_t d = 0; d < s; ++d) {
-    out[d] = static_cast<size_t>(
-        module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d], spec.dilation[d]));
+    out[d] = out_dims ? (*out_dims)[d]
+                      : static_cast<size_t>(module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d],
+                                                                    spec.padding[d], spec.dilation[d]));
     geo.out_shape[d + 2] = out[d];
   }
   WindowParams& p = geo.p;
@@ -205,7 +209,8 @@ T conv_transpose(T x, T w, std::optional<T> bias, const ConvSpec& spec) {
   x = contiguous(cast(std::move(x), cd));
   w = contiguous(cast(std::move(w), cd));
   Shape y_shape = transposed_shape(x.shape(), w.shape(), spec);
-  ConvGeometry geo = geometry(y_shape, w.shape(), spec);
+  std::vector<size_t> x_dims(x.shape().begin() + 2, x.shape().end());
+  ConvGeometry geo = geometry(y_shape, w.shape(), spec, &x_dims);
   T y = data_gradient(geo, w, reshaped(x, Shape{geo.n, geo.g, geo.o / geo.g, geo.l}), y_shape);
   return cast(bias_added(std::move(y), bias, cd), d);
 }
@@ -217,7 +222,8 @@ ConvGradients<T> conv_transpose_backward(T x, T w, bool has_bias, T grad, const 
   x = contiguous(cast(std::move(x), cd));
   w = contiguous(cast(std::move(w), cd));
   grad = dense_from_start(cast(std::move(grad), cd));
-  ConvGeometry geo = geometry(grad.shape(), w_shape, spec);
+  std::vector<size_t> x_dims(x_shape.begin() + 2, x_shape.end());
+  ConvGeometry geo = geometry(grad.shape(), w_shape, spec, &x_dims);
   size_t og = geo.o / geo.g, ck = geo.c / geo.g * geo.k;
   T dx = reshaped(window_product(geo, reshaped(w, Shape{1, geo.g, og, ck}), grad, false), x_shape);
   T x_g = reshaped(x, Shape{geo.n, geo.g, og, geo.l});

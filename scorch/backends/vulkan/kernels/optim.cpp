@@ -111,7 +111,8 @@ class StepGroups {
   std::map<std::pair<int, DType>, std::pair<detail::Context*, std::vector<StepOperands>>> groups_;
 };
 
-T dense(T x, DType dtype) { return contiguous(x.dtype() == dtype ? std::move(x) : cast(std::move(x), dtype)); }
+// x in dtype, contiguous from its buffer's start: optim.comp takes bare buffer addresses.
+T dense(T x, DType dtype) { return dense_from_start(x.dtype() == dtype ? std::move(x) : cast(std::move(x), dtype)); }
 
 // A tensor of shape and dtype for a result computed from x: x itself when it may be overwritten.
 T output_for(const T& x, const Shape& shape, DType dtype) {

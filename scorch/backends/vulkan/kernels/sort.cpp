@@ -42,6 +42,9 @@ void sort_on_device(const char* name, const T& x, size_t dim, bool descending, c
     ctx.dispatch(shader, spec, &p, sizeof(p), std::min<uint32_t>(groups, 65535));
   };
   if (padded <= kBlock) return run(kWholeLane, static_cast<uint32_t>(p.lanes));
+  if (static_cast<size_t>(p.lanes) * padded > (size_t{1} << 31) - 1)
+    throw DeviceError(name, "lanes of " + std::to_string(n) + " values padded to " + std::to_string(padded) + " (" +
+                                x.shape().to_string() + ") pass the 2^31 elements a Vulkan sort's scratch indexes");
   T keys(Shape{static_cast<size_t>(p.lanes), padded}, x.dtype(), x.device());
   T order(Shape{static_cast<size_t>(p.lanes), padded}, DType::I32, x.device());
   check_index_range(name, keys);

@@ -2,8 +2,9 @@
 // Interpolation of [planes, depth, height, width] (1d and 2d right-aligned with unit dims) with the coordinate rules of
 // the Cpu backend's kernels/interpolate.cpp (nearest, linear, cubic with a = -0.75; align_corners):
 // MODE 0 forward: out = Σ wz·(Σ wy·(Σ wx·x)) over the output's taps, innermost first;
-// MODE 1 input gradient: each input position gathers w·grad from the outputs whose taps reach it, in output order
-// (no atomics, so every dtype and device, deterministic).
+// MODE 1 input gradient: each input position gathers w·grad from the outputs whose taps reach it, in the order the
+// Cpu's scatter adds them (no atomics, so every dtype and device, deterministic; weights in the compute type, where
+// the Cpu computes them in double: ulp-level differences in f32).
 #include "common.glsl"
 
 layout(local_size_x = 256) in;
@@ -126,23 +127,21 @@ void backward(int i) {
   ivec2 z = reaching(0, at.x), y = reaching(1, at.y), x = reaching(2, at.z);
   int base = plane * count3(pc.out_size);
   VF acc = VF(0);
-  // every tap separately, as the Cpu's scatter adds them: clamped taps of opposite weights turn ±inf into NaN
+  // outputs in order, each one's taps as the Cpu's scatter adds them, every tap separately: clamped taps of opposite
+  // weights turn ±inf into NaN there too
   for (int oz = z.x; oz <= z.y; ++oz) {
     Taps tz = axis_taps(0, oz);
-    for (int a = 0; a < tz.count; ++a) {
-      if (tz.index[a] != at.x) continue;
-      for (int oy = y.x; oy <= y.y; ++oy) {
-        Taps ty = axis_taps(1, oy);
-        int line = base + (oz * pc.out_size[1] + oy) * pc.out_size[2];
-        for (int b = 0; b < ty.count; ++b) {
-          if (ty.index[b] != at.y) continue;
-          for (int ox = x.x; ox <= x.y; ++ox) {
-            Taps tx = axis_taps(2, ox);
-            VF g = load_f(pc.src_addr, DT, line + ox);
+    for (int oy = y.x; oy <= y.y; ++oy) {
+      Taps ty = axis_taps(1, oy);
+      int line = base + (oz * pc.out_size[1] + oy) * pc.out_size[2];
+      for (int ox = x.x; ox <= x.y; ++ox) {
+        Taps tx = axis_taps(2, ox);
+        VF g = load_f(pc.src_addr, DT, line + ox);
+        for (int a = 0; a < tz.count; ++a)
+          for (int b = 0; b < ty.count; ++b)
             for (int c = 0; c < tx.count; ++c)
-              if (tx.index[c] == at.z) acc += tz.weight[a] * ty.weight[b] * tx.weight[c] * g;
-          }
-        }
+              if (tz.index[a] == at.x && ty.index[b] == at.y && tx.index[c] == at.z)
+                acc += tz.weight[a] * ty.weight[b] * tx.weight[c] * g;
       }
     }
   }
