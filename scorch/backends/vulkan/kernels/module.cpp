@@ -59,8 +59,8 @@ ConvGeometry geometry(const Shape& x, const Shape& w, const ConvSpec& spec,
   std::vector<size_t> out(s);
   for (size_t d = 0; d < s; ++d) {
     out[d] = out_dims ? (*out_dims)[d]
-                      : static_cast<size_t>(module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d],
-                                                                    spec.padding[d], spec.dilation[d]));
+                      : static_cast<size_t>(module_shapes::conv_out(x[d + 2], w[d + 2], spec.stride[d], spec.padding[d],
+                                                                    spec.dilation[d]));
     geo.out_shape[d + 2] = out[d];
   }
   WindowParams& p = geo.p;
