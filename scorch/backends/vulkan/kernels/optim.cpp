@@ -15,7 +15,7 @@ using T = VulkanTensor;
 
 namespace {
 
-constexpr int64_t kChunk = 4096;        // values per workgroup (optim.comp's CHUNK)
+constexpr int64_t kChunk = 4096;       // values per workgroup (optim.comp's CHUNK)
 constexpr int64_t kMaxGroups = 65535;  // workgroups per dispatch
 
 enum Mode : int32_t { kAdam = 0, kSgd = 1 };
@@ -138,10 +138,10 @@ std::vector<AdamUpdate<T>> adam_update_many(std::vector<T> params, std::vector<T
     params[i] = std::move(p), grads[i] = std::move(g), moments_1[i] = std::move(m), moments_2[i] = std::move(v);
   }
   int32_t flags = (s.decoupled ? kDecoupled : 0) | (s.weight_decay != 0 ? kDecays : 0);
-  groups.run(kAdam, step_header({s.lr, s.beta_1, s.beta_2, 1.0 - s.beta_1, 1.0 - s.beta_2, s.epsilon,
-                                 s.weight_decay, s.lr * s.weight_decay, 1.0 - std::pow(s.beta_1, s.step),
-                                 1.0 - std::pow(s.beta_2, s.step)},
-                                flags));
+  groups.run(kAdam,
+             step_header({s.lr, s.beta_1, s.beta_2, 1.0 - s.beta_1, 1.0 - s.beta_2, s.epsilon, s.weight_decay,
+                          s.lr * s.weight_decay, 1.0 - std::pow(s.beta_1, s.step), 1.0 - std::pow(s.beta_2, s.step)},
+                         flags));
   return out;
 }
 
