@@ -29,8 +29,7 @@ AdamUpdate<VulkanTensor> adam_update(VulkanTensor param, VulkanTensor grad, Vulk
                                      VulkanTensor moment_2, double lr, double beta_1, double beta_2, double epsilon,
                                      double weight_decay, bool decoupled, double step);
 /// SGD steps of several parameters in one dispatch per dtype; velocities empty (first step) or one per parameter.
-std::vector<SgdUpdate<VulkanTensor>> sgd_update_many(std::vector<VulkanTensor> params,
-                                                     std::vector<VulkanTensor> grads,
+std::vector<SgdUpdate<VulkanTensor>> sgd_update_many(std::vector<VulkanTensor> params, std::vector<VulkanTensor> grads,
                                                      std::vector<VulkanTensor> velocities, const SgdStep& step);
 }  // namespace kernels
 
@@ -56,10 +55,9 @@ struct Vulkan : VulkanStridedKernelOps {
   /// The Adam/AdamW step in one dispatch (kernels/optim.cpp) in place of backend/provided's ~16 per parameter.
   static AdamUpdate<VulkanTensor> module_adam_update(VulkanTensor param, VulkanTensor grad, VulkanTensor moment_1,
                                                      VulkanTensor moment_2, double lr, double beta_1, double beta_2,
-                                                     double epsilon, double weight_decay, bool decoupled,
-                                                     double step) {
-    return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr,
-                                beta_1, beta_2, epsilon, weight_decay, decoupled, step);
+                                                     double epsilon, double weight_decay, bool decoupled, double step) {
+    return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr, beta_1,
+                                beta_2, epsilon, weight_decay, decoupled, step);
   }
   /// The multi-tensor step: one dispatch per dtype for every parameter of a model (up to 268M values each).
   static std::vector<AdamUpdate<VulkanTensor>> module_adam_update_many(std::vector<VulkanTensor> params,
@@ -67,8 +65,8 @@ struct Vulkan : VulkanStridedKernelOps {
                                                                        std::vector<VulkanTensor> moments_1,
                                                                        std::vector<VulkanTensor> moments_2,
                                                                        const AdamStep& step) {
-    return kernels::adam_update_many(std::move(params), std::move(grads), std::move(moments_1),
-                                     std::move(moments_2), step);
+    return kernels::adam_update_many(std::move(params), std::move(grads), std::move(moments_1), std::move(moments_2),
+                                     step);
   }
   /// The multi-tensor SGD step (momentum, dampening, nesterov, weight decay) in one dispatch per dtype.
   static std::vector<SgdUpdate<VulkanTensor>> module_sgd_update_many(std::vector<VulkanTensor> params,
