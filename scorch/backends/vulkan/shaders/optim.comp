@@ -57,54 +57,43 @@ int tensor_of(StepParams p, int group) {
   return lo;
 }
 
-// The header's coefficients and flags, read once into registers (the block lives in host-visible memory).
-struct Coefficients {
-  VF c[10];
-  int flags;
-};
-
-Coefficients coefficients(StepParams p) {
-  Coefficients k;
-  for (int i = 0; i < 10; ++i) k.c[i] = coefficient(p, i);
-  k.flags = p.flags;
-  return k;
-}
-
-void adam_step(Coefficients k, StepTensor t, int i) {
-  bool decoupled = (k.flags & DECOUPLED) != 0, decays = (k.flags & DECAYS) != 0;
+void adam_step(StepParams p, StepTensor t, int i) {
+  VF lr = coefficient(p, LR), beta_1 = coefficient(p, BETA_1), beta_2 = coefficient(p, BETA_2);
+  VF eps = coefficient(p, EPSILON), c_1 = coefficient(p, CORRECTION_1), c_2 = coefficient(p, CORRECTION_2);
+  bool decoupled = (p.flags & DECOUPLED) != 0, decays = (p.flags & DECAYS) != 0;
   VF theta = load_f(t.addr[0], DT, i), g = load_f(t.addr[1], DT, i);
   VF m = load_f(t.addr[2], DT, i), v = load_f(t.addr[3], DT, i);
-  if (decays && !decoupled) g += theta * k.c[WEIGHT_DECAY];
-  m = m * k.c[BETA_1] + g * k.c[ONE_MINUS_BETA_1];
-  v = v * k.c[BETA_2] + g * g * k.c[ONE_MINUS_BETA_2];
-  VF direction = (m / k.c[CORRECTION_1]) / (sqrt(v / k.c[CORRECTION_2]) + k.c[EPSILON]);
-  if (decays && decoupled) theta -= theta * k.c[LR_WEIGHT_DECAY];
-  theta -= direction * k.c[LR];
+  if (decays && !decoupled) g += theta * coefficient(p, WEIGHT_DECAY);
+  m = m * beta_1 + g * coefficient(p, ONE_MINUS_BETA_1);
+  v = v * beta_2 + g * g * coefficient(p, ONE_MINUS_BETA_2);
+  VF direction = (m / c_1) / (sqrt(v / c_2) + eps);
+  if (decays && decoupled) theta -= theta * coefficient(p, LR_WEIGHT_DECAY);
+  theta -= direction * lr;
   store_f(t.addr[4], DT, i, theta);
   store_f(t.addr[5], DT, i, m);
   store_f(t.addr[6], DT, i, v);
 }
 
-void sgd_step(Coefficients k, StepTensor t, int i) {
-  VF theta = load_f(t.addr[0], DT, i), g = load_f(t.addr[1], DT, i), momentum = k.c[MOMENTUM];
-  if ((k.flags & DECAYS) != 0) g += theta * k.c[WEIGHT_DECAY];
-  if ((k.flags & WITH_MOMENTUM) != 0) {
+void sgd_step(StepParams p, StepTensor t, int i) {
+  VF theta = load_f(t.addr[0], DT, i), g = load_f(t.addr[1], DT, i), momentum = coefficient(p, MOMENTUM);
+  if ((p.flags & DECAYS) != 0) g += theta * coefficient(p, WEIGHT_DECAY);
+  if ((p.flags & WITH_MOMENTUM) != 0) {
     VF v = g;
-    if ((k.flags & HAS_VELOCITY) != 0) v = load_f(t.addr[2], DT, i) * momentum + g * k.c[ONE_MINUS_DAMPENING];
-    g = (k.flags & NESTEROV) != 0 ? g + v * momentum : v;
+    if ((p.flags & HAS_VELOCITY) != 0)
+      v = load_f(t.addr[2], DT, i) * momentum + g * coefficient(p, ONE_MINUS_DAMPENING);
+    g = (p.flags & NESTEROV) != 0 ? g + v * momentum : v;
     store_f(t.addr[4], DT, i, v);
   }
-  store_f(t.addr[3], DT, i, theta - g * k.c[LR]);
+  store_f(t.addr[3], DT, i, theta - g * coefficient(p, LR));
 }
 
 void main() {
   StepParams p = StepParams(pc.params);
   int group = int(gl_WorkGroupID.x);
   StepTensor t = p.tensors[tensor_of(p, group)];
-  Coefficients k = coefficients(p);
   int start = (group - t.first_group) * CHUNK, end = min(start + CHUNK, t.numel);
   for (int i = start + int(gl_LocalInvocationID.x); i < end; i += 256) {
-    if (MODE == 0) adam_step(k, t, i);
-    else sgd_step(k, t, i);
+    if (MODE == 0) adam_step(p, t, i);
+    else sgd_step(p, t, i);
   }
 }

@@ -22,18 +22,8 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Win
 };
 layout(push_constant) uniform Push { uvec2 params; } pc;
 
-// The parameter block (host-visible memory) read once into registers: the loops below would otherwise reload it, as
-// the compiler cannot prove the stores to the output leave it unchanged.
-struct Geometry {
-  uvec2 x_addr, cols_addr;
-  int total;
-  int in_size[3], out_size[3], kernel[3], stride[3], padding[3], dilation[3];
-};
-
 void main() {
-  WindowParams block = WindowParams(pc.params);
-  Geometry p = Geometry(block.x_addr, block.cols_addr, block.total, block.in_size, block.out_size, block.kernel,
-                        block.stride, block.padding, block.dilation);
+  WindowParams p = WindowParams(pc.params);
   int k_count = p.kernel[0] * p.kernel[1] * p.kernel[2];
   int l_count = p.out_size[0] * p.out_size[1] * p.out_size[2];
   int in_count = p.in_size[0] * p.in_size[1] * p.in_size[2];
