@@ -570,6 +570,44 @@ template <class B> struct GeneratedOps {{
 """
 
 
+def router_op(op):
+    """Router<Bs...>'s op: finds the backend that owns the operands (router::place), unwraps them as that backend's
+    (router::take<K>), runs the op there (its own or backend/provided's) and wraps the result (router::Wrap);
+    to_device between backends moves the values (router::move_to)."""
+    decl = decl_params(op, f="F", i="I", bt="Bt", device="Device")
+    if op.name == "to_device":
+        return (f"  static {op.result} {op.full}({decl}) {{\n"
+                f"    return router::move_to(std::move(x), device);\n  }}")
+    names = ", ".join(n for _, n in op.params)
+    args = ", ".join(f"router::take<K>(std::move({n}))" for _, n in op.params)
+    target = fusion_target(op).replace("<B>", "<router::Nth<K, Bs...>>").replace("<B, ", "<router::Nth<K, Bs...>, ")
+    return (f"  static {op.result} {op.full}({decl}) {{\n"
+            f"    return router::route<Bs...>(router::place<Bs...>(\"{op.full}\", {names}), [&]<size_t K>() {{\n"
+            f"      return router::Wrap<{op.result}>::template from<K>({target}({args}));\n"
+            f"    }});\n  }}")
+
+
+def gen_router(ops):
+    return f"""#pragma once
+{HEADER}// Router<Bs...>'s ops: every op of the table, written out. Each runs on the backend that owns its operands, as
+// that backend's op (KindOps / ModuleOpsOf: its own or backend/provided's); scorch/router/route.h does the routing.
+{includes(['"scorch/gen/kind_ops.h"', '"scorch/router/route.h"'])}
+namespace scorch::router {{
+
+/// The op table's ops on Router<Bs...>'s primitives.
+template <class... Bs> struct GeneratedOps {{
+  using F = RouterTensor<Float, Bs...>;
+  using I = RouterTensor<Int, Bs...>;
+  using Bt = RouterTensor<Bool, Bs...>;
+  using Device = RouterDevice<Bs...>;
+
+{chr(10).join(router_op(op) for op in ops)}
+}};
+
+}}  // namespace scorch::router
+"""
+
+
 def ir_field_type(t):
     t = re.sub(r"^const\s+|\s*&$", "", t.strip())
     t = PRIMITIVE.sub("TensorIr", t)
@@ -672,6 +710,7 @@ def main():
     write(args.out, "scorch/gen/kind_ops.h", gen_kind_ops(ops))
     write(args.out, "scorch/gen/autodiff_ops.h", gen_autodiff(ops))
     write(args.out, "scorch/gen/fusion_ops.h", gen_fusion(ops))
+    write(args.out, "scorch/gen/router_ops.h", gen_router(ops))
     write(args.out, "scorch/gen/ir_records.h", gen_ir(ops))
     if args.scalar_op_header:
         write(args.out, "scorch/gen/scalar_ops_text.h", gen_scalar_ops_text(args.scalar_op_header))
