@@ -67,19 +67,22 @@ template <size_t K, class Kind, class... Bs> auto take(const RouterTensor<Kind, 
 }
 template <size_t K, class... Bs> auto take(const RouterDevice<Bs...>& d) { return std::get<K>(d.device); }
 template <size_t K, class T>
-requires kRouted<T> auto take(const std::optional<T>& t) -> std::optional<decltype(take<K>(*t))> {
+requires kRouted<T>
+auto take(const std::optional<T>& t) -> std::optional<decltype(take<K>(*t))> {
   if (!t) return std::nullopt;
   return take<K>(*t);
 }
 template <size_t K, class T>
-requires kRouted<T> auto take(std::vector<T>&& list) {
+requires kRouted<T>
+auto take(std::vector<T>&& list) {
   std::vector<decltype(take<K>(std::move(list[0])))> out;
   out.reserve(list.size());
   for (T& t : list) out.push_back(take<K>(std::move(t)));
   return out;
 }
 template <size_t K, class T>
-requires kRouted<T> auto take(const std::vector<T>& list) {
+requires kRouted<T>
+auto take(const std::vector<T>& list) {
   std::vector<T> copy = list;
   return take<K>(std::move(copy));
 }
@@ -146,9 +149,8 @@ RouterTensor<Kind, Bs...> move_to(RouterTensor<Kind, Bs...> x, const RouterDevic
       return R::template of<K>(
           KindOps<Nth<K, Bs...>, Kind>::to_device(std::move(x.template get<K>()), std::get<K>(device.device)));
     });
-  TensorData data = at_backend<Bs...>(x.backend(), [&]<size_t K>() {
-    return KindOps<Nth<K, Bs...>, Kind>::into_data(std::move(x.template get<K>()));
-  });
+  TensorData data = at_backend<Bs...>(
+      x.backend(), [&]<size_t K>() { return KindOps<Nth<K, Bs...>, Kind>::into_data(std::move(x.template get<K>())); });
   return at_backend<Bs...>(device.backend(), [&]<size_t K>() {
     return R::template of<K>(KindOps<Nth<K, Bs...>, Kind>::from_data(std::move(data), std::get<K>(device.device)));
   });

@@ -42,9 +42,8 @@ template <class... Bs> struct RouterDevice {
   size_t backend() const { return device.index(); }
   /// "<backend name>:<device>", e.g. "cpu:Cpu" or "vulkan:Vulkan(0)".
   std::string to_string() const {
-    return at_backend<Bs...>(backend(), [&]<size_t K>() {
-      return Nth<K, Bs...>::name() + ":" + std::get<K>(device).to_string();
-    });
+    return at_backend<Bs...>(backend(),
+                             [&]<size_t K>() { return Nth<K, Bs...>::name() + ":" + std::get<K>(device).to_string(); });
   }
   friend bool operator==(const RouterDevice& a, const RouterDevice& b) { return a.device == b.device; }
 };
@@ -56,9 +55,7 @@ template <class Kind, class... Bs> class RouterTensor {
   template <size_t K> using Inner = typename Kind::template Primitive<Nth<K, Bs...>>;
 
   /// Backend K's tensor t.
-  template <size_t K> static RouterTensor of(Inner<K> t) {
-    return RouterTensor(std::in_place_index<K>, std::move(t));
-  }
+  template <size_t K> static RouterTensor of(Inner<K> t) { return RouterTensor(std::in_place_index<K>, std::move(t)); }
   /// The backend holding the tensor, as its position in Bs.
   size_t backend() const { return value_.index(); }
   /// The tensor as backend K's (K must be backend()).
@@ -72,7 +69,8 @@ template <class Kind, class... Bs> class RouterTensor {
     return std::visit([](const auto& t) { return DType(t.dtype()); }, value_);
   }
   RouterDevice<Bs...> device() const {
-    return at_backend<Bs...>(backend(), [&]<size_t K>() { return RouterDevice<Bs...>::template on<K>(get<K>().device()); });
+    return at_backend<Bs...>(backend(),
+                             [&]<size_t K>() { return RouterDevice<Bs...>::template on<K>(get<K>().device()); });
   }
 
  private:
