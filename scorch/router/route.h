@@ -52,7 +52,7 @@ template <class... Bs, class... A> size_t place(const char* op, const A&... oper
   return p.first->backend();
 }
 
-/// Runs fn.template operator()<K>() for K = the backend's position.
+/// Runs fn's call operator instantiated for the backend's position.
 template <class... Bs, class Fn> decltype(auto) route(size_t backend, Fn&& fn) {
   return at_backend<Bs...>(backend, std::forward<Fn>(fn));
 }

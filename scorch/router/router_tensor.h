@@ -16,7 +16,8 @@ namespace scorch::router {
 /// The K-th backend of Bs.
 template <size_t K, class... Bs> using Nth = std::tuple_element_t<K, std::tuple<Bs...>>;
 
-/// Calls fn.template operator()<K>() for the K equal to k (< sizeof...(Bs)); every K's call returns one type.
+/// Calls fn's call operator instantiated for the backend position equal to k (below sizeof...(Bs)); each position's
+/// call returns one type.
 template <size_t K, class... Bs, class Fn> decltype(auto) at_backend(size_t k, Fn&& fn) {
   if constexpr (K + 1 == sizeof...(Bs)) return fn.template operator()<K>();
   else if (k == K) return fn.template operator()<K>();
@@ -40,7 +41,7 @@ template <class... Bs> struct RouterDevice {
   }
   /// The device's backend, as its position in Bs.
   size_t backend() const { return device.index(); }
-  /// "<backend name>:<device>", e.g. "cpu:Cpu" or "vulkan:Vulkan(0)".
+  /// The backend's name and its device, e.g. "cpu:Cpu" or "vulkan:Vulkan(0)".
   std::string to_string() const {
     return at_backend<Bs...>(backend(),
                              [&]<size_t K>() { return Nth<K, Bs...>::name() + ":" + std::get<K>(device).to_string(); });
