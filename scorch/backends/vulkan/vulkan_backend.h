@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scorch/backend/module_options.h"
+#include "scorch/backend/provided/optim_defaults.h"
 
 #include "scorch/backends/vulkan/runtime.h"
 #include "scorch/backends/vulkan/vulkan_tensor.h"
@@ -24,10 +25,6 @@ std::vector<AdamUpdate<VulkanTensor>> adam_update_many(std::vector<VulkanTensor>
                                                        std::vector<VulkanTensor> grads,
                                                        std::vector<VulkanTensor> moments_1,
                                                        std::vector<VulkanTensor> moments_2, const AdamStep& step);
-/// One parameter's Adam/AdamW step (the list of one).
-AdamUpdate<VulkanTensor> adam_update(VulkanTensor param, VulkanTensor grad, VulkanTensor moment_1,
-                                     VulkanTensor moment_2, double lr, double beta_1, double beta_2, double epsilon,
-                                     double weight_decay, bool decoupled, double step);
 /// SGD steps of several parameters in one dispatch per dtype; velocities empty (first step) or one per parameter.
 std::vector<SgdUpdate<VulkanTensor>> sgd_update_many(std::vector<VulkanTensor> params, std::vector<VulkanTensor> grads,
                                                      std::vector<VulkanTensor> velocities, const SgdStep& step);
@@ -56,8 +53,9 @@ struct Vulkan : VulkanStridedKernelOps {
   static AdamUpdate<VulkanTensor> module_adam_update(VulkanTensor param, VulkanTensor grad, VulkanTensor moment_1,
                                                      VulkanTensor moment_2, double lr, double beta_1, double beta_2,
                                                      double epsilon, double weight_decay, bool decoupled, double step) {
-    return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr, beta_1,
-                                beta_2, epsilon, weight_decay, decoupled, step);
+    return provided::adam_update_as_list<VulkanTensor>(kernels::adam_update_many, std::move(param), std::move(grad),
+                                                       std::move(moment_1), std::move(moment_2),
+                                                       {lr, beta_1, beta_2, epsilon, weight_decay, decoupled, step});
   }
   /// The multi-tensor step: one dispatch per dtype for every parameter of a model (up to 268M values each).
   static std::vector<AdamUpdate<VulkanTensor>> module_adam_update_many(std::vector<VulkanTensor> params,

@@ -145,13 +145,6 @@ std::vector<AdamUpdate<T>> adam_update_many(std::vector<T> params, std::vector<T
   return out;
 }
 
-AdamUpdate<T> adam_update(T param, T grad, T moment_1, T moment_2, double lr, double beta_1, double beta_2,
-                          double epsilon, double weight_decay, bool decoupled, double step) {
-  return provided::adam_update_as_list<T>(adam_update_many, std::move(param), std::move(grad), std::move(moment_1),
-                                          std::move(moment_2),
-                                          {lr, beta_1, beta_2, epsilon, weight_decay, decoupled, step});
-}
-
 std::vector<SgdUpdate<T>> sgd_update_many(std::vector<T> params, std::vector<T> grads, std::vector<T> velocities,
                                           const SgdStep& s) {
   const char* op = "sgd_update_many";
