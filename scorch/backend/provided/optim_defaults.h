@@ -67,6 +67,16 @@ void check_adam_lists(const char* op, const std::vector<T>& params, const std::v
   check_update_list(op, params, moments_2, "second moments");
 }
 
+/// Throws unless gradients (and velocities, when given: empty on the first step) hold one tensor of each parameter's
+/// shape; returns whether velocities were given.
+template <class T>
+bool check_sgd_lists(const char* op, const std::vector<T>& params, const std::vector<T>& grads,
+                     const std::vector<T>& velocities) {
+  check_update_list(op, params, grads, "gradients");
+  if (!velocities.empty()) check_update_list(op, params, velocities, "velocities");
+  return !velocities.empty();
+}
+
 /// One parameter's Adam/AdamW step as a backend's multi-tensor step `many` over the list of one.
 template <class T, class Many>
 AdamUpdate<T> adam_update_as_list(Many many, T param, T grad, T moment_1, T moment_2, const AdamStep& step) {
@@ -113,8 +123,7 @@ std::vector<SgdUpdate<typename B::FloatTensor>> module_sgd_update_many(std::vect
                                                                       std::vector<typename B::FloatTensor> grads,
                                                                       std::vector<typename B::FloatTensor> velocities,
                                                                       const SgdStep& s) {
-  check_update_list("sgd_update_many", params, grads, "gradients");
-  if (!velocities.empty()) check_update_list("sgd_update_many", params, velocities, "velocities");
+  check_sgd_lists("sgd_update_many", params, grads, velocities);
   std::vector<SgdUpdate<typename B::FloatTensor>> out;
   out.reserve(params.size());
   for (size_t i = 0; i < params.size(); ++i) {

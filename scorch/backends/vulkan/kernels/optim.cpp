@@ -148,9 +148,7 @@ std::vector<AdamUpdate<T>> adam_update_many(std::vector<T> params, std::vector<T
 std::vector<SgdUpdate<T>> sgd_update_many(std::vector<T> params, std::vector<T> grads, std::vector<T> velocities,
                                           const SgdStep& s) {
   const char* op = "sgd_update_many";
-  provided::check_update_list(op, params, grads, "gradients");
-  bool has_velocity = !velocities.empty();
-  if (has_velocity) provided::check_update_list(op, params, velocities, "velocities");
+  bool has_velocity = provided::check_sgd_lists(op, params, grads, velocities);
   std::vector<SgdUpdate<T>> out(params.size());
   StepGroups groups;
   for (size_t i = 0; i < params.size(); ++i) {
