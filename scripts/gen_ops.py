@@ -608,6 +608,112 @@ template <class... Bs> struct GeneratedOps {{
 """
 
 
+def remote_field(t, n):
+    """How Remote's op fills record field n from the parameter of table type t: tensors, devices and their lists
+    and optionals through the call (remote::Call::in), other values as they are."""
+    base = re.sub(r"^const\s+|\s*&$", "", t.strip())
+    if PRIMITIVE.search(base) or re.search(r"\bDevice\b", base):
+        return f"  r.{n} = call.in({n});\n"
+    return f"  r.{n} = {n};\n" if t.strip().startswith("const ") else f"  r.{n} = std::move({n});\n"
+
+
+def remote_op(op):
+    """Remote's op: its IR record, tensors by id, sent to the server (remote::Call); the result's tensors are new ids
+    whose shape and dtype the server reports when asked (a value result waits for the server's reply)."""
+    fields = "".join(remote_field(t, n) for t, n in op.params)
+    operands = ", ".join(n for t, n in op.params if PRIMITIVE.search(t) or re.search(r"\bDevice\b", t))
+    count = ""
+    if output_count(op.result) == VARIABLE_OUTPUTS:
+        count = ", " + next(n for t, n in op.params if t.startswith("std::vector<"))  + ".size()"
+    return (f"auto GeneratedOps::{op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) -> {op.result} {{\n"
+            f"  Call call(\"{op.full}\", {operands});\n"
+            f"  ir::records::{camel(op.full)} r;\n{fields}"
+            f"  return call.run<{op.result}>(std::move(r){count});\n}}\n")
+
+
+def gen_remote(ops):
+    decls = "\n".join(f"  static auto {op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) -> "
+                      f"{op.result};" for op in ops)
+    header = f"""#pragma once
+{HEADER}// Remote's ops: every op of the table, declared here and defined in remote_ops.cpp (compiled once). Each sends its
+// IR record (gen/ir_records.h) to the server that holds its operands (scorch/remote/call.h).
+{includes(['"scorch/remote/remote_tensor.h"'])}
+namespace scorch::remote {{
+
+/// The op table's ops on Remote's primitives.
+struct GeneratedOps {{
+  using F = RemoteTensor<Float>;
+  using I = RemoteTensor<Int>;
+  using Bt = RemoteTensor<Bool>;
+  using Device = RemoteDevice;
+
+{decls}
+}};
+
+}}  // namespace scorch::remote
+"""
+    source = f"""{HEADER}// Remote's ops, defined once (declared in remote_ops.h).
+#include "scorch/gen/remote_ops.h"
+
+#include "scorch/gen/ir_records.h"
+#include "scorch/remote/call.h"
+
+namespace scorch::remote {{
+
+{chr(10).join(remote_op(op) for op in ops)}
+}}  // namespace scorch::remote
+"""
+    return header, source
+
+
+def remote_arg(t, n):
+    base = re.sub(r"^const\s+|\s*&$", "", t.strip())
+    m = re.fullmatch(r"(std::vector|std::optional)<(F|I|Bt)>", base)
+    if m:
+        how = "list" if m.group(1) == "std::vector" else "optional"
+        return f"s.template {how}<{RESULT_KIND[m.group(2)]}>(r.{n})"
+    if base in RESULT_KIND:
+        return f"s.template in<{RESULT_KIND[base]}>(r.{n})"
+    if base == "Device":
+        return "s.device()"
+    return f"std::move(r.{n})"
+
+
+def remote_case(op):
+    args = ", ".join(remote_arg(t, n) for t, n in op.params)
+    call = f"{fusion_target(op)}({args})"
+    keep = f"s.value({call})" if output_count(op.result) == 0 else f"s.put(r.out, {call})"
+    return (f"    case OpId::{op.full}: {{\n      auto& r = ir::get<ir::records::{camel(op.full)}>(record);\n"
+            f"      return {keep};\n    }}")
+
+
+def gen_remote_exec(ops):
+    groups = []
+    for kind in ("float", "int", "bool", "module"):
+        cases = "\n".join(remote_case(op) for op in ops if op.kind == kind)
+        groups.append(f"""/// Runs record, a {kind} op, on B with session s's tensors; false when it is another kind's.
+template <class B, class S> bool execute_{kind}(S& s, ir::OpRecord& record) {{
+  using F = typename B::FloatTensor;
+  using I = typename B::IntTensor;
+  using Bt = typename B::BoolTensor;
+  switch (record.op()) {{
+{cases}
+    default:
+      return false;
+  }}
+}}
+""")
+    return f"""#pragma once
+{HEADER}// The server's side of Remote: each op's IR record run on backend B (its own op or backend/provided's), operands
+// looked up in a session by id (scorch/remote/session.h), results stored under the record's output ids.
+{includes(['"scorch/gen/ir_records.h"', '"scorch/gen/kind_ops.h"', '"scorch/ir/op_record.h"'])}
+namespace scorch::remote {{
+
+{chr(10).join(groups)}
+}}  // namespace scorch::remote
+"""
+
+
 def ir_field_type(t):
     t = re.sub(r"^const\s+|\s*&$", "", t.strip())
     t = PRIMITIVE.sub("TensorIr", t)
@@ -712,6 +818,10 @@ def main():
     write(args.out, "scorch/gen/fusion_ops.h", gen_fusion(ops))
     write(args.out, "scorch/gen/router_ops.h", gen_router(ops))
     write(args.out, "scorch/gen/ir_records.h", gen_ir(ops))
+    remote_header, remote_source = gen_remote(ops)
+    write(args.out, "scorch/gen/remote_ops.h", remote_header)
+    write(args.out, "scorch/gen/remote_ops.cpp", remote_source)
+    write(args.out, "scorch/gen/remote_exec.h", gen_remote_exec(ops))
     if args.scalar_op_header:
         write(args.out, "scorch/gen/scalar_ops_text.h", gen_scalar_ops_text(args.scalar_op_header))
     for spec in args.kernel_backend:

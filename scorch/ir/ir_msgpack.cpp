@@ -131,6 +131,8 @@ class Reader {
   Reader(std::span<const std::byte> bytes, size_t pos) : bytes_(bytes), pos_(pos) {}
   /// The record's op, once known (errors name "record" before).
   std::string_view op;
+  /// The decoder errors are reported as (FormatError's op).
+  const char* context = "decode_op";
 
   /// Names a field (or an element, by index) in errors while it lives.
   class Scope {
@@ -206,7 +208,7 @@ void Reader::fail(const std::string& why) const {
       where += ']';
     }
   }
-  throw FormatError("decode_op", where + ": " + why + " (at byte " + std::to_string(pos_) + ")");
+  throw FormatError(context, where + ": " + why + " (at byte " + std::to_string(pos_) + ")");
 }
 
 uint64_t Reader::big_endian(size_t n) {
@@ -749,6 +751,92 @@ OpRecord read_record(Reader& r) {
   return record;
 }
 }  // namespace
+
+namespace {
+/// A Reader over bytes at pos whose errors are decode_message's, in the envelope named what.
+Reader message_reader(std::span<const std::byte> bytes, size_t pos) {
+  Reader r(bytes, pos);
+  r.context = "decode_message";
+  r.op = "message";
+  return r;
+}
+/// A Writer whose errors name the envelope.
+Writer message_writer(std::vector<std::byte>& out) {
+  Writer w(out);
+  w.op = "message";
+  return w;
+}
+}  // namespace
+
+void MessageWriter::array(size_t n) { message_writer(out_).array(n); }
+void MessageWriter::uint(uint64_t v) { message_writer(out_).uint(v); }
+void MessageWriter::str(std::string_view s) { message_writer(out_).str(s); }
+void MessageWriter::nil() { message_writer(out_).nil(); }
+void MessageWriter::shape(const Shape& s) {
+  Writer w = message_writer(out_);
+  Codec<Shape>::write(w, s);
+}
+void MessageWriter::dtype(DType d) {
+  Writer w = message_writer(out_);
+  Codec<DType>::write(w, d);
+}
+void MessageWriter::tensor_data(const TensorData& t) {
+  Writer w = message_writer(out_);
+  w.field = "data";
+  Codec<TensorData>::write(w, t);
+}
+void MessageWriter::record(const OpRecord& record) { append_op(out_, record); }
+
+/// Runs read on a Reader at the current position and moves past what it read.
+template <class Fn> auto MessageReader::step(Fn&& read) {
+  Reader r = message_reader(bytes_, pos_);
+  auto out = read(r);
+  pos_ = r.pos();
+  return out;
+}
+size_t MessageReader::array() {
+  return step([](Reader& r) { return r.array(); });
+}
+uint64_t MessageReader::uint() {
+  return step([](Reader& r) { return r.uint(); });
+}
+std::string MessageReader::str() {
+  return step([](Reader& r) { return std::string(r.str()); });
+}
+bool MessageReader::nil() {
+  return step([](Reader& r) { return r.nil(); });
+}
+bool MessageReader::next_is_uint() {
+  return step([](Reader& r) { return r.next_type() == Type::UInt; });
+}
+Shape MessageReader::shape() {
+  return step([](Reader& r) {
+    Shape s;
+    Codec<Shape>::read(r, s);
+    return s;
+  });
+}
+DType MessageReader::dtype() {
+  return step([](Reader& r) {
+    DType d{};
+    Codec<DType>::read(r, d);
+    return d;
+  });
+}
+TensorData MessageReader::tensor_data() {
+  return step([](Reader& r) {
+    TensorData t;
+    Reader::Scope field(r, "data");
+    Codec<TensorData>::read(r, t);
+    return t;
+  });
+}
+OpRecord MessageReader::record() { return decode_op_at(bytes_, pos_); }
+void MessageReader::finish() const {
+  if (pos_ != bytes_.size())
+    throw FormatError("decode_message", std::to_string(bytes_.size() - pos_) + " bytes follow the message (at byte " +
+                                            std::to_string(pos_) + ")");
+}
 
 void append_op(std::vector<std::byte>& out, const OpRecord& record) {
   size_t size = out.size();

@@ -26,11 +26,61 @@
 // Integers may use any MessagePack width. A stream (encode_ops) is records back to back, with no header.
 #include <cstddef>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "scorch/core/dtype.h"
+#include "scorch/core/shape.h"
+#include "scorch/core/tensor_data.h"
 
 #include "scorch/ir/op_record.h"
 
 namespace scorch::ir {
+
+/// Writes the values of a message around records (the Remote protocol's envelopes, scorch/remote/protocol.h) in the
+/// coding above; throws as append_op.
+class MessageWriter {
+ public:
+  explicit MessageWriter(std::vector<std::byte>& out) : out_(out) {}
+  void array(size_t n);
+  void uint(uint64_t v);
+  void str(std::string_view s);
+  void nil();
+  void shape(const Shape& s);
+  void dtype(DType d);
+  void tensor_data(const TensorData& t);
+  void record(const OpRecord& record);
+
+ private:
+  std::vector<std::byte>& out_;
+};
+
+/// Reads the values of a message from untrusted bytes, one after the other; every flaw is a FormatError
+/// "[decode_message] ..." (a record's own are decode_op's), and nothing is allocated beyond the bytes' size.
+class MessageReader {
+ public:
+  explicit MessageReader(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  /// An array's element count (at most the bytes that remain).
+  size_t array();
+  uint64_t uint();
+  std::string str();
+  /// Consumes a nil when one comes next.
+  bool nil();
+  /// Whether a non-negative int comes next (fails at the end of the bytes).
+  bool next_is_uint();
+  Shape shape();
+  DType dtype();
+  TensorData tensor_data();
+  OpRecord record();
+  /// Throws unless every byte was read.
+  void finish() const;
+
+ private:
+  template <class Fn> auto step(Fn&& read);
+  std::span<const std::byte> bytes_;
+  size_t pos_ = 0;
+};
 
 /// Appends record's MessagePack form to out; throws FormatError "[encode_op] op.field: ..." for a TensorData
 /// whose bytes do not match its shape and dtype, or a value over MessagePack's 4 GiB limits.

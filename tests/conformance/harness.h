@@ -16,6 +16,9 @@
 #ifdef SCORCH_HAVE_VULKAN
 #include <scorch/stacks/vulkan/autodiff.h>
 #endif
+#ifdef SCORCH_HAVE_REMOTE
+#include <scorch/remote/remote.h>
+#endif
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>
 #include <scorch/stacks/fusion_cuda/autodiff.h>

@@ -1,0 +1,253 @@
+// Remote's connection to a scorch-server (client.h) and its primitives (remote_tensor.h).
+#include "scorch/remote/client.h"
+
+#include <zmq.hpp>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "scorch/core/error.h"
+
+namespace scorch::remote {
+
+namespace {
+constexpr const char* kDefaultEndpoint = "tcp://127.0.0.1:7878";
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+/// The process's connections and the options and seed new ones take; never destroyed (handles may outlive main).
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<Client>> clients;
+  std::map<std::string, ClientOptions> options;
+  std::optional<uint64_t> seed;
+  static Registry& get() {
+    static auto* registry = new Registry;
+    return *registry;
+  }
+};
+
+std::chrono::milliseconds default_timeout() {
+  std::string ms = env_or("SCORCH_REMOTE_TIMEOUT_MS", "60000");
+  char* end = nullptr;
+  long long v = std::strtoll(ms.c_str(), &end, 10);
+  if (*end || v <= 0) throw ValueError("Remote", "SCORCH_REMOTE_TIMEOUT_MS='" + ms + "' is not a positive count");
+  return std::chrono::milliseconds(v);
+}
+}  // namespace
+
+std::string RemoteDevice::resolved() const {
+  return endpoint.empty() ? env_or("SCORCH_REMOTE_ENDPOINT", kDefaultEndpoint) : endpoint;
+}
+
+/// The ZeroMQ context and DEALER socket (one context per connection: a lost one is closed with its threads).
+struct Client::Socket {
+  zmq::context_t context{1};
+  zmq::socket_t socket{context, zmq::socket_type::dealer};
+};
+
+Client::Client(std::string endpoint, ClientOptions options)
+    : endpoint_(std::move(endpoint)), options_(std::move(options)), socket_(std::make_unique<Socket>()) {
+  if (options_.token.empty()) options_.token = env_or("SCORCH_REMOTE_TOKEN", "");
+  if (options_.timeout.count() == 0) options_.timeout = default_timeout();
+  auto& s = socket_->socket;
+  s.set(zmq::sockopt::linger, 0);
+  s.set(zmq::sockopt::rcvtimeo, static_cast<int>(options_.timeout.count()));
+  s.set(zmq::sockopt::sndtimeo, static_cast<int>(options_.timeout.count()));
+  try {
+    s.connect(endpoint_);
+  } catch (const zmq::error_t& e) {
+    throw DeviceError("Remote", "cannot connect to " + endpoint_ + ": " + e.what());
+  }
+  Request hello;
+  hello.kind = RequestKind::Hello;
+  hello.token = options_.token;
+  std::lock_guard lock(mutex_);
+  ask(std::move(hello));
+}
+
+Client::~Client() = default;
+
+std::shared_ptr<Client> Client::of(const RemoteDevice& device) {
+  std::string endpoint = device.resolved();
+  Registry& r = Registry::get();
+  std::lock_guard lock(r.mutex);
+  auto it = r.clients.find(endpoint);
+  if (it != r.clients.end()) {
+    std::lock_guard client_lock(it->second->mutex_);
+    if (it->second->lost_.empty()) return it->second;
+  }
+  auto client = std::make_shared<Client>(endpoint, r.options[endpoint]);
+  if (r.seed) client->seed(*r.seed);
+  r.clients[endpoint] = client;
+  return client;
+}
+
+void Client::configure(const std::string& endpoint, ClientOptions options) {
+  Registry& r = Registry::get();
+  std::lock_guard lock(r.mutex);
+  r.options[endpoint] = std::move(options);
+}
+
+void Client::seed_all(uint64_t seed) {
+  Registry& r = Registry::get();
+  std::vector<std::shared_ptr<Client>> clients;
+  {
+    std::lock_guard lock(r.mutex);
+    r.seed = seed;
+    for (auto& [endpoint, client] : r.clients) clients.push_back(client);
+  }
+  for (auto& client : clients) client->seed(seed);
+}
+
+uint64_t Client::new_id() {
+  std::lock_guard lock(mutex_);
+  return next_id_++;
+}
+
+void Client::lose(const std::string& why) {
+  lost_ = why;
+  socket_.reset();
+  throw DeviceError("Remote", endpoint_ + ": " + why);
+}
+
+void Client::check_open() const {
+  if (!lost_.empty()) throw DeviceError("Remote", endpoint_ + ": the connection was lost (" + lost_ + ")");
+}
+
+void Client::send(Request request) {
+  check_open();
+  request.drops.swap(drops_);
+  std::vector<std::byte> bytes = encode_request(request);
+  zmq::send_result_t sent;
+  try {
+    sent = socket_->socket.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
+  } catch (const zmq::error_t& e) {
+    lose(std::string("send failed: ") + e.what());
+  }
+  if (!sent) lose("the server took no message for " + std::to_string(options_.timeout.count()) + " ms");
+}
+
+Reply Client::ask(Request request) {
+  send(std::move(request));
+  zmq::message_t message;
+  zmq::recv_result_t got;
+  try {
+    got = socket_->socket.recv(message, zmq::recv_flags::none);
+  } catch (const zmq::error_t& e) {
+    lose(std::string("receive failed: ") + e.what());
+  }
+  if (!got) lose("no reply from the server within " + std::to_string(options_.timeout.count()) + " ms");
+  Reply reply;
+  try {
+    reply = decode_reply({static_cast<const std::byte*>(message.data()), message.size()});
+  } catch (const Error& e) {
+    lose(std::string("a malformed reply: ") + e.what());
+  }
+  if (reply.kind == ReplyKind::Error) throw_error(reply);
+  return reply;
+}
+
+void Client::send_op(ir::OpRecord record) {
+  Request request;
+  request.kind = RequestKind::Op;
+  request.record = std::move(record);
+  std::lock_guard lock(mutex_);
+  send(std::move(request));
+}
+
+Reply Client::call(ir::OpRecord record) {
+  Request request;
+  request.kind = RequestKind::Call;
+  request.record = std::move(record);
+  std::lock_guard lock(mutex_);
+  return ask(std::move(request));
+}
+
+TensorMeta Client::meta(uint64_t id) {
+  std::lock_guard lock(mutex_);
+  auto it = metas_.find(id);
+  if (it == metas_.end()) {
+    Request request;
+    request.kind = RequestKind::Meta;
+    request.value = id;
+    Reply reply = ask(std::move(request));
+    for (auto& meta : reply.metas)
+      if (meta) metas_[meta->id] = std::move(*meta);
+    it = metas_.find(id);
+    if (it == metas_.end()) lose("the server did not describe tensor " + std::to_string(id));
+  }
+  TensorMeta out = std::move(it->second);
+  metas_.erase(it);
+  return out;
+}
+
+void Client::drop(uint64_t id) noexcept {
+  std::lock_guard lock(mutex_);
+  if (!lost_.empty()) return;
+  metas_.erase(id);
+  drops_.push_back(id);
+}
+
+void Client::sync() {
+  Request request;
+  request.kind = RequestKind::Sync;
+  std::lock_guard lock(mutex_);
+  ask(std::move(request));
+}
+
+void Client::seed(uint64_t seed) {
+  Request request;
+  request.kind = RequestKind::Seed;
+  request.value = seed;
+  std::lock_guard lock(mutex_);
+  ask(std::move(request));
+}
+
+ServerStats Client::stats() {
+  Request request;
+  request.kind = RequestKind::Stats;
+  std::lock_guard lock(mutex_);
+  return ask(std::move(request)).stats;
+}
+
+TensorHandle::TensorHandle(std::shared_ptr<Client> client, uint64_t id, Shape shape, DType dtype)
+    : client_(std::move(client)), id_(id), shape_(std::move(shape)), dtype_(dtype) {}
+
+TensorHandle::~TensorHandle() { client_->drop(id_); }
+
+void TensorHandle::resolve() const {
+  if (shape_) return;
+  TensorMeta meta = client_->meta(id_);
+  dtype_ = meta.dtype;
+  shape_ = std::move(meta.shape);
+}
+
+const Shape& TensorHandle::shape() const {
+  resolve();
+  return *shape_;
+}
+
+DType TensorHandle::dtype() const {
+  resolve();
+  return dtype_;
+}
+
+template <class Kind> RemoteDevice RemoteTensor<Kind>::device() const {
+  return RemoteDevice{handle().client().endpoint()};
+}
+
+template <class Kind> const TensorHandle& RemoteTensor<Kind>::handle() const {
+  if (!handle_) throw ValueError("Remote", "an empty tensor (no value assigned) has no handle");
+  return *handle_;
+}
+
+template class RemoteTensor<Float>;
+template class RemoteTensor<Int>;
+template class RemoteTensor<Bool>;
+
+}  // namespace scorch::remote

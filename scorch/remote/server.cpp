@@ -1,0 +1,199 @@
+// scorch-server's loop (server.h): a ROUTER socket for the clients and a monitor socket that reports their
+// disconnections (a session is found by the file descriptor its messages came on).
+#include "scorch/remote/server.h"
+
+#include <zmq.hpp>
+
+#include <cstring>
+#include <map>
+
+#include "scorch/core/error.h"
+#include "scorch/ir/ir_msgpack.h"
+
+namespace scorch::remote {
+
+namespace {
+struct SessionSlot {
+  std::unique_ptr<SessionBase> session;
+  int fd = -1;
+};
+
+bool loopback(const std::string& endpoint) {
+  return endpoint.starts_with("tcp://127.") || endpoint.starts_with("tcp://localhost:") ||
+         endpoint.starts_with("tcp://[::1]:") || endpoint.starts_with("ipc://") || endpoint.starts_with("inproc://");
+}
+
+/// The kind of request bytes start with, read from their head only (for a message too large or malformed to read
+/// whole); none when even the head is malformed.
+std::optional<RequestKind> peek_kind(std::span<const std::byte> bytes) {
+  try {
+    ir::MessageReader in(bytes);
+    if (in.array() < 2 || in.uint() != kProtocolVersion) return std::nullopt;
+    std::string kind = in.str();
+    if (kind == "op") return RequestKind::Op;
+  } catch (const Error&) {}
+  return std::nullopt;
+}
+
+Reply error_of(const char* type, const std::string& what) {
+  Reply reply;
+  reply.kind = ReplyKind::Error;
+  reply.error_type = type;
+  reply.error_what = "[scorch-server] " + what;
+  return reply;
+}
+}  // namespace
+
+struct Server::State {
+  ServerOptions options;
+  SessionFactory factory;
+  zmq::context_t context{1};
+  zmq::socket_t router{context, zmq::socket_type::router};
+  zmq::socket_t monitor{context, zmq::socket_type::pair};
+  std::map<std::string, SessionSlot> sessions;  // by the client's routing id
+
+  void reply(const std::string& peer, const Reply& reply) {
+    std::vector<std::byte> bytes = encode_reply(reply);
+    router.send(zmq::buffer(peer), zmq::send_flags::sndmore);
+    router.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::dontwait);
+  }
+  void on_message(const std::string& peer, zmq::message_t& body);
+  void on_request(const std::string& peer, int fd, Request& request);
+  void on_monitor();
+};
+
+void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
+  std::span<const std::byte> bytes(static_cast<const std::byte*>(body.data()), body.size());
+  auto slot = sessions.find(peer);
+  auto refuse = [&](const Reply& error) {
+    // An op gets no reply of its own: its error waits for the session's next one.
+    if (slot != sessions.end() && peek_kind(bytes) == RequestKind::Op)
+      slot->second.session->fail_op(DeviceError("scorch-server", error.error_what));
+    else reply(peer, error);
+  };
+  if (bytes.size() > options.max_message_bytes)
+    return refuse(error_of("ValueError", "a message of " + std::to_string(bytes.size()) +
+                                             " bytes exceeds the limit of " +
+                                             std::to_string(options.max_message_bytes)));
+  Request request;
+  try {
+    request = decode_request(bytes);
+  } catch (const Error& e) { return refuse(error_of("FormatError", e.what())); }
+  int fd = -1;
+  try {
+    fd = body.get(ZMQ_SRCFD);
+  } catch (const zmq::error_t&) {}
+  on_request(peer, fd, request);
+}
+
+void Server::State::on_request(const std::string& peer, int fd, Request& request) {
+  auto slot = sessions.find(peer);
+  if (request.kind == RequestKind::Hello) {
+    if (request.token != options.token) return reply(peer, error_of("DeviceError", "bad token: session refused"));
+    if (slot != sessions.end()) sessions.erase(slot);
+    if (sessions.size() >= options.max_sessions)
+      return reply(peer, error_of("DeviceError", "the server has its limit of " +
+                                                     std::to_string(options.max_sessions) + " sessions"));
+    sessions[peer] = SessionSlot{factory(options.session_memory_bytes), fd};
+    return reply(peer, Reply{});
+  }
+  if (slot == sessions.end())
+    return reply(peer, error_of("DeviceError", "no session: send hello with the server's token first"));
+  if (request.kind == RequestKind::Stats) {
+    Reply stats;
+    stats.kind = ReplyKind::Stats;
+    for (auto& [id, s] : sessions) {
+      stats.stats.sessions += 1;
+      stats.stats.tensors += s.session->tensors();
+      stats.stats.bytes += s.session->bytes();
+    }
+    return reply(peer, stats);
+  }
+  if (request.kind == RequestKind::Bye) {
+    sessions.erase(slot);
+    return reply(peer, Reply{});
+  }
+  slot->second.fd = fd;
+  if (auto answer = slot->second.session->handle(request)) reply(peer, *answer);
+}
+
+void Server::State::on_monitor() {
+  zmq::message_t event, address;
+  if (!monitor.recv(event, zmq::recv_flags::dontwait)) return;
+  if (event.more()) (void)monitor.recv(address, zmq::recv_flags::dontwait);
+  if (event.size() < 6) return;
+  uint16_t kind;
+  int32_t value;
+  std::memcpy(&kind, event.data(), 2);
+  std::memcpy(&value, static_cast<const char*>(event.data()) + 2, 4);
+  if (kind != ZMQ_EVENT_DISCONNECTED) return;
+  std::erase_if(sessions, [&](const auto& entry) { return entry.second.fd == value; });
+}
+
+Server::Server(ServerOptions options, SessionFactory factory, bool allow_remote)
+    : state_(std::make_unique<State>()) {
+  if (options.token.empty())
+    throw ValueError("scorch-server", "no token: set SCORCH_SERVER_TOKEN or pass --token-file");
+  if (!allow_remote && !loopback(options.endpoint))
+    throw ValueError("scorch-server", options.endpoint + " is not a loopback address (pass --allow-remote to serve "
+                                                         "other machines)");
+  state_->options = std::move(options);
+  state_->factory = std::move(factory);
+  auto& router = state_->router;
+  router.set(zmq::sockopt::linger, 0);
+  router.set(zmq::sockopt::router_mandatory, 0);
+  auto cap = state_->options.max_message_bytes * 2 + 1024;
+  router.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(cap));
+  try {
+    router.bind(state_->options.endpoint);
+  } catch (const zmq::error_t& e) {
+    throw DeviceError("scorch-server", "cannot listen on " + state_->options.endpoint + ": " + e.what());
+  }
+  std::string monitor_endpoint = "inproc://scorch-server-monitor-" + std::to_string(reinterpret_cast<uintptr_t>(this));
+  zmq_socket_monitor(router.handle(), monitor_endpoint.c_str(), ZMQ_EVENT_DISCONNECTED);
+  state_->monitor.connect(monitor_endpoint);
+}
+
+Server::~Server() = default;
+
+std::string Server::endpoint() const { return state_->router.get(zmq::sockopt::last_endpoint); }
+
+void Server::run() {
+  auto& s = *state_;
+  while (!stopping_) {
+    zmq::pollitem_t items[] = {{s.router.handle(), 0, ZMQ_POLLIN, 0}, {s.monitor.handle(), 0, ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, 2, std::chrono::milliseconds(100));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      throw;
+    }
+    if (items[1].revents & ZMQ_POLLIN) s.on_monitor();
+    if (!(items[0].revents & ZMQ_POLLIN)) continue;
+    zmq::message_t peer, body;
+    if (!s.router.recv(peer, zmq::recv_flags::dontwait)) continue;
+    std::string peer_id(static_cast<const char*>(peer.data()), peer.size());
+    if (!peer.more()) continue;
+    (void)s.router.recv(body, zmq::recv_flags::none);
+    bool extra = body.more();
+    while (body.more()) {  // a well-formed request is one frame: drain the rest
+      zmq::message_t rest;
+      (void)s.router.recv(rest, zmq::recv_flags::none);
+      if (!rest.more()) break;
+    }
+    if (extra) s.reply(peer_id, error_of("FormatError", "a request is one frame"));
+    else s.on_message(peer_id, body);
+  }
+}
+
+ServerStats Server::stats() const {
+  ServerStats out;
+  for (auto& [id, s] : state_->sessions) {
+    out.sessions += 1;
+    out.tensors += s.session->tensors();
+    out.bytes += s.session->bytes();
+  }
+  return out;
+}
+
+}  // namespace scorch::remote

@@ -1,0 +1,72 @@
+#pragma once
+// A scorch-server child process on loopback for tests: started with a free port and a token, stopped (or killed)
+// on request or destruction. SCORCH_SERVER_PATH names the binary (tests/CMakeLists.txt).
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace scorch::testing {
+
+class ServerProcess {
+ public:
+  /// Starts scorch-server with token and extra flags; waits for the line naming its endpoint.
+  explicit ServerProcess(const std::string& token, std::vector<std::string> flags = {}) {
+    int out[2];
+    if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      setenv("SCORCH_SERVER_TOKEN", token.c_str(), 1);
+      std::vector<std::string> args = {SCORCH_SERVER_PATH, "--bind", "tcp://127.0.0.1:*"};
+      args.insert(args.end(), flags.begin(), flags.end());
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    std::string line;
+    char c;
+    while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    close(out[0]);
+    auto at = line.rfind(" on ");
+    if (at == std::string::npos) {
+      kill();
+      throw std::runtime_error("scorch-server did not start: '" + line + "'");
+    }
+    endpoint_ = line.substr(at + 4);
+  }
+  ~ServerProcess() { stop(); }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  const std::string& endpoint() const { return endpoint_; }
+  /// SIGKILL: the server dies mid-stream.
+  void kill() { end(SIGKILL); }
+  /// SIGTERM: the server stops serving and exits.
+  void stop() { end(SIGTERM); }
+
+ private:
+  void end(int signal) {
+    if (pid_ <= 0) return;
+    ::kill(pid_, signal);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  pid_t pid_ = -1;
+  std::string endpoint_;
+};
+
+}  // namespace scorch::testing
