@@ -620,6 +620,9 @@ def remote_field(t, n):
 def remote_op(op):
     """Remote's op: its IR record, tensors by id, sent to the server (remote::Call); the result's tensors are new ids
     whose shape and dtype the server reports when asked (a value result waits for the server's reply)."""
+    if op.name == "to_device":
+        return (f"auto GeneratedOps::{op.full}({op.result} x, Device device) -> {op.result} {{\n"
+                f"  return move_to(\"{op.full}\", std::move(x), device);\n}}\n")
     fields = "".join(remote_field(t, n) for t, n in op.params)
     operands = ", ".join(n for t, n in op.params if PRIMITIVE.search(t) or re.search(r"\bDevice\b", t))
     count = ""

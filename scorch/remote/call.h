@@ -12,6 +12,7 @@
 #include "scorch/backend/module_options.h"
 #include "scorch/core/error.h"
 #include "scorch/core/tensor_data.h"
+#include "scorch/gen/ir_records.h"
 #include "scorch/ir/op_record.h"
 #include "scorch/remote/client.h"
 
@@ -210,5 +211,38 @@ class Call {
   const char* op_;
   std::shared_ptr<Client> client_;
 };
+
+/// Kind's records of the ops that move a tensor.
+template <class Kind> struct MoveRecords;
+template <> struct MoveRecords<Float> {
+  using IntoData = ir::records::FloatIntoData;
+  using FromData = ir::records::FloatFromData;
+  using ToDevice = ir::records::FloatToDevice;
+};
+template <> struct MoveRecords<Int> {
+  using IntoData = ir::records::IntIntoData;
+  using FromData = ir::records::IntFromData;
+  using ToDevice = ir::records::IntToDevice;
+};
+template <> struct MoveRecords<Bool> {
+  using IntoData = ir::records::BoolIntoData;
+  using FromData = ir::records::BoolFromData;
+  using ToDevice = ir::records::BoolToDevice;
+};
+
+/// x on device: the server's to_device when device is x's server, else x's values read and written there.
+template <class Kind> RemoteTensor<Kind> move_to(const char* op, RemoteTensor<Kind> x, const RemoteDevice& device) {
+  if (device.resolved() != x.handle().client().endpoint()) {
+    Call read(op, x);
+    typename MoveRecords<Kind>::IntoData into{ir::TensorIr{x.id(), {}, {}}};
+    TensorData data = read.run<TensorData>(std::move(into));
+    Call write(op, device);
+    typename MoveRecords<Kind>::FromData from{std::move(data), write.in(device), {}};
+    return write.run<RemoteTensor<Kind>>(std::move(from));
+  }
+  Call call(op, x, device);
+  typename MoveRecords<Kind>::ToDevice record{call.in(x), call.in(device), {}};
+  return call.run<RemoteTensor<Kind>>(std::move(record));
+}
 
 }  // namespace scorch::remote

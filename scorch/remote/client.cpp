@@ -91,6 +91,7 @@ void Client::configure(const std::string& endpoint, ClientOptions options) {
   Registry& r = Registry::get();
   std::lock_guard lock(r.mutex);
   r.options[endpoint] = std::move(options);
+  r.clients.erase(endpoint);  // the next use connects anew; tensors on the old connection keep it
 }
 
 void Client::seed_all(uint64_t seed) {
@@ -205,7 +206,7 @@ void Client::seed(uint64_t seed) {
   request.kind = RequestKind::Seed;
   request.value = seed;
   std::lock_guard lock(mutex_);
-  ask(std::move(request));
+  if (lost_.empty()) send(std::move(request));
 }
 
 ServerStats Client::stats() {

@@ -29,7 +29,8 @@ class Client : public std::enable_shared_from_this<Client> {
   /// The connection to device's server, opened (and greeted with the token) on first use; a connection that failed
   /// is replaced by a new one (its tensors are lost).
   static std::shared_ptr<Client> of(const RemoteDevice& device);
-  /// Sets the options of the next connection to endpoint (the current one, if any, keeps its own).
+  /// Sets the options of endpoint's connections; the next use opens a new one (tensors on the current one, if any,
+  /// keep it).
   static void configure(const std::string& endpoint, ClientOptions options);
   /// Seeds every server connected now and each one connected later.
   static void seed_all(uint64_t seed);
@@ -52,6 +53,7 @@ class Client : public std::enable_shared_from_this<Client> {
   void drop(uint64_t id) noexcept;
   /// Waits until the server has run every op sent so far; throws the first error one of them raised.
   void sync();
+  /// Seeds the server's backend (no reply; nothing for a lost connection).
   void seed(uint64_t seed);
   ServerStats stats();
 

@@ -7,7 +7,7 @@
 //            [version, "op",    drops, record]        runs an op; no reply (an error waits for the next request)
 //            [version, "call",  drops, record]        runs an op and replies with its outputs -> result | error
 //            [version, "meta",  drops, id]            the shape and dtype of tensor id (and of newer ones) -> metas
-//            [version, "seed",  drops, seed]          seeds the server's backend -> ok
+//            [version, "seed",  drops, seed]          seeds the server's backend; no reply
 //            [version, "sync" | "stats" | "bye", drops]    waits for the ops so far -> ok | stats; bye ends the session
 //   reply    [version, "ok"] | [version, "error", type, what] | [version, "metas", [meta...]]
 //            [version, "result", [meta | nil ...], nil | uint | tensor data] | [version, "stats", sessions, tensors, bytes]

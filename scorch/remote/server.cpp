@@ -66,10 +66,10 @@ void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
   std::span<const std::byte> bytes(static_cast<const std::byte*>(body.data()), body.size());
   auto slot = sessions.find(peer);
   auto refuse = [&](const Reply& error) {
-    // An op gets no reply of its own: its error waits for the session's next one.
-    if (slot != sessions.end() && peek_kind(bytes) == RequestKind::Op)
-      slot->second.session->fail_op(DeviceError("scorch-server", error.error_what));
-    else reply(peer, error);
+    // An op gets no reply of its own: its error waits for the session's next one (a peer without a session is told
+    // so at its next request).
+    if (peek_kind(bytes) != RequestKind::Op) reply(peer, error);
+    else if (slot != sessions.end()) slot->second.session->fail_op(DeviceError("scorch-server", error.error_what));
   };
   if (bytes.size() > options.max_message_bytes)
     return refuse(error_of("ValueError", "a message of " + std::to_string(bytes.size()) +
@@ -97,8 +97,11 @@ void Server::State::on_request(const std::string& peer, int fd, Request& request
     sessions[peer] = SessionSlot{factory(options.session_memory_bytes), fd};
     return reply(peer, Reply{});
   }
-  if (slot == sessions.end())
-    return reply(peer, error_of("DeviceError", "no session: send hello with the server's token first"));
+  if (slot == sessions.end()) {
+    if (request.kind != RequestKind::Op)
+      reply(peer, error_of("DeviceError", "no session: send hello with the server's token first"));
+    return;
+  }
   if (request.kind == RequestKind::Stats) {
     Reply stats;
     stats.kind = ReplyKind::Stats;

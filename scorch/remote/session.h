@@ -29,9 +29,10 @@ template <class B> class Session final : public SessionBase {
 
   std::optional<Reply> handle(Request& request) override {
     for (uint64_t id : request.drops) free(id);
-    if (request.kind == RequestKind::Op) {
+    if (request.kind == RequestKind::Op || request.kind == RequestKind::Seed) {
       try {
-        run(*request.record);
+        if (request.kind == RequestKind::Seed) B::seed(request.value);
+        else run(*request.record);
       } catch (const std::exception& e) {
         if (!pending_) pending_ = error_reply(e);
       }
@@ -206,9 +207,6 @@ template <class B> class Session final : public SessionBase {
           throw ShapeError("scorch-server", "no tensor " + std::to_string(request.value) + " in this session");
         reply.kind = ReplyKind::Metas;
         describe_fresh(reply, request.value);
-        break;
-      case RequestKind::Seed:
-        B::seed(request.value);
         break;
       case RequestKind::Sync:
         B::sync(device_);

@@ -17,7 +17,7 @@
 #include <scorch/stacks/vulkan/autodiff.h>
 #endif
 #ifdef SCORCH_HAVE_REMOTE
-#include <scorch/remote/remote.h>
+#include <scorch/stacks/remote/autodiff.h>
 #endif
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>

@@ -20,7 +20,7 @@ class ServerProcess {
   explicit ServerProcess(const std::string& token, std::vector<std::string> flags = {}) {
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
-    pid_ = fork();
+    pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
       dup2(out[1], STDOUT_FILENO);
