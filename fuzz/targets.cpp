@@ -19,6 +19,7 @@
 #include "scorch/import/onnx/onnx_model.h"
 #include "scorch/import/pytorch/pytorch.h"
 #include "scorch/ir/ir_msgpack.h"
+#include "scorch/remote/protocol.h"
 #include "scorch/module/recorder.h"
 
 namespace scorch::fuzz {
@@ -194,6 +195,16 @@ void ir_op(std::span<const std::byte> bytes) {
   for (const ir::OpRecord& record : ir::decode_ops(bytes)) (void)ir::encode_op(record).size();
 }
 
+/// A Remote message as scorch-server's decoder reads a request (and a client a reply); what decodes is encoded again.
+void remote_message(std::span<const std::byte> bytes) {
+  try {
+    (void)remote::encode_request(remote::decode_request(bytes)).size();
+  } catch (const FormatError&) {
+    // Not a request; read the bytes as a reply next.
+  }
+  (void)remote::encode_reply(remote::decode_reply(bytes)).size();
+}
+
 constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"record_bin", &record_file<BinFileRecorder<>>},
     {"record_bin_gz", &record_file<BinGzFileRecorder<>>},
@@ -215,6 +226,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"jpeg", &jpeg},
     {"sqlite", &sqlite},
     {"ir_op", &ir_op},
+    {"remote_message", &remote_message},
 };
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "scorch/data/sources/mnist.h"
 #include "scorch/data/sources/sqlite.h"
 #include "scorch/ir/ir_msgpack.h"
+#include "scorch/remote/protocol.h"
 #include "scorch/module/recorder.h"
 
 namespace scorch::fuzz {
@@ -209,6 +210,34 @@ void ir_ops(const fs::path& out) {
   for (size_t i = 0; i < ops.size(); ++i) write("op" + std::to_string(i), ir::encode_op(ops[i]));
   write("stream", ir::encode_ops(ops));
 }
+
+/// Remote's messages, as scorch-server receives requests and a client replies: one of each kind.
+void remote_messages(const fs::path& out) {
+  fs::create_directories(out / "remote_message");
+  auto write = [&](const std::string& name, const std::vector<std::byte>& bytes) {
+    std::ofstream(out / "remote_message" / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  };
+  auto ops = seed_ops();
+  remote::Request hello;
+  hello.kind = remote::RequestKind::Hello, hello.token = "token";
+  write("hello", remote::encode_request(hello));
+  for (size_t i = 0; i < ops.size(); ++i) {
+    remote::Request op;
+    op.kind = i % 2 ? remote::RequestKind::Call : remote::RequestKind::Op, op.drops = {1, 2, 3}, op.record = ops[i];
+    write("op" + std::to_string(i), remote::encode_request(op));
+  }
+  remote::Request meta;
+  meta.kind = remote::RequestKind::Meta, meta.value = 7;
+  write("meta", remote::encode_request(meta));
+  remote::Reply metas;
+  metas.kind = remote::ReplyKind::Metas, metas.metas = {remote::TensorMeta{7, Shape{2, 3}, DType::F16}, std::nullopt};
+  write("reply_metas", remote::encode_reply(metas));
+  remote::Reply result;
+  result.kind = remote::ReplyKind::Result, result.data = TensorData(std::vector<float>{1, 2}, {2});
+  write("reply_result", remote::encode_reply(result));
+  write("reply_error", remote::encode_reply(remote::error_reply(ShapeError("op", "shapes"))));
+}
 }  // namespace
 }  // namespace scorch::fuzz
 
@@ -225,6 +254,7 @@ int main(int argc, char** argv) {
     scorch::fuzz::images(out);
     scorch::fuzz::sqlite(out);
     scorch::fuzz::ir_ops(out);
+    scorch::fuzz::remote_messages(out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "write_corpus: %s\n", e.what());
     return 1;
