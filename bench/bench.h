@@ -13,6 +13,10 @@
 #include <scorch/stacks/cuda/autodiff.h>
 #endif
 
+namespace scorch::remote {
+class SessionBase;
+}  // namespace scorch::remote
+
 namespace scorch::bench {
 
 /// Command-line options (a name filter, the number of timed repetitions, the backend) and what
@@ -57,6 +61,11 @@ template <class B> void onnx_workloads(const Options& o);
 template <class B> void gpu_workloads(const Options& o);
 /// The GPU workloads the Vulkan backend runs (gpu_bench.cpp).
 template <class B> void vulkan_workloads(const Options& o);
+
+/// Remote's round trip, op stream and guide inference against a server in this process over Local, and the same
+/// inference on Local (remote_bench.cpp).
+template <class Local>
+void remote_workloads(const Options& o, std::function<std::unique_ptr<remote::SessionBase>(uint64_t)> sessions);
 
 /// Instantiates a backend workload template for every backend the bench is built with.
 #ifdef SCORCH_HAVE_LIBTORCH

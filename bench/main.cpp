@@ -1,7 +1,10 @@
 // scorch-bench: one JSON line per workload, named as in bench/anchors/torch_cpu_anchor.py so
 // each result pairs with PyTorch's. Method: warm up, time repetitions, report the median; the
 // last line reports the process's peak resident memory.
-// Usage: scorch-bench [--filter SUBSTRING[,SUBSTRING...]] [--reps N] [--backend cpu|fusion-cpu|libtorch|cuda|vulkan]
+// Usage: scorch-bench [--filter SUBSTRING[,SUBSTRING...]] [--reps N]
+//                     [--backend cpu|fusion-cpu|libtorch|cuda|vulkan|remote|remote-cuda]
+// --backend remote (remote-cuda) runs Remote's workloads against a scorch-server over Cpu (Cuda) in this process
+// (bench/remote_bench.cpp).
 // --backend vulkan runs the Vulkan backend's GPU workloads (bench/gpu_bench.cpp's vulkan_workloads) on Vulkan(0).
 // --backend cuda runs the GPU anchor's workloads (bench/anchors/torch_gpu_anchor.py) on Cuda(0)
 // under its names, then the backend workloads, and reports the caching pool's peak.
@@ -22,6 +25,7 @@
 #include <scorch/backends/cpu/kernels/gemm.h>
 
 #include "bench.h"
+#include "scorch/remote/server.h"
 #ifdef SCORCH_HAVE_VULKAN
 #include <scorch/backends/vulkan/vulkan_backend.h>
 #endif
@@ -297,6 +301,27 @@ int run_vulkan(Options& o) {
 #endif
 }
 
+/// --backend remote (remote-cuda): Remote's workloads against a server over Cpu (Cuda) in this process; 2 without a
+/// device or the backend.
+int run_remote(Options& o) {
+  if (o.backend == "remote") {
+    remote_workloads<scorch::Cpu>(o, scorch::remote::cpu_sessions());
+    return 0;
+  }
+#ifdef SCORCH_HAVE_CUDA
+  if (!scorch::backends::cuda::is_available()) {
+    std::fprintf(stderr, "scorch-bench: no CUDA device visible\n");
+    return 2;
+  }
+  o.threads = 0;
+  remote_workloads<scorch::Cuda>(o, scorch::remote::cuda_sessions());
+  return 0;
+#else
+  std::fprintf(stderr, "scorch-bench: built without the Cuda backend (SCORCH_BUILD_CUDA=OFF)\n");
+  return 2;
+#endif
+}
+
 }  // namespace scorch::bench
 
 int main(int argc, char** argv) {
@@ -337,6 +362,8 @@ int main(int argc, char** argv) {
 #endif
   } else if (o.backend == "vulkan") {
     if (int rc = run_vulkan(o)) return rc;
+  } else if (o.backend == "remote" || o.backend == "remote-cuda") {
+    if (int rc = run_remote(o)) return rc;
   } else if (o.backend == "fusion-cpu") {
     o.backend_name = scorch::FusionCpu::name();
     o.sync = [] { scorch::FusionCpu::sync({}); };
@@ -349,7 +376,7 @@ int main(int argc, char** argv) {
     data_workloads(o);
     module_workloads(o);
   } else {
-    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, fusion-cpu, libtorch, cuda or vulkan)\n",
+    std::fprintf(stderr, "scorch-bench: unknown backend '%s' (cpu, fusion-cpu, libtorch, cuda, vulkan, remote)\n",
                  o.backend.c_str());
     return 2;
   }

@@ -581,7 +581,12 @@ def router_op(op):
     names = ", ".join(n for _, n in op.params)
     args = ", ".join(f"router::take<K>(std::move({n}))" for _, n in op.params)
     target = fusion_target(op).replace("<B>", "<router::Nth<K, Bs...>>").replace("<B, ", "<router::Nth<K, Bs...>, ")
-    return (f"  static {op.result} {op.full}({decl}) {{\n"
+    split = ""
+    if op.name.endswith("_update_many"):  # an optimizer's parameters may sit on several backends: item by item
+        moved = ", ".join(f"std::move({n})" for _, n in op.params)
+        split = (f"    if (!router::on_one_backend<Bs...>({names}))\n"
+                 f"      return provided::{op.full}<Router<Bs...>>({moved});\n")
+    return (f"  static {op.result} {op.full}({decl}) {{\n{split}"
             f"    return router::route<Bs...>(router::place<Bs...>(\"{op.full}\", {names}), [&]<size_t K>() {{\n"
             f"      return router::Wrap<{op.result}>::template from<K>({target}({args}));\n"
             f"    }});\n  }}")
@@ -627,11 +632,28 @@ def remote_op(op):
     operands = ", ".join(n for t, n in op.params if PRIMITIVE.search(t) or re.search(r"\bDevice\b", t))
     count = ""
     if output_count(op.result) == VARIABLE_OUTPUTS:
-        count = ", " + next(n for t, n in op.params if t.startswith("std::vector<"))  + ".size()"
+        count = ", " + next(n for t, n in op.params if t.startswith("std::vector<")) + ".size()"
+    known = remote_known_meta(op)
+    if known:
+        count = f", 1, {known}"
     return (f"auto GeneratedOps::{op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) -> {op.result} {{\n"
             f"  Call call(\"{op.full}\", {operands});\n"
             f"  ir::records::{camel(op.full)} r;\n{fields}"
             f"  return call.run<{op.result}>(std::move(r){count});\n}}\n")
+
+
+def remote_known_meta(op):
+    """The expression that gives Remote's client an op's result shape and dtype without asking the server, where its
+    operands' are known: an elementwise op's (broadcast shape; Fusion's dtype rule) and a float reduction along a dim's."""
+    tensors = [n for t, n in op.params if t in RESULT_KIND]
+    if op.cls == "elementwise" and op.result in RESULT_KIND and tensors:
+        dtype_param = next((n for t, n in op.params if t == "DType"), None)
+        dtype = "DType::Bool" if op.result == "Bt" else (dtype_param or "std::nullopt")
+        handles = ", ".join(f"&{n}.handle()" for n in tensors)
+        return f"elementwise_meta({{{handles}}}, {dtype})"
+    if is_fusable_reduction(op):  # sum_dim and the like keep the dim with length 1; scans and softmax keep the shape
+        return "reduced_meta(x.handle(), dim)" if op.name.endswith("_dim") else "elementwise_meta({&x.handle()}, {})"
+    return None
 
 
 def gen_remote(ops):
@@ -686,8 +708,10 @@ def remote_case(op):
     args = ", ".join(remote_arg(t, n) for t, n in op.params)
     call = f"{fusion_target(op)}({args})"
     keep = f"s.value({call})" if output_count(op.result) == 0 else f"s.put(r.out, {call})"
+    # An op that makes a tensor of a shape it is given is refused before it allocates beyond the session's limit.
+    check = "      s.check_size(r.shape);\n" if ("Shape", "shape") in op.params else ""
     return (f"    case OpId::{op.full}: {{\n      auto& r = ir::get<ir::records::{camel(op.full)}>(record);\n"
-            f"      return {keep};\n    }}")
+            f"{check}      return {keep};\n    }}")
 
 
 def gen_remote_exec(ops):

@@ -141,13 +141,19 @@ class Call {
   }
   ir::DeviceIr in(const RemoteDevice& d) const { return ir::DeviceIr{d.to_string()}; }
 
-  /// Sends record with fresh output ids and returns its result (items: a list result's length).
-  template <class R, class Record> R run(Record record, size_t items = 1) {
+  /// Sends record with fresh output ids and returns its result (items: a list result's length; known: the single
+  /// output's shape and dtype when the client knows them).
+  template <class R, class Record> R run(Record record, size_t items = 1, std::optional<TensorMeta> known = {}) {
     using Result = ResultOf<R>;
     std::vector<uint64_t> ids;
     if constexpr (Result::kOutputs > 0) ids = output_ids(record.out, Result::kOutputs * items);
     if constexpr (!Result::kWaits) {
       client_->send_op(std::move(record));
+      if (known && ids.size() == 1) {
+        Reply described;
+        described.metas.push_back(TensorMeta{ids[0], std::move(known->shape), known->dtype});
+        return build<R>(ids, &described, items);
+      }
       return build<R>(ids, nullptr, items);
     } else {
       Reply reply = client_->call(std::move(record));
@@ -171,18 +177,19 @@ class Call {
   template <class T> void note(const std::optional<T>& t) {
     if (t) note(*t);
   }
-  void note(const RemoteDevice& d) {
-    if (!client_) client_ = Client::of(d);
-    else check_same(d.resolved());
-  }
+  void note(const RemoteDevice& d) { note_client(Client::of(d)); }
   void note_client(const std::shared_ptr<Client>& c) {
     if (!client_) client_ = c;
     else if (c != client_) check_same(c->endpoint());
   }
+  /// A tensor of another connection is another session's, even on the same server (ids are per session).
   void check_same(const std::string& endpoint) const {
-    if (endpoint != client_->endpoint())
-      throw DeviceError(op_, "operands on two servers: Remote(" + client_->endpoint() + ") and Remote(" + endpoint +
-                                 ") (move one with to_device first)");
+    std::string why = endpoint == client_->endpoint()
+                          ? "two connections to " + endpoint +
+                                " (the server restarted or "
+                                "Remote::connect was called again)"
+                          : "two servers: Remote(" + client_->endpoint() + ") and Remote(" + endpoint + ")";
+    throw DeviceError(op_, "operands on " + why + " (move one with to_device first)");
   }
 
   /// Fills out with count fresh ids (a list record's out is resized) and returns them.
@@ -199,8 +206,8 @@ class Call {
     for (size_t i = 0; i < ids.size(); ++i) {
       if (!reply) handles.push_back(std::make_shared<TensorHandle>(client_, ids[i]));
       else if (i < reply->metas.size() && reply->metas[i])
-        handles.push_back(std::make_shared<TensorHandle>(client_, ids[i], reply->metas[i]->shape,
-                                                         reply->metas[i]->dtype));
+        handles.push_back(
+            std::make_shared<TensorHandle>(client_, ids[i], reply->metas[i]->shape, reply->metas[i]->dtype));
       else handles.push_back(nullptr);
     }
     Outputs out(std::move(handles));
@@ -211,6 +218,41 @@ class Call {
   const char* op_;
   std::shared_ptr<Client> client_;
 };
+
+/// An elementwise op's result shape and dtype, when every operand's is known: the operands' broadcast shape, and
+/// dtype or else the first operand's; none when one is unknown or the shapes do not broadcast (the server decides).
+inline std::optional<TensorMeta> elementwise_meta(std::initializer_list<const TensorHandle*> operands,
+                                                  std::optional<DType> dtype) {
+  std::optional<Shape> shape;
+  for (const TensorHandle* h : operands) {
+    const auto s = h->known_shape();
+    if (!s) return std::nullopt;
+    if (!shape) {
+      shape = *s;
+      if (!dtype) dtype = h->dtype();
+      continue;
+    }
+    if (s->rank() != shape->rank()) return std::nullopt;
+    std::vector<size_t> dims(shape->rank());
+    for (size_t d = 0; d < dims.size(); ++d) {
+      size_t a = (*shape)[d], b = (*s)[d];
+      if (a != b && a != 1 && b != 1) return std::nullopt;
+      dims[d] = a == 1 ? b : a;
+    }
+    shape = Shape(dims);
+  }
+  if (!shape) return std::nullopt;
+  return TensorMeta{0, std::move(*shape), *dtype};
+}
+
+/// A reduction along dim's result shape and dtype, when x's are known: x's shape with dim of length 1.
+inline std::optional<TensorMeta> reduced_meta(const TensorHandle& x, size_t dim) {
+  const auto s = x.known_shape();
+  if (!s || dim >= s->rank()) return std::nullopt;
+  std::vector<size_t> dims(s->rank());
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = d == dim ? 1 : (*s)[d];
+  return TensorMeta{0, Shape(dims), x.dtype()};
+}
 
 /// Kind's records of the ops that move a tensor.
 template <class Kind> struct MoveRecords;
@@ -232,7 +274,7 @@ template <> struct MoveRecords<Bool> {
 
 /// x on device: the server's to_device when device is x's server, else x's values read and written there.
 template <class Kind> RemoteTensor<Kind> move_to(const char* op, RemoteTensor<Kind> x, const RemoteDevice& device) {
-  if (device.resolved() != x.handle().client().endpoint()) {
+  if (Client::of(device) != x.handle().shared_client()) {
     Call read(op, x);
     typename MoveRecords<Kind>::IntoData into{ir::TensorIr{x.id(), {}, {}}};
     TensorData data = read.run<TensorData>(std::move(into));

@@ -56,13 +56,12 @@ Client::Client(std::string endpoint, ClientOptions options)
   if (options_.timeout.count() == 0) options_.timeout = default_timeout();
   auto& s = socket_->socket;
   s.set(zmq::sockopt::linger, 0);
+  s.set(zmq::sockopt::reconnect_ivl, -1);  // a new connection would be a new session: fail instead
   s.set(zmq::sockopt::rcvtimeo, static_cast<int>(options_.timeout.count()));
   s.set(zmq::sockopt::sndtimeo, static_cast<int>(options_.timeout.count()));
   try {
     s.connect(endpoint_);
-  } catch (const zmq::error_t& e) {
-    throw DeviceError("Remote", "cannot connect to " + endpoint_ + ": " + e.what());
-  }
+  } catch (const zmq::error_t& e) { throw DeviceError("Remote", "cannot connect to " + endpoint_ + ": " + e.what()); }
   Request hello;
   hello.kind = RequestKind::Hello;
   hello.token = options_.token;
@@ -122,34 +121,47 @@ void Client::check_open() const {
 
 void Client::send(Request request) {
   check_open();
-  request.drops.swap(drops_);
-  std::vector<std::byte> bytes = encode_request(request);
+  request.drops = drops_;
+  std::vector<std::byte> bytes = encode_request(request);  // may throw: the drops stay pending
   zmq::send_result_t sent;
   try {
     sent = socket_->socket.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
-  } catch (const zmq::error_t& e) {
-    lose(std::string("send failed: ") + e.what());
-  }
+  } catch (const zmq::error_t& e) { lose(std::string("send failed: ") + e.what()); }
   if (!sent) lose("the server took no message for " + std::to_string(options_.timeout.count()) + " ms");
+  drops_.clear();
 }
 
+namespace {
+/// The reply kind a request of kind gets when it succeeds.
+ReplyKind answer_to(RequestKind kind) {
+  switch (kind) {
+    case RequestKind::Call: return ReplyKind::Result;
+    case RequestKind::Meta: return ReplyKind::Metas;
+    case RequestKind::Stats: return ReplyKind::Stats;
+    default: return ReplyKind::Ok;
+  }
+}
+}  // namespace
+
 Reply Client::ask(Request request) {
+  ReplyKind expected = answer_to(request.kind);
   send(std::move(request));
   zmq::message_t message;
   zmq::recv_result_t got;
   try {
     got = socket_->socket.recv(message, zmq::recv_flags::none);
-  } catch (const zmq::error_t& e) {
-    lose(std::string("receive failed: ") + e.what());
-  }
+  } catch (const zmq::error_t& e) { lose(std::string("receive failed: ") + e.what()); }
   if (!got) lose("no reply from the server within " + std::to_string(options_.timeout.count()) + " ms");
   Reply reply;
   try {
     reply = decode_reply({static_cast<const std::byte*>(message.data()), message.size()});
-  } catch (const Error& e) {
-    lose(std::string("a malformed reply: ") + e.what());
+  } catch (const Error& e) { lose(std::string("a malformed reply: ") + e.what()); }
+  if (reply.kind == ReplyKind::Error) {
+    // A server that no longer knows this session (restarted, or it dropped the connection) will not again.
+    if (reply.error_what.find("no session") != std::string::npos) lose(reply.error_what);
+    throw_error(reply);
   }
-  if (reply.kind == ReplyKind::Error) throw_error(reply);
+  if (reply.kind != expected) lose("a reply out of step with the requests");
   return reply;
 }
 
@@ -206,7 +218,19 @@ void Client::seed(uint64_t seed) {
   request.kind = RequestKind::Seed;
   request.value = seed;
   std::lock_guard lock(mutex_);
-  if (lost_.empty()) send(std::move(request));
+  if (!lost_.empty()) return;
+  // Not waiting: a server that cannot take it now (gone, or not yet connected) loses the connection quietly, and the
+  // next use of the endpoint connects anew.
+  request.drops = drops_;
+  std::vector<std::byte> bytes = encode_request(request);
+  try {
+    if (socket_->socket.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::dontwait)) {
+      drops_.clear();
+      return;
+    }
+  } catch (const zmq::error_t&) {}
+  lost_ = "the server took no seed";
+  socket_.reset();
 }
 
 ServerStats Client::stats() {
@@ -221,7 +245,13 @@ TensorHandle::TensorHandle(std::shared_ptr<Client> client, uint64_t id, Shape sh
 
 TensorHandle::~TensorHandle() { client_->drop(id_); }
 
+std::optional<Shape> TensorHandle::known_shape() const {
+  std::lock_guard lock(mutex_);
+  return shape_;
+}
+
 void TensorHandle::resolve() const {
+  std::lock_guard lock(mutex_);
   if (shape_) return;
   TensorMeta meta = client_->meta(id_);
   dtype_ = meta.dtype;

@@ -11,7 +11,8 @@
 namespace scorch::remote {
 
 namespace {
-constexpr std::array<std::string_view, 8> kRequestNames = {"hello", "op", "call", "meta", "seed", "sync", "stats", "bye"};
+constexpr std::array<std::string_view, 8> kRequestNames = {"hello", "op",   "call",  "meta",
+                                                           "seed",  "sync", "stats", "bye"};
 constexpr std::array<std::string_view, 5> kReplyNames = {"ok", "error", "metas", "result", "stats"};
 
 [[noreturn]] void malformed(const std::string& why) { throw FormatError("decode_message", why); }
@@ -30,8 +31,7 @@ Kind read_head(ir::MessageReader& in, const std::array<std::string_view, N>& nam
   if (count < 2) malformed("a message is an array [version, kind, ...] of at least 2 values");
   uint64_t version = in.uint();
   if (version != kProtocolVersion)
-    malformed("protocol version " + std::to_string(version) + ", this side speaks " +
-              std::to_string(kProtocolVersion));
+    malformed("protocol version " + std::to_string(version) + ", this side speaks " + std::to_string(kProtocolVersion));
   return kind_named<Kind>(names, in.str());
 }
 
@@ -63,8 +63,8 @@ std::optional<TensorMeta> read_meta(ir::MessageReader& in) {
 std::vector<std::byte> encode_request(const Request& request) {
   std::vector<std::byte> bytes;
   ir::MessageWriter out(bytes);
-  bool has_payload = request.kind != RequestKind::Sync && request.kind != RequestKind::Stats &&
-                     request.kind != RequestKind::Bye;
+  bool has_payload =
+      request.kind != RequestKind::Sync && request.kind != RequestKind::Stats && request.kind != RequestKind::Bye;
   out.array(has_payload ? 4 : 3);
   out.uint(kProtocolVersion);
   out.str(kRequestNames[static_cast<size_t>(request.kind)]);
@@ -82,8 +82,8 @@ Request decode_request(std::span<const std::byte> bytes) {
   Request request;
   request.kind = read_head<RequestKind>(in, kRequestNames, count);
   std::string_view name = kRequestNames[static_cast<size_t>(request.kind)];
-  bool has_payload = request.kind != RequestKind::Sync && request.kind != RequestKind::Stats &&
-                     request.kind != RequestKind::Bye;
+  bool has_payload =
+      request.kind != RequestKind::Sync && request.kind != RequestKind::Stats && request.kind != RequestKind::Bye;
   expect_count(count, has_payload ? 4 : 3, name);
   size_t drops = in.array();
   request.drops.reserve(drops);
@@ -95,25 +95,23 @@ Request decode_request(std::span<const std::byte> bytes) {
   return request;
 }
 
+std::optional<RequestKind> peek_request_kind(std::span<const std::byte> bytes) {
+  try {
+    ir::MessageReader in(bytes);
+    size_t count = 0;
+    return read_head<RequestKind>(in, kRequestNames, count);
+  } catch (const Error&) { return std::nullopt; }
+}
+
 std::vector<std::byte> encode_reply(const Reply& reply) {
   std::vector<std::byte> bytes;
   ir::MessageWriter out(bytes);
   switch (reply.kind) {
-    case ReplyKind::Ok:
-      out.array(2);
-      break;
-    case ReplyKind::Error:
-      out.array(4);
-      break;
-    case ReplyKind::Metas:
-      out.array(3);
-      break;
-    case ReplyKind::Result:
-      out.array(4);
-      break;
-    case ReplyKind::Stats:
-      out.array(5);
-      break;
+    case ReplyKind::Ok: out.array(2); break;
+    case ReplyKind::Error: out.array(4); break;
+    case ReplyKind::Metas: out.array(3); break;
+    case ReplyKind::Result: out.array(4); break;
+    case ReplyKind::Stats: out.array(5); break;
   }
   out.uint(kProtocolVersion);
   out.str(kReplyNames[static_cast<size_t>(reply.kind)]);

@@ -10,7 +10,8 @@
 //            [version, "seed",  drops, seed]          seeds the server's backend; no reply
 //            [version, "sync" | "stats" | "bye", drops]    waits for the ops so far -> ok | stats; bye ends the session
 //   reply    [version, "ok"] | [version, "error", type, what] | [version, "metas", [meta...]]
-//            [version, "result", [meta | nil ...], nil | uint | tensor data] | [version, "stats", sessions, tensors, bytes]
+//            [version, "result", [meta | nil ...], nil | uint | tensor data]
+//            [version, "stats", sessions, tensors, bytes]
 //   meta     [id, shape, dtype]
 // drops: the ids of tensors the client no longer holds (the server frees them before running the request).
 #include <cstddef>
@@ -75,6 +76,9 @@ std::vector<std::byte> encode_request(const Request& request);
 /// malformed, another protocol version, an unknown kind or trailing bytes. Allocates no more than a small multiple of
 /// bytes.size().
 Request decode_request(std::span<const std::byte> bytes);
+/// The kind of request bytes start with, read from their head only (for a message too large or too malformed to
+/// read whole); none when even the head is malformed.
+std::optional<RequestKind> peek_request_kind(std::span<const std::byte> bytes);
 
 std::vector<std::byte> encode_reply(const Reply& reply);
 /// The reply bytes hold; throws as decode_request.

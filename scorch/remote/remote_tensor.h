@@ -3,6 +3,7 @@
 // are the server's: the first question about them waits for the server's answer, which is then kept.
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -41,11 +42,14 @@ class TensorHandle {
   /// The shape, asked of the server once (a DeviceError when it cannot answer, or the error of the op that made it).
   const Shape& shape() const;
   DType dtype() const;
+  /// The shape when the client knows it already (no question to the server); the dtype is then known too.
+  std::optional<Shape> known_shape() const;
 
  private:
   void resolve() const;
   std::shared_ptr<Client> client_;
   uint64_t id_;
+  mutable std::mutex mutex_;  // guards shape_ and dtype_: copies of a tensor may be read from several threads
   mutable std::optional<Shape> shape_;
   mutable DType dtype_ = DType::F32;
 };

@@ -4,8 +4,11 @@
 
 #include <zmq.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
+#include <string_view>
 
 #include "scorch/core/error.h"
 #include "scorch/ir/ir_msgpack.h"
@@ -21,18 +24,6 @@ struct SessionSlot {
 bool loopback(const std::string& endpoint) {
   return endpoint.starts_with("tcp://127.") || endpoint.starts_with("tcp://localhost:") ||
          endpoint.starts_with("tcp://[::1]:") || endpoint.starts_with("ipc://") || endpoint.starts_with("inproc://");
-}
-
-/// The kind of request bytes start with, read from their head only (for a message too large or malformed to read
-/// whole); none when even the head is malformed.
-std::optional<RequestKind> peek_kind(std::span<const std::byte> bytes) {
-  try {
-    ir::MessageReader in(bytes);
-    if (in.array() < 2 || in.uint() != kProtocolVersion) return std::nullopt;
-    std::string kind = in.str();
-    if (kind == "op") return RequestKind::Op;
-  } catch (const Error&) {}
-  return std::nullopt;
 }
 
 Reply error_of(const char* type, const std::string& what) {
@@ -66,9 +57,10 @@ void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
   std::span<const std::byte> bytes(static_cast<const std::byte*>(body.data()), body.size());
   auto slot = sessions.find(peer);
   auto refuse = [&](const Reply& error) {
-    // An op gets no reply of its own: its error waits for the session's next one (a peer without a session is told
-    // so at its next request).
-    if (peek_kind(bytes) != RequestKind::Op) reply(peer, error);
+    // An op or a seed gets no reply of its own: its error waits for the session's next one (a peer without a
+    // session is told so at its next request).
+    auto kind = peek_request_kind(bytes);
+    if (!kind || expects_reply(*kind)) reply(peer, error);
     else if (slot != sessions.end()) slot->second.session->fail_op(DeviceError("scorch-server", error.error_what));
   };
   if (bytes.size() > options.max_message_bytes)
@@ -92,16 +84,17 @@ void Server::State::on_request(const std::string& peer, int fd, Request& request
     if (request.token != options.token) return reply(peer, error_of("DeviceError", "bad token: session refused"));
     if (slot != sessions.end()) sessions.erase(slot);
     if (sessions.size() >= options.max_sessions)
-      return reply(peer, error_of("DeviceError", "the server has its limit of " +
-                                                     std::to_string(options.max_sessions) + " sessions"));
+      return reply(peer, error_of("DeviceError",
+                                  "the server has its limit of " + std::to_string(options.max_sessions) + " sessions"));
     sessions[peer] = SessionSlot{factory(options.session_memory_bytes), fd};
     return reply(peer, Reply{});
   }
   if (slot == sessions.end()) {
-    if (request.kind != RequestKind::Op)
+    if (expects_reply(request.kind))
       reply(peer, error_of("DeviceError", "no session: send hello with the server's token first"));
     return;
   }
+  slot->second.session->release(request.drops);
   if (request.kind == RequestKind::Stats) {
     Reply stats;
     stats.kind = ReplyKind::Stats;
@@ -133,20 +126,21 @@ void Server::State::on_monitor() {
   std::erase_if(sessions, [&](const auto& entry) { return entry.second.fd == value; });
 }
 
-Server::Server(ServerOptions options, SessionFactory factory, bool allow_remote)
-    : state_(std::make_unique<State>()) {
+Server::Server(ServerOptions options, SessionFactory factory, bool allow_remote) : state_(std::make_unique<State>()) {
   if (options.token.empty())
     throw ValueError("scorch-server", "no token: set SCORCH_SERVER_TOKEN or pass --token-file");
   if (!allow_remote && !loopback(options.endpoint))
-    throw ValueError("scorch-server", options.endpoint + " is not a loopback address (pass --allow-remote to serve "
-                                                         "other machines)");
+    throw ValueError("scorch-server", options.endpoint +
+                                          " is not a loopback address (pass --allow-remote to serve "
+                                          "other machines)");
   state_->options = std::move(options);
   state_->factory = std::move(factory);
   auto& router = state_->router;
   router.set(zmq::sockopt::linger, 0);
   router.set(zmq::sockopt::router_mandatory, 0);
-  auto cap = state_->options.max_message_bytes * 2 + 1024;
+  uint64_t cap = std::min<uint64_t>(state_->options.max_message_bytes, uint64_t{1} << 50) + (uint64_t{1} << 16);
   router.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(cap));
+  router.set(zmq::sockopt::rcvhwm, 64);  // messages queued per client before ZeroMQ stops reading its socket
   try {
     router.bind(state_->options.endpoint);
   } catch (const zmq::error_t& e) {
@@ -184,8 +178,15 @@ void Server::run() {
       (void)s.router.recv(rest, zmq::recv_flags::none);
       if (!rest.more()) break;
     }
-    if (extra) s.reply(peer_id, error_of("FormatError", "a request is one frame"));
-    else s.on_message(peer_id, body);
+    try {
+      if (extra) s.reply(peer_id, error_of("FormatError", "a request is one frame"));
+      else s.on_message(peer_id, body);
+    } catch (const std::exception& e) {
+      // Whatever went wrong (a reply too large to encode, a backend that failed to start a session), the server
+      // goes on; the peer hears of it where its request expects a reply.
+      auto kind = peek_request_kind({static_cast<const std::byte*>(body.data()), body.size()});
+      if (!kind || expects_reply(*kind)) s.reply(peer_id, error_reply(e));
+    }
   }
 }
 

@@ -9,16 +9,22 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scorch/remote/protocol.h"
 
 namespace scorch::remote {
 
-/// One client's state on the server (Session<B>).
+/// Whether a request of kind gets a reply (ops and seeds do not).
+constexpr bool expects_reply(RequestKind kind) { return kind != RequestKind::Op && kind != RequestKind::Seed; }
+
+/// One client's state on the server (a Session over the server's backend).
 class SessionBase {
  public:
   virtual ~SessionBase() = default;
-  /// Runs request; the reply to send, none for an op.
+  /// Frees the tensors ids names (unknown ids are ignored).
+  virtual void release(const std::vector<uint64_t>& ids) = 0;
+  /// Runs request (its drops released already); the reply to send, none for an op or a seed.
   virtual std::optional<Reply> handle(Request& request) = 0;
   /// Notes e as the error of an op that could not be read (reported with the next reply).
   virtual void fail_op(const std::exception& e) = 0;
@@ -34,7 +40,7 @@ struct ServerOptions {
   std::string endpoint = "tcp://127.0.0.1:7878";
   /// The token a client's hello must carry; a server refuses to start without one.
   std::string token;
-  /// Larger messages get an error reply (and ones over twice this are cut off by ZeroMQ).
+  /// Larger messages get an error reply (ZeroMQ cuts off a connection sending one over this plus 64 KiB).
   uint64_t max_message_bytes = uint64_t{1} << 30;
   /// Each session's tensors may take this many bytes.
   uint64_t session_memory_bytes = uint64_t{8} << 30;

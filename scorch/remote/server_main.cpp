@@ -26,10 +26,12 @@ void on_signal(int) {
   std::exit(2);
 }
 
+/// A count from 1 to 2^20 (MiB flags stay far from overflowing when shifted to bytes).
 uint64_t count(const std::string& flag, const std::string& text) {
   char* end = nullptr;
   unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || *end || text[0] == '-' || v == 0) usage(flag + " needs a positive count, not '" + text + "'");
+  if (text.empty() || *end || text[0] == '-' || v == 0 || v > (1u << 20))
+    usage(flag + " needs a count from 1 to 1048576, not '" + text + "'");
   return v;
 }
 

@@ -3,6 +3,7 @@
 // limit, and the first error of an op nobody has waited for yet. Requests run through the generated executor
 // (gen/remote_exec.h), which looks operands up here (in, list, optional) and stores results (put, value).
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,9 +28,11 @@ template <class B> class Session final : public SessionBase {
 
   Session(typename B::Device device, uint64_t memory_limit) : device_(std::move(device)), limit_(memory_limit) {}
 
+  void release(const std::vector<uint64_t>& ids) override {
+    for (uint64_t id : ids) free(id);
+  }
   std::optional<Reply> handle(Request& request) override {
-    for (uint64_t id : request.drops) free(id);
-    if (request.kind == RequestKind::Op || request.kind == RequestKind::Seed) {
+    if (!expects_reply(request.kind)) {
       try {
         if (request.kind == RequestKind::Seed) B::seed(request.value);
         else run(*request.record);
@@ -88,6 +91,14 @@ template <class B> class Session final : public SessionBase {
     return true;
   }
 
+  /// Fails before an op makes a tensor of shape (at 8 bytes an element) that the session's limit cannot hold.
+  void check_size(const Shape& shape) const {
+    auto size = shape.checked_num_bytes(8);
+    if (!size || *size > limit_ - bytes_)
+      throw ValueError(op_name(), "a tensor of shape " + shape.to_string() + " exceeds the session's memory limit of " +
+                                      std::to_string(limit_) + " bytes (" + std::to_string(bytes_) + " held)");
+  }
+
  private:
   static constexpr size_t kMaxFresh = 65536;
   struct Stored {
@@ -119,7 +130,8 @@ template <class B> class Session final : public SessionBase {
     ir::TensorIr& slot = slots[at++];
     if (slot.id == 0 || tensors_.contains(slot.id))
       throw ValueError(op_name(), "output id " + std::to_string(slot.id) + " is 0 or already in use");
-    uint64_t size = tensor.shape().num_elements() * dtype_size(tensor.dtype());
+    auto checked = tensor.shape().checked_num_bytes(dtype_size(tensor.dtype()));
+    uint64_t size = checked ? *checked : std::numeric_limits<uint64_t>::max();
     if (size > limit_ - bytes_)
       throw ValueError(op_name(), "the session's memory limit of " + std::to_string(limit_) + " bytes is reached (" +
                                       std::to_string(bytes_) + " held, " + std::to_string(size) + " more asked)");
@@ -148,9 +160,8 @@ template <class B> class Session final : public SessionBase {
     ++at;
     outputs_.push_back(std::nullopt);
   }
-  template <class P> void store_all(std::span<ir::TensorIr> s, size_t& at, P t) requires requires { t.shape(); } {
-    store(s, at, std::move(t));
-  }
+  template <class P> void store_all(std::span<ir::TensorIr> s, size_t& at, P t) requires requires { t.shape(); }
+  { store(s, at, std::move(t)); }
   template <class P> void store_all(std::span<ir::TensorIr> s, size_t& at, std::optional<P> t) {
     if (t) store(s, at, std::move(*t));
     else skip(s, at);
@@ -185,8 +196,8 @@ template <class B> class Session final : public SessionBase {
     outputs_.clear();
     value_data_.reset();
     value_uint_.reset();
-    bool known = execute_float<B>(*this, record) || execute_int<B>(*this, record) ||
-                 execute_bool<B>(*this, record) || execute_module<B>(*this, record);
+    bool known = execute_float<B>(*this, record) || execute_int<B>(*this, record) || execute_bool<B>(*this, record) ||
+                 execute_module<B>(*this, record);
     op_.reset();
     if (!known) throw ValueError("scorch-server", "op " + std::to_string(record.index()) + " is not served");
   }
@@ -194,8 +205,12 @@ template <class B> class Session final : public SessionBase {
   Reply answer(Request& request) {
     Reply reply;
     switch (request.kind) {
-      case RequestKind::Call:
-        run(*request.record);
+      case RequestKind::Call: try { run(*request.record);
+        } catch (...) {  // the client makes no handles for a failed call's outputs: free those it made
+          for (const auto& out : outputs_)
+            if (out) free(out->id);
+          throw;
+        }
         reply.kind = ReplyKind::Result;
         reply.metas = std::move(outputs_);
         reply.data = std::move(value_data_);
@@ -208,11 +223,8 @@ template <class B> class Session final : public SessionBase {
         reply.kind = ReplyKind::Metas;
         describe_fresh(reply, request.value);
         break;
-      case RequestKind::Sync:
-        B::sync(device_);
-        break;
-      default:
-        throw ValueError("scorch-server", "a request the session does not answer");
+      case RequestKind::Sync: B::sync(device_); break;
+      default: throw ValueError("scorch-server", "a request the session does not answer");
     }
     return reply;
   }
@@ -223,8 +235,7 @@ template <class B> class Session final : public SessionBase {
     auto describe = [&](uint64_t t) {
       auto it = tensors_.find(t);
       if (it == tensors_.end()) return;
-      std::visit([&](const auto& p) { reply.metas.push_back(TensorMeta{t, p.shape(), p.dtype()}); },
-                 it->second.tensor);
+      std::visit([&](const auto& p) { reply.metas.push_back(TensorMeta{t, p.shape(), p.dtype()}); }, it->second.tensor);
     };
     describe(id);
     for (uint64_t t : fresh_)

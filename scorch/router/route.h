@@ -13,6 +13,10 @@
 #include "scorch/gen/kind_ops.h"
 #include "scorch/router/router_tensor.h"
 
+namespace scorch {
+template <class... Bs> struct Router;
+}  // namespace scorch
+
 namespace scorch::router {
 
 template <class T> struct IsRouted : std::false_type {};
@@ -52,6 +56,14 @@ template <class... Bs, class... A> size_t place(const char* op, const A&... oper
   return p.first->backend();
 }
 
+/// Whether every operand that names a device names one of the same backend (false, not an error, when two do).
+template <class... Bs, class... A> bool on_one_backend(const A&... operands) {
+  try {
+    (void)place<Bs...>("on_one_backend", operands...);
+    return true;
+  } catch (const DeviceError&) { return false; }
+}
+
 /// Runs fn's call operator instantiated for the backend's position.
 template <class... Bs, class Fn> decltype(auto) route(size_t backend, Fn&& fn) {
   return at_backend<Bs...>(backend, std::forward<Fn>(fn));
@@ -68,9 +80,10 @@ template <size_t K, class Kind, class... Bs> auto take(const RouterTensor<Kind, 
 template <size_t K, class... Bs> auto take(const RouterDevice<Bs...>& d) { return std::get<K>(d.device); }
 template <size_t K, class T>
 requires kRouted<T>
-auto take(const std::optional<T>& t) -> std::optional<decltype(take<K>(*t))> {
-  if (!t) return std::nullopt;
-  return take<K>(*t);
+auto take(const std::optional<T>& t) {  // no trailing decltype: g++ 12 recursed through this overload there
+  using Inner = decltype(take<K>(*t));
+  if (!t) return std::optional<Inner>();
+  return std::optional<Inner>(take<K>(*t));
 }
 template <size_t K, class T>
 requires kRouted<T>
@@ -131,6 +144,12 @@ template <class T> struct Wrap<ConvGradients<T>> {
   template <size_t K, class G> static ConvGradients<T> from(G&& g) {
     return {Wrap<T>::template from<K>(std::move(g.x)), Wrap<T>::template from<K>(std::move(g.weight)),
             Wrap<std::optional<T>>::template from<K>(g.bias)};
+  }
+};
+template <class T> struct Wrap<AttentionGradients<T>> {
+  template <size_t K, class G> static AttentionGradients<T> from(G&& g) {
+    return {Wrap<T>::template from<K>(std::move(g.q)), Wrap<T>::template from<K>(std::move(g.k)),
+            Wrap<T>::template from<K>(std::move(g.v))};
   }
 };
 template <class T> struct Wrap<NormGradients<T>> {

@@ -21,6 +21,9 @@ template <class... Bs> struct Router : router::GeneratedOps<Bs...> {
   template <size_t K> static Device device(typename router::Nth<K, Bs...>::Device d = {}) {
     return Device::template on<K>(std::move(d));
   }
+  /// Makes d the device Device{} names (the default device of tensors made without one); the first backend's
+  /// default device until then.
+  static void set_default_device(const Device& d) { router::default_device<Bs...>() = d.device; }
   /// "router<cpu,cuda>".
   static std::string name() {
     std::string out;

@@ -27,12 +27,21 @@ template <class... Bs, class Fn> decltype(auto) at_backend(size_t k, Fn&& fn) {
   return at_backend<0, Bs...>(k, std::forward<Fn>(fn));
 }
 
+template <class... Bs> struct RouterDevice;
+
+/// The device a default-constructed RouterDevice names: the first backend's default device unless
+/// Router::set_default_device chose another (set it before tensors are made, from one thread).
+template <class... Bs> std::variant<typename Bs::Device...>& default_device() {
+  static std::variant<typename Bs::Device...> device(std::in_place_index<0>);
+  return device;
+}
+
 /// A device of one of Bs: which backend (backend()) and its device there.
 template <class... Bs> struct RouterDevice {
   std::variant<typename Bs::Device...> device;
 
-  /// The first backend's default device.
-  RouterDevice() : device(std::in_place_index<0>) {}
+  /// The default device (default_device()).
+  RouterDevice() : device(default_device<Bs...>()) {}
   /// Backend K's device d.
   template <size_t K> static RouterDevice on(typename Nth<K, Bs...>::Device d) {
     RouterDevice r;
@@ -55,6 +64,8 @@ template <class Kind, class... Bs> class RouterTensor {
   /// Backend K's primitive of this kind.
   template <size_t K> using Inner = typename Kind::template Primitive<Nth<K, Bs...>>;
 
+  /// An empty tensor (the first backend's empty primitive), to be assigned (Autodiff keeps such placeholders).
+  RouterTensor() = default;
   /// Backend K's tensor t.
   template <size_t K> static RouterTensor of(Inner<K> t) { return RouterTensor(std::in_place_index<K>, std::move(t)); }
   /// The backend holding the tensor, as its position in Bs.

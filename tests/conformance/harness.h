@@ -13,6 +13,13 @@
 #ifdef SCORCH_HAVE_LIBTORCH
 #include <scorch/stacks/libtorch/autodiff.h>
 #endif
+#ifdef SCORCH_CASE_ROUTER
+#include <scorch/router/router.h>
+namespace scorch {
+/// The router the `router` conformance tests run on (a type name without a comma, for SCORCH_CASE_BACKEND).
+using RouterCpuLibTorch = Router<Cpu, LibTorch>;
+}  // namespace scorch
+#endif
 #ifdef SCORCH_HAVE_VULKAN
 #include <scorch/stacks/vulkan/autodiff.h>
 #endif

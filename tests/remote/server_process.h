@@ -1,6 +1,7 @@
 #pragma once
 // A scorch-server child process on loopback for tests: started with a free port and a token, stopped (or killed)
-// on request or destruction. SCORCH_SERVER_PATH names the binary (tests/CMakeLists.txt).
+// on request or destruction. SCORCH_SERVER_PATH names the binary (tests/CMakeLists.txt); it serves Cpu, or the
+// backend $SCORCH_TEST_SERVER_BACKEND names (cuda on a GPU machine).
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -18,6 +19,19 @@ class ServerProcess {
  public:
   /// Starts scorch-server with token and extra flags; waits for the line naming its endpoint.
   explicit ServerProcess(const std::string& token, std::vector<std::string> flags = {}) {
+    // Everything the child needs is made before fork: a process with threads may only exec after it.
+    const char* backend = std::getenv("SCORCH_TEST_SERVER_BACKEND");
+    std::vector<std::string> args = {SCORCH_SERVER_PATH, "--bind", "tcp://127.0.0.1:*", "--backend",
+                                     backend && *backend ? backend : "cpu"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::vector<std::string> env = {"SCORCH_SERVER_TOKEN=" + token};
+    for (char** e = environ; *e; ++e)
+      if (std::string(*e).rfind("SCORCH_SERVER_TOKEN=", 0) != 0) env.emplace_back(*e);
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    for (auto& e : env) envp.push_back(e.data());
+    argv.push_back(nullptr);
+    envp.push_back(nullptr);
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
     pid_ = ::fork();
@@ -26,13 +40,7 @@ class ServerProcess {
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);
-      setenv("SCORCH_SERVER_TOKEN", token.c_str(), 1);
-      std::vector<std::string> args = {SCORCH_SERVER_PATH, "--bind", "tcp://127.0.0.1:*"};
-      args.insert(args.end(), flags.begin(), flags.end());
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
+      execve(argv[0], argv.data(), envp.data());
       _exit(127);
     }
     close(out[1]);

@@ -16,8 +16,8 @@
 namespace scorch {
 namespace {
 
-using testing::ServerProcess;
 using std::chrono::milliseconds;
+using testing::ServerProcess;
 using R = Remote;
 
 constexpr const char* kToken = "remote-test-token";
@@ -41,9 +41,8 @@ TEST(Remote, OpsRunOnTheServerWithCpuValues) {
   auto a = Tensor<R, 2>::from_data(a_data, device);
   auto b = Tensor<R, 2>::from_data(b_data, device);
   auto remote = (a.matmul(b).exp() + 1.0).sum_dim(1).to_data();
-  auto local = (Tensor<Cpu, 2>::from_data(a_data).matmul(Tensor<Cpu, 2>::from_data(b_data)).exp() + 1.0)
-                   .sum_dim(1)
-                   .to_data();
+  auto local =
+      (Tensor<Cpu, 2>::from_data(a_data).matmul(Tensor<Cpu, 2>::from_data(b_data)).exp() + 1.0).sum_dim(1).to_data();
   EXPECT_EQ(remote.shape(), (Shape{3, 1}));
   EXPECT_EQ(remote.to_vector<float>(), local.to_vector<float>());
   EXPECT_EQ(a.device(), device);
@@ -74,14 +73,18 @@ TEST(Remote, TheSessionsMemoryLimitIsAnErrorNotACrash) {
 
 TEST(Remote, TensorsOnTwoServersMeetOnlyThroughToDevice) {
   ServerProcess first(kToken), second(kToken);
-  auto a = Tensor<R, 1>::ones({4}, connect(first));
+  auto on_first = connect(first);
+  auto a = Tensor<R, 1>::ones({4}, on_first);
   auto b = Tensor<R, 1>::ones({4}, connect(second));
   try {
     (void)(a + b);
     FAIL() << "operands on two servers must raise";
   } catch (const DeviceError& e) { EXPECT_NE(std::string(e.what()).find("two servers"), std::string::npos); }
-  auto moved = b.to_device(connect(first));
+  auto moved = b.to_device(on_first);
   EXPECT_EQ((a + moved).to_data().to_vector<float>(), (std::vector<float>{2, 2, 2, 2}));
+  // A new connection to the same server is a new session: its tensors do not mix with the old one's.
+  auto again = Tensor<R, 1>::ones({4}, connect(first));
+  EXPECT_THROW((void)(a + again), DeviceError);
 }
 
 TEST(Remote, ABadTokenIsRefused) {
@@ -140,14 +143,18 @@ TEST(Remote, AKilledClientsTensorsAreFreed) {
   std::string other = "tcp://localhost:" + server.endpoint().substr(server.endpoint().rfind(':') + 1);
   pid_t child = ::fork();
   if (child == 0) {
-    auto mine = R::connect(other, kToken, milliseconds(5000));
-    auto big = Tensor<R, 2>::ones({512, 1024}, mine);  // 2 MiB
-    Remote::sync(mine);
-    char c = 'r';
-    (void)!write(ready[1], &c, 1);
-    for (int i = 0; i < 1000; ++i) big = big * 1.0001;  // mid-stream when it dies
-    kill(getpid(), SIGKILL);
+    try {
+      auto mine = R::connect(other, kToken, milliseconds(5000));
+      auto big = Tensor<R, 2>::ones({512, 1024}, mine);  // 2 MiB
+      Remote::sync(mine);
+      char c = 'r';
+      (void)!write(ready[1], &c, 1);
+      for (int i = 0; i < 1000; ++i) big = big * 1.0001;  // mid-stream when it dies
+      kill(getpid(), SIGKILL);
+    } catch (...) {}
+    _exit(1);
   }
+  close(ready[1]);
   char c = 0;
   ASSERT_EQ(read(ready[0], &c, 1), 1);
   EXPECT_GE(stats_of(device).bytes, uint64_t{2} << 20);
@@ -162,7 +169,6 @@ TEST(Remote, AKilledClientsTensorsAreFreed) {
   EXPECT_EQ(now.tensors, 0u);
   EXPECT_EQ(now.bytes, 0u);
   close(ready[0]);
-  close(ready[1]);
 }
 
 TEST(Remote, EightClientsAtOnceAreIsolated) {
@@ -205,7 +211,7 @@ TEST(Remote, MalformedOversizedAndGarbageMessagesGetAnErrorAndTheServerGoesOn) {
     EXPECT_NE(reply.error_what.find(what), std::string::npos) << reply.error_what;
   };
   expect_error({std::byte{0xc1}, std::byte{0xff}}, "decode_message");
-  expect_error(std::vector<std::byte>(2 << 20, std::byte{0x90}), "exceeds the limit");
+  expect_error(std::vector<std::byte>((1 << 20) + 1024, std::byte{0x90}), "exceeds the limit");
   remote::Request sync;
   auto other_version = remote::encode_request(sync);
   other_version[1] = std::byte{0x7f};  // [version, ...]: version 127
