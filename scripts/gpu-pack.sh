@@ -8,6 +8,8 @@ rm -rf .gpu && mkdir -p .gpu/lib
 # PACK_ONLY="scorch_cuda_tests scorch-bench" packs only those (leaving out stale binaries).
 for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conformance_fusion_cuda tests/scorch_differential_tests \
   tests/scorch_vulkan_tests tests/scorch_conformance_vulkan \
+  tests/scorch_router_cuda_tests tests/scorch_remote_tests tests/scorch_conformance_remote scorch/scorch-server \
+  examples/router examples/remote-inference \
   bench/scorch-bench examples/guide examples/text-generation examples/custom-training-loop; do
   if [[ -n ${PACK_ONLY:-} && " $PACK_ONLY " != *" $(basename $b) "* ]]; then continue; fi
   if [[ -f $build/$b ]]; then strip -o .gpu/$(basename $b) $build/$b
@@ -24,7 +26,7 @@ if [[ -d $build/tests/onnx_generated ]]; then
   cp -r "$build/tests/onnx_generated" .gpu/ && (cd "$build/tests" && pwd) > .gpu/generated_root
 fi
 pwd > .gpu/source_root
-for f in .gpu/scorch* .gpu/guide .gpu/text-generation .gpu/custom-training-loop; do if [[ -f $f ]]; then ldd "$f"; fi; done | awk '/=> \// {print $3}' | sort -u |
+for f in .gpu/scorch* .gpu/guide .gpu/text-generation .gpu/custom-training-loop .gpu/router .gpu/remote-inference; do if [[ -f $f ]]; then ldd "$f"; fi; done | awk '/=> \// {print $3}' | sort -u |
   { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |
   while read -r lib; do cp -L "$lib" .gpu/lib/; done
 tar -C .gpu -cJf /tmp/scorch-gpu-bundle.tar.xz . && rm -rf .gpu && mkdir .gpu && mv /tmp/scorch-gpu-bundle.tar.xz .gpu/bundle.tar.xz

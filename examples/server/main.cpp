@@ -2,7 +2,7 @@
 //   remote-inference [--endpoint tcp://127.0.0.1:7878] [--artifact-dir DIR] [--show N] [--synthetic]
 // With the guide's trained model in DIR (`make guide` writes /tmp/guide), it classifies Fashion-MNIST's test set on the
 // server and on the local Cpu; with --synthetic (or no model there) a freshly seeded model classifies 64 synthetic
-// images. Either way it prints both accuracies and times and fails if the two disagree. The token is
+// images. Either way it prints both results and times and fails if the two disagree. The token is
 // $SCORCH_REMOTE_TOKEN (the server's $SCORCH_SERVER_TOKEN).
 #include <chrono>
 #include <filesystem>
@@ -83,7 +83,8 @@ bool evaluate_trained(const Args& a, const Remote::Device& device) {
   return remote == local;
 }
 
-/// A seeded model on 64 synthetic images, on the server and on the local Cpu: the same logits.
+/// A seeded model on 64 synthetic images, on the server and on the local Cpu: the same classes and logits (to float
+/// rounding on a GPU server).
 bool evaluate_synthetic(const Remote::Device& device) {
   Cpu::seed(3);
   auto config = guide::ModelConfig(10, 64);
@@ -99,10 +100,14 @@ bool evaluate_synthetic(const Remote::Device& device) {
     remote_logits = remote.forward(batch).to_data();  // the ops stream to the server; this read waits for them
     // [/book:remote]
   });
-  std::cout << "64 synthetic images: logits through Remote "
-            << (remote_logits == local_logits ? "equal" : "DIFFER from") << " the local Cpu's (" << remote_s * 1e3
+  auto difference = (Tensor<Cpu, 2>::from_data(remote_logits) - Tensor<Cpu, 2>::from_data(local_logits)).abs().max();
+  double largest = difference.into_scalar().to_double();
+  bool same_classes = Tensor<Cpu, 2>::from_data(remote_logits).argmax(1).to_data() ==
+                      Tensor<Cpu, 2>::from_data(local_logits).argmax(1).to_data();
+  std::cout << "64 synthetic images: the largest logit difference between Remote and the local Cpu is " << largest
+            << ", classes " << (same_classes ? "equal" : "DIFFER") << " (" << remote_s * 1e3
             << " ms through Remote, " << local_s * 1e3 << " ms locally)\n";
-  return remote_logits == local_logits;
+  return same_classes && largest < 1e-3;  // 0 on a Cpu server; a GPU's kernels round differently
 }
 
 }  // namespace
