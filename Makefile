@@ -7,7 +7,7 @@ CMAKE_FLAGS ?=
 # BENCH=0 leaves scorch-bench out of the build. CI (.ci/run, no GPU) passes 90-virtual (PTX only: every CUDA source
 # still goes through nvcc, without ptxas, which took half of flash_attention.cu's 44 CPU-s) and BENCH=0 (bench/ is
 # built by `make bench` and by every GPU session's scripts/gpu-pack.sh) to stay inside its 30 minutes on 2 cores.
-# CUDA_CHECK_ONLY=1 compiles the Cuda stack unoptimized (host -O0, device -G), only to check it builds: CI, where no
+# CUDA_CHECK_ONLY=1 compiles the Cuda stack unoptimized (host and device -O0), only to check it builds: CI, where no
 # GPU runs it (a third of nvcc's time).
 CUDA_ARCHITECTURES ?= 90
 BENCH ?= 1

@@ -635,7 +635,8 @@ def remote_op(op):
         count = ", " + next(n for t, n in op.params if t.startswith("std::vector<")) + ".size()"
     known = remote_known_meta(op)
     if known:
-        count = f", 1, {known}"
+        fields += f"  auto known = {known};\n"
+        count = ", 1, std::move(known)"
     return (f"auto GeneratedOps::{op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) -> {op.result} {{\n"
             f"  Call call(\"{op.full}\", {operands});\n"
             f"  ir::records::{camel(op.full)} r;\n{fields}"
@@ -644,7 +645,8 @@ def remote_op(op):
 
 def remote_known_meta(op):
     """The expression that gives Remote's client an op's result shape and dtype without asking the server, where its
-    operands' are known: an elementwise op's (broadcast shape; Fusion's dtype rule) and a float reduction along a dim's."""
+    operands' are known: an elementwise op's (broadcast shape; Fusion's dtype rule), a float reduction along a dim's,
+    a creation op's (its shape and dtype), reshape's and expand's (the shape given) and matmul's."""
     tensors = [n for t, n in op.params if t in RESULT_KIND]
     if op.cls == "elementwise" and op.result in RESULT_KIND and tensors:
         dtype_param = next((n for t, n in op.params if t == "DType"), None)
@@ -653,6 +655,13 @@ def remote_known_meta(op):
         return f"elementwise_meta({{{handles}}}, {dtype})"
     if is_fusable_reduction(op):  # sum_dim and the like keep the dim with length 1; scans and softmax keep the shape
         return "reduced_meta(x.handle(), dim)" if op.name.endswith("_dim") else "elementwise_meta({&x.handle()}, {})"
+    params = [(t, n) for t, n in op.params]
+    if op.cls == "create" and ("Shape", "shape") in params and ("DType", "dtype") in params and op.result in RESULT_KIND:
+        return "TensorMeta{0, r.shape, r.dtype}"
+    if op.name in ("reshape", "expand"):  # the shape the front end resolved
+        return "shaped_meta(x.handle(), r.shape)"
+    if op.name == "matmul":
+        return "matmul_meta(a.handle(), b.handle())"
     return None
 
 

@@ -254,6 +254,30 @@ inline std::optional<TensorMeta> reduced_meta(const TensorHandle& x, size_t dim)
   return TensorMeta{0, Shape(dims), x.dtype()};
 }
 
+/// A reshape's or expand's result shape and dtype, when x's dtype is known: the shape given (resolved by the front end).
+inline std::optional<TensorMeta> shaped_meta(const TensorHandle& x, const Shape& shape) {
+  if (!x.known_shape()) return std::nullopt;
+  return TensorMeta{0, shape, x.dtype()};
+}
+
+/// A matrix product's result shape and dtype, when both operands' are known and fit ([..., m, k] x [..., k, n] with
+/// broadcast batch dims: [..., m, n], a's dtype); none otherwise (the server decides, or raises).
+inline std::optional<TensorMeta> matmul_meta(const TensorHandle& a, const TensorHandle& b) {
+  auto sa = a.known_shape(), sb = b.known_shape();
+  if (!sa || !sb || sa->rank() != sb->rank() || sa->rank() < 2) return std::nullopt;
+  size_t rank = sa->rank();
+  if ((*sa)[rank - 1] != (*sb)[rank - 2]) return std::nullopt;
+  std::vector<size_t> dims(rank);
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    size_t x = (*sa)[d], y = (*sb)[d];
+    if (x != y && x != 1 && y != 1) return std::nullopt;
+    dims[d] = x == 1 ? y : x;
+  }
+  dims[rank - 2] = (*sa)[rank - 2];
+  dims[rank - 1] = (*sb)[rank - 1];
+  return TensorMeta{0, Shape(dims), a.dtype()};
+}
+
 /// Kind's records of the ops that move a tensor.
 template <class Kind> struct MoveRecords;
 template <> struct MoveRecords<Float> {
