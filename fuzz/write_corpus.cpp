@@ -200,12 +200,17 @@ std::vector<ir::OpRecord> seed_ops() {
   return {add, data, conv, slice, random, full};
 }
 
-void ir_ops(const fs::path& out) {
-  fs::create_directories(out / "ir_op");
-  auto write = [&](const std::string& name, const std::vector<std::byte>& bytes) {
-    std::ofstream(out / "ir_op" / name, std::ios::binary)
+/// A function writing bytes as the seed file out/target/name.
+auto seed_writer(const fs::path& out, const std::string& target) {
+  fs::create_directories(out / target);
+  return [dir = out / target](const std::string& name, const std::vector<std::byte>& bytes) {
+    std::ofstream(dir / name, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   };
+}
+
+void ir_ops(const fs::path& out) {
+  auto write = seed_writer(out, "ir_op");
   auto ops = seed_ops();
   for (size_t i = 0; i < ops.size(); ++i) write("op" + std::to_string(i), ir::encode_op(ops[i]));
   write("stream", ir::encode_ops(ops));
@@ -213,11 +218,7 @@ void ir_ops(const fs::path& out) {
 
 /// Remote's messages, as scorch-server receives requests and a client replies: one of each kind.
 void remote_messages(const fs::path& out) {
-  fs::create_directories(out / "remote_message");
-  auto write = [&](const std::string& name, const std::vector<std::byte>& bytes) {
-    std::ofstream(out / "remote_message" / name, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  };
+  auto write = seed_writer(out, "remote_message");
   auto ops = seed_ops();
   remote::Request hello;
   hello.kind = remote::RequestKind::Hello, hello.token = "token";

@@ -717,10 +717,27 @@ def remote_case(op):
     args = ", ".join(remote_arg(t, n) for t, n in op.params)
     call = f"{fusion_target(op)}({args})"
     keep = f"s.value({call})" if output_count(op.result) == 0 else f"s.put(r.out, {call})"
-    # An op that makes a tensor of a shape it is given is refused before it allocates beyond the session's limit.
-    check = "      s.check_size(r.shape);\n" if ("Shape", "shape") in op.params else ""
+    check = remote_size_check(op)
     return (f"    case OpId::{op.full}: {{\n      auto& r = ir::get<ir::records::{camel(op.full)}>(record);\n"
             f"{check}      return {keep};\n    }}")
+
+
+def remote_size_check(op):
+    """The server's check, before op runs, that its result fits the session's memory limit, for the ops whose result
+    can be far larger than their operands: creation from a shape, broadcasting elementwise ops, matmul, repeat_dim,
+    arange. Others are checked once they ran (scorch/remote/README.md)."""
+    tensors = [n for t, n in op.params if t in RESULT_KIND]
+    if ("Shape", "shape") in op.params:
+        return "      s.check_size(r.shape);\n"
+    if op.cls == "elementwise" and len(tensors) > 1:
+        return "      s.check_broadcast({" + ", ".join(f"&r.{n}" for n in tensors) + "});\n"
+    if op.name == "matmul":
+        return "      s.check_matmul(r.a, r.b);\n"
+    if op.name == "repeat_dim":
+        return "      s.check_repeat(r.x, r.dim, r.times);\n"
+    if op.name == "arange":
+        return "      s.check_arange(r.start, r.end, r.step);\n"
+    return ""
 
 
 def gen_remote_exec(ops):

@@ -254,7 +254,8 @@ inline std::optional<TensorMeta> reduced_meta(const TensorHandle& x, size_t dim)
   return TensorMeta{0, Shape(dims), x.dtype()};
 }
 
-/// A reshape's or expand's result shape and dtype, when x's dtype is known: the shape given (resolved by the front end).
+/// A reshape's or expand's result shape and dtype, when x's dtype is known: the shape given (resolved by the front
+/// end).
 inline std::optional<TensorMeta> shaped_meta(const TensorHandle& x, const Shape& shape) {
   if (!x.known_shape()) return std::nullopt;
   return TensorMeta{0, shape, x.dtype()};

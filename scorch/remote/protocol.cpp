@@ -35,10 +35,25 @@ Kind read_head(ir::MessageReader& in, const std::array<std::string_view, N>& nam
   return kind_named<Kind>(names, in.str());
 }
 
-void expect_count(size_t count, size_t expected, std::string_view kind) {
-  if (count != expected)
-    malformed("a '" + std::string(kind) + "' message has " + std::to_string(expected) + " values, not " +
-              std::to_string(count));
+/// Reads [version, kind, ...] up to the kind and checks the array holds values(kind) values.
+template <class Kind, size_t N, class Values>
+Kind read_envelope(ir::MessageReader& in, const std::array<std::string_view, N>& names, Values values) {
+  size_t count = 0;
+  Kind kind = read_head<Kind>(in, names, count);
+  if (count != values(kind))
+    malformed("a '" + std::string(names[static_cast<size_t>(kind)]) + "' message has " + std::to_string(values(kind)) +
+              " values, not " + std::to_string(count));
+  return kind;
+}
+
+/// Whether a request of kind carries a payload after its drops (a token, a record, an id or a seed).
+bool has_payload(RequestKind kind) {
+  return kind != RequestKind::Sync && kind != RequestKind::Stats && kind != RequestKind::Bye;
+}
+size_t request_values(RequestKind kind) { return has_payload(kind) ? 4 : 3; }
+size_t reply_values(ReplyKind kind) {
+  constexpr std::array<size_t, 5> kValues = {2, 4, 3, 4, 5};  // ok, error, metas, result, stats
+  return kValues[static_cast<size_t>(kind)];
 }
 
 void write_meta(ir::MessageWriter& out, const std::optional<TensorMeta>& meta) {
@@ -63,34 +78,27 @@ std::optional<TensorMeta> read_meta(ir::MessageReader& in) {
 std::vector<std::byte> encode_request(const Request& request) {
   std::vector<std::byte> bytes;
   ir::MessageWriter out(bytes);
-  bool has_payload =
-      request.kind != RequestKind::Sync && request.kind != RequestKind::Stats && request.kind != RequestKind::Bye;
-  out.array(has_payload ? 4 : 3);
+  out.array(request_values(request.kind));
   out.uint(kProtocolVersion);
   out.str(kRequestNames[static_cast<size_t>(request.kind)]);
   out.array(request.drops.size());
   for (uint64_t id : request.drops) out.uint(id);
   if (request.kind == RequestKind::Hello) out.str(request.token);
   else if (request.kind == RequestKind::Op || request.kind == RequestKind::Call) out.record(request.record.value());
-  else if (has_payload) out.uint(request.value);
+  else if (has_payload(request.kind)) out.uint(request.value);
   return bytes;
 }
 
 Request decode_request(std::span<const std::byte> bytes) {
   ir::MessageReader in(bytes);
-  size_t count = 0;
   Request request;
-  request.kind = read_head<RequestKind>(in, kRequestNames, count);
-  std::string_view name = kRequestNames[static_cast<size_t>(request.kind)];
-  bool has_payload =
-      request.kind != RequestKind::Sync && request.kind != RequestKind::Stats && request.kind != RequestKind::Bye;
-  expect_count(count, has_payload ? 4 : 3, name);
+  request.kind = read_envelope<RequestKind>(in, kRequestNames, request_values);
   size_t drops = in.array();
   request.drops.reserve(drops);
   for (size_t i = 0; i < drops; ++i) request.drops.push_back(in.uint());
   if (request.kind == RequestKind::Hello) request.token = in.str();
   else if (request.kind == RequestKind::Op || request.kind == RequestKind::Call) request.record = in.record();
-  else if (has_payload) request.value = in.uint();
+  else if (has_payload(request.kind)) request.value = in.uint();
   in.finish();
   return request;
 }
@@ -106,13 +114,7 @@ std::optional<RequestKind> peek_request_kind(std::span<const std::byte> bytes) {
 std::vector<std::byte> encode_reply(const Reply& reply) {
   std::vector<std::byte> bytes;
   ir::MessageWriter out(bytes);
-  switch (reply.kind) {
-    case ReplyKind::Ok: out.array(2); break;
-    case ReplyKind::Error: out.array(4); break;
-    case ReplyKind::Metas: out.array(3); break;
-    case ReplyKind::Result: out.array(4); break;
-    case ReplyKind::Stats: out.array(5); break;
-  }
+  out.array(reply_values(reply.kind));
   out.uint(kProtocolVersion);
   out.str(kReplyNames[static_cast<size_t>(reply.kind)]);
   if (reply.kind == ReplyKind::Error) {
@@ -136,12 +138,8 @@ std::vector<std::byte> encode_reply(const Reply& reply) {
 
 Reply decode_reply(std::span<const std::byte> bytes) {
   ir::MessageReader in(bytes);
-  size_t count = 0;
   Reply reply;
-  reply.kind = read_head<ReplyKind>(in, kReplyNames, count);
-  std::string_view name = kReplyNames[static_cast<size_t>(reply.kind)];
-  constexpr std::array<size_t, 5> kCounts = {2, 4, 3, 4, 5};
-  expect_count(count, kCounts[static_cast<size_t>(reply.kind)], name);
+  reply.kind = read_envelope<ReplyKind>(in, kReplyNames, reply_values);
   if (reply.kind == ReplyKind::Error) {
     reply.error_type = in.str();
     reply.error_what = in.str();

@@ -48,6 +48,13 @@ struct Server::State {
     router.send(zmq::buffer(peer), zmq::send_flags::sndmore);
     router.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::dontwait);
   }
+  /// Sends error to peer now if a request of kind (none: unreadable) expects a reply, else with the session's next
+  /// reply: ops and seeds get none of their own.
+  void owe(const std::string& peer, std::optional<RequestKind> kind, const Reply& error) {
+    auto slot = sessions.find(peer);
+    if (!kind || expects_reply(*kind)) reply(peer, error);
+    else if (slot != sessions.end()) slot->second.session->fail_op(error);
+  }
   void on_message(const std::string& peer, zmq::message_t& body);
   void on_request(const std::string& peer, int fd, Request& request);
   void on_monitor();
@@ -59,9 +66,7 @@ void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
   auto refuse = [&](const Reply& error) {
     // An op or a seed gets no reply of its own: its error waits for the session's next one (a peer without a
     // session is told so at its next request).
-    auto kind = peek_request_kind(bytes);
-    if (!kind || expects_reply(*kind)) reply(peer, error);
-    else if (slot != sessions.end()) slot->second.session->fail_op(DeviceError("scorch-server", error.error_what));
+    owe(peer, peek_request_kind(bytes), error);
   };
   if (bytes.size() > options.max_message_bytes)
     return refuse(error_of("ValueError", "a message of " + std::to_string(bytes.size()) +
@@ -178,14 +183,14 @@ void Server::run() {
       (void)s.router.recv(rest, zmq::recv_flags::none);
       if (!rest.more()) break;
     }
+    auto kind = [&] { return peek_request_kind({static_cast<const std::byte*>(body.data()), body.size()}); };
     try {
-      if (extra) s.reply(peer_id, error_of("FormatError", "a request is one frame"));
+      if (extra) s.owe(peer_id, kind(), error_of("FormatError", "a request is one frame"));
       else s.on_message(peer_id, body);
     } catch (const std::exception& e) {
       // Whatever went wrong (a reply too large to encode, a backend that failed to start a session), the server
       // goes on; the peer hears of it where its request expects a reply.
-      auto kind = peek_request_kind({static_cast<const std::byte*>(body.data()), body.size()});
-      if (!kind || expects_reply(*kind)) s.reply(peer_id, error_reply(e));
+      s.owe(peer_id, kind(), error_reply(e));
     }
   }
 }

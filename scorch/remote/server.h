@@ -26,8 +26,8 @@ class SessionBase {
   virtual void release(const std::vector<uint64_t>& ids) = 0;
   /// Runs request (its drops released already); the reply to send, none for an op or a seed.
   virtual std::optional<Reply> handle(Request& request) = 0;
-  /// Notes e as the error of an op that could not be read (reported with the next reply).
-  virtual void fail_op(const std::exception& e) = 0;
+  /// Notes error as the reply owed for an op or seed that could not be read (sent with the next reply).
+  virtual void fail_op(Reply error) = 0;
   virtual uint64_t tensors() const = 0;
   virtual uint64_t bytes() const = 0;
 };

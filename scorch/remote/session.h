@@ -2,7 +2,10 @@
 // A client's session on scorch-server, over backend B: its tensors by id, the memory they take against the session's
 // limit, and the first error of an op nobody has waited for yet. Requests run through the generated executor
 // (gen/remote_exec.h), which looks operands up here (in, list, optional) and stores results (put, value).
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -46,8 +49,8 @@ template <class B> class Session final : public SessionBase {
       return answer(request);
     } catch (const std::exception& e) { return error_reply(e); }
   }
-  void fail_op(const std::exception& e) override {
-    if (!pending_) pending_ = error_reply(e);
+  void fail_op(Reply error) override {
+    if (!pending_) pending_ = std::move(error);
   }
   uint64_t tensors() const override { return tensors_.size(); }
   uint64_t bytes() const override { return bytes_; }
@@ -91,6 +94,44 @@ template <class B> class Session final : public SessionBase {
     return true;
   }
 
+  /// Fails before an elementwise op whose operands broadcast to a shape check_size refuses.
+  void check_broadcast(std::initializer_list<const ir::TensorIr*> operands) const {
+    std::vector<size_t> dims;
+    for (const ir::TensorIr* t : operands) {
+      auto s = shape_of(*t);
+      if (!s) return;  // the op itself reports an unknown id
+      if (dims.empty()) dims.assign(s->rank(), 1);
+      if (s->rank() != dims.size()) return;  // nor do ranks that differ
+      for (size_t d = 0; d < dims.size(); ++d) dims[d] = std::max(dims[d], (*s)[d]);
+    }
+    check_size(Shape(dims));
+  }
+  /// Fails before a matrix product whose result ([..., m, n]) check_size refuses.
+  void check_matmul(const ir::TensorIr& a, const ir::TensorIr& b) const {
+    auto sa = shape_of(a), sb = shape_of(b);
+    if (!sa || !sb || sa->rank() != sb->rank() || sa->rank() < 2) return;
+    std::vector<size_t> dims(sa->rank());
+    for (size_t d = 0; d + 2 < dims.size(); ++d) dims[d] = std::max((*sa)[d], (*sb)[d]);
+    dims[dims.size() - 2] = (*sa)[dims.size() - 2];
+    dims[dims.size() - 1] = (*sb)[dims.size() - 1];
+    check_size(Shape(dims));
+  }
+  /// Fails before repeat_dim makes x's dim times longer than check_size allows.
+  void check_repeat(const ir::TensorIr& x, size_t dim, size_t times) const {
+    auto s = shape_of(x);
+    if (!s || dim >= s->rank()) return;
+    std::vector<size_t> dims(s->rank());
+    for (size_t d = 0; d < dims.size(); ++d) dims[d] = (*s)[d];
+    if (__builtin_mul_overflow(dims[dim], times, &dims[dim])) dims[dim] = std::numeric_limits<size_t>::max();
+    check_size(Shape(dims));
+  }
+  /// Fails before arange makes more elements than check_size allows.
+  void check_arange(int64_t start, int64_t end, int64_t step) const {
+    if (step == 0) return;  // the op reports it
+    double count = std::ceil((static_cast<double>(end) - static_cast<double>(start)) / static_cast<double>(step));
+    if (count > 0) check_size(Shape{count >= 1e18 ? size_t{1} << 60 : static_cast<size_t>(count)});
+  }
+
   /// Fails before an op makes a tensor of shape (at 8 bytes an element) that the session's limit cannot hold.
   void check_size(const Shape& shape) const {
     auto size = shape.checked_num_bytes(8);
@@ -116,6 +157,13 @@ template <class B> class Session final : public SessionBase {
     else return "bool";
   }
   std::string op_name() const { return op_ ? std::string(kOpNames[static_cast<size_t>(*op_)]) : "scorch-server"; }
+
+  /// The shape of the tensor t names, none for an id the session does not hold.
+  std::optional<Shape> shape_of(const ir::TensorIr& t) const {
+    auto it = tensors_.find(t.id);
+    if (it == tensors_.end()) return std::nullopt;
+    return std::visit([](const auto& p) { return Shape(p.shape()); }, it->second.tensor);
+  }
 
   void free(uint64_t id) {
     auto it = tensors_.find(id);

@@ -31,7 +31,7 @@ template <class AD> std::vector<double> guide_losses(int steps, const typename A
 }
 
 TEST(RemoteTraining, AutodiffRemoteTrainsTheGuideCnnWithLocalCpusLosses) {
-  testing::ServerProcess server("training-token");
+  testing::ServerProcess server("training-token", {"--backend", "cpu"});  // Cpu's kernels and random stream
   auto device = Remote::connect(server.endpoint(), "training-token");
   auto remote = guide_losses<Autodiff<Remote>>(4, device);
   auto local = guide_losses<Autodiff<Cpu>>(4);

@@ -26,8 +26,8 @@ std::vector<double> split_losses(int steps, const typename B::Device& first, con
   Cpu::seed(11);
   auto first_config = nn::LinearConfig(6, 16), second_config = nn::LinearConfig(16, 3);
   auto first_weights = first_config.init<Cpu>().into_record(), second_weights = second_config.init<Cpu>().into_record();
-  SplitModel<B> model{first_config.init_with<B>(first_weights, first), second_config.init_with<B>(second_weights, second),
-                      {}, second};
+  SplitModel<B> model{
+      first_config.init_with<B>(first_weights, first), second_config.init_with<B>(second_weights, second), {}, second};
   auto optim = optim::AdamConfig().init();
   std::vector<float> xs(8 * 6);
   for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>((i * 7) % 13) / 13.0f - 0.5f;
