@@ -35,6 +35,13 @@ Kind read_head(ir::MessageReader& in, const std::array<std::string_view, N>& nam
   return kind_named<Kind>(names, in.str());
 }
 
+/// Writes [version, name, ...] (values in all) up to the name.
+void write_head(ir::MessageWriter& out, size_t values, std::string_view name) {
+  out.array(values);
+  out.uint(kProtocolVersion);
+  out.str(name);
+}
+
 /// Reads [version, kind, ...] up to the kind and checks the array holds values(kind) values.
 template <class Kind, size_t N, class Values>
 Kind read_envelope(ir::MessageReader& in, const std::array<std::string_view, N>& names, Values values) {
@@ -78,9 +85,7 @@ std::optional<TensorMeta> read_meta(ir::MessageReader& in) {
 std::vector<std::byte> encode_request(const Request& request) {
   std::vector<std::byte> bytes;
   ir::MessageWriter out(bytes);
-  out.array(request_values(request.kind));
-  out.uint(kProtocolVersion);
-  out.str(kRequestNames[static_cast<size_t>(request.kind)]);
+  write_head(out, request_values(request.kind), kRequestNames[static_cast<size_t>(request.kind)]);
   out.array(request.drops.size());
   for (uint64_t id : request.drops) out.uint(id);
   if (request.kind == RequestKind::Hello) out.str(request.token);
@@ -114,9 +119,7 @@ std::optional<RequestKind> peek_request_kind(std::span<const std::byte> bytes) {
 std::vector<std::byte> encode_reply(const Reply& reply) {
   std::vector<std::byte> bytes;
   ir::MessageWriter out(bytes);
-  out.array(reply_values(reply.kind));
-  out.uint(kProtocolVersion);
-  out.str(kReplyNames[static_cast<size_t>(reply.kind)]);
+  write_head(out, reply_values(reply.kind), kReplyNames[static_cast<size_t>(reply.kind)]);
   if (reply.kind == ReplyKind::Error) {
     out.str(reply.error_type);
     out.str(reply.error_what);
