@@ -1,6 +1,7 @@
 #pragma once
 // The umbrella header: core types, the Tensor API, activations, the Cpu backend, Autodiff<Cpu>
-// the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders, PyTorch import), nn and optim.
+// the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders, PyTorch import), nn, optim and
+// post-training quantization.
 #include "scorch/stacks/cpu/autodiff.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/distribution.h"
@@ -17,6 +18,7 @@
 #include "scorch/tensor/tensor.h"
 #include "scorch/nn/nn.h"
 #include "scorch/optim/optim.h"
+#include "scorch/quant/quantize.h"
 #include "scorch/stacks/cpu/nn.h"
 #include "scorch/stacks/cpu/optim.h"
 

@@ -67,6 +67,18 @@ template <> struct EnumNames<InterpolateMode> {
   static constexpr std::string_view what = "interpolate mode";
   static constexpr std::array<std::string_view, 3> names = {"nearest", "bilinear", "bicubic"};
 };
+template <> struct EnumNames<QuantValue> {
+  static constexpr std::string_view what = "quantized value type";
+  static constexpr std::array<std::string_view, 3> names = {"int8", "uint8", "q4"};
+};
+template <> struct EnumNames<QuantMode> {
+  static constexpr std::string_view what = "quantization mode";
+  static constexpr std::array<std::string_view, 2> names = {"symmetric", "affine"};
+};
+template <> struct EnumNames<QuantLevel> {
+  static constexpr std::string_view what = "quantization level";
+  static constexpr std::array<std::string_view, 3> names = {"tensor", "channel", "block"};
+};
 template <> struct EnumNames<Distribution::Kind> {
   static constexpr std::string_view what = "distribution kind";
   static constexpr std::array<std::string_view, 4> names = {"default", "uniform", "bernoulli", "normal"};
@@ -266,7 +278,8 @@ concept Same = std::same_as<std::remove_const_t<S>, T>;
 template <class S>
 concept OptionStruct = std::same_as<S, ConvSpec> || std::same_as<S, PoolSpec> || std::same_as<S, InterpolateSpec> ||
     std::same_as<S, Distribution> || std::same_as<S, SliceRange> || std::same_as<S, AttentionDropout> ||
-    std::same_as<S, AdamStep> || std::same_as<S, SgdStep>;
+    std::same_as<S, AdamStep> || std::same_as<S, SgdStep> || std::same_as<S, QuantScheme> ||
+    std::same_as<S, InputQuant>;
 
 template <Same<ConvSpec> S, class F> void fields(S& s, F&& f) {
   f("stride", s.stride), f("padding", s.padding), f("dilation", s.dilation), f("padding_out", s.padding_out);
@@ -291,6 +304,14 @@ template <Same<AdamStep> S, class F> void fields(S& s, F&& f) {
 template <Same<SgdStep> S, class F> void fields(S& s, F&& f) {
   f("lr", s.lr), f("weight_decay", s.weight_decay), f("momentum", s.momentum), f("dampening", s.dampening);
   f("with_momentum", s.with_momentum), f("nesterov", s.nesterov);
+}
+
+template <Same<QuantScheme> S, class F> void fields(S& s, F&& f) {
+  f("value", s.value), f("mode", s.mode), f("level", s.level), f("axis", s.axis), f("block_size", s.block_size);
+}
+template <Same<InputQuant> S, class F> void fields(S& s, F&& f) {
+  f("dynamic", s.dynamic), f("reduce_range", s.reduce_range), f("value", s.value), f("scale", s.scale);
+  f("offset", s.offset);
 }
 
 template <class S> size_t field_count(const S& s) {

@@ -17,6 +17,9 @@
 //   SliceRange,          AttentionDropout {"prob", "seed"}, AdamStep {"lr", "beta_1", "beta_2", "epsilon",
 //   AttentionDropout,    "weight_decay", "decoupled", "step"}, SgdStep {"lr", "weight_decay", "momentum",
 //   AdamStep, SgdStep    "dampening", "with_momentum", "nesterov"}
+//   QuantScheme          {"value": "int8" | "uint8" | "q4", "mode": "symmetric" | "affine", "level": "tensor" |
+//                        "channel" | "block", "axis": uint, "block_size": uint}
+//   InputQuant           {"dynamic", "reduce_range", "value", "scale", "offset"}
 //   size_t, int64_t,     uint, int, bool, float (a float field also accepts an int)
 //   uint64_t, bool,
 //   double

@@ -10,7 +10,8 @@
 
 namespace scorch {
 
-/// Optional base of a visitor: v.visit(path, param) is called for each parameter; enter/exit are optional.
+/// Optional base of a visitor: v.visit(path, param) is called for each parameter; enter/exit are optional, and
+/// a visitor with a `module(path, const M&)` member template sees each nested module itself.
 struct ModuleVisitor {
   void enter_module(const std::string& /*path*/, std::string_view /*type*/) {}
   void exit_module(const std::string& /*path*/, std::string_view /*type*/) {}
@@ -29,23 +30,21 @@ template <class Mapper> struct MapperTransform {
 template <class Device> struct DeviceTransform {
   const Device& device;
   template <class P> P param(const std::string&, const P& p) {
-    return p.map([&](const auto& t) { return t.to_device(device); });
+    return p.map_parts([&](const auto& t) { return t.to_device(device); });
   }
   template <class T> T constant(const T& t) { return t.to_device(device); }
 };
 /// Autodiff module → the same module on the inner backend (no graph).
 struct InnerTransform {
   template <class P> auto param(const std::string&, const P& p) {
-    using InnerTensor = decltype(p.val().inner());
-    return Param<InnerTensor>(p.id(), p.val().inner(), p.is_require_grad());
+    return p.map_parts([](const auto& t) { return t.inner(); });
   }
   template <class T> auto constant(const T& t) { return t.inner(); }
 };
 /// Inner module → the autodiff module AD (parameters become tracked leaves).
 template <class AD> struct FromInnerTransform {
   template <class P> auto param(const std::string&, const P& p) {
-    using Outer = rebind_backend_t<typename P::Value, AD>;
-    return Param<Outer>(p.id(), Outer::from_inner(p.val()), p.is_require_grad());
+    return p.map_parts([](const auto& t) { return rebind_backend_t<std::decay_t<decltype(t)>, AD>::from_inner(t); });
   }
   template <class T> auto constant(const T& t) { return rebind_backend_t<T, AD>::from_inner(t); }
 };
@@ -53,7 +52,7 @@ template <class AD> struct FromInnerTransform {
 struct ParamCounter {
   size_t n = 0;
   template <class P> void visit(const std::string&, const P& p) {
-    n += p.id().valid() ? p.val().shape().num_elements() : 0;
+    n += p.id().valid() ? p.shape().num_elements() : 0;
   }
 };
 /// Collects distinct devices of parameters and constants.
@@ -63,7 +62,7 @@ template <class Device> struct DeviceCollector {
     if (std::find(found.begin(), found.end(), d) == found.end()) found.push_back(d);
   }
   template <class P> void visit(const std::string&, const P& p) {
-    if (p.id().valid()) add(p.val().device());
+    if (p.id().valid()) add(p.device());
   }
   template <class T> void constant(const std::string&, const T& t) { add(t.device()); }
 };

@@ -7,6 +7,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/module/module_traits.h"
+#include "scorch/module/quantized_record.h"
 #include "scorch/module/record.h"
 
 namespace scorch {
@@ -45,9 +46,9 @@ struct LoadContext {
   std::any device;
   FieldPath path;
   /// Throws E("[load_record] source: 'path': why").
-  template <class E = FormatError> [[noreturn]] void fail(const std::string& why) const {
-    throw E("load_record", (source.empty() ? "" : source + ": ") + "'" + path.str() + "': " + why);
-  }
+  template <class E = FormatError> [[noreturn]] void fail(const std::string& why) const { throw E("load_record", where() + why); }
+  /// "source: 'path': ", the head of load errors.
+  std::string where() const { return (source.empty() ? "" : source + ": ") + "'" + path.str() + "': "; }
   /// Throws unless r is absent or empty (or unused entries are allowed).
   void check_unused(const Record* r) const {
     if (r && !options.allow_unused && (r->tensor_count() > 0 || (!r->is_null() && !r->is_map() && !r->is_list())))
@@ -93,8 +94,32 @@ template <class B, size_t D, class K> struct FieldOps<Param<Tensor<B, D, K>>> {
   template <class To, class F> static auto transform(const T& p, F& f, detail::FieldPath& path) {
     return f.param(path.str(), p);
   }
-  static Record record(const T& p) { return Record(p.val().to_data(), p.id().value()); }
+  static Record record(const T& p) {
+    if constexpr (std::same_as<K, Float>)
+      if (p.is_quantized()) {
+        const auto& q = p.quantized();
+        return quantized_record(
+            {q.values.to_data(), q.scales.to_data(), q.offsets.to_data(), q.scheme, q.input, p.id().value()});
+      }
+    return Record(p.val().to_data(), p.id().value());
+  }
   static T load(const T& p, const Record* r, detail::LoadContext& ctx);
+  /// A quantized parameter from its record (scorch/module/quantized_record.h), on p's device or the load's.
+  static T load_quantized(const T& p, const Record& r, detail::LoadContext& ctx) {
+    QuantizedRecord q = read_quantized_record(r, D, ctx.where());
+    Shape shape = q.values.shape();
+    if (q.scheme.value == QuantValue::Q4) shape[D - 1] *= 2;
+    bool has_value = p.id().valid();
+    if (has_value && shape != p.shape())
+      ctx.template fail<ShapeError>("record shape " + shape.to_string() + ", module expects " + p.shape().to_string());
+    typename B::Device device = has_value ? p.device() : typename B::Device{};
+    if (auto* d = std::any_cast<typename B::Device>(&ctx.device)) device = *d;
+    QTensor<B, D> qt{Tensor<B, D, Int>::from_data(q.values, device),
+                     Tensor<B, D>::from_data(q.scales.convert(DType::F32), device),
+                     Tensor<B, D, Int>::from_data(q.offsets.convert(DType::I32), device), q.scheme, q.input};
+    ParamId id = q.param_id ? ParamId(q.param_id) : has_value ? p.id() : ParamId::make();
+    return T(id, std::move(qt));
+  }
 };
 
 template <class B, size_t D, class K>
@@ -103,6 +128,8 @@ auto FieldOps<Param<Tensor<B, D, K>>>::load(const T& p, const Record* r, detail:
     if (ctx.options.allow_missing) return p;
     ctx.fail("missing key (the record has no value for this parameter)");
   }
+  if constexpr (std::same_as<K, Float>)
+    if (is_quantized_record(*r)) return load_quantized(p, *r, ctx);
   if (!r->is_tensor()) ctx.fail("expected a tensor, found " + describe(*r));
   const RecordTensor& rt = r->as_tensor();
   const TensorData& data = rt.data;
@@ -110,11 +137,11 @@ auto FieldOps<Param<Tensor<B, D, K>>>::load(const T& p, const Record* r, detail:
     ctx.template fail<DTypeError>("the record holds " + std::string(dtype_name(data.dtype())) +
                                   " values, the parameter is " + std::string(K::name));
   bool has_value = p.id().valid();
-  if (data.shape().rank() != D || (has_value && data.shape() != p.val().shape()))
+  if (data.shape().rank() != D || (has_value && data.shape() != p.shape()))
     ctx.template fail<ShapeError>("record shape " + data.shape().to_string() + ", module expects " +
-                                  (has_value ? p.val().shape().to_string() : "rank " + std::to_string(D)));
-  DType target = has_value ? p.val().dtype() : K::default_dtype;
-  typename B::Device device = has_value ? p.val().device() : typename B::Device{};
+                                  (has_value ? p.shape().to_string() : "rank " + std::to_string(D)));
+  DType target = has_value && !p.is_quantized() ? p.val().dtype() : K::default_dtype;
+  typename B::Device device = has_value ? p.device() : typename B::Device{};
   if (auto* d = std::any_cast<typename B::Device>(&ctx.device)) device = *d;
   auto tensor = data.dtype() == target ? Tensor<B, D, K>::from_data(data, device)
                                        : Tensor<B, D, K>::from_data(data.convert(target), device);
@@ -215,6 +242,7 @@ template <Module M> struct FieldOps<M> {
   template <class V> static void visit(const M& m, V& v, detail::FieldPath& path) {
     if constexpr (requires { v.enter_module(path.str(), M::scorch_module_name); })
       v.enter_module(path.str(), M::scorch_module_name);
+    if constexpr (requires { v.module(path.str(), m); }) v.module(path.str(), m);
     for_each_field(m, [&](std::string_view name, const auto& field) {
       path.with(name, [&]() { FieldOps<std::remove_cvref_t<decltype(field)>>::visit(field, v, path); });
     });

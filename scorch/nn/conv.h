@@ -59,7 +59,7 @@ template <class B, size_t N> struct Conv {
 
   Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
     std::array<size_t, N> kernel;
-    for (size_t i = 0; i < N; ++i) kernel[i] = weight.val().shape()[i + 2];
+    for (size_t i = 0; i < N; ++i) kernel[i] = weight.shape()[i + 2];
     auto [begin, end] = padding.template resolve<N>("Conv::forward", kernel, stride, dilation);
     functional::ConvOptions<N> o{stride, {}, dilation, groups};
     std::vector<std::pair<size_t, size_t>> extra;
@@ -73,6 +73,8 @@ template <class B, size_t N> struct Conv {
     if (bias) b = bias->val();
     return functional::conv(asymmetric ? x.pad(extra) : x, weight.val(), b, o);
   }
+  /// What quantize() may quantize: the weight, per output channel (axis 0); dequantized for the convolution.
+  std::vector<QuantTarget> quant_targets() const { return {{"weight", 0, false}}; }
 };
 
 template <size_t N> template <class B> Conv<B, N> ConvConfig<N>::init(const typename B::Device& device) const {

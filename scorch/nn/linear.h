@@ -3,6 +3,7 @@
 #include "scorch/module/module.h"
 #include "scorch/nn/initializer.h"
 #include "scorch/tensor/functional_fused.h"
+#include "scorch/tensor/quantized.h"
 
 namespace scorch::nn {
 
@@ -37,6 +38,7 @@ template <class B> struct Linear {
   /// its bias and relu on Cuda).
   template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x, bool relu = false) const {
     static_assert(D >= 1, "Linear needs rank ≥ 1");
+    if (weight.is_quantized()) return forward_quantized(x, relu);
     size_t d_in = layout == LinearLayout::Row ? weight.val().shape()[0] : weight.val().shape()[1];
     if (x.shape()[D - 1] != d_in)
       throw ShapeError("Linear::forward",
@@ -45,6 +47,20 @@ template <class B> struct Linear {
     std::optional<Tensor<B, 1>> b;
     if (bias) b = bias->val();
     return functional::linear(x, w, b, relu);  // bias in the product's dtype under autocast
+  }
+
+  /// What quantize() may quantize: the weight, per output channel (axis 1 in Row layout, 0 in Col), run by integer
+  /// kernels (quantized_linear).
+  std::vector<QuantTarget> quant_targets() const {
+    return {{"weight", layout == LinearLayout::Row ? size_t{1} : size_t{0}, true}};
+  }
+
+ private:
+  template <size_t D> Tensor<B, D> forward_quantized(const Tensor<B, D>& x, bool relu) const {
+    if (auto* observer = quant_input_observer()) observer->observe(weight.id().value(), x.to_data());
+    std::optional<Tensor<B, 1>> b;
+    if (bias) b = bias->val();
+    return quant::linear(x, weight.quantized(), layout == LinearLayout::Col, b, relu);
   }
 };
 

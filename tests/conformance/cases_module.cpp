@@ -2,6 +2,7 @@
 // interpolation, unfold/fold, attention, normalization), forward. The gradients are in cases_module_grad.cpp.
 #include "harness.h"
 #include "module_aliases.h"
+#include "scorch/tensor/quantized.h"
 
 namespace scorch::conformance {
 namespace {
@@ -224,5 +225,71 @@ template <class B> void add_fused_cases(CaseList<B>& list) {
 }
 
 SCORCH_CONFORMANCE_INSTANTIATE(add_fused_cases);
+
+// ---- quantization (fixtures: gen_quant_fixtures.py, from PyTorch's quantized ops and observers)
+namespace {
+/// Parameters of shape `shape` holding values, as float scales or int offsets.
+template <class B, class K, size_t D>
+Tensor<B, D, K> params(const std::vector<double>& values, const Shape& shape, const typename B::Device& device) {
+  Tensor<B, 1> t = Tensor<B, 1>::from_data(TensorData(values, Shape{values.size()}), device);
+  if constexpr (std::same_as<K, Int>) return t.int_().cast(DType::I32).template reshape<D>(shape);
+  else return t.template reshape<D>(shape);
+}
+}  // namespace
+
+template <class B> void add_quant_cases(CaseList<B>& list) {
+  list.add("q_per_tensor", {"module_quantize", "module_dequantize"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    auto one = [&](double v) { return Tensor<B, 2>::full({1, 1}, Scalar(v), x.device()); };
+    auto off = [&](int64_t v) { return Tensor<B, 2, Int>::full({1, 1}, Scalar(v), x.device(), DType::I32); };
+    auto a = QTensor<B, 2>::quantize_with(x, QuantScheme::int8(), one(0.05), off(3));
+    QuantScheme u8{QuantValue::UInt8, QuantMode::Affine, QuantLevel::Tensor, 0, 32};
+    auto b = QTensor<B, 2>::quantize_with(x, u8, one(0.02), off(128));
+    return outs(a.values, b.values, a.dequantize(x.dtype()), b.dequantize(x.dtype()));
+  });
+  list.add("q_per_channel", {"module_quantize", "module_dequantize"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    auto d = x.device();
+    auto a = QTensor<B, 2>::quantize_with(x, QuantScheme::int8_per_channel(0),
+                                          params<B, Float, 2>({0.01, 0.02, 0.05, 0.1, 0.2}, {5, 1}, d),
+                                          params<B, Int, 2>({0, 1, -2, 3, 0}, {5, 1}, d));
+    QuantScheme u8{QuantValue::UInt8, QuantMode::Affine, QuantLevel::Channel, 1, 32};
+    auto b = QTensor<B, 2>::quantize_with(x, u8, params<B, Float, 2>({0.03, 0.04, 0.05, 0.06}, {1, 4}, d),
+                                          params<B, Int, 2>({100, 128, 90, 140}, {1, 4}, d));
+    return outs(a.values, b.values, a.dequantize(x.dtype()), b.dequantize(x.dtype()));
+  });
+  list.add("q_observer_params", {"module_quantize"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    auto a = QTensor<B, 2>::quantize(x, QuantScheme::int8());
+    QuantScheme u8{QuantValue::UInt8, QuantMode::Affine, QuantLevel::Channel, 0, 32};
+    auto b = QTensor<B, 2>::quantize(x, u8);
+    size_t rows = x.shape()[0];
+    return outs(a.scales.template reshape<1>({1}), a.values, b.scales.template reshape<1>({rows}),
+                b.offsets.cast(DType::I64).template reshape<1>({rows}), b.values);
+  });
+  list.add("q_q4_blocks", {"module_quantize", "module_dequantize"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    auto q = QTensor<B, 2>::quantize(x, QuantScheme::q4_blocks(1, 8));
+    return outs(q.scales, q.values, q.dequantize(x.dtype()));
+  });
+  list.add("q_linear_dynamic", {"module_quantized_linear"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0), w = F<2>(in, 1);
+    auto q = QTensor<B, 2>::quantize(w, QuantScheme::int8_per_channel(0));
+    auto reduced = q;
+    reduced.input.reduce_range = true;
+    size_t n = w.shape()[0];
+    return outs(q.values, q.scales.template reshape<1>({n}), quant::linear(x, q, true, F<1>(in, 2)),
+                quant::linear(x, reduced, true, F<1>(in, 2)));
+  });
+  list.add("q_linear_static", {"module_quantized_linear"}, [](const Inputs<B>& in) {
+    auto x = F<2>(in, 0);
+    auto q = QTensor<B, 2>::quantize(F<2>(in, 1), QuantScheme::int8());
+    q.input = InputQuant{false, false, QuantValue::UInt8, 0.02, 110};
+    auto b = F<1>(in, 2);
+    return outs(q.values, quant::linear(x, q, false, b), quant::linear(x, q, false, b, true));
+  });
+}
+
+SCORCH_CONFORMANCE_INSTANTIATE(add_quant_cases);
 
 }  // namespace scorch::conformance

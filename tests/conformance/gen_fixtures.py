@@ -229,6 +229,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_module_fixtures  # noqa: E402
 
 gen_module_fixtures.add_cases(case, rn, rb)
+import gen_quant_fixtures  # noqa: E402
+
+gen_quant_fixtures.add_cases(case, rn)
 
 
 def main(out_dir):

@@ -164,6 +164,7 @@ template <class B> void add_module_cases(CaseList<B>& list);
 template <class B> void add_module_grad_cases(CaseList<B>& list);
 template <class B> void add_fused_cases(CaseList<B>& list);
 template <class B> void add_fused_grad_cases(CaseList<B>& list);
+template <class B> void add_quant_cases(CaseList<B>& list);
 
 /// Every case, for backend B.
 template <class B> CaseList<B> all_cases() {
@@ -181,6 +182,7 @@ template <class B> CaseList<B> all_cases() {
   add_module_grad_cases(list);
   add_fused_cases(list);
   add_fused_grad_cases(list);
+  add_quant_cases(list);
   return list;
 }
 

@@ -9,3 +9,4 @@
 #include "scorch/backend/provided/module_defaults.h"
 #include "scorch/backend/provided/optim_defaults.h"
 #include "scorch/backend/provided/reduce_defaults.h"
+#include "scorch/backend/provided/quant_defaults.h"

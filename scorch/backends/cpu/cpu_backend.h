@@ -22,6 +22,10 @@ struct Cpu : CpuKernelOps {
   static void seed(uint64_t s) { kernels::seed(s); }
   /// Cpu ops run synchronously; nothing to wait for.
   static void sync(const Device&) {}
+  /// Integer kernels where they apply (kernels/quantized.cpp), else the provided composition.
+  static CpuTensor module_quantized_linear(CpuTensor x, CpuTensor weight, CpuTensor scales, CpuTensor offsets,
+                                           const std::optional<CpuTensor>& bias, const QuantScheme& scheme,
+                                           const InputQuant& input, bool relu);
 };
 
 }  // namespace scorch::backends::cpu

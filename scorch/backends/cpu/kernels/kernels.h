@@ -2,6 +2,7 @@
 // The Cpu backend's kernels. One function serves every kind whose dtype it supports;
 // their declarations and the Cpu struct's bindings are generated from op_table.txt (gen/cpu_kernel_ops.h).
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -26,5 +27,13 @@ void seed(uint64_t seed);
 /// Indices as int64 resolved against dim_size (negative counts from the end); throws ShapeError naming op and the
 /// first index out of range (index.cpp).
 std::vector<int64_t> read_indices(const char* op, const T& indices, size_t dim_size);
+
+/// Whether quantized_linear below runs these operands: x float [m, k], weight int8 [k, n], int8 values with one
+/// scale per tensor or per column (axis 1), an int8 or uint8 input (quantized.cpp).
+bool quantized_linear_fits(const T& x, const T& weight, const T& scales, const QuantScheme& scheme,
+                           const InputQuant& input);
+/// The op table's quantized_linear in integers (AVX-512 VNNI, AVX2 or portable lanes): f32 [m, n].
+T quantized_linear(const T& x, const T& weight, const T& scales, const T& offsets, const std::optional<T>& bias,
+                   const InputQuant& input, bool relu);
 
 }  // namespace scorch::backends::cpu::kernels
