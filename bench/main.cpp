@@ -249,6 +249,7 @@ template <class B> void run_backend(Options& o) {
   tensor_workloads<B>(o);
   autodiff_workloads<B>(o);
   nn_workloads<B>(o);
+  quant_workloads<B>(o);
 #ifdef SCORCH_HAVE_CUDA
   constexpr bool onnx_backend = std::is_same_v<B, Cpu> || std::is_same_v<B, Cuda>;
 #else

@@ -44,4 +44,12 @@ struct Evaluation {
 Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show,
                           BackendChoice backend = BackendChoice::Cpu);
 
+/// The saved model's test accuracy in f32 and after int8 post-training quantization (weights per output channel;
+/// inputs quantized per batch, or fixed from 10 calibration batches of 100 training images), and its bytes.
+struct QuantizedEvaluation {
+  double f32 = 0, int8_dynamic = 0, int8_static = 0;
+  size_t f32_bytes = 0, int8_bytes = 0, quantized = 0;
+};
+QuantizedEvaluation evaluate_quantized(const std::string& artifact_dir, DataSource source);
+
 }  // namespace guide

@@ -25,10 +25,9 @@ template <Backend B> std::vector<int64_t> infer(const Model<B>& model, std::vect
   return predicted.to_data().convert(DType::I64).template to_vector<int64_t>();
 }
 
-/// The saved model on B over the whole test set (in batches of 1,000).
-template <Backend B> Evaluation evaluate_on(const std::string& artifact_dir, DataSource source, size_t show) {
-  auto model = load_model<B>(artifact_dir);
-  auto test = datasets(source).second;
+/// model over the whole test set (in batches of 1,000): its accuracy and the first `show` predictions.
+template <class M> Evaluation evaluate_model(const M& model, const data::DatasetPtr<data::MnistItem>& test,
+                                             size_t show) {
   Evaluation out;
   size_t correct = 0, total = test->len();
   for (size_t start = 0; start < total; start += 1000) {
@@ -42,6 +41,11 @@ template <Backend B> Evaluation evaluate_on(const std::string& artifact_dir, Dat
   }
   out.accuracy = total ? 100.0 * static_cast<double>(correct) / static_cast<double>(total) : 0.0;
   return out;
+}
+
+/// The saved model on B over the whole test set.
+template <Backend B> Evaluation evaluate_on(const std::string& artifact_dir, DataSource source, size_t show) {
+  return evaluate_model(load_model<B>(artifact_dir), datasets(source).second, show);
 }
 
 // The optional backends' commands, compiled in backend_<name>.cpp when the build has them.

@@ -1,9 +1,10 @@
 // Text classification: which of four fortune categories (computers, definitions, politics, songs-poems) a fortune
 // comes from, learned by a small transformer encoder over a word tokenizer fitted on the training fortunes.
-// Trains with the Learner, reports the test accuracy, saves model, config and vocabulary, then reloads them and
-// classifies a few sentences of its own.
+// Trains with the Learner, reports the test accuracy (and the int8-quantized model's), saves model, config and
+// vocabulary, then reloads them and classifies a few sentences of its own.
 //   text-classification [--epochs N] [--artifact-dir DIR]     (defaults: 6 epochs, /tmp/text-classification)
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <random>
 
@@ -67,6 +68,39 @@ void classify(const std::string& artifact_dir, const std::vector<std::string>& s
   }
 }
 
+/// The share of test fortunes model classifies right, in percent.
+template <class Model> double accuracy(const Model& model, const data::DatasetPtr<EncodedFortune>& test_set) {
+  size_t correct = 0;
+  for (size_t begin = 0; begin < test_set->len(); begin += 256) {
+    std::vector<EncodedFortune> items;
+    for (size_t i = begin; i < std::min(begin + 256, test_set->len()); ++i) items.push_back(*test_set->get(i));
+    auto batch = FortuneBatcher<Cpu>{}.batch(items, {});
+    auto hits = model.forward(batch.ids).argmax(1).template reshape<1>({-1}).equal(batch.labels);
+    correct += size_t(hits.int_().sum().into_scalar().to_double());
+  }
+  return 100.0 * double(correct) / double(test_set->len());
+}
+
+/// The trained model quantized after training (int8 weights per output channel): inputs quantized per batch
+/// (dynamic), and fixed from 20 calibration batches of training fortunes (static); their test accuracy and bytes.
+void report_quantized(const TextClassifier<Cpu>& model, const data::DatasetPtr<EncodedFortune>& train_set,
+                      const data::DatasetPtr<EncodedFortune>& test_set, double f32_accuracy) {
+  auto dynamic = quant::quantize(model);
+  auto calibrated = quant::quantize(model, {}, {}, [&](const TextClassifier<Cpu>& m) {
+    for (size_t begin = 0; begin < std::min<size_t>(train_set->len(), 20 * 32); begin += 32) {
+      std::vector<EncodedFortune> items;
+      for (size_t i = begin; i < std::min(begin + 32, train_set->len()); ++i) items.push_back(*train_set->get(i));
+      (void)m.forward(FortuneBatcher<Cpu>{}.batch(items, {}).ids);
+    }
+  });
+  auto f32_bytes = quant::param_bytes(model).first;
+  auto [int8_bytes, quantized] = quant::param_bytes(dynamic);
+  std::printf("int8 post-training quantization (%zu linear weights; parameters %zu -> %zu bytes):\n", quantized,
+              f32_bytes, int8_bytes);
+  std::printf("  test accuracy f32 %.2f %%, int8 dynamic %.2f %%, int8 static %.2f %%\n", f32_accuracy,
+              accuracy(dynamic, test_set), accuracy(calibrated, test_set));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -87,18 +121,12 @@ int main(int argc, char** argv) try {
   config.save(artifact_dir + "/config.json");
   tokenizer.save(artifact_dir + "/vocabulary.txt");
 
-  size_t correct = 0;
-  for (size_t begin = 0; begin < test_set->len(); begin += 256) {
-    std::vector<EncodedFortune> items;
-    for (size_t i = begin; i < std::min(begin + 256, test_set->len()); ++i) items.push_back(*test_set->get(i));
-    auto batch = FortuneBatcher<Cpu>{}.batch(items, {});
-    auto hits = model.valid().forward(batch.ids).argmax(1).reshape<1>({-1}).equal(batch.labels);
-    correct += size_t(hits.int_().sum().into_scalar().to_double());
-  }
-  std::cout << "test accuracy: " << 100.0 * double(correct) / double(test_set->len()) << " % of " << test_set->len()
-            << " fortunes (always answering the largest category, definitions, gives 33 %)\nmodel, config and "
-               "vocabulary saved to "
-            << artifact_dir << "\nthe reloaded model reads:\n";
+  auto trained = model.valid();
+  double f32_accuracy = accuracy(trained, test_set);
+  std::cout << "test accuracy: " << f32_accuracy << " % of " << test_set->len()
+            << " fortunes (always answering the largest category, definitions, gives 33 %)\n";
+  report_quantized(trained, train_set, test_set, f32_accuracy);
+  std::cout << "model, config and vocabulary saved to " << artifact_dir << "\nthe reloaded model reads:\n";
   classify(artifact_dir, {"The compiler crashed again when I recompiled the kernel.",
                           "The senator promised lower taxes before the election.",
                           "Oh, my darling, sing me a song of the sea and the moon.",

@@ -49,14 +49,22 @@ struct QuantScheme {
 };
 
 /// How quantized_linear quantizes its float input: dynamic computes an affine uint8 scale and offset from each
-/// batch's min and max (as PyTorch's dynamic Linear, reduce_range using [0, 127]); static uses scale and offset.
+/// batch's min and max (as PyTorch's dynamic Linear, reduce_range using [0, 127]); static uses scale and offset;
+/// weight_only leaves the input float (the weight is dequantized as it is used).
 struct InputQuant {
   bool dynamic = true;
   bool reduce_range = false;
   QuantValue value = QuantValue::UInt8;
   double scale = 1.0;
   int64_t offset = 0;
+  bool weight_only = false;
   friend bool operator==(const InputQuant&, const InputQuant&) = default;
+  /// Float inputs, quantized weights.
+  static InputQuant float_input() {
+    InputQuant q;
+    q.weight_only = true;
+    return q;
+  }
 };
 
 /// The integer range [qmin, qmax] of a value type (reduce_range halves it as PyTorch's fbgemm observers).

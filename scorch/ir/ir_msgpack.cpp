@@ -311,7 +311,7 @@ template <Same<QuantScheme> S, class F> void fields(S& s, F&& f) {
 }
 template <Same<InputQuant> S, class F> void fields(S& s, F&& f) {
   f("dynamic", s.dynamic), f("reduce_range", s.reduce_range), f("value", s.value), f("scale", s.scale);
-  f("offset", s.offset);
+  f("offset", s.offset), f("weight_only", s.weight_only);
 }
 
 template <class S> size_t field_count(const S& s) {

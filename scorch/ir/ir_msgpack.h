@@ -19,7 +19,7 @@
 //   AdamStep, SgdStep    "dampening", "with_momentum", "nesterov"}
 //   QuantScheme          {"value": "int8" | "uint8" | "q4", "mode": "symmetric" | "affine", "level": "tensor" |
 //                        "channel" | "block", "axis": uint, "block_size": uint}
-//   InputQuant           {"dynamic", "reduce_range", "value", "scale", "offset"}
+//   InputQuant           {"dynamic", "reduce_range", "value", "scale", "offset", "weight_only"}
 //   size_t, int64_t,     uint, int, bool, float (a float field also accepts an int)
 //   uint64_t, bool,
 //   double

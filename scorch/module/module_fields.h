@@ -46,7 +46,9 @@ struct LoadContext {
   std::any device;
   FieldPath path;
   /// Throws E("[load_record] source: 'path': why").
-  template <class E = FormatError> [[noreturn]] void fail(const std::string& why) const { throw E("load_record", where() + why); }
+  template <class E = FormatError> [[noreturn]] void fail(const std::string& why) const {
+    throw E("load_record", where() + why);
+  }
   /// "source: 'path': ", the head of load errors.
   std::string where() const { return (source.empty() ? "" : source + ": ") + "'" + path.str() + "': "; }
   /// Throws unless r is absent or empty (or unused entries are allowed).

@@ -58,6 +58,7 @@ InputQuant input_of(const std::vector<int64_t>& v) {
   q.value = enum_of<QuantValue>(v[2], 3, "input value type");
   q.scale = scorch::bit_cast<float>(static_cast<uint32_t>(v[3]));
   q.offset = v[4];
+  q.weight_only = v[5] != 0;
   return q;
 }
 
@@ -68,8 +69,8 @@ TensorData stored_values(const TensorData& values, DType storage) {
   int64_t lo = storage == DType::I8 ? -128 : 0, hi = storage == DType::I8 ? 127 : 255;
   for (int64_t v : values.convert(DType::I64).to_vector<int64_t>())
     if (v < lo || v > hi)
-      throw FormatError(kOp, "quantized parameter: value " + std::to_string(v) + " does not fit " +
-                                 std::string(dtype_name(storage)));
+      throw FormatError(
+          kOp, "quantized parameter: value " + std::to_string(v) + " does not fit " + std::string(dtype_name(storage)));
   return values.convert(storage);
 }
 
@@ -81,8 +82,8 @@ Shape logical_shape(const QuantizedRecord& q, size_t rank) {
                               std::string(dtype_name(q.values.dtype())));
   Shape shape = q.values.shape();
   if (shape.rank() != rank)
-    throw ShapeError(kOp, "quantized parameter: values " + shape.to_string() + ", module expects rank " +
-                              std::to_string(rank));
+    throw ShapeError(
+        kOp, "quantized parameter: values " + shape.to_string() + ", module expects rank " + std::to_string(rank));
   if (q.scheme.value == QuantValue::Q4) shape[rank - 1] *= 2;
   if (q.scheme.level != QuantLevel::Tensor && q.scheme.axis >= rank)
     throw ShapeError(kOp, "quantized parameter: axis " + std::to_string(q.scheme.axis) + " of a rank-" +
@@ -99,21 +100,22 @@ Record quantized_record(QuantizedRecord q) {
   std::vector<int64_t> scheme{int64_t(s.value), int64_t(s.mode), int64_t(s.level), int64_t(s.axis),
                               int64_t(s.block_size)};
   const InputQuant& in = q.input;
-  std::vector<int64_t> input{in.dynamic, in.reduce_range, int64_t(in.value),
-                             int64_t(scorch::bit_cast<uint32_t>(static_cast<float>(in.scale))), in.offset};
+  std::vector<int64_t> input{in.dynamic,        in.reduce_range,
+                             int64_t(in.value), int64_t(scorch::bit_cast<uint32_t>(static_cast<float>(in.scale))),
+                             in.offset,         in.weight_only};
   Record r = Record::map();
   r.set("values", Record(std::move(q.values), q.param_id));
   r.set("scales", Record(std::move(q.scales)));
   r.set("offsets", Record(std::move(q.offsets)));
   r.set("scheme", Record(TensorData(scheme, Shape{5})));
-  r.set("input", Record(TensorData(input, Shape{5})));
+  r.set("input", Record(TensorData(input, Shape{6})));
   return r;
 }
 
 QuantizedRecord read_quantized_record(const Record& r, size_t rank, const std::string& where) try {
   QuantizedRecord q;
   q.scheme = scheme_of(ints_at(r, "scheme", 5));
-  q.input = input_of(ints_at(r, "input", 5));
+  q.input = input_of(ints_at(r, "input", 6));
   q.param_id = r.at("values").is_tensor() ? r.at("values").as_tensor().param_id : 0;
   q.values = tensor_at(r, "values");
   q.scales = tensor_at(r, "scales");
@@ -128,16 +130,13 @@ QuantizedRecord read_quantized_record(const Record& r, size_t rank, const std::s
                               shape.to_string() + " (" + to_string(q.scheme) + "), found " +
                               std::string(dtype_name(q.scales.dtype())) + q.scales.shape().to_string());
   if (!is_int(q.offsets.dtype()) || !quant::offsets_fit(q.offsets.shape(), params))
-    throw ShapeError(kOp, "quantized parameter: offsets must be integer " + params.to_string() + " (or all 1s), found " +
-                              std::string(dtype_name(q.offsets.dtype())) + q.offsets.shape().to_string());
+    throw ShapeError(kOp, "quantized parameter: offsets must be integer " + params.to_string() +
+                              " (or all 1s), found " + std::string(dtype_name(q.offsets.dtype())) +
+                              q.offsets.shape().to_string());
   q.values = stored_values(q.values, q.scheme.value == QuantValue::Int8 ? DType::I8 : DType::U8);
   return q;
-} catch (const FormatError& e) {
-  throw FormatError(kOp, where + strip(e.what()));
-} catch (const ShapeError& e) {
+} catch (const FormatError& e) { throw FormatError(kOp, where + strip(e.what())); } catch (const ShapeError& e) {
   throw ShapeError(kOp, where + strip(e.what()));
-} catch (const DTypeError& e) {
-  throw DTypeError(kOp, where + strip(e.what()));
-}
+} catch (const DTypeError& e) { throw DTypeError(kOp, where + strip(e.what())); }
 
 }  // namespace scorch

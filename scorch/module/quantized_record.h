@@ -2,7 +2,7 @@
 // How a quantized parameter (Param holding a QTensor) is saved: a map of tensors only, so every recorder and
 // safetensors keep it — "values" (int8/uint8, the parameter's id), "scales" (float), "offsets" (int), "scheme"
 // (i64 [value, mode, level, axis, block_size]) and "input" (i64 [dynamic, reduce_range, value, f32 bits of the
-// scale, offset]).
+// scale, offset, weight_only]).
 #include <cstdint>
 #include <string>
 

@@ -71,10 +71,18 @@ template <class B, size_t N> struct Conv {
     }
     std::optional<Tensor<B, 1>> b;
     if (bias) b = bias->val();
+    if constexpr (N == 2) {
+      if (weight.is_quantized() && groups == 1) {  // patches through the integer kernels
+        auto padded = asymmetric ? x.pad(extra) : x;
+        if (auto* observer = quant_input_observer()) observer->observe(weight.id().value(), padded.to_data());
+        return quant::conv2d(padded, weight.quantized(), b, o);
+      }
+    }
     return functional::conv(asymmetric ? x.pad(extra) : x, weight.val(), b, o);
   }
-  /// What quantize() may quantize: the weight, per output channel (axis 0); dequantized for the convolution.
-  std::vector<QuantTarget> quant_targets() const { return {{"weight", 0, false}}; }
+  /// What quantize() may quantize: the weight, per output channel (axis 0); 2-D convolutions of one group run
+  /// quantized_linear over their patches, others dequantize it.
+  std::vector<QuantTarget> quant_targets() const { return {{"weight", 0, N == 2 && groups == 1}}; }
 };
 
 template <size_t N> template <class B> Conv<B, N> ConvConfig<N>::init(const typename B::Device& device) const {

@@ -19,12 +19,13 @@ float quantile(std::vector<float>& values, double q) {
 }  // namespace
 
 void RangeObserver::observe(const TensorData& batch) {
-  if (config_.kind == ObserverKind::MovingAverage && !(config_.averaging_constant > 0 && config_.averaging_constant <= 1))
-    throw ValueError("RangeObserver::observe", "averaging constant " + std::to_string(config_.averaging_constant) +
-                                                    " is outside (0, 1]");
+  double c = config_.averaging_constant;
+  if (config_.kind == ObserverKind::MovingAverage && !(c > 0 && c <= 1))
+    throw ValueError("RangeObserver::observe",
+                     "averaging constant " + std::to_string(config_.averaging_constant) + " is outside (0, 1]");
   if (config_.kind == ObserverKind::Percentile && !(config_.percentile > 50 && config_.percentile <= 100))
-    throw ValueError("RangeObserver::observe", "percentile " + std::to_string(config_.percentile) +
-                                                    " is outside (50, 100]");
+    throw ValueError("RangeObserver::observe",
+                     "percentile " + std::to_string(config_.percentile) + " is outside (50, 100]");
   if (!is_float(batch.dtype())) throw DTypeError("RangeObserver::observe", "the input must be float");
   std::vector<float> values = batch.convert(DType::F32).to_vector<float>();
   std::erase_if(values, [](float v) { return std::isnan(v); });

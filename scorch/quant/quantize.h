@@ -17,7 +17,7 @@ namespace scorch::quant {
 /// What quantize() does to each weight it quantizes.
 struct QuantizeOptions {
   /// Value type, mode, level and block size; the axis comes from each layer (its output channels; blocks run along
-  /// its input features).
+  /// its input features). Block and q4 weights are weight-only: their layers' inputs stay float.
   QuantScheme weights = QuantScheme::int8_per_channel(0);
   /// Quantize the weights of layers that only dequantize them (convolutions): less memory, float compute.
   bool dequantized_layers = true;
@@ -66,7 +66,10 @@ struct WeightQuantizer {
       if (it == targets.end() || p.is_quantized() || !p.id().valid()) return p;
       if (!it->second.integer_kernel && !options.dequantized_layers) return p;
       using Q = typename P::Quantized;
-      return p.with_quantized(Q::quantize(p.val(), scheme_for(it->second, options.weights)));
+      QuantScheme s = scheme_for(it->second, options.weights);
+      auto q = Q::quantize(p.val(), s);
+      if (s.level == QuantLevel::Block || s.value == QuantValue::Q4) q.input = InputQuant::float_input();
+      return p.with_quantized(std::move(q));
     }
   }
 };
@@ -110,7 +113,7 @@ struct InputFixer {
       return p;
     } else {
       const RangeObserver* o = p.is_quantized() ? observers.find(p.id().value()) : nullptr;
-      if (!o || o->batches() == 0) return p;
+      if (!o || o->batches() == 0 || p.quantized().input.weight_only) return p;
       auto q = p.quantized();
       auto [lo, hi] = o->range();
       QuantParams params = choose_quant_params(lo, hi, quant_range(QuantValue::UInt8, reduce_range));

@@ -4,6 +4,7 @@
 // Parameters are computed as PyTorch's observers do (symmetric: max|x| / ((qmax − qmin) / 2); affine: the range
 // [min(x, 0), max(x, 0)] over qmax − qmin, offset qmin − round(min / scale)), in f32, with a scale of at least f32's
 // epsilon.
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/core/quant_scheme.h"
+#include "scorch/tensor/functional.h"
 #include "scorch/tensor/functional_fused.h"
 #include "scorch/tensor/tensor.h"
 
@@ -26,8 +28,8 @@ template <class B> using FOps = KindOps<B, Float>;
 template <class B> using IOps = KindOps<B, Int>;
 
 /// x's min (or max) over each group of the scheme, shaped as params_shape (f32).
-template <class B> typename B::FloatTensor group_extreme(const typename B::FloatTensor& x, const QuantScheme& s,
-                                                         bool maximum) {
+template <class B>
+typename B::FloatTensor group_extreme(const typename B::FloatTensor& x, const QuantScheme& s, bool maximum) {
   using F = FOps<B>;
   auto wide = F::mask_fill(F::cast(x, DType::F32), F::is_nan(x), Scalar(0.0));
   const Shape& shape = x.shape();
@@ -56,9 +58,9 @@ template <class B> typename B::FloatTensor group_extreme(const typename B::Float
 }  // namespace detail
 
 /// Scales and offsets (f32, i32) for values observed in [min, max] (tensors of the scheme's params shape).
-template <class B, size_t D>
-std::pair<Tensor<B, D>, Tensor<B, D, Int>> params_from_range(const Tensor<B, D>& min, const Tensor<B, D>& max,
-                                                             const QuantScheme& s) {
+template <class B, size_t D> std::pair<Tensor<B, D>, Tensor<B, D, Int>> params_from_range(const Tensor<B, D>& min,
+                                                                                          const Tensor<B, D>& max,
+                                                                                          const QuantScheme& s) {
   QuantRange r = quant_range(s.value);
   double eps = std::numeric_limits<float>::epsilon(), qmin = double(r.qmin), qmax = double(r.qmax);
   auto low = min.cast(DType::F32).clamp_max(Scalar(0.0)), high = max.cast(DType::F32).clamp_min(Scalar(0.0));
@@ -102,8 +104,8 @@ template <class B, size_t D> struct QTensor {
   }
   /// The float tensor the values stand for, in dtype.
   Tensor<B, D> dequantize(DType dtype = DType::F32) const {
-    return Tensor<B, D>(ModuleOpsOf<B>::dequantize(values.primitive(), scales.primitive(), offsets.primitive(),
-                                                   scheme, dtype));
+    return Tensor<B, D>(
+        ModuleOpsOf<B>::dequantize(values.primitive(), scales.primitive(), offsets.primitive(), scheme, dtype));
   }
   /// The same quantized tensor with f applied to each of its tensors (moves between devices and backends).
   template <class F> auto map(F&& f) const {
@@ -113,9 +115,13 @@ template <class B, size_t D> struct QTensor {
   }
 
   /// x quantized with the given scales and offsets (scheme's params shape).
-  static QTensor quantize_with(const Tensor<B, D>& x, const QuantScheme& scheme, Tensor<B, D> scales,
+  static QTensor quantize_with(Tensor<B, D> x, const QuantScheme& scheme, Tensor<B, D> scales,
                                Tensor<B, D, Int> offsets) {
     quant::check_scheme("quantize", x.shape(), scheme);
+    if constexpr (AutodiffBackend<B>) {  // quantized values are constants: no graph behind them
+      x = x.detach();
+      scales = scales.detach();
+    }
     Shape expected = quant::params_shape(x.shape(), scheme);
     if (scales.shape() != expected || !quant::offsets_fit(offsets.shape(), expected))
       throw ShapeError("quantize", "scales " + scales.shape().to_string() + " and offsets " +
@@ -170,6 +176,35 @@ Tensor<B, D> linear(const Tensor<B, D>& x, const QTensor<B, 2>& w, bool weight_t
                                             offsets.primitive(), b, s, w.input, relu);
   auto result = Tensor<B, 2>(std::move(y)).template reshape<D>(out);
   return result.dtype() == x.dtype() ? result : result.cast(x.dtype());
+}
+
+/// conv2d of x [batch, c, h, w] with the quantized weight [o, c, kh, kw] as unfold4d's patches through
+/// quantized_linear (integer kernels where the backend has them); groups or per-block scales dequantize the weight.
+template <class B> Tensor<B, 4> conv2d(const Tensor<B, 4>& x, const QTensor<B, 4>& w,
+                                       const std::optional<Tensor<std::type_identity_t<B>, 1>>& bias,
+                                       const functional::ConvOptions<2>& o) {
+  Shape ws = w.shape();
+  if (o.groups != 1 || w.scheme.level == QuantLevel::Block)
+    return functional::conv(x, w.dequantize(x.dtype()), bias, o);
+  if (x.shape()[1] != ws[1])
+    throw ShapeError("conv2d", "input " + x.shape().to_string() + " has " + std::to_string(x.shape()[1]) +
+                                   " channels, the quantized weight " + ws.to_string() + " takes " +
+                                   std::to_string(ws[1]));
+  size_t batch = x.shape()[0], out_c = ws[0], patch = ws[1] * ws[2] * ws[3];
+  auto patches = functional::unfold4d(x, {ws[2], ws[3]}, {o.stride, o.padding, o.dilation});  // [batch, patch, L]
+  size_t windows = patches.shape()[2], oh = 0, ow = 0;
+  for (size_t i = 0; i < 2; ++i) {
+    size_t span = o.dilation[i] * (ws[2 + i] - 1) + 1, padded = x.shape()[2 + i] + 2 * o.padding[i];
+    (i == 0 ? oh : ow) = padded >= span ? (padded - span) / o.stride[i] + 1 : 0;
+  }
+  auto rows = patches.swap_dims(1, 2).template reshape<2>({batch * windows, patch});
+  auto flat2 = [](const auto& t, size_t lead) {
+    return t.template reshape<2>({lead, t.shape().num_elements() / std::max<size_t>(lead, 1)});
+  };
+  QTensor<B, 2> flat{flat2(w.values, out_c), flat2(w.scales, w.scales.shape()[0]),
+                     flat2(w.offsets, w.offsets.shape()[0]), w.scheme, w.input};
+  auto y = linear(rows, flat, true, bias);  // [batch · L, o]
+  return y.template reshape<3>({batch, windows, out_c}).swap_dims(1, 2).template reshape<4>({batch, out_c, oh, ow});
 }
 
 }  // namespace quant

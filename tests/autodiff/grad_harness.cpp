@@ -69,7 +69,10 @@ const std::vector<std::string>& non_differentiable_ops() {
                                                "module_rms_norm_backward",
                                                "module_adam_update",
                                                "module_adam_update_many",
-                                               "module_sgd_update_many"};
+                                               "module_sgd_update_many",
+                                               "module_quantize",
+                                               "module_dequantize",
+                                               "module_quantized_linear"};
   return ops;
 }
 

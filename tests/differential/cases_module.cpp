@@ -286,6 +286,37 @@ void optimizer_steps(DiffList& list) {
               }()));
 }
 
+// Quantization: int8 per channel (scales from an input, some values saturating) and back, q4 blocks, and
+// quantized_linear with a dynamic uint8 input and a per-column int8 weight: the Cpu's integer kernel against
+// LibTorch's composition.
+void quantization(DiffList& list) {
+  Variants inputs = {{in({6, 8}), in({6, 1}, DType::F32, Domain::Positive), in({6, 2}, DType::F32, Domain::Positive)},
+                     {in({4, 12}, DType::F32, Domain::Normal, kT), in({4, 1}, DType::F32, Domain::Positive),
+                      in({4, 3}, DType::F32, Domain::Positive)}};
+  each<false>(
+      list, "module_quantize", inputs, SCORCH_DIFF_BODY([&] {
+        auto x = in.f(0);
+        auto scales = F::mul_scalar(in.f(1), Scalar(0.02)), blocks = F::mul_scalar(in.f(2), Scalar(0.2));
+        auto zero = I::zeros(Shape{1, 1}, x.device(), DType::I32);
+        auto per_channel = QuantScheme::int8_per_channel(0), q4 = QuantScheme::q4_blocks(1, 4);
+        auto q = M::quantize(x, scales, zero, per_channel), p = M::quantize(x, blocks, zero, q4);
+        return std::vector<V>{io(q), fo(M::dequantize(q, scales, zero, per_channel, DType::F32)), io(p),
+                              fo(M::dequantize(p, blocks, zero, q4, DType::F32))};
+      }()),
+      {"module_quantize", "module_dequantize"});
+  Variants linear = {{in({6, 8}), small({8, 5}, 120, DType::I8), in({1, 5}, DType::F32, Domain::Positive), in({5})},
+                     {in({3, 16}), small({16, 4}, 127, DType::I8, kT), in({1, 4}, DType::F32, Domain::Positive),
+                      in({4})}};
+  each<false>(list, "module_quantized_linear", linear, SCORCH_DIFF_BODY([&] {
+                auto zero = I::zeros(Shape{1, 1}, in.f(0).device(), DType::I32);
+                auto s = QuantScheme::int8_per_channel(1);
+                auto y = M::quantized_linear(in.f(0), in.i(1), in.f(2), zero, in.f(3), s, InputQuant{}, true);
+                InputQuant fixed{false, false, QuantValue::UInt8, 0.02, 100};
+                return std::vector<V>{fo(y), fo(M::quantized_linear(in.f(0), in.i(1), in.f(2), zero, std::nullopt,
+                                                                      s, fixed, false))};
+              }()));
+}
+
 }  // namespace
 
 void add_module_cases(DiffList& list) {
@@ -298,6 +329,7 @@ void add_module_cases(DiffList& list) {
   cross_entropy(list);
   linear(list);
   optimizer_steps(list);
+  quantization(list);
 }
 
 }  // namespace scorch::differential

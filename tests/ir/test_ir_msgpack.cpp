@@ -92,6 +92,8 @@ struct Filler {
   void fill(AttentionDropout& d) { d = {0.25, 0xfedcba9876543210ull}; }
   void fill(AdamStep& s) { s = {1e-3, 0.8, 0.95, 1e-6, 0.01, true, 7}; }
   void fill(SgdStep& s) { s = {0.1, 1e-4, 0.9, 0.1, true, true}; }
+  void fill(QuantScheme& s) { s = QuantScheme::q4_blocks(1, 64).with_mode(QuantMode::Affine); }
+  void fill(InputQuant& q) { q = {false, true, QuantValue::Int8, 0.5, -3, true}; }
   template <class T> void fill(std::vector<T>& v) {
     v.resize(3);
     for (auto& x : v) fill(x);

@@ -32,9 +32,7 @@ template <class Bk> Net<Bk> make_net() {
 
 Tensor<B, 4> images(size_t batch) { return Tensor<B, 4>::random({batch, 1, 8, 8}, Distribution::normal(0, 1)); }
 
-double max_diff(const Tensor<B, 2>& a, const Tensor<B, 2>& b) {
-  return a.sub(b).abs().max().into_scalar().to_double();
-}
+double max_diff(const Tensor<B, 2>& a, const Tensor<B, 2>& b) { return a.sub(b).abs().max().into_scalar().to_double(); }
 
 TEST(Quantize, QuantizesTheWeightsLayersOffer) {
   B::seed(7);
@@ -50,9 +48,13 @@ TEST(Quantize, QuantizesTheWeightsLayersOffer) {
   EXPECT_EQ(q.hidden.weight.quantized().scheme.axis, 1u);  // Row layout: output channels along axis 1
   EXPECT_EQ(q.head.weight.quantized().scheme.axis, 0u);    // Col layout
   EXPECT_EQ(num_params(q), num_params(net));
-  QuantizeOptions linear_only;
-  linear_only.dequantized_layers = false;
-  EXPECT_FALSE(quant::quantize(net, linear_only).conv.weight.is_quantized());
+  EXPECT_EQ(q.conv.weight.quantized().scheme.axis, 0u);
+  QuantizeOptions integer_only;
+  integer_only.dequantized_layers = false;
+  auto conv1d = nn::Conv1dConfig({2, 3}, {3}).init<B>();  // no integer kernel: dequantized for the convolution
+  EXPECT_FALSE(quant::quantize(conv1d, integer_only).weight.is_quantized());
+  EXPECT_TRUE(quant::quantize(conv1d).weight.is_quantized());
+  EXPECT_TRUE(quant::quantize(net, integer_only).conv.weight.is_quantized());
   auto x = images(16);
   auto y = net.forward(x), yq = q.forward(x);
   EXPECT_LT(max_diff(y, yq), 0.1 * y.abs().max().into_scalar().to_double());
@@ -85,7 +87,7 @@ TEST(Quantize, CalibratesStaticInputs) {
   EXPECT_FALSE(in.dynamic);
   EXPECT_GT(in.scale, 0.0);
   EXPECT_FALSE(q.head.weight.quantized().input.dynamic);
-  EXPECT_TRUE(q.conv.weight.quantized().input.dynamic);  // no integer kernel: nothing observed
+  EXPECT_FALSE(q.conv.weight.quantized().input.dynamic);  // the convolution's patches run quantized_linear
   EXPECT_EQ(quant_input_observer(), nullptr);
   auto x = images(16);
   auto y = net.forward(x);
@@ -131,9 +133,11 @@ TEST(Quantize, RejectsBadQuantizedRecords) {
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     }
   };
-  expect_error(with("scheme", Record(TensorData(std::vector<int64_t>{7, 0, 1, 1, 32}, Shape{5}))), "unknown value type 7");
+  auto ints = [](std::vector<int64_t> v) { return Record(TensorData(v, Shape{v.size()})); };
+  expect_error(with("scheme", ints({7, 0, 1, 1, 32})), "unknown value type 7");
   expect_error(with("scales", Record(TensorData({1.0f}, Shape{1, 1}))), "scales must be float [1, 64]");
-  expect_error(with("values", Record(TensorData(std::vector<float>(144 * 64, 1.0f), Shape{144, 64}))), "values must be integers");
+  expect_error(with("values", Record(TensorData(std::vector<float>(144 * 64, 1.0f), Shape{144, 64}))),
+               "values must be integers");
   expect_error(with("values", Record(TensorData(std::vector<int32_t>(144 * 64, 300), Shape{144, 64}))),
                "value 300 does not fit i8");
   Record other = good;

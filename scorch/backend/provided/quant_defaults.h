@@ -123,28 +123,33 @@ template <class B> auto module_dequantize(const typename B::IntTensor& values, c
 template <class B> QuantParams input_params(const typename B::FloatTensor& x, const InputQuant& input) {
   if (!input.dynamic) return {static_cast<float>(input.scale), input.offset};
   using F = KindOps<B, Float>;
-  if (x.shape().num_elements() == 0) return choose_quant_params(0.0f, 0.0f, quant_range(input.value, input.reduce_range));
+  if (x.shape().num_elements() == 0)
+    return choose_quant_params(0.0f, 0.0f, quant_range(input.value, input.reduce_range));
   auto value = [](auto t) { return static_cast<float>(F::into_data(std::move(t)).value_at(0)); };
   auto finite = F::mask_fill(x, F::is_nan(x), Scalar(0.0));
-  return choose_quant_params(value(F::min(finite)), value(F::max(finite)), quant_range(input.value, input.reduce_range));
+  return choose_quant_params(value(F::min(finite)), value(F::max(finite)),
+                             quant_range(input.value, input.reduce_range));
 }
 
-/// x [rows, k] (quantized per input) times the quantized weight [k, n] (scheme's scales and offsets), plus bias,
-/// relu when asked: f32 [rows, n].
-template <class B>
-auto module_quantized_linear(const typename B::FloatTensor& x, const typename B::IntTensor& weight,
-                             const typename B::FloatTensor& scales, const typename B::IntTensor& offsets,
-                             const std::optional<typename B::FloatTensor>& bias, const QuantScheme& scheme,
-                             const InputQuant& input, bool relu) {
+/// x [rows, k] (quantized as input says, or left float) times the quantized weight [k, n] (scheme's scales and
+/// offsets), plus bias, relu when asked: f32 [rows, n].
+template <class B> auto module_quantized_linear(const typename B::FloatTensor& x, const typename B::IntTensor& weight,
+                                                const typename B::FloatTensor& scales,
+                                                const typename B::IntTensor& offsets,
+                                                const std::optional<typename B::FloatTensor>& bias,
+                                                const QuantScheme& scheme, const InputQuant& input, bool relu) {
   using F = KindOps<B, Float>;
   using I = KindOps<B, Int>;
   using M = ModuleOpsOf<B>;
-  QuantParams p = input_params<B>(x, input);
-  Shape one{1, 1};
-  auto x_scale = F::full(one, Scalar(double(p.scale)), x.device(), DType::F32);
-  auto x_offset = I::full(one, Scalar(p.offset), x.device(), DType::I32);
-  QuantScheme x_scheme{input.value, QuantMode::Affine, QuantLevel::Tensor, 0, 32};
-  auto xq = M::dequantize(M::quantize(x, x_scale, x_offset, x_scheme), x_scale, x_offset, x_scheme, DType::F32);
+  auto xq = x.dtype() == DType::F32 ? x : F::cast(x, DType::F32);
+  if (!input.weight_only) {
+    QuantParams p = input_params<B>(x, input);
+    Shape one{1, 1};
+    auto x_scale = F::full(one, Scalar(double(p.scale)), x.device(), DType::F32);
+    auto x_offset = I::full(one, Scalar(p.offset), x.device(), DType::I32);
+    QuantScheme x_scheme{input.value, QuantMode::Affine, QuantLevel::Tensor, 0, 32};
+    xq = M::dequantize(M::quantize(x, x_scale, x_offset, x_scheme), x_scale, x_offset, x_scheme, DType::F32);
+  }
   auto w = M::dequantize(weight, scales, offsets, scheme, DType::F32);
   std::optional<typename B::FloatTensor> b;
   if (bias) b = bias->dtype() == DType::F32 ? *bias : F::cast(*bias, DType::F32);

@@ -30,8 +30,8 @@ struct Cuda : CudaKernelOps {
   static AdamUpdate<CudaTensor> module_adam_update(CudaTensor param, CudaTensor grad, CudaTensor moment_1,
                                                    CudaTensor moment_2, double lr, double beta_1, double beta_2,
                                                    double epsilon, double weight_decay, bool decoupled, double step) {
-    return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr,
-                                beta_1, beta_2, epsilon, weight_decay, decoupled, step);
+    return kernels::adam_update(std::move(param), std::move(grad), std::move(moment_1), std::move(moment_2), lr, beta_1,
+                                beta_2, epsilon, weight_decay, decoupled, step);
   }
   /// The multi-tensor Adam/AdamW step: a launch per table of up to 24 parameters (kernels/optimizer.cu).
   static std::vector<AdamUpdate<CudaTensor>> module_adam_update_many(std::vector<CudaTensor> params,
@@ -52,6 +52,11 @@ struct Cuda : CudaKernelOps {
     return kernels::linear_backward(std::move(x), std::move(weight), has_bias, relu, std::move(output),
                                     std::move(grad));
   }
+  /// cuBLASLt's int8 product (IMMA) or the weight-only product for small batches (kernels/quantized_linear.cpp),
+  /// else the provided composition.
+  static CudaTensor module_quantized_linear(CudaTensor x, CudaTensor weight, CudaTensor scales, CudaTensor offsets,
+                                            const std::optional<CudaTensor>& bias, const QuantScheme& scheme,
+                                            const InputQuant& input, bool relu);
   /// The multi-tensor SGD step (kernels/optimizer.cu).
   static std::vector<SgdUpdate<CudaTensor>> module_sgd_update_many(std::vector<CudaTensor> params,
                                                                    std::vector<CudaTensor> grads,

@@ -134,8 +134,7 @@ struct Epilogue {
   }
 };
 
-void run_tiles(const PackedInput& in, const WeightRows& w, size_t m, size_t n, size_t kp, const Epilogue& e,
-               float* y) {
+void run_tiles(const PackedInput& in, const WeightRows& w, size_t m, size_t n, size_t kp, const Epilogue& e, float* y) {
   constexpr size_t R = Isa::kRows, BR = qgemm::kBlockRows;
   size_t row_blocks = (m + BR - 1) / BR, col_tiles = (n + R - 1) / R;
   std::vector<int8_t> zeros(kp, 0);
@@ -159,7 +158,7 @@ bool quantized_linear_fits(const T& x, const T& weight, const T& scales, const Q
                            const InputQuant& input) {
   if (x.shape().rank() != 2 || weight.shape().rank() != 2 || !is_float(x.dtype()) || weight.dtype() != DType::I8)
     return false;
-  if (scheme.value != QuantValue::Int8 || input.value == QuantValue::Q4) return false;
+  if (scheme.value != QuantValue::Int8 || input.value == QuantValue::Q4 || input.weight_only) return false;
   size_t n = weight.shape()[1];
   bool per_tensor = scales.shape().num_elements() == 1;
   bool per_column = scheme.level == QuantLevel::Channel && scheme.axis == 1 && scales.shape() == Shape{1, n};
@@ -186,8 +185,16 @@ T quantized_linear(const T& x, const T& weight, const T& scales, const T& offset
   WeightRows w = weight_rows(weight, k, n, kp);
   std::vector<float> w_scales = per_column_f32(scales, n);
   std::vector<int32_t> w_offsets = per_column_i32(offsets, n);
-  Epilogue e{k, n, p.scale, packed.offset, packed.row_sums.data(), w.sums.data(), w_offsets.data(),
-             w_scales.data(), bias ? b.data() : nullptr, relu};
+  Epilogue e{k,
+             n,
+             p.scale,
+             packed.offset,
+             packed.row_sums.data(),
+             w.sums.data(),
+             w_offsets.data(),
+             w_scales.data(),
+             bias ? b.data() : nullptr,
+             relu};
   run_tiles(packed, w, m, n, kp, e, y);
   return out;
 }

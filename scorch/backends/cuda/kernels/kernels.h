@@ -69,5 +69,12 @@ CudaTensor read_indices(const char* op, const T& indices, size_t dim_size, Devic
 /// matmul written in out_dtype: the operands' own, or f32 for f16/bf16 operands (tensor-core products whose f32
 /// accumulators are kept, as attention's scores need). Throws DTypeError for another pairing.
 CudaTensor matmul_to(T a, T b, DType out_dtype);
+/// The device's cuBLASLt handle (a cublasLtHandle_t) and its workspace, shared with quantized_linear.cpp.
+void* lt_handle(int device, void*& workspace, size_t& workspace_bytes);
+/// quantized_linear through cuBLASLt's int8 product or the weight-only product (quantized_linear.cpp), or nullopt
+/// where neither applies (the provided composition then runs).
+std::optional<CudaTensor> quantized_linear(const T& x, const T& weight, const T& scales, const T& offsets,
+                                           const std::optional<T>& bias, const QuantScheme& scheme,
+                                           const InputQuant& input, bool relu);
 
 }  // namespace scorch::backends::cuda::kernels

@@ -394,8 +394,8 @@ T matmul_to(T a, T b, DType out_dtype) {
   if (!(a.device() == b.device()))
     throw DeviceError("matmul", "operands on " + a.device().to_string() + " and " + b.device().to_string());
   if (a.dtype() != b.dtype())
-    throw DTypeError("matmul", "operands of " + std::string(dtype_name(a.dtype())) + " and " +
-                                   std::string(dtype_name(b.dtype())));
+    throw DTypeError(
+        "matmul", "operands of " + std::string(dtype_name(a.dtype())) + " and " + std::string(dtype_name(b.dtype())));
   bool widened = out_dtype != a.dtype();
   if (widened && !((a.dtype() == DType::F16 || a.dtype() == DType::BF16) && out_dtype == DType::F32))
     throw DTypeError("matmul", "a product of " + std::string(dtype_name(a.dtype())) + " operands is not written in " +
@@ -476,6 +476,13 @@ ConvGradients<T> linear_backward(T x, T weight, bool has_bias, bool relu, T outp
   std::optional<T> db;
   if (has_bias) db = reshape(sum_dim(g, 0), Shape{static_cast<size_t>(n)});
   return {std::move(dx), std::move(dw), std::move(db)};
+}
+
+void* lt_handle(int device, void*& workspace, size_t& workspace_bytes) {
+  DeviceBlas& b = blas(device);
+  workspace = b.workspace.raw();
+  workspace_bytes = kWorkspaceBytes;
+  return b.handle;
 }
 
 }  // namespace scorch::backends::cuda::kernels
