@@ -47,7 +47,7 @@ test: build fuzz-build wasm
 	@python3 scripts/check-budgets.py
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $(JOBS)
-	@cd $(WASM_BUILD) && ctest -L "wasm|browser" --output-on-failure
+	@cd $(WASM_BUILD) && ctest -L "wasm|browser" --output-on-failure -j $(JOBS)
 
 fuzz-build: deps
 	@cmake -S . -B $(FUZZ_BUILD) -G Ninja $(FUZZ_CMAKE_FLAGS) > /dev/null

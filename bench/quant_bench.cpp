@@ -35,7 +35,9 @@ template <class B> void linear_shape(const Options& o, Shape3 s) {
       o, "linear_int8_static_" + tag, 3, [&] { (void)calibrated.forward(x); }, "speedup_vs_f32", speedup);
   quant::QuantizeOptions q4;
   q4.weights = QuantScheme::q4_blocks(0, 32);
-  auto small = quant::quantize(layer, q4);
+  // q4 packs pairs along the last dim: in Burn's [in, out] layout that is the output features, which the weight-only
+  // product reads as stored (PyTorch's [out, in] layout would pack along the sums and dequantize first).
+  auto small = quant::quantize(nn::LinearConfig(s.k, s.n).template init<B>(), q4);
   run(
       o, "linear_q4_weight_only_" + tag, 2, [&] { (void)small.forward(x); }, "speedup_vs_f32", speedup);
   if (selected(o, "linear_param_bytes_" + tag))

@@ -15,8 +15,8 @@ constexpr std::array<std::string_view, 3> kValueNames = {"int8", "uint8", "q4"};
 constexpr std::array<std::string_view, 2> kModeNames = {"symmetric", "affine"};
 constexpr std::array<std::string_view, 3> kLevelNames = {"tensor", "channel", "block"};
 
-template <class E, size_t N> E parse_name(const std::array<std::string_view, N>& names, std::string_view word,
-                                          std::string_view text) {
+template <class E, size_t N>
+E parse_name(const std::array<std::string_view, N>& names, std::string_view word, std::string_view text) {
   for (size_t i = 0; i < N; ++i)
     if (names[i] == word) return static_cast<E>(i);
   throw FormatError("parse_quant_scheme", "unknown word '" + std::string(word) + "' in '" + std::string(text) + "'");
@@ -46,7 +46,7 @@ std::vector<std::string_view> words_of(std::string_view text) {
 }  // namespace
 
 QuantRange quant_range(QuantValue value, bool reduce_range) {
-  QuantRange r = value == QuantValue::Int8 ? QuantRange{-128, 127}
+  QuantRange r = value == QuantValue::Int8    ? QuantRange{-128, 127}
                  : value == QuantValue::UInt8 ? QuantRange{0, 255}
                                               : QuantRange{-8, 7};
   if (reduce_range) r = {r.qmin / 2, r.qmax / 2};
@@ -56,8 +56,8 @@ QuantRange quant_range(QuantValue value, bool reduce_range) {
 QuantParams choose_quant_params(float min, float max, QuantRange range) {
   constexpr float kSmallScale = 6.1e-5f;
   auto qmin = static_cast<double>(range.qmin), qmax = static_cast<double>(range.qmax);
-  min = std::min(min, 0.0f);
-  max = std::max(max, 0.0f);
+  min = std::isnan(min) ? 0.0f : std::min(min, 0.0f);  // NaN says nothing about the range
+  max = std::isnan(max) ? 0.0f : std::max(max, 0.0f);
   double scale = (static_cast<double>(max) - min) / (qmax - qmin);
   if (!(std::isfinite(scale)) || static_cast<float>(scale) == 0.0f || std::isinf(1.0f / static_cast<float>(scale)))
     scale = 0.1;
@@ -71,6 +71,7 @@ QuantParams choose_quant_params(float min, float max, QuantRange range) {
   double from_min = qmin - min / scale, from_max = qmax - max / scale;
   double min_error = std::abs(qmin) - std::abs(min / scale), max_error = std::abs(qmax) - std::abs(max / scale);
   double initial = min_error < max_error ? from_min : from_max;
+  if (std::isnan(initial)) initial = qmin;
   int64_t offset = initial < qmin   ? range.qmin
                    : initial > qmax ? range.qmax
                                     : static_cast<int64_t>(std::nearbyint(initial));
@@ -90,8 +91,8 @@ std::string to_string(const QuantScheme& s) {
 QuantScheme parse_quant_scheme(std::string_view text) {
   auto words = words_of(text);
   if (words.size() != 5 || !words[3].starts_with("axis=") || !words[4].starts_with("block="))
-    throw FormatError("parse_quant_scheme", "expected '<value> <mode> <level> axis=N block=N', found '" +
-                                                std::string(text) + "'");
+    throw FormatError("parse_quant_scheme",
+                      "expected '<value> <mode> <level> axis=N block=N', found '" + std::string(text) + "'");
   QuantScheme s;
   s.value = parse_name<QuantValue>(kValueNames, words[0], text);
   s.mode = parse_name<QuantMode>(kModeNames, words[1], text);
@@ -109,8 +110,7 @@ void check_scheme(const char* op, const Shape& shape, const QuantScheme& scheme)
   if (shape.rank() == 0) throw ShapeError(op, "cannot quantize a rank-0 tensor (" + what + ")");
   if (scheme.level != QuantLevel::Tensor && scheme.axis >= shape.rank())
     throw ShapeError(op, "axis " + std::to_string(scheme.axis) + " is outside the rank (" + what + ")");
-  if (scheme.level == QuantLevel::Block && scheme.block_size == 0)
-    throw ValueError(op, "block size 0 (" + what + ")");
+  if (scheme.level == QuantLevel::Block && scheme.block_size == 0) throw ValueError(op, "block size 0 (" + what + ")");
   if (scheme.value == QuantValue::Q4 && shape[shape.rank() - 1] % 2 != 0)
     throw ShapeError(op, "q4 packs pairs along the last dim, which must be even (" + what + ")");
 }
@@ -119,11 +119,36 @@ Shape params_shape(const Shape& shape, const QuantScheme& scheme) {
   Shape out = shape;
   for (size_t d = 0; d < shape.rank(); ++d) {
     if (scheme.level == QuantLevel::Block && d == scheme.axis)
-      out[d] = (shape[d] + scheme.block_size - 1) / scheme.block_size;
+      out[d] = shape[d] / scheme.block_size + (shape[d] % scheme.block_size != 0);
     else if (scheme.level == QuantLevel::Tensor || (scheme.level == QuantLevel::Channel && d != scheme.axis))
       out[d] = 1;
   }
   return out;
+}
+
+bool scheme_fits(const Shape& shape, const QuantScheme& scheme) {
+  if (shape.rank() == 0 || (scheme.level != QuantLevel::Tensor && scheme.axis >= shape.rank())) return false;
+  if (scheme.level == QuantLevel::Block && scheme.block_size == 0) return false;
+  return scheme.value != QuantValue::Q4 || shape[shape.rank() - 1] % 2 == 0;
+}
+
+void check_params(const char* op, const Shape& shape, const Shape& scales, const Shape& offsets,
+                  const QuantScheme& scheme) {
+  check_scheme(op, shape, scheme);
+  Shape expected = params_shape(shape, scheme);
+  if (scales != expected || !offsets_fit(offsets, expected))
+    throw ShapeError(op, "scales " + scales.to_string() + " and offsets " + offsets.to_string() + " must be " +
+                             expected.to_string() + " (offsets may be all 1s) for " + shape.to_string() + " (" +
+                             to_string(scheme) + ")");
+}
+
+void check_linear(const char* op, const Shape& x, const Shape& weight, const Shape& scales, const Shape& offsets,
+                  const QuantScheme& scheme, const Shape* bias) {
+  if (x.rank() != 2 || weight.rank() != 2 || x[1] != weight[0])
+    throw ShapeError(op, "input " + x.to_string() + " and weight " + weight.to_string() + " must be [m, k] and [k, n]");
+  check_params(op, weight, scales, offsets, scheme);
+  if (bias && *bias != Shape{weight[1]})
+    throw ShapeError(op, "bias " + bias->to_string() + " must be [" + std::to_string(weight[1]) + "]");
 }
 
 bool offsets_fit(const Shape& offsets, const Shape& params) {

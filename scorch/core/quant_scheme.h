@@ -99,6 +99,14 @@ void check_scheme(const char* op, const Shape& shape, const QuantScheme& scheme)
 /// The shape of a scheme's scales for values of shape: all 1s (tensor), 1s but axis (channel), axis in blocks
 /// (block).
 Shape params_shape(const Shape& shape, const QuantScheme& scheme);
+/// Whether scheme fits a tensor of that shape (check_scheme would accept it).
+bool scheme_fits(const Shape& shape, const QuantScheme& scheme);
+/// check_scheme, then scales of params_shape and offsets that fit them; throws ShapeError naming op otherwise.
+void check_params(const char* op, const Shape& shape, const Shape& scales, const Shape& offsets,
+                  const QuantScheme& scheme);
+/// quantized_linear's operands: x [m, k], the weight's logical shape [k, n] with its parameters, bias [n] (or null).
+void check_linear(const char* op, const Shape& x, const Shape& weight, const Shape& scales, const Shape& offsets,
+                  const QuantScheme& scheme, const Shape* bias);
 /// Whether offsets of this shape serve scales of shape params: the same shape, or every dim 1 (one offset).
 bool offsets_fit(const Shape& offsets, const Shape& params);
 /// The stored values' shape: shape itself, or its last dim halved for q4.

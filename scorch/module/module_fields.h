@@ -101,7 +101,7 @@ template <class B, size_t D, class K> struct FieldOps<Param<Tensor<B, D, K>>> {
       if (p.is_quantized()) {
         const auto& q = p.quantized();
         return quantized_record(
-            {q.values.to_data(), q.scales.to_data(), q.offsets.to_data(), q.scheme, q.input, p.id().value()});
+            {q.values.to_data(), q.scales.to_data(), q.offsets.to_data(), q.scheme, q.input, q.dtype, p.id().value()});
       }
     return Record(p.val().to_data(), p.id().value());
   }
@@ -118,7 +118,10 @@ template <class B, size_t D, class K> struct FieldOps<Param<Tensor<B, D, K>>> {
     if (auto* d = std::any_cast<typename B::Device>(&ctx.device)) device = *d;
     QTensor<B, D> qt{Tensor<B, D, Int>::from_data(q.values, device),
                      Tensor<B, D>::from_data(q.scales.convert(DType::F32), device),
-                     Tensor<B, D, Int>::from_data(q.offsets.convert(DType::I32), device), q.scheme, q.input};
+                     Tensor<B, D, Int>::from_data(q.offsets.convert(DType::I32), device),
+                     q.scheme,
+                     q.input,
+                     q.dtype};
     ParamId id = q.param_id ? ParamId(q.param_id) : has_value ? p.id() : ParamId::make();
     return T(id, std::move(qt));
   }
@@ -142,13 +145,13 @@ auto FieldOps<Param<Tensor<B, D, K>>>::load(const T& p, const Record* r, detail:
   if (data.shape().rank() != D || (has_value && data.shape() != p.shape()))
     ctx.template fail<ShapeError>("record shape " + data.shape().to_string() + ", module expects " +
                                   (has_value ? p.shape().to_string() : "rank " + std::to_string(D)));
-  DType target = has_value && !p.is_quantized() ? p.val().dtype() : K::default_dtype;
+  DType target = has_value ? p.dtype() : K::default_dtype;  // a quantized parameter's: its float dtype
   typename B::Device device = has_value ? p.device() : typename B::Device{};
   if (auto* d = std::any_cast<typename B::Device>(&ctx.device)) device = *d;
   auto tensor = data.dtype() == target ? Tensor<B, D, K>::from_data(data, device)
                                        : Tensor<B, D, K>::from_data(data.convert(target), device);
   ParamId id = rt.param_id ? ParamId(rt.param_id) : has_value ? p.id() : ParamId::make();
-  return T(id, std::move(tensor), has_value ? p.is_require_grad() : true);
+  return T(id, std::move(tensor), has_value && !p.is_quantized() ? p.is_require_grad() : true);
 }
 
 namespace detail {

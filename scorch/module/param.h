@@ -80,6 +80,12 @@ template <class T> class Param {
       if (quantized_) return quantized_->shape();
     return value_.shape();
   }
+  /// The tensor's dtype without dequantizing (a quantized parameter's float dtype).
+  DType dtype() const {
+    if constexpr (!std::is_void_v<Quantized>)
+      if (quantized_) return quantized_->dtype;
+    return value_.dtype();
+  }
   /// The tensor's device without dequantizing.
   auto device() const {
     if constexpr (!std::is_void_v<Quantized>)

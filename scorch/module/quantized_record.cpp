@@ -1,5 +1,6 @@
 #include "scorch/module/quantized_record.h"
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -56,7 +57,14 @@ InputQuant input_of(const std::vector<int64_t>& v) {
   q.dynamic = v[0] != 0;
   q.reduce_range = v[1] != 0;
   q.value = enum_of<QuantValue>(v[2], 3, "input value type");
-  q.scale = scorch::bit_cast<float>(static_cast<uint32_t>(v[3]));
+  if (v[3] < 0 || v[3] > int64_t{0xffffffff})
+    throw FormatError(kOp, "quantized parameter: input scale bits out of range");
+  float scale = scorch::bit_cast<float>(static_cast<uint32_t>(v[3]));
+  QuantRange r = quant_range(q.value);
+  if (!q.dynamic && (!std::isfinite(scale) || !(scale > 0) || v[4] < r.qmin || v[4] > r.qmax))
+    throw FormatError(kOp, "quantized parameter: input scale " + std::to_string(scale) + " and offset " +
+                               std::to_string(v[4]) + " do not fit " + std::string(quant_value_name(q.value)));
+  q.scale = scale;
   q.offset = v[4];
   q.weight_only = v[5] != 0;
   return q;
@@ -66,11 +74,11 @@ InputQuant input_of(const std::vector<int64_t>& v) {
 // outside it.
 TensorData stored_values(const TensorData& values, DType storage) {
   if (values.dtype() == storage) return values;
-  int64_t lo = storage == DType::I8 ? -128 : 0, hi = storage == DType::I8 ? 127 : 255;
-  for (int64_t v : values.convert(DType::I64).to_vector<int64_t>())
-    if (v < lo || v > hi)
-      throw FormatError(
-          kOp, "quantized parameter: value " + std::to_string(v) + " does not fit " + std::string(dtype_name(storage)));
+  double lo = storage == DType::I8 ? -128 : 0, hi = storage == DType::I8 ? 127 : 255;
+  for (size_t i = 0; i < values.num_elements(); ++i)  // element by element: no wide copy of file data
+    if (double v = values.value_at(i); v < lo || v > hi)
+      throw FormatError(kOp, "quantized parameter: value " + std::to_string(static_cast<int64_t>(v)) +
+                                 " does not fit " + std::string(dtype_name(storage)));
   return values.convert(storage);
 }
 
@@ -109,6 +117,7 @@ Record quantized_record(QuantizedRecord q) {
   r.set("offsets", Record(std::move(q.offsets)));
   r.set("scheme", Record(TensorData(scheme, Shape{5})));
   r.set("input", Record(TensorData(input, Shape{6})));
+  r.set("dtype", Record(TensorData(std::vector<int64_t>{int64_t(q.dtype)}, Shape{1})));
   return r;
 }
 
@@ -116,12 +125,18 @@ QuantizedRecord read_quantized_record(const Record& r, size_t rank, const std::s
   QuantizedRecord q;
   q.scheme = scheme_of(ints_at(r, "scheme", 5));
   q.input = input_of(ints_at(r, "input", 6));
+  if (r.find("dtype")) {
+    int64_t code = ints_at(r, "dtype", 1)[0];
+    if (code < 0 || code > int64_t(DType::Bool) || !is_float(static_cast<DType>(code)))
+      throw FormatError(kOp, "quantized parameter: dtype code " + std::to_string(code) + " is not a float dtype");
+    q.dtype = static_cast<DType>(code);
+  }
   q.param_id = r.at("values").is_tensor() ? r.at("values").as_tensor().param_id : 0;
   q.values = tensor_at(r, "values");
   q.scales = tensor_at(r, "scales");
   q.offsets = tensor_at(r, "offsets");
   for (const auto& [key, value] : r.as_map())
-    if (key != "values" && key != "scales" && key != "offsets" && key != "scheme" && key != "input")
+    if (key != "values" && key != "scales" && key != "offsets" && key != "scheme" && key != "input" && key != "dtype")
       throw FormatError(kOp, "quantized parameter: unexpected key '" + key + "'");
   Shape shape = logical_shape(q, rank);
   Shape params = quant::params_shape(shape, q.scheme);

@@ -1,8 +1,8 @@
 #pragma once
 // How a quantized parameter (Param holding a QTensor) is saved: a map of tensors only, so every recorder and
 // safetensors keep it — "values" (int8/uint8, the parameter's id), "scales" (float), "offsets" (int), "scheme"
-// (i64 [value, mode, level, axis, block_size]) and "input" (i64 [dynamic, reduce_range, value, f32 bits of the
-// scale, offset, weight_only]).
+// (i64 [value, mode, level, axis, block_size]), "input" (i64 [dynamic, reduce_range, value, f32 bits of the
+// scale, offset, weight_only]) and "dtype" (i64 [1]: the float dtype, DType's code; f32 when absent).
 #include <cstdint>
 #include <string>
 
@@ -17,6 +17,7 @@ struct QuantizedRecord {
   TensorData values, scales, offsets;
   QuantScheme scheme;
   InputQuant input;
+  DType dtype = DType::F32;
   uint64_t param_id = 0;
 };
 

@@ -28,7 +28,7 @@ void RangeObserver::observe(const TensorData& batch) {
                      "percentile " + std::to_string(config_.percentile) + " is outside (50, 100]");
   if (!is_float(batch.dtype())) throw DTypeError("RangeObserver::observe", "the input must be float");
   std::vector<float> values = batch.convert(DType::F32).to_vector<float>();
-  std::erase_if(values, [](float v) { return std::isnan(v); });
+  std::erase_if(values, [](float v) { return !std::isfinite(v); });  // a range of finite values only
   ++batches_;
   if (values.empty()) return;
   auto [lo, hi] = std::minmax_element(values.begin(), values.end());

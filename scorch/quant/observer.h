@@ -29,7 +29,7 @@ struct ObserverConfig {
 class RangeObserver {
  public:
   explicit RangeObserver(ObserverConfig config = {}) : config_(config) {}
-  /// Takes one batch (any float dtype; NaN ignored). Throws ValueError for a bad configuration.
+  /// Takes one batch (any float dtype; NaN and ±inf ignored). Throws ValueError for a bad configuration.
   void observe(const TensorData& batch);
   /// The observed [min, max]; {0, 0} before any value.
   std::pair<float, float> range() const;

@@ -17,7 +17,8 @@ namespace scorch::quant {
 /// What quantize() does to each weight it quantizes.
 struct QuantizeOptions {
   /// Value type, mode, level and block size; the axis comes from each layer (its output channels; blocks run along
-  /// its input features). Block and q4 weights are weight-only: their layers' inputs stay float.
+  /// its input features). Block and q4 weights are weight-only: their layers' inputs stay float. A weight the scheme
+  /// does not fit (q4 needs an even last dim: not a 3×3 kernel) stays float.
   QuantScheme weights = QuantScheme::int8_per_channel(0);
   /// Quantize the weights of layers that only dequantize them (convolutions): less memory, float compute.
   bool dequantized_layers = true;
@@ -67,6 +68,8 @@ struct WeightQuantizer {
       if (!it->second.integer_kernel && !options.dequantized_layers) return p;
       using Q = typename P::Quantized;
       QuantScheme s = scheme_for(it->second, options.weights);
+      bool fits = quant::scheme_fits(p.shape(), s) && p.shape().num_elements() > 0;
+      if (!fits) return p;  // q4 of an odd last dim (a 3×3 kernel), or nothing to quantize: left float
       auto q = Q::quantize(p.val(), s);
       if (s.level == QuantLevel::Block || s.value == QuantValue::Q4) q.input = InputQuant::float_input();
       return p.with_quantized(std::move(q));

@@ -90,6 +90,8 @@ template <class B, size_t D> struct QTensor {
   QuantScheme scheme;
   /// How a layer that multiplies by this tensor quantizes its input (static, from calibration; dynamic by default).
   InputQuant input;
+  /// The float dtype the values stand for: dequantize()'s.
+  DType dtype = DType::F32;
 
   /// The float tensor's shape.
   Shape shape() const {
@@ -102,16 +104,18 @@ template <class B, size_t D> struct QTensor {
   size_t bytes() const {
     return values.shape().num_elements() + 4 * (scales.shape().num_elements() + offsets.shape().num_elements());
   }
-  /// The float tensor the values stand for, in dtype.
-  Tensor<B, D> dequantize(DType dtype = DType::F32) const {
+  /// The float tensor the values stand for, in its dtype.
+  Tensor<B, D> dequantize() const { return dequantize(dtype); }
+  /// The float tensor the values stand for, in dtype `as`.
+  Tensor<B, D> dequantize(DType as) const {
     return Tensor<B, D>(
-        ModuleOpsOf<B>::dequantize(values.primitive(), scales.primitive(), offsets.primitive(), scheme, dtype));
+        ModuleOpsOf<B>::dequantize(values.primitive(), scales.primitive(), offsets.primitive(), scheme, as));
   }
   /// The same quantized tensor with f applied to each of its tensors (moves between devices and backends).
   template <class F> auto map(F&& f) const {
     auto v = f(values);
     using Out = QTensor<typename decltype(v)::Backend, D>;
-    return Out{std::move(v), f(scales), f(offsets), scheme, input};
+    return Out{std::move(v), f(scales), f(offsets), scheme, input, dtype};
   }
 
   /// x quantized with the given scales and offsets (scheme's params shape).
@@ -131,7 +135,8 @@ template <class B, size_t D> struct QTensor {
     scales = scales.cast(DType::F32);
     offsets = offsets.cast(DType::I32);
     auto v = ModuleOpsOf<B>::quantize(x.primitive(), scales.primitive(), offsets.primitive(), scheme);
-    return QTensor{Tensor<B, D, Int>(std::move(v)), std::move(scales), std::move(offsets), scheme, InputQuant{}};
+    return QTensor{
+        Tensor<B, D, Int>(std::move(v)), std::move(scales), std::move(offsets), scheme, InputQuant{}, x.dtype()};
   }
   /// x quantized with parameters from its own min and max (per group of the scheme).
   static QTensor quantize(const Tensor<B, D>& x, const QuantScheme& scheme) {
@@ -179,13 +184,15 @@ Tensor<B, D> linear(const Tensor<B, D>& x, const QTensor<B, 2>& w, bool weight_t
 }
 
 /// conv2d of x [batch, c, h, w] with the quantized weight [o, c, kh, kw] as unfold4d's patches through
-/// quantized_linear (integer kernels where the backend has them); groups or per-block scales dequantize the weight.
+/// quantized_linear (integer kernels where the backend has them); groups, or scales other than per tensor or per
+/// output channel, dequantize the weight.
 template <class B> Tensor<B, 4> conv2d(const Tensor<B, 4>& x, const QTensor<B, 4>& w,
                                        const std::optional<Tensor<std::type_identity_t<B>, 1>>& bias,
                                        const functional::ConvOptions<2>& o) {
   Shape ws = w.shape();
-  if (o.groups != 1 || w.scheme.level == QuantLevel::Block)
-    return functional::conv(x, w.dequantize(x.dtype()), bias, o);
+  bool per_output =
+      w.scheme.level == QuantLevel::Tensor || (w.scheme.level == QuantLevel::Channel && w.scheme.axis == 0);
+  if (o.groups != 1 || !per_output) return functional::conv(x, w.dequantize(x.dtype()), bias, o);
   if (x.shape()[1] != ws[1])
     throw ShapeError("conv2d", "input " + x.shape().to_string() + " has " + std::to_string(x.shape()[1]) +
                                    " channels, the quantized weight " + ws.to_string() + " takes " +
@@ -201,8 +208,12 @@ template <class B> Tensor<B, 4> conv2d(const Tensor<B, 4>& x, const QTensor<B, 4
   auto flat2 = [](const auto& t, size_t lead) {
     return t.template reshape<2>({lead, t.shape().num_elements() / std::max<size_t>(lead, 1)});
   };
-  QTensor<B, 2> flat{flat2(w.values, out_c), flat2(w.scales, w.scales.shape()[0]),
-                     flat2(w.offsets, w.offsets.shape()[0]), w.scheme, w.input};
+  QTensor<B, 2> flat{flat2(w.values, out_c),
+                     flat2(w.scales, w.scales.shape()[0]),
+                     flat2(w.offsets, w.offsets.shape()[0]),
+                     w.scheme,
+                     w.input,
+                     w.dtype};
   auto y = linear(rows, flat, true, bias);  // [batch · L, o]
   return y.template reshape<3>({batch, windows, out_c}).swap_dims(1, 2).template reshape<4>({batch, out_c, oh, ow});
 }

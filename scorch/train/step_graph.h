@@ -57,7 +57,15 @@ template <class B> class StepTensors {
   }
   struct ParamAdder {
     StepTensors& self;
-    template <class P> void visit(const std::string&, const P& p) { self.add(p.val()); }
+    template <class P> void visit(const std::string&, const P& p) {
+      if constexpr (!std::is_void_v<typename P::Quantized>)
+        if (p.is_quantized()) {  // the stored integers and parameters, not a dequantized copy
+          const auto& q = p.quantized();
+          self.add(q.values), self.add(q.scales), self.add(q.offsets);
+          return;
+        }
+      self.add(p.val());
+    }
   };
   std::vector<Handle> handles_;
   std::string signature_;

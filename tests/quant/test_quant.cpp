@@ -42,6 +42,11 @@ TEST(QuantScheme, ChoosesPyTorchsParameters) {
   EXPECT_EQ(tiny.offset, 0);
   EXPECT_EQ(choose_quant_params(2.0f, 5.0f, quant_range(QuantValue::UInt8)).offset, 0);
   EXPECT_EQ(choose_quant_params(-5.0f, -2.0f, quant_range(QuantValue::UInt8)).offset, 255);
+  QuantParams nan = choose_quant_params(std::nanf(""), 2.0f, quant_range(QuantValue::UInt8));  // NaN: no range
+  EXPECT_EQ(nan.offset, 0);
+  EXPECT_FLOAT_EQ(nan.scale, 2.0f / 255.0f);
+  QuantParams inf = choose_quant_params(-INFINITY, INFINITY, quant_range(QuantValue::UInt8));
+  EXPECT_TRUE(inf.offset >= 0 && inf.offset <= 255);
 }
 
 TEST(QTensor, RoundTripsWithinHalfAStep) {
@@ -81,6 +86,32 @@ TEST(QTensor, RejectsBadSchemesAndParameters) {
   }
 }
 
+TEST(QTensor, KeepsTheFloatDtype) {
+  auto x = randn(4, 6).cast(DType::F64);
+  auto q = QTensor<B, 2>::quantize(x, QuantScheme::int8_per_channel(0));
+  EXPECT_EQ(q.dtype, DType::F64);
+  EXPECT_EQ(q.dequantize().dtype(), DType::F64);
+  EXPECT_EQ(q.scales.dtype(), DType::F32);
+}
+
+TEST(QuantizedLinearCpu, RejectsOperandsThatDoNotFit) {
+  auto x = randn(3, 8);
+  auto q = QTensor<B, 2>::quantize(randn(8, 5), QuantScheme::int8_per_channel(1));
+  auto call = [&](const B::FloatTensor& in, const B::FloatTensor& scales, const std::optional<B::FloatTensor>& b) {
+    return Cpu::module_quantized_linear(in, q.values.primitive(), scales, q.offsets.primitive(), b, q.scheme, {},
+                                        false);
+  };
+  EXPECT_NO_THROW(call(x.primitive(), q.scales.primitive(), std::nullopt));
+  EXPECT_THROW(call(randn(3, 7).primitive(), q.scales.primitive(), std::nullopt), ShapeError);
+  EXPECT_THROW(call(x.primitive(), randn(1, 4).primitive(), std::nullopt), ShapeError);
+  EXPECT_THROW(call(x.primitive(), q.scales.primitive(), randn(1, 4).reshape<1>({4}).primitive()), ShapeError);
+  QuantScheme past_rank = q.scheme;
+  past_rank.axis = 5;
+  EXPECT_THROW(Cpu::module_quantized_linear(x.primitive(), q.values.primitive(), q.scales.primitive(),
+                                            q.offsets.primitive(), std::nullopt, past_rank, {}, false),
+               ShapeError);
+}
+
 TEST(QTensor, SaturatesAndMapsNaNToTheOffset) {
   auto x = Tensor<B, 2>::from_data(TensorData({1e9f, -1e9f, std::nanf(""), 0.26f}, Shape{1, 4}));
   auto one = Tensor<B, 2>::full({1, 1}, Scalar(0.1));
@@ -89,8 +120,8 @@ TEST(QTensor, SaturatesAndMapsNaNToTheOffset) {
 }
 
 /// The Cpu integer kernel and the provided composition on the same operands.
-void expect_kernel_matches(size_t m, size_t k, size_t n, const QuantScheme& scheme, const InputQuant& input,
-                           bool bias, bool relu, bool weight_t) {
+void expect_kernel_matches(size_t m, size_t k, size_t n, const QuantScheme& scheme, const InputQuant& input, bool bias,
+                           bool relu, bool weight_t) {
   auto x = randn(m, k, 1.5);
   auto w = weight_t ? randn(n, k) : randn(k, n);
   auto q = QTensor<B, 2>::quantize(w, scheme);
@@ -101,8 +132,8 @@ void expect_kernel_matches(size_t m, size_t k, size_t n, const QuantScheme& sche
   if (weight_t && s.level == QuantLevel::Channel) s.axis = 1 - s.axis;
   std::optional<B::FloatTensor> b;
   if (bias) b = randn(1, n).reshape<1>({n}).primitive();
-  auto fast = Cpu::module_quantized_linear(x.primitive(), values.primitive(), scales.primitive(),
-                                           offsets.primitive(), b, s, input, relu);
+  auto fast = Cpu::module_quantized_linear(x.primitive(), values.primitive(), scales.primitive(), offsets.primitive(),
+                                           b, s, input, relu);
   auto slow = provided::module_quantized_linear<Cpu>(x.primitive(), values.primitive(), scales.primitive(),
                                                      offsets.primitive(), b, s, input, relu);
   Tensor<B, 2>(fast).to_data().assert_approx_eq(Tensor<B, 2>(slow).to_data(), Tolerance::rel_abs(1e-5, 1e-4));
@@ -113,7 +144,7 @@ TEST(QuantizedLinearCpu, MatchesTheComposition) {
   reduced.reduce_range = true;
   InputQuant signed_input{false, false, QuantValue::Int8, 0.03, -4};
   auto per_channel = QuantScheme::int8_per_channel(1), per_tensor = QuantScheme::int8();
-  expect_kernel_matches(7, 33, 19, per_channel, dynamic, true, false, false);      // tails in every dim
+  expect_kernel_matches(7, 33, 19, per_channel, dynamic, true, false, false);  // tails in every dim
   expect_kernel_matches(64, 128, 96, per_channel, dynamic, true, true, false);
   expect_kernel_matches(1, 256, 50, per_tensor, reduced, false, false, false);
   expect_kernel_matches(50, 40, 30, QuantScheme::int8_per_channel(0), fixed, true, false, true);  // [n, k] layout

@@ -72,6 +72,10 @@ TEST(Quantize, ShrinksWeightMemory) {
   EXPECT_GT(double(f32) / double(quant::param_bytes(small).first), 6.3);  // 4 bits + a f32 scale per 32 values
   auto x = Tensor<B, 2>::random({4, 512}, Distribution::normal(0, 1));
   EXPECT_LT(max_diff(big.forward(x), small.forward(x)), 0.25 * big.forward(x).abs().max().into_scalar().to_double());
+  auto net = quant::quantize(make_net<B>(), q4);
+  EXPECT_FALSE(net.conv.weight.is_quantized());  // a 3×3 kernel's last dim is odd: q4 cannot pack it
+  EXPECT_TRUE(net.hidden.weight.is_quantized());
+  EXPECT_TRUE(net.hidden.weight.quantized().input.weight_only);
 }
 
 TEST(Quantize, CalibratesStaticInputs) {
@@ -144,6 +148,8 @@ TEST(Quantize, RejectsBadQuantizedRecords) {
   other.set("hidden", into_record(quant::quantize(nn::LinearConfig(144, 32).init<B>())));
   expect_error(other, "record shape [144, 32], module expects [144, 64]");
   expect_error(with("extra", Record(int64_t{1})), "unexpected key 'extra'");
+  expect_error(with("input", ints({0, 0, 1, 0, 0, 0})), "input scale 0.000000 and offset 0 do not fit uint8");
+  expect_error(with("dtype", ints({int64_t(DType::I32)})), "dtype code");
   Record missing = good;
   auto& map = missing.find_mut("hidden")->find_mut("weight")->as_map_mut();
   std::erase_if(map, [](const auto& kv) { return kv.first == "offsets"; });
@@ -154,6 +160,7 @@ TEST(Quantize, FloatRecordsLoadIntoQuantizedModels) {
   auto net = make_net<B>();
   auto q = load_record(quant::quantize(make_net<B>()), into_record(net));
   EXPECT_FALSE(q.hidden.weight.is_quantized());
+  EXPECT_TRUE(q.hidden.weight.is_require_grad());  // a float parameter again: optimizers update it
   auto x = images(2);
   q.forward(x).to_data().assert_approx_eq(net.forward(x).to_data());
 }

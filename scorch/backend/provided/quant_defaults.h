@@ -21,6 +21,12 @@ struct Int;
 namespace provided {
 namespace quant_detail {
 
+/// The float shape stored values of shape `stored` stand for (q4: the last dim doubled).
+inline Shape logical_shape(Shape stored, const QuantScheme& s) {
+  if (s.value == QuantValue::Q4 && stored.rank() > 0) stored[stored.rank() - 1] *= 2;
+  return stored;
+}
+
 /// The dtype quantized values of kind value are stored in (q4 packed in uint8).
 inline DType storage_dtype(QuantValue value) { return value == QuantValue::Int8 ? DType::I8 : DType::U8; }
 
@@ -44,7 +50,9 @@ template <class B, class K, class T> T expand_blocks(const T& params, size_t axi
 /// Scales or offsets broadcast to shape: one per element.
 template <class B, class K, class T> T expand_params(const T& params, const Shape& shape, const QuantScheme& s) {
   using Ops = KindOps<B, K>;
-  if (s.level != QuantLevel::Block || params.shape().num_elements() == 1) return Ops::expand(params, shape);
+  bool one_block = params.shape()[s.axis] == 1;  // broadcast: a block longer than the axis allocates nothing
+  if (s.level != QuantLevel::Block || one_block || params.shape().num_elements() == 1)
+    return Ops::expand(params, shape);
   return expand_blocks<B, K>(params, s.axis, s.block_size, shape[s.axis]);
 }
 
@@ -93,6 +101,7 @@ template <class B> auto module_quantize(const typename B::FloatTensor& x, const 
                                         const typename B::IntTensor& offsets, const QuantScheme& scheme) {
   using F = KindOps<B, Float>;
   using I = KindOps<B, Int>;
+  quant::check_params("quantize", x.shape(), scales.shape(), offsets.shape(), scheme);
   auto wide = x.dtype() == DType::F32 ? x : F::cast(x, DType::F32);
   wide = F::mask_fill(wide, F::is_nan(wide), Scalar(0.0));
   auto inverse = F::recip(F::cast(scales, DType::F32));
@@ -111,12 +120,23 @@ template <class B> auto module_dequantize(const typename B::IntTensor& values, c
                                           DType dtype) {
   using F = KindOps<B, Float>;
   using I = KindOps<B, Int>;
+  quant::check_params("dequantize", quant_detail::logical_shape(values.shape(), scheme), scales.shape(),
+                      offsets.shape(), scheme);
   auto q = scheme.value == QuantValue::Q4 ? quant_detail::unpack_q4<B>(values) : I::cast(values, DType::I32);
   Shape shape = q.shape();
   auto centred = I::sub(q, I::cast(quant_detail::expand_params<B, Int>(offsets, shape, scheme), DType::I32));
   auto scale = quant_detail::expand_params<B, Float>(F::cast(scales, DType::F32), shape, scheme);
   auto out = F::mul(I::into_float(centred, DType::F32), scale);
   return dtype == DType::F32 ? out : F::cast(out, dtype);
+}
+
+/// Throws ShapeError unless quantized_linear's operands fit each other (every backend's override calls it first).
+template <class F, class I> void check_quantized_linear(const F& x, const I& weight, const F& scales, const I& offsets,
+                                                        const std::optional<F>& bias, const QuantScheme& scheme) {
+  std::optional<Shape> bias_shape;
+  if (bias) bias_shape = bias->shape();
+  quant::check_linear("quantized_linear", x.shape(), quant_detail::logical_shape(weight.shape(), scheme),
+                      scales.shape(), offsets.shape(), scheme, bias_shape ? &*bias_shape : nullptr);
 }
 
 /// The scale and offset quantized_linear quantizes x with: input's own, or (dynamic) from x's min and max.
@@ -141,6 +161,7 @@ template <class B> auto module_quantized_linear(const typename B::FloatTensor& x
   using F = KindOps<B, Float>;
   using I = KindOps<B, Int>;
   using M = ModuleOpsOf<B>;
+  check_quantized_linear(x, weight, scales, offsets, bias, scheme);
   auto xq = x.dtype() == DType::F32 ? x : F::cast(x, DType::F32);
   if (!input.weight_only) {
     QuantParams p = input_params<B>(x, input);

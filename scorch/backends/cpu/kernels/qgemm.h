@@ -21,10 +21,10 @@ struct Isa {
   static constexpr size_t kGroup = 4, kLanes = 16, kRows = 8, kVecs = 3;
   static Vec zero() { return _mm512_setzero_si512(); }
   static Vec load(const XElem* p) { return _mm512_loadu_si512(p); }
-  static Vec broadcast(const int8_t* w) {
-    int32_t v;
-    std::memcpy(&v, w, 4);
-    return _mm512_set1_epi32(v);
+  static Vec broadcast(const int8_t* w) {  // straight from memory: a register broadcast would take a vector port
+    Vec v;
+    asm("vpbroadcastd %1, %0" : "=v"(v) : "m"(*reinterpret_cast<const int32_t*>(w)));
+    return v;
   }
   static Vec madd(Vec acc, Vec x, Vec w) { return _mm512_dpbusd_epi32(acc, x, w); }
   static void store(int32_t* dst, Vec v) { _mm512_storeu_si512(dst, v); }
@@ -72,7 +72,8 @@ inline size_t packed_index(size_t r, size_t k) {
 }
 
 /// out[i][r] = Σ over groups of w_rows[i][k]·x[r][k] for kRows weight rows and one packed block of kBlockRows rows.
-inline void tile(size_t groups, const int8_t* const* w_rows, const Isa::XElem* x, int32_t* out) {
+/// Never inlined: the caller's code would take registers the accumulators need.
+[[gnu::noinline]] inline void tile(size_t groups, const int8_t* const* w_rows, const Isa::XElem* x, int32_t* out) {
   using V = Isa::Vec;
   constexpr size_t R = Isa::kRows, NV = Isa::kVecs, step = Isa::kLanes * Isa::kGroup;
   V acc[R][NV];
@@ -96,5 +97,29 @@ inline void tile(size_t groups, const int8_t* const* w_rows, const Isa::XElem* x
 #pragma GCC unroll 4
     for (size_t v = 0; v < NV; ++v) Isa::store(out + i * kBlockRows + v * Isa::kLanes, acc[i][v]);
 }
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+/// Rows of the input that dot_rows takes at once (small batches: no block of kBlockRows rows to fill).
+inline constexpr size_t kDotRows = 4;
+/// out[r] = Σk x[r][k]·w[k] for rows ≤ kDotRows uint8 rows of x (stride kp) and one int8 weight row of k values,
+/// 64 products an instruction along k (masked at the end: nothing past the row is read).
+inline void dot_rows(size_t rows, size_t k, size_t kp, const uint8_t* x, const int8_t* w, int32_t* out) {
+  __m512i acc[kDotRows] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                           _mm512_setzero_si512()};
+  for (size_t p = 0; p < k; p += 64) {
+    __mmask64 mask = k - p >= 64 ? ~__mmask64{0} : (__mmask64{1} << (k - p)) - 1;
+    __m512i wv = _mm512_maskz_loadu_epi8(mask, w + p);
+    for (size_t r = 0; r < rows; ++r)
+      acc[r] = _mm512_dpbusd_epi32(acc[r], _mm512_maskz_loadu_epi8(mask, x + r * kp + p), wv);
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    alignas(64) int32_t lanes[16];
+    _mm512_store_si512(lanes, acc[r]);
+    int32_t sum = 0;
+    for (int32_t lane : lanes) sum += lane;
+    out[r] = sum;
+  }
+}
+#endif
 
 }  // namespace scorch::backends::cpu::qgemm

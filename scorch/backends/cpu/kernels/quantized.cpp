@@ -46,7 +46,9 @@ struct PackedInput {
   int64_t offset = 0;
 };
 
-PackedInput pack_input(const float* x, size_t m, size_t k, size_t kp, QuantParams p, const InputQuant& input) {
+// plain: rows of kp values one after another (dot_rows' layout) instead of the blocks.
+PackedInput pack_input(const float* x, size_t m, size_t k, size_t kp, QuantParams p, const InputQuant& input,
+                       bool plain) {
   QuantRange r = quant_range(input.value);
   int64_t shift = input.value == QuantValue::Int8 ? 128 : 0;  // int8 q + 128 is the uint8 the kernel multiplies
   size_t blocks = (m + qgemm::kBlockRows - 1) / qgemm::kBlockRows, block_size = qgemm::kBlockRows * kp;
@@ -55,14 +57,15 @@ PackedInput pack_input(const float* x, size_t m, size_t k, size_t kp, QuantParam
   auto lo = static_cast<float>(r.qmin), hi = static_cast<float>(r.qmax), zero = static_cast<float>(p.offset);
   parallel_for(m, std::max<size_t>(1, 16384 / (k + 1)), [&](size_t rb, size_t re) {
     for (size_t row = rb; row < re; ++row) {
-      XElem* block = out.blocks.data() + (row / qgemm::kBlockRows) * block_size;
+      XElem* block = out.blocks.data() + (plain ? row * kp : (row / qgemm::kBlockRows) * block_size);
       size_t in_block = row % qgemm::kBlockRows;
       int32_t sum = 0;
       for (size_t j = 0; j < k; ++j) {
         float v = x[row * k + j];
-        float q = std::clamp(std::nearbyint(std::isnan(v) ? 0.0f : v * inverse) + zero, lo, hi);
+        float scaled = v * inverse;
+        float q = std::clamp(std::nearbyint(std::isnan(scaled) ? 0.0f : scaled) + zero, lo, hi);
         auto u = static_cast<int32_t>(q) + static_cast<int32_t>(shift);
-        block[qgemm::packed_index(in_block, j)] = static_cast<XElem>(u);
+        block[plain ? j : qgemm::packed_index(in_block, j)] = static_cast<XElem>(u);
         sum += u;
       }
       out.row_sums[row] = sum;
@@ -88,15 +91,15 @@ WeightRows weight_rows(const T& w, size_t k, size_t n, size_t kp) {
   parallel_for(n, std::max<size_t>(1, 65536 / (k + 1)), [&](size_t nb, size_t ne) {
     for (size_t j = nb; j < ne; ++j) {
       const int8_t* src = base + static_cast<int64_t>(j) * sn;
-      int8_t* dst = in_place ? nullptr : out.copy.data() + j * kp;
-      int32_t sum = 0;
-      for (size_t p = 0; p < k; ++p) {
-        int8_t v = src[static_cast<int64_t>(p) * sk];
-        sum += v;
-        if (dst) dst[p] = v;
+      if (!in_place) {
+        int8_t* dst = out.copy.data() + j * kp;
+        for (size_t p = 0; p < k; ++p) dst[p] = src[static_cast<int64_t>(p) * sk];
+        src = dst;
       }
+      out.rows[j] = src;
+      int32_t sum = 0;
+      for (size_t p = 0; p < k; ++p) sum += src[p];  // contiguous: vectorized
       out.sums[j] = sum;
-      out.rows[j] = in_place ? src : dst;
     }
   });
   return out;
@@ -132,7 +135,45 @@ struct Epilogue {
     float y = static_cast<float>(v) * (x_scale * w_scales[col]) + (bias ? bias[col] : 0.0f);
     return relu ? std::max(y, 0.0f) : y;
   }
+  // A tile's sums acc[i·stride + r] (weight row i < cn from c0, input row r < rn from r0) into y, row by row: the
+  // columns' constants first, each output row written once (down a column, rows n floats apart share cache sets).
+  void tile(const int32_t* acc, size_t stride, size_t r0, size_t rn, size_t c0, size_t cn, float* y) const {
+    constexpr size_t R = Isa::kRows;
+    int64_t base[R], zw[R];
+    float scale[R], shift[R];
+    for (size_t i = 0; i < cn; ++i) {
+      zw[i] = w_offsets[c0 + i];
+      base[i] = int64_t(k) * x_offset * zw[i] - x_offset * col_sums[c0 + i];
+      scale[i] = x_scale * w_scales[c0 + i];
+      shift[i] = bias ? bias[c0 + i] : 0.0f;
+    }
+    for (size_t r = 0; r < rn; ++r) {
+      float* out = y + (r0 + r) * n + c0;
+      int64_t rs = row_sums[r0 + r];
+      for (size_t i = 0; i < cn; ++i) {
+        float v = static_cast<float>(int64_t(acc[i * stride + r]) + base[i] - zw[i] * rs) * scale[i] + shift[i];
+        out[i] = relu ? std::max(v, 0.0f) : v;
+      }
+    }
+  }
 };
+
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+// A few rows (qgemm::kDotRows at most): one dot product per weight row along k, no block to fill.
+void run_rows(const PackedInput& in, const WeightRows& w, size_t m, size_t n, size_t k, size_t kp, const Epilogue& e,
+              float* y) {
+  parallel_for(n, 64, [&](size_t jb, size_t je) {
+    int32_t acc[qgemm::kDotRows];
+    for (size_t j = jb; j < je; ++j) {
+      qgemm::dot_rows(m, k, kp, in.blocks.data(), w.rows[j], acc);
+      for (size_t r = 0; r < m; ++r) y[r * n + j] = e(acc[r], r, j);
+    }
+  });
+}
+constexpr size_t kDotRows = qgemm::kDotRows;
+#else
+constexpr size_t kDotRows = 0;
+#endif
 
 void run_tiles(const PackedInput& in, const WeightRows& w, size_t m, size_t n, size_t kp, const Epilogue& e, float* y) {
   constexpr size_t R = Isa::kRows, BR = qgemm::kBlockRows;
@@ -146,8 +187,7 @@ void run_tiles(const PackedInput& in, const WeightRows& w, size_t m, size_t n, s
       for (size_t i = 0; i < R; ++i) rows[i] = c0 + i < n ? w.rows[c0 + i] : zeros.data();
       qgemm::tile(kp / Isa::kGroup, rows, in.blocks.data() + rbk * BR * kp, acc);
       size_t rn = std::min(BR, m - r0), cn = std::min(R, n - c0);
-      for (size_t r = 0; r < rn; ++r)
-        for (size_t i = 0; i < cn; ++i) y[(r0 + r) * n + c0 + i] = e(acc[i * BR + r], r0 + r, c0 + i);
+      e.tile(acc, BR, r0, rn, c0, cn, y);
     }
   });
 }
@@ -156,6 +196,7 @@ void run_tiles(const PackedInput& in, const WeightRows& w, size_t m, size_t n, s
 
 bool quantized_linear_fits(const T& x, const T& weight, const T& scales, const QuantScheme& scheme,
                            const InputQuant& input) {
+  if (x.shape().rank() == 2 && weight.shape().rank() == 2 && x.shape()[1] != weight.shape()[0]) return false;
   if (x.shape().rank() != 2 || weight.shape().rank() != 2 || !is_float(x.dtype()) || weight.dtype() != DType::I8)
     return false;
   if (scheme.value != QuantValue::Int8 || input.value == QuantValue::Q4 || input.weight_only) return false;
@@ -181,8 +222,9 @@ T quantized_linear(const T& x, const T& weight, const T& scales, const T& offset
     p = choose_quant_params(lo, hi, quant_range(input.value, input.reduce_range));
   }
   size_t kp = round_up(k, Isa::kGroup);
-  PackedInput packed = pack_input(xp, m, k, kp, p, input);
-  WeightRows w = weight_rows(weight, k, n, kp);
+  bool few_rows = m <= kDotRows;
+  PackedInput packed = pack_input(xp, m, k, kp, p, input, few_rows);
+  WeightRows w = weight_rows(weight, k, n, few_rows ? k : kp);
   std::vector<float> w_scales = per_column_f32(scales, n);
   std::vector<int32_t> w_offsets = per_column_i32(offsets, n);
   Epilogue e{k,
@@ -195,6 +237,12 @@ T quantized_linear(const T& x, const T& weight, const T& scales, const T& offset
              w_scales.data(),
              bias ? b.data() : nullptr,
              relu};
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+  if (few_rows) {
+    run_rows(packed, w, m, n, k, kp, e, y);
+    return out;
+  }
+#endif
   run_tiles(packed, w, m, n, kp, e, y);
   return out;
 }
@@ -206,6 +254,7 @@ namespace scorch::backends::cpu {
 CpuTensor Cpu::module_quantized_linear(CpuTensor x, CpuTensor weight, CpuTensor scales, CpuTensor offsets,
                                        const std::optional<CpuTensor>& bias, const QuantScheme& scheme,
                                        const InputQuant& input, bool relu) {
+  provided::check_quantized_linear(x, weight, scales, offsets, bias, scheme);
   if (kernels::quantized_linear_fits(x, weight, scales, scheme, input))
     return kernels::quantized_linear(x, weight, scales, offsets, bias, input, relu);
   return provided::module_quantized_linear<Cpu>(x, weight, scales, offsets, bias, scheme, input, relu);

@@ -2,6 +2,8 @@
 // quantized to int8 with each row's sum, the weight's row sums, the int32 product turned back into f32 with the
 // offsets' cross terms removed, and the weight-only product for small batches, which dequantizes int8 or q4 weights
 // as it loads them.
+#include <algorithm>
+
 #include "scorch/backends/cuda/kernels/device.cuh"
 #include "scorch/backends/cuda/kernels/quantized.h"
 
@@ -58,48 +60,64 @@ __global__ void epilogue_kernel(const int32_t* acc, int64_t m, int64_t n, int64_
   y[i] = e.relu ? fmaxf(out, 0.0f) : out;
 }
 
-// The weight-only product: one thread per output column (two for a q4 byte), each row of x in registers'
-// accumulators. w is [k, n] row-major (n contiguous; q4: n / 2 bytes a row); scales and offsets per group of
-// block rows (block_rows = k for one per column).
+// The weight-only product. A block holds kCols columns (one per lane) and kWarps warps; warp w sums the rows r ≡ w
+// (mod kWarps) of the block's slice of k (blockIdx.y), dequantizing each weight as it loads it, for up to M rows of
+// x at once; the warps' sums meet in shared memory and each slice's sum goes to partial [slices, rows, n], which
+// finish_kernel adds up in slice order (the same sums on every run). w is [k, n] row-major (q4: n / 2 bytes a row);
+// scales and offsets per group of block_rows rows (block_rows = k: one per column, or one in all).
+constexpr int kCols = 32, kWarps = 8;
+
+template <bool Q4> __device__ float weight_at(const void* w, int64_t r, int64_t col, int64_t n) {
+  if constexpr (Q4) {
+    uint8_t byte = static_cast<const uint8_t*>(w)[r * (n / 2) + col / 2];
+    int nibble = (col % 2 == 0 ? byte : byte >> 4) & 15;
+    return float((nibble ^ 8) - 8);
+  } else {
+    return float(static_cast<const int8_t*>(w)[r * n + col]);
+  }
+}
+
 template <bool Q4, int M> __global__ void weight_only_kernel(const float* x, const void* w, WeightOnly p, int rows,
-                                                             int64_t k, int64_t n, float* y) {
-  int64_t col = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (col >= n) return;
+                                                             int64_t k, int64_t n, int64_t slice, float* partial) {
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  int64_t col = static_cast<int64_t>(blockIdx.x) * kCols + lane;
+  int64_t r0 = static_cast<int64_t>(blockIdx.y) * slice, r1 = r0 + slice < k ? r0 + slice : k;
   float acc[M] = {};
-  for (int64_t g0 = 0; g0 < k; g0 += p.block_rows) {
-    int64_t group = g0 / p.block_rows, param = p.per_column ? group * n + col : group;
-    float scale = p.scales[param];
-    float shift = float(p.offsets[p.offsets_per_group ? param : 0]);
-    int64_t g1 = g0 + p.block_rows < k ? g0 + p.block_rows : k;
-    for (int64_t r = g0; r < g1; ++r) {
-      float v;
-      if constexpr (Q4) {
-        uint8_t byte = static_cast<const uint8_t*>(w)[r * (n / 2) + col / 2];
-        int nibble = (col % 2 == 0 ? byte : byte >> 4) & 15;
-        v = float((nibble ^ 8) - 8);
-      } else {
-        v = float(static_cast<const int8_t*>(w)[r * n + col]);
-      }
-      float wv = (v - shift) * scale;
+  if (col < n)
+    for (int64_t r = r0 + warp; r < r1; r += kWarps) {
+      int64_t group = r / p.block_rows, param = p.per_column ? group * n + col : group;
+      float wv = (weight_at<Q4>(w, r, col, n) - float(p.offsets[p.offsets_per_group ? param : 0])) * p.scales[param];
 #pragma unroll
       for (int i = 0; i < M; ++i)
         if (i < rows) acc[i] += x[i * k + r] * wv;
     }
-  }
+  __shared__ float sums[kWarps][M][kCols];
 #pragma unroll
-  for (int i = 0; i < M; ++i) {
-    if (i >= rows) break;
-    float out = acc[i] + (p.bias ? p.bias[col] : 0.0f);
-    y[i * n + col] = p.relu ? fmaxf(out, 0.0f) : out;
+  for (int i = 0; i < M; ++i) sums[warp][i][lane] = acc[i];
+  __syncthreads();
+  if (warp != 0 || col >= n) return;
+  for (int i = 0; i < rows; ++i) {
+    float total = 0.0f;
+    for (int v = 0; v < kWarps; ++v) total += sums[v][i][lane];
+    partial[(static_cast<int64_t>(blockIdx.y) * rows + i) * n + col] = total;
   }
 }
 
+__global__ void finish_kernel(const float* partial, int slices, int rows, int64_t n, const float* bias, bool relu,
+                              float* y) {
+  int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= rows * n) return;
+  float total = bias ? bias[i % n] : 0.0f;
+  for (int s = 0; s < slices; ++s) total += partial[s * rows * n + i];
+  y[i] = relu ? fmaxf(total, 0.0f) : total;
+}
+
 template <bool Q4> void launch_weight_only(const float* x, const void* w, const WeightOnly& p, int rows, int64_t k,
-                                           int64_t n, float* y, cudaStream_t s) {
-  unsigned blocks = static_cast<unsigned>((n + 127) / 128);
-  if (rows == 1) weight_only_kernel<Q4, 1><<<blocks, 128, 0, s>>>(x, w, p, rows, k, n, y);
-  else if (rows <= 4) weight_only_kernel<Q4, 4><<<blocks, 128, 0, s>>>(x, w, p, rows, k, n, y);
-  else weight_only_kernel<Q4, 8><<<blocks, 128, 0, s>>>(x, w, p, rows, k, n, y);
+                                           int64_t n, float* partial, int64_t slice, cudaStream_t s) {
+  dim3 grid(static_cast<unsigned>((n + kCols - 1) / kCols), static_cast<unsigned>((k + slice - 1) / slice));
+  if (rows == 1) weight_only_kernel<Q4, 1><<<grid, kCols * kWarps, 0, s>>>(x, w, p, rows, k, n, slice, partial);
+  else if (rows <= 4) weight_only_kernel<Q4, 4><<<grid, kCols * kWarps, 0, s>>>(x, w, p, rows, k, n, slice, partial);
+  else weight_only_kernel<Q4, 8><<<grid, kCols * kWarps, 0, s>>>(x, w, p, rows, k, n, slice, partial);
 }
 
 }  // namespace
@@ -138,12 +156,18 @@ void weight_only_product(const CudaTensor& x, const CudaTensor& w, bool q4, cons
   int64_t n = static_cast<int64_t>(y.shape()[1]);
   if (m * n == 0) return;
   cudaStream_t s = stream(x.device().index);
+  // Slices of k so the grid has about 264 blocks (two per SM of an H100), at least 64 rows each.
+  int64_t col_blocks = (n + kCols - 1) / kCols, want = (264 + col_blocks - 1) / col_blocks;
+  int64_t slices = std::max<int64_t>(1, std::min<int64_t>(want, k / 64)), slice = (k + slices - 1) / slices;
+  slices = (k + slice - 1) / slice;
   for (int64_t r0 = 0; r0 < m; r0 += 8) {  // eight rows a launch: the weights are read once per eight rows
     int rows = static_cast<int>(m - r0 < 8 ? m - r0 : 8);
+    CudaTensor partial(Shape{static_cast<size_t>(slices * rows * n)}, DType::F32, x.device());
     const float* xr = x.data<float>() + r0 * k;
-    float* yr = y.data<float>() + r0 * n;
-    if (q4) launch_weight_only<true>(xr, w.raw(), p, rows, k, n, yr, s);
-    else launch_weight_only<false>(xr, w.raw(), p, rows, k, n, yr, s);
+    if (q4) launch_weight_only<true>(xr, w.raw(), p, rows, k, n, partial.data<float>(), slice, s);
+    else launch_weight_only<false>(xr, w.raw(), p, rows, k, n, partial.data<float>(), slice, s);
+    finish_kernel<<<blocks_for(rows * n), kThreads, 0, s>>>(partial.data<float>(), static_cast<int>(slices), rows, n,
+                                                            p.bias, p.relu, y.data<float>() + r0 * n);
   }
   check_launch("quantized_linear");
 }

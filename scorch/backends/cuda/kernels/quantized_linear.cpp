@@ -5,6 +5,9 @@
 #include <cublasLt.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include "scorch/backends/cuda/cuda_backend.h"
@@ -33,6 +36,21 @@ struct Int8Problem {
   }
 };
 
+// cuBLASLt's algorithm for an int8 product of one shape on one device, asked for once (the heuristic query costs
+// about as much as a small product); nullopt when it has none.
+using ProductKey = std::array<uint64_t, 4>;
+template <class Ask> std::optional<cublasLtMatmulAlgo_t> cached_algo(ProductKey key, Ask&& ask) {
+  static std::mutex mutex;
+  static auto* algos = new std::map<ProductKey, std::optional<cublasLtMatmulAlgo_t>>();
+  std::lock_guard lock(mutex);
+  auto it = algos->find(key);
+  if (it != algos->end()) return it->second;
+  cublasLtMatmulAlgo_t algo{};
+  std::optional<cublasLtMatmulAlgo_t> found;
+  if (ask(algo)) found = algo;
+  return (*algos)[key] = found;
+}
+
 // acc [m, n] (int32) = xq [m, k] · wr [n, k]ᵀ (int8, k contiguous): cuBLASLt's column-major Wᵀ·X; false when
 // cuBLASLt has no algorithm for it.
 bool int8_product(const T& xq, const T& wr, T& acc) {
@@ -52,15 +70,20 @@ bool int8_product(const T& xq, const T& wr, T& acc) {
             cublasLtMatrixLayoutCreate(&p.c, CUDA_R_32I, n, m, static_cast<int64_t>(n)) == 0 &&
             cublasLtMatmulPreferenceCreate(&p.pref) == 0;
   if (!ok) return false;
-  cublasLtMatmulPreferenceSetAttribute(p.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
-                                       sizeof(workspace_bytes));
-  cublasLtMatmulHeuristicResult_t result{};
-  int found = 0;
-  if (cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.a, p.b, p.c, p.c, p.pref, 1, &result, &found) != 0 || found == 0)
-    return false;
+  auto algo = cached_algo({uint64_t(device), m, k, n}, [&](cublasLtMatmulAlgo_t& found) {
+    cublasLtMatmulPreferenceSetAttribute(p.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
+                                         sizeof(workspace_bytes));
+    cublasLtMatmulHeuristicResult_t result{};
+    int count = 0;
+    if (cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.a, p.b, p.c, p.c, p.pref, 1, &result, &count) != 0)
+      return false;
+    found = result.algo;
+    return count > 0;
+  });
+  if (!algo) return false;
   int32_t alpha = 1, beta = 0;
   return cublasLtMatmul(handle, p.desc, &alpha, wr.raw(), p.a, xq.raw(), p.b, &beta, acc.raw(), p.c, acc.raw(), p.c,
-                        &result.algo, workspace, workspace_bytes, stream(device)) == CUBLAS_STATUS_SUCCESS;
+                        &*algo, workspace, workspace_bytes, stream(device)) == CUBLAS_STATUS_SUCCESS;
 }
 
 // w [k, n] (a view) as [n, k] with k contiguous: its own memory when it is the transpose of a contiguous tensor.
@@ -139,6 +162,7 @@ std::optional<CudaTensor> quantized_linear(const T& x, const T& weight, const T&
                                            const InputQuant& input, bool relu) {
   if (x.shape().rank() != 2 || weight.shape().rank() != 2 || !is_float(x.dtype())) return std::nullopt;
   if (x.numel() == 0 || weight.numel() == 0) return std::nullopt;  // empty products: the composition's zeros
+  if (x.shape()[1] != weight.shape()[0]) return std::nullopt;      // the composition names the mismatch
   if (input.weight_only) {
     if (!weight_only_fits(x, weight, scales, scheme)) return std::nullopt;
     return weight_only_linear(x, weight, scales, offsets, bias, scheme, relu);
@@ -157,6 +181,7 @@ namespace scorch::backends::cuda {
 CudaTensor Cuda::module_quantized_linear(CudaTensor x, CudaTensor weight, CudaTensor scales, CudaTensor offsets,
                                          const std::optional<CudaTensor>& bias, const QuantScheme& scheme,
                                          const InputQuant& input, bool relu) {
+  provided::check_quantized_linear(x, weight, scales, offsets, bias, scheme);
   if (auto y = kernels::quantized_linear(x, weight, scales, offsets, bias, scheme, input, relu)) return *y;
   return provided::module_quantized_linear<Cuda>(x, weight, scales, offsets, bias, scheme, input, relu);
 }
