@@ -105,18 +105,11 @@ WeightRows weight_rows(const T& w, size_t k, size_t n, size_t kp) {
   return out;
 }
 
-// One scale and offset per output column from params of shape [1, 1] or [1, n].
-std::vector<float> per_column_f32(const T& t, size_t n) {
-  auto v = to_dtype(contiguous(t), DType::F32);
-  const float* p = v.data<float>();
-  std::vector<float> out(n);
-  for (size_t j = 0; j < n; ++j) out[j] = p[v.shape().num_elements() == 1 ? 0 : j];
-  return out;
-}
-std::vector<int32_t> per_column_i32(const T& t, size_t n) {
-  auto v = to_dtype(contiguous(t), DType::I32);
-  const int32_t* p = v.data<int32_t>();
-  std::vector<int32_t> out(n);
+// One value per output column (scales as f32, offsets as i32, bias) from params of shape [1, 1] or [1, n] (or [n]).
+template <class E> std::vector<E> per_column(const T& t, size_t n) {
+  T v = to_dtype(contiguous(t), dtype_of<E>());
+  const E* p = v.data<E>();
+  std::vector<E> out(n);
   for (size_t j = 0; j < n; ++j) out[j] = p[v.shape().num_elements() == 1 ? 0 : j];
   return out;
 }
@@ -202,8 +195,8 @@ bool quantized_linear_fits(const T& x, const T& weight, const T& scales, const Q
   if (scheme.value != QuantValue::Int8 || input.value == QuantValue::Q4 || input.weight_only) return false;
   size_t n = weight.shape()[1];
   bool per_tensor = scales.shape().num_elements() == 1;
-  bool per_column = scheme.level == QuantLevel::Channel && scheme.axis == 1 && scales.shape() == Shape{1, n};
-  return (scheme.level == QuantLevel::Tensor && per_tensor) || per_column;
+  bool by_column = scheme.level == QuantLevel::Channel && scheme.axis == 1 && scales.shape() == Shape{1, n};
+  return (scheme.level == QuantLevel::Tensor && per_tensor) || by_column;
 }
 
 T quantized_linear(const T& x, const T& weight, const T& scales, const T& offsets, const std::optional<T>& bias,
@@ -212,7 +205,7 @@ T quantized_linear(const T& x, const T& weight, const T& scales, const T& offset
   T out(Shape{m, n}, DType::F32);
   float* y = out.data<float>();
   std::vector<float> b;
-  if (bias) b = per_column_f32(*bias, n);
+  if (bias) b = per_column<float>(*bias, n);
   if (m == 0 || n == 0) return out;
   T xf = to_dtype(contiguous(x), DType::F32);
   const float* xp = xf.data<float>();
@@ -225,8 +218,8 @@ T quantized_linear(const T& x, const T& weight, const T& scales, const T& offset
   bool few_rows = m <= kDotRows;
   PackedInput packed = pack_input(xp, m, k, kp, p, input, few_rows);
   WeightRows w = weight_rows(weight, k, n, few_rows ? k : kp);
-  std::vector<float> w_scales = per_column_f32(scales, n);
-  std::vector<int32_t> w_offsets = per_column_i32(offsets, n);
+  std::vector<float> w_scales = per_column<float>(scales, n);
+  std::vector<int32_t> w_offsets = per_column<int32_t>(offsets, n);
   Epilogue e{k,
              n,
              p.scale,
