@@ -18,7 +18,7 @@ namespace scorch::backends::cpu::qgemm {
 struct Isa {
   using XElem = uint8_t;
   using Vec = __m512i;
-  static constexpr size_t kGroup = 4, kLanes = 16, kRows = 8, kVecs = 3;
+  static constexpr size_t kGroup = 4, kLanes = 16, kRows = 6, kVecs = 4;  // 24 sums, 4 loads, 6 broadcasts
   static Vec zero() { return _mm512_setzero_si512(); }
   static Vec load(const XElem* p) { return _mm512_loadu_si512(p); }
   static Vec broadcast(const int8_t* w) {  // straight from memory: a register broadcast would take a vector port
