@@ -86,13 +86,8 @@ template <class Model> double accuracy(const Model& model, const data::DatasetPt
 void report_quantized(const TextClassifier<Cpu>& model, const data::DatasetPtr<EncodedFortune>& train_set,
                       const data::DatasetPtr<EncodedFortune>& test_set, double f32_accuracy) {
   auto dynamic = quant::quantize(model);
-  auto calibrated = quant::quantize(model, {}, {}, [&](const TextClassifier<Cpu>& m) {
-    for (size_t begin = 0; begin < std::min<size_t>(train_set->len(), 20 * 32); begin += 32) {
-      std::vector<EncodedFortune> items;
-      for (size_t i = begin; i < std::min(begin + 32, train_set->len()); ++i) items.push_back(*train_set->get(i));
-      (void)m.forward(FortuneBatcher<Cpu>{}.batch(items, {}).ids);
-    }
-  });
+  auto forward = [](const TextClassifier<Cpu>& m, const FortuneBatch<Cpu>& batch) { (void)m.forward(batch.ids); };
+  auto calibrated = quant::quantize_with_loader(model, {}, {}, fortune_loader<Cpu>(train_set, false), forward, 20);
   auto f32_bytes = quant::param_bytes(model).first;
   auto [int8_bytes, quantized] = quant::param_bytes(dynamic);
   std::printf("int8 post-training quantization (%zu linear weights; parameters %zu -> %zu bytes):\n", quantized,

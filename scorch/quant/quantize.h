@@ -166,6 +166,20 @@ M quantize(const M& model, const QuantizeOptions& options, const Calibration& ca
   return map_module(quantized, fixer);
 }
 
+/// quantize(model, options, calibration, run) over a data loader: forward(model, batch) for the first max_batches
+/// batches of loader->iter() (all of them when max_batches is 0).
+template <Module M, class Loader, class Forward>
+M quantize_with_loader(const M& model, const QuantizeOptions& options, const Calibration& calibration,
+                       const Loader& loader, Forward&& forward, size_t max_batches = 0) {
+  return quantize(model, options, calibration, [&](const M& m) {
+    size_t seen = 0;
+    for (const auto& batch : loader->iter()) {
+      if (max_batches && seen++ == max_batches) break;
+      forward(m, batch);
+    }
+  });
+}
+
 /// Bytes the module's parameters take as stored (quantized ones: values, scales and offsets) and how many of them
 /// are quantized.
 template <Module M> std::pair<size_t, size_t> param_bytes(const M& model) {
