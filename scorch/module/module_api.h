@@ -51,9 +51,7 @@ template <class AD> struct FromInnerTransform {
 /// Counts parameter elements.
 struct ParamCounter {
   size_t n = 0;
-  template <class P> void visit(const std::string&, const P& p) {
-    n += p.id().valid() ? p.shape().num_elements() : 0;
-  }
+  template <class P> void visit(const std::string&, const P& p) { n += p.id().valid() ? p.shape().num_elements() : 0; }
 };
 /// Collects distinct devices of parameters and constants.
 template <class Device> struct DeviceCollector {

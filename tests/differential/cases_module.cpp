@@ -207,26 +207,25 @@ void unfold_fold_attention(DiffList& list) {
        mask({1, 2, 4, 4})}};
   // Dropout's mask is a function of its seed on every backend, so the backends agree with it on too.
   each<true>(list, "module_attention", qkv,
-             SCORCH_DIFF_BODY(
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5, false, {})),
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)), 0.35,
-                                 false, {})),
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true, {})),
-                 fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true, {0.4, 77}))));
+             SCORCH_DIFF_BODY(fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.5, false, {})),
+                              fo(M::attention(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)),
+                                              0.35, false, {})),
+                              fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true, {})),
+                              fo(M::attention(in.f(0), in.f(1), in.f(2), std::nullopt, 0.3, true, {0.4, 77}))));
   // Autodiff records attention with its statistics and differentiates it through attention_backward.
-  each<true>(list, "module_attention_with_stats", qkv,
-             SCORCH_DIFF_BODY(
-                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)),
-                                            0.4, false, {})
-                        .first),
-                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.4, true, {}).first),
-                 fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::optional<typename B::BoolTensor>(in.b(3)),
-                                            0.4, false, {0.25, 5})
-                        .first)),
-             {"module_attention_with_stats", "module_attention_backward"});
-  each<false>(list, "module_attention_with_stats", qkv,
-              SCORCH_DIFF_BODY(
-                  fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6, true, {}).second)));
+  each<true>(
+      list, "module_attention_with_stats", qkv,
+      SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2),
+                                                  std::optional<typename B::BoolTensor>(in.b(3)), 0.4, false, {})
+                              .first),
+                       fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.4, true, {}).first),
+                       fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2),
+                                                  std::optional<typename B::BoolTensor>(in.b(3)), 0.4, false, {0.25, 5})
+                              .first)),
+      {"module_attention_with_stats", "module_attention_backward"});
+  each<false>(
+      list, "module_attention_with_stats", qkv,
+      SCORCH_DIFF_BODY(fo(M::attention_with_stats(in.f(0), in.f(1), in.f(2), std::nullopt, 0.6, true, {}).second)));
 }
 
 void norms(DiffList& list) {
@@ -262,9 +261,9 @@ void linear(DiffList& list) {
 
 // One Adam step (L2 decay) and one AdamW step (decoupled decay); the second moment is positive.
 void optimizer_steps(DiffList& list) {
-  Variants inputs = {{in({5, 7}), in({5, 7}), in({5, 7}), in({5, 7}, DType::F32, Domain::Positive)},
-                     {in({9}, DType::F64), in({9}, DType::F64), in({9}, DType::F64),
-                      in({9}, DType::F64, Domain::Positive)}};
+  Variants inputs = {
+      {in({5, 7}), in({5, 7}), in({5, 7}), in({5, 7}, DType::F32, Domain::Positive)},
+      {in({9}, DType::F64), in({9}, DType::F64), in({9}, DType::F64), in({9}, DType::F64, Domain::Positive)}};
   each<false>(list, "module_adam_update", inputs, SCORCH_DIFF_BODY([&] {
                 auto w = M::adam_update(in.f(0), in.f(1), in.f(2), in.f(3), 1e-2, 0.9, 0.999, 1e-8, 0.1, true, 3.0);
                 auto a = M::adam_update(in.f(0), in.f(1), in.f(2), in.f(3), 2e-2, 0.8, 0.99, 1e-6, 0.05, false, 1.0);
@@ -293,27 +292,26 @@ void quantization(DiffList& list) {
   Variants inputs = {{in({6, 8}), in({6, 1}, DType::F32, Domain::Positive), in({6, 2}, DType::F32, Domain::Positive)},
                      {in({4, 12}, DType::F32, Domain::Normal, kT), in({4, 1}, DType::F32, Domain::Positive),
                       in({4, 3}, DType::F32, Domain::Positive)}};
-  each<false>(
-      list, "module_quantize", inputs, SCORCH_DIFF_BODY([&] {
-        auto x = in.f(0);
-        auto scales = F::mul_scalar(in.f(1), Scalar(0.02)), blocks = F::mul_scalar(in.f(2), Scalar(0.2));
-        auto zero = I::zeros(Shape{1, 1}, x.device(), DType::I32);
-        auto per_channel = QuantScheme::int8_per_channel(0), q4 = QuantScheme::q4_blocks(1, 4);
-        auto q = M::quantize(x, scales, zero, per_channel), p = M::quantize(x, blocks, zero, q4);
-        return std::vector<V>{io(q), fo(M::dequantize(q, scales, zero, per_channel, DType::F32)), io(p),
-                              fo(M::dequantize(p, blocks, zero, q4, DType::F32))};
-      }()),
-      {"module_quantize", "module_dequantize"});
-  Variants linear = {{in({6, 8}), small({8, 5}, 120, DType::I8), in({1, 5}, DType::F32, Domain::Positive), in({5})},
-                     {in({3, 16}), small({16, 4}, 127, DType::I8, kT), in({1, 4}, DType::F32, Domain::Positive),
-                      in({4})}};
+  each<false>(list, "module_quantize", inputs, SCORCH_DIFF_BODY([&] {
+                auto x = in.f(0);
+                auto scales = F::mul_scalar(in.f(1), Scalar(0.02)), blocks = F::mul_scalar(in.f(2), Scalar(0.2));
+                auto zero = I::zeros(Shape{1, 1}, x.device(), DType::I32);
+                auto per_channel = QuantScheme::int8_per_channel(0), q4 = QuantScheme::q4_blocks(1, 4);
+                auto q = M::quantize(x, scales, zero, per_channel), p = M::quantize(x, blocks, zero, q4);
+                return std::vector<V>{io(q), fo(M::dequantize(q, scales, zero, per_channel, DType::F32)), io(p),
+                                      fo(M::dequantize(p, blocks, zero, q4, DType::F32))};
+              }()),
+              {"module_quantize", "module_dequantize"});
+  Variants linear = {
+      {in({6, 8}), small({8, 5}, 120, DType::I8), in({1, 5}, DType::F32, Domain::Positive), in({5})},
+      {in({3, 16}), small({16, 4}, 127, DType::I8, kT), in({1, 4}, DType::F32, Domain::Positive), in({4})}};
   each<false>(list, "module_quantized_linear", linear, SCORCH_DIFF_BODY([&] {
                 auto zero = I::zeros(Shape{1, 1}, in.f(0).device(), DType::I32);
                 auto s = QuantScheme::int8_per_channel(1);
                 auto y = M::quantized_linear(in.f(0), in.i(1), in.f(2), zero, in.f(3), s, InputQuant{}, true);
                 InputQuant fixed{false, false, QuantValue::UInt8, 0.02, 100};
-                return std::vector<V>{fo(y), fo(M::quantized_linear(in.f(0), in.i(1), in.f(2), zero, std::nullopt,
-                                                                      s, fixed, false))};
+                return std::vector<V>{
+                    fo(y), fo(M::quantized_linear(in.f(0), in.i(1), in.f(2), zero, std::nullopt, s, fixed, false))};
               }()));
 }
 
