@@ -1,6 +1,7 @@
 #pragma once
 // Quantization schemes: how float values map to small integers, q = clamp(round(x / scale) + offset, qmin, qmax)
-// and back x ≈ (q − offset)·scale, with one scale and offset per tensor, per channel or per block of a channel axis.
+// and back x ≈ (q − offset)·scale, with one scale and offset per tensor, per channel or per block along an
+// axis.
 // The module ops quantize, dequantize and quantized_linear take the scales and offsets as tensors broadcastable
 // to the values (scorch/tensor/quantized.h builds them).
 #include <cstddef>

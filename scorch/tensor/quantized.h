@@ -1,9 +1,9 @@
 #pragma once
 // QTensor<B, D>: a quantized float tensor — integer values with the scales and offsets of a QuantScheme
 // (core/quant_scheme.h) — and the functions that make one from a float tensor, read it back and multiply by it.
-// Parameters are computed as PyTorch's observers do (symmetric: max|x| / ((qmax − qmin) / 2); affine: the range
-// [min(x, 0), max(x, 0)] over qmax − qmin, offset qmin − round(min / scale)), in f32, with a scale of at least f32's
-// epsilon.
+// Parameters are computed as PyTorch's observers do (symmetric: max|x| / ((qmax − qmin) / 2); affine: the
+// range [min(x, 0), max(x, 0)] over qmax − qmin, offset qmin − round(min / scale)), in f32, with a scale of at
+// least f32's epsilon.
 #include <algorithm>
 #include <limits>
 #include <optional>

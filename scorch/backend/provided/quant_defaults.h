@@ -1,8 +1,8 @@
 #pragma once
 // Provided quantization ops (core/quant_scheme.h), composed from other ops: quantize and dequantize in f32 as
-// PyTorch's (x·(1/scale) rounded half to even, plus the offset, clamped; (q − offset)·scale back), q4 packed two to a
-// byte, and quantized_linear as its input quantized and dequantized (the product of the integers, which f32 holds
-// exactly, times the scales) through linear. Backends override quantized_linear with integer kernels.
+// PyTorch's (x·(1/scale) rounded half to even, plus the offset, clamped; (q − offset)·scale back), q4 packed two
+// to a byte, and quantized_linear as its input quantized and dequantized (the product of the integers, which f32
+// holds exactly, times the scales) through linear. Backends override quantized_linear with integer kernels.
 #include <optional>
 #include <vector>
 
