@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "scorch/core/quant_params.h"
 #include "scorch/core/shape.h"
 
 namespace scorch {
@@ -68,20 +69,8 @@ struct InputQuant {
   }
 };
 
-/// The integer range [qmin, qmax] of a value type (reduce_range halves it as PyTorch's fbgemm observers).
-struct QuantRange {
-  int64_t qmin, qmax;
-};
+/// The integer range of a value type (reduce_range halves it as PyTorch's fbgemm observers).
 QuantRange quant_range(QuantValue value, bool reduce_range = false);
-
-/// One scale and offset (zero point): x ≈ (q − offset)·scale.
-struct QuantParams {
-  float scale = 1.0f;
-  int64_t offset = 0;
-};
-/// PyTorch's (fbgemm's) affine parameters for values in [min, max] (widened to include 0) over range: a scale of at
-/// least 6.1e-5 (0.1 when the range is empty) and the integer offset nearest the one that maps 0 exactly.
-QuantParams choose_quant_params(float min, float max, QuantRange range);
 
 /// "int8", "uint8", "q4".
 std::string_view quant_value_name(QuantValue value);

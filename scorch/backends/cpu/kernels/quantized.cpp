@@ -62,8 +62,7 @@ PackedInput pack_input(const float* x, size_t m, size_t k, size_t kp, QuantParam
       int32_t sum = 0;
       for (size_t j = 0; j < k; ++j) {
         float v = x[row * k + j];
-        float scaled = v * inverse;
-        float q = std::clamp(std::nearbyint(std::isnan(scaled) ? 0.0f : scaled) + zero, lo, hi);
+        float q = quantize_affine(v, inverse, zero, lo, hi);
         auto u = static_cast<int32_t>(q) + static_cast<int32_t>(shift);
         block[plain ? j : qgemm::packed_index(in_block, j)] = static_cast<XElem>(u);
         sum += u;

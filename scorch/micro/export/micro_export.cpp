@@ -1,0 +1,227 @@
+// scorch-micro-export's work (micro_export.h).
+#include "scorch/micro/export/micro_export.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "scorch/backends/cpu/cpu_backend.h"
+#include "scorch/import/onnx/codegen/codegen.h"
+#include "scorch/import/onnx/onnx_model.h"
+#include "scorch/module/recorder.h"
+#include "scorch/tensor/quantized.h"
+#include "scorch/tensor/tensor.h"
+
+namespace scorch::micro_export {
+namespace {
+
+constexpr const char* kOp = "micro-export";
+
+std::vector<uint32_t> dims_of(const std::string& key, const Shape& shape) {
+  if (shape.rank() > 4)
+    throw ShapeError(kOp, "'" + key + "' " + shape.to_string() + " has rank " + std::to_string(shape.rank()) +
+                              "; the micro runtime holds at most 4 dims");
+  std::vector<uint32_t> dims;
+  for (size_t d : shape) {
+    if (d > 0xFFFFFFFFu) throw ShapeError(kOp, "'" + key + "' " + shape.to_string() + " has a dim above 2^32");
+    dims.push_back(uint32_t(d));
+  }
+  return dims;
+}
+
+std::vector<float> floats_of(const TensorData& data) { return data.convert(DType::F32).to_vector<float>(); }
+
+// x [rows, cols] → [cols, rows].
+std::vector<float> transposed(const std::vector<float>& x, size_t rows, size_t cols) {
+  std::vector<float> out(x.size());
+  for (size_t r = 0; r < rows; ++r)
+    for (size_t c = 0; c < cols; ++c) out[c * rows + r] = x[r * cols + c];
+  return out;
+}
+
+// Symmetric int8 with a scale per index of axis, through the hosted quantize op (the values quant::quantize gives).
+template <size_t D> void quantize_rank(Array& a, const TensorData& data) {
+  auto q = QTensor<Cpu, D>::quantize(Tensor<Cpu, D>::from_data(data), QuantScheme::int8_per_channel(a.axis));
+  a.quantized = q.values.into_data().convert(DType::I8).template to_vector<int8_t>();
+  a.scales = q.scales.into_data().template to_vector<float>();
+  a.values.clear();
+}
+
+void quantize(Array& a) {
+  Shape shape;
+  for (uint32_t d : a.shape) shape.push_back(d);
+  a.axis = a.shape.size() == 2 ? 1 : 0;  // Linear [d_input, d_output]: per output column; Conv [out, ...]: per row
+  TensorData data(a.values, shape);
+  switch (a.shape.size()) {
+    case 2: return quantize_rank<2>(a, data);
+    case 3: return quantize_rank<3>(a, data);
+    default: return quantize_rank<4>(a, data);
+  }
+}
+
+// A saved quantized parameter (module/quantized_record.h): int8 symmetric per channel only.
+Array from_quantized(const std::string& key, const Record& map) {
+  QuantScheme scheme = parse_quant_scheme(map.get_string("scheme"));
+  if (scheme.value != QuantValue::Int8 || scheme.mode != QuantMode::Symmetric || scheme.level != QuantLevel::Channel)
+    throw ValueError(kOp, "'" + key + "' is quantized as " + to_string(scheme) +
+                              "; the micro runtime takes int8 symmetric per channel (export the float record)");
+  const TensorData& values = map.get_tensor("values").data;
+  Array a{key, dims_of(key, values.shape()), {}, {}, floats_of(map.get_tensor("scales").data), uint32_t(scheme.axis)};
+  for (double v : values.convert(DType::F64).to_vector<double>()) a.quantized.push_back(int8_t(v));
+  bool layout_ok = (a.shape.size() == 2 && a.axis == 1) || (a.shape.size() > 2 && a.axis == 0);
+  if (!layout_ok || a.scales.size() != a.shape[a.axis])
+    throw ShapeError(kOp, "'" + key + "' quantized along axis " + std::to_string(a.axis) +
+                              " does not fit the runtime's Linear [d_input, d_output] / Conv [out, ...] weights");
+  return a;
+}
+
+bool is_quantized_param(const Record& r) { return r.is_map() && r.find("values") && r.find("scheme"); }
+
+void walk(const Record& r, const std::string& key, bool col_layout, const Options& options, std::vector<Array>& out) {
+  if (is_quantized_param(r)) {
+    out.push_back(from_quantized(key, r));
+    return;
+  }
+  if (r.is_map()) {
+    const Record* layout = r.find("layout");
+    bool col = layout && layout->kind() == RecordKind::String && layout->as_string() == "Col";
+    for (const auto& [name, child] : r.as_map()) walk(child, key.empty() ? name : key + "." + name, col, options, out);
+    return;
+  }
+  if (r.is_list()) {
+    for (size_t i = 0; i < r.size(); ++i) walk(r.at(i), key + "." + std::to_string(i), false, options, out);
+    return;
+  }
+  if (!r.is_tensor()) return;
+  const TensorData& data = r.as_tensor().data;
+  Array a{key, dims_of(key, data.shape()), floats_of(data), {}, {}, 0};
+  bool weight = key.size() >= 6 && key.ends_with("weight");
+  if (col_layout && weight && a.shape.size() == 2) {
+    a.values = transposed(a.values, a.shape[0], a.shape[1]);
+    std::swap(a.shape[0], a.shape[1]);
+  }
+  bool keep = std::find(options.keep_f32.begin(), options.keep_f32.end(), key) != options.keep_f32.end();
+  if (options.int8 && weight && a.shape.size() >= 2 && !keep && !a.values.empty()) quantize(a);
+  out.push_back(std::move(a));
+}
+
+std::string identifier(const std::string& key) {
+  std::string id;
+  for (char c : key) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "_" + id;
+  return id;
+}
+
+std::string float_text(float v) {
+  if (std::isnan(v)) return "__builtin_nanf(\"\")";
+  if (std::isinf(v)) return v > 0 ? "__builtin_inff()" : "-__builtin_inff()";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9gf", double(v));
+  std::string s = buffer;
+  if (s.find_first_of(".e") == std::string::npos) s.insert(s.size() - 1, ".0");
+  return s;
+}
+
+template <class T, class Text> void write_values(std::ostringstream& out, const std::vector<T>& v, Text text) {
+  for (size_t i = 0; i < v.size(); ++i) out << (i % 8 == 0 ? "\n    " : " ") << text(v[i]) << ",";
+  out << "\n";
+}
+
+// The config's values as constants: numbers, bools, strings and arrays of numbers; objects flattened with '_'.
+void write_config(std::ostringstream& out, const nlohmann::json& value, const std::string& name) {
+  if (value.is_object()) {
+    for (const auto& [k, v] : value.items()) write_config(out, v, name.empty() ? k : name + "_" + k);
+    return;
+  }
+  std::string id = identifier(name);
+  if (value.is_boolean()) out << "inline constexpr bool " << id << " = " << (value.get<bool>() ? "true" : "false");
+  else if (value.is_number_integer()) out << "inline constexpr long long " << id << " = " << value.dump() << "LL";
+  else if (value.is_number()) out << "inline constexpr double " << id << " = " << value.dump();
+  else if (value.is_string()) out << "inline constexpr const char* " << id << " = " << value.dump();
+  else if (value.is_array() && std::all_of(value.begin(), value.end(), [](auto& e) { return e.is_number(); })) {
+    out << "inline constexpr double " << id << "[] = {";
+    for (size_t i = 0; i < value.size(); ++i) out << (i ? ", " : "") << value[i].dump();
+    out << (value.empty() ? "0" : "") << "}";
+  } else return;  // null, nested arrays: not constants a model needs
+  out << ";\n";
+}
+
+}  // namespace
+
+std::vector<Array> collect(const Record& record, const Options& options) {
+  std::vector<Array> out;
+  walk(record, "", false, options, out);
+  for (const std::string& key : options.keep_f32)
+    if (std::none_of(out.begin(), out.end(), [&](const Array& a) { return a.key == key; }))
+      throw FormatError(kOp, "--keep-f32 names '" + key + "', which is not a tensor of the record");
+  return out;
+}
+
+Generated generate(const std::vector<Array>& arrays, const nlohmann::json& config, const Options& options,
+                   const std::string& header_name) {
+  Generated g;
+  for (const Array& a : arrays) g.flash_bytes += a.bytes();
+  std::string from = options.source.empty() ? "a record" : std::filesystem::path(options.source).filename().string();
+  std::ostringstream h, s;
+  h << "#pragma once\n// Generated by scorch-micro-export from " << from << ": do not edit.\n"
+    << "#include <cstddef>\n\n#include \"scorch/micro/weights.h\"\n\nnamespace " << options.name_space << " {\n\n"
+    << "/// The weights: " << arrays.size() << " arrays, " << g.flash_bytes << " bytes in flash.\n"
+    << "extern const scorch::micro::WeightTable weights;\ninline constexpr size_t kWeightBytes = " << g.flash_bytes
+    << ";\ninline constexpr bool kInt8 = " << (options.int8 ? "true" : "false") << ";\n\n"
+    << "/// The model's config.\nnamespace config {\n";
+  write_config(h, config, "");
+  h << "}  // namespace config\n\n}  // namespace " << options.name_space << "\n";
+  s << "// Generated by scorch-micro-export from " << from << ": do not edit.\n#include \"" << header_name
+    << "\"\n\nnamespace " << options.name_space << " {\nnamespace {\n\nusing scorch::micro::DType;\n\n";
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const Array& a = arrays[i];
+    s << "// " << a.key << (a.int8() ? " int8" : " f32") << "\n";
+    if (a.int8()) {
+      s << "alignas(16) const int8_t a" << i << "[] = {";
+      write_values(s, a.quantized, [](int8_t v) { return std::to_string(int(v)); });
+      s << "};\nconst float a" << i << "_scales[] = {";
+      write_values(s, a.scales, float_text);
+    } else {
+      s << "alignas(16) const float a" << i << "[] = {";
+      write_values(s, a.values, float_text);
+      if (a.values.empty()) s << "0.0f";
+    }
+    s << "};\n";
+  }
+  s << "\nconst scorch::micro::Weight kEntries[] = {\n";
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    const Array& a = arrays[i];
+    s << "    {\"" << a.key << "\", DType::" << (a.int8() ? "i8" : "f32") << ", {";
+    for (size_t d = 0; d < a.shape.size(); ++d) s << (d ? ", " : "") << a.shape[d] << "u";
+    s << "}, a" << i << ", " << (a.int8() ? "a" + std::to_string(i) + "_scales" : "nullptr") << ", " << a.axis
+      << "u},\n";
+  }
+  if (arrays.empty()) s << "    {\"\", DType::f32, {}, nullptr, nullptr, 0u},\n";
+  s << "};\n\n}  // namespace\n\nconst scorch::micro::WeightTable weights{kEntries, " << arrays.size()
+    << "};\n\n}  // namespace " << options.name_space << "\n";
+  g.header = h.str();
+  g.source = s.str();
+  return g;
+}
+
+Record load_record(const std::string& path) {
+  auto ends = [&](const char* suffix) { return path.ends_with(suffix); };
+  using formats::Format;
+  if (ends(".onnx")) {
+    std::string file = std::filesystem::path(path).filename().string();
+    return onnx::generate_module(onnx::read_model(path), "Model", file).weights;
+  }
+  if (ends(".safetensors")) return detail::load_safetensors(path, {});
+  if (ends(".mpk")) return detail::load_record_file(path, Format::NamedMpk, false);
+  if (ends(".mpk.gz")) return detail::load_record_file(path, Format::NamedMpk, true);
+  if (ends(".bin")) return detail::load_record_file(path, Format::Bin, false);
+  if (ends(".bin.gz")) return detail::load_record_file(path, Format::Bin, true);
+  if (ends(".json")) return detail::load_record_file(path, Format::PrettyJson, false);
+  if (ends(".json.gz")) return detail::load_record_file(path, Format::Json, true);
+  throw FormatError(kOp, "'" + path +
+                             "': expected a record (.mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, "
+                             ".safetensors) or an ONNX model (.onnx)");
+}
+
+}  // namespace scorch::micro_export

@@ -1,0 +1,161 @@
+// Graph building, arena planning and running (graph.h).
+#include "scorch/micro/graph.h"
+
+#include "scorch/micro/quant.h"
+
+namespace scorch::micro {
+inline namespace SCORCH_MICRO_POLICY {
+namespace {
+
+constexpr const char* kOp = "micro::Graph";
+constexpr uint32_t kUnplaced = 0xFFFFFFFFu;
+
+// Buffer i of the plan: node i/2's values (even i) or its scratch (odd i).
+struct BufferRef {
+  Node* node;
+  bool scratch;
+  uint32_t bytes() const { return scratch ? node->scratch_bytes : node->bytes; }
+  uint32_t& offset() const { return scratch ? node->scratch_offset : node->offset; }
+  int16_t first(const Node* nodes) const { return int16_t(node - nodes); }
+  int16_t last(const Node* nodes) const { return scratch ? first(nodes) : node->last_use; }
+};
+
+}  // namespace
+
+Status GraphBase::fail(const Status& s) {
+  if (status_.ok()) status_ = s;
+  return raise(s);
+}
+
+Value GraphBase::push(const Node& node, const char* op) {
+  if (output_ != kNone) return fail(Message(Code::value, op) << "add() after finish()"), kNone;
+  if (count_ >= capacity_)
+    return fail(Message(Code::capacity, op) << "the graph holds " << int64_t(capacity_) << " nodes"), kNone;
+  nodes_[count_] = node;
+  nodes_[count_].root = node.root == kNone ? Value(count_) : node.root;
+  return Value(count_++);
+}
+
+Value GraphBase::input(const Shape& shape) {
+  if (!status_.ok()) return kNone;
+  if (!shape.valid()) return fail(Message(Code::shape, kOp) << "input rank above 4"), kNone;
+  Node n;
+  n.shape = shape;
+  return push(n, kOp);
+}
+
+Value GraphBase::add(const Layer& layer, Value x, Value y) {
+  if (!status_.ok()) return kNone;
+  Value in[2] = {x, y};
+  uint32_t arity = layer.arity();
+  for (uint32_t i = 0; i < 2; ++i) {
+    bool wanted = i < arity, valid = in[i] >= 0 && uint32_t(in[i]) < count_;
+    if (wanted != valid || (!wanted && in[i] != kNone))
+      return fail(Message(Code::value, layer.name())
+                  << "takes " << int64_t(arity) << " graph value(s); input " << int64_t(i) << " is " << int64_t(in[i])),
+             kNone;
+  }
+  Shape shapes[2] = {nodes_[x].shape, arity > 1 ? nodes_[y].shape : Shape{}};
+  Node n;
+  n.layer = &layer;
+  n.in[0] = x, n.in[1] = arity > 1 ? y : kNone;
+  Status s = layer.infer(shapes, n.shape);
+  if (!s.ok()) return fail(s), kNone;
+  if (layer.is_view()) {
+    if (n.shape.numel() != shapes[0].numel())
+      return fail(Message(Code::shape, layer.name()) << "view " << n.shape << " of " << shapes[0]), kNone;
+    n.root = nodes_[x].root;
+  } else {
+    n.bytes = uint32_t(align16(n.shape.numel() * sizeof(float)));
+    n.scratch_bytes = uint32_t(align16(layer.scratch_bytes(shapes)));
+  }
+  return push(n, layer.name());
+}
+
+Status GraphBase::finish(Value output) {
+  if (!status_.ok()) return status_;
+  if (output < 0 || uint32_t(output) >= count_)
+    return fail(Message(Code::value, kOp) << "output " << int64_t(output) << " is not a value of the graph");
+  if (output_ != kNone) return fail(Message(Code::value, kOp) << "finish() called twice");
+  output_ = output;
+  plan();
+  return {};
+}
+
+void GraphBase::plan() {
+  for (uint32_t i = 0; i < count_; ++i) {
+    nodes_[i].last_use = int16_t(i);
+    nodes_[i].offset = nodes_[i].scratch_offset = kUnplaced;
+  }
+  for (uint32_t i = 0; i < count_; ++i)
+    for (Value v : nodes_[i].in)
+      if (v != kNone) {
+        Node& r = nodes_[nodes_[v].root];
+        r.last_use = r.last_use > int16_t(i) ? r.last_use : int16_t(i);
+      }
+  nodes_[nodes_[output_].root].last_use = int16_t(count_);
+  // Greedy by size: the largest unplaced buffer goes to the lowest offset free over its lifetime.
+  arena_bytes_ = 0;
+  for (;;) {
+    BufferRef best{nullptr, false};
+    for (uint32_t i = 0; i < 2 * count_; ++i) {
+      BufferRef b{&nodes_[i / 2], (i & 1) != 0};
+      if (b.offset() == kUnplaced && b.bytes() > 0 && (!best.node || b.bytes() > best.bytes())) best = b;
+    }
+    if (!best.node) break;
+    uint32_t offset = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (uint32_t i = 0; i < 2 * count_; ++i) {
+        BufferRef p{&nodes_[i / 2], (i & 1) != 0};
+        if (p.offset() == kUnplaced || p.bytes() == 0) continue;
+        bool live_together = p.first(nodes_) <= best.last(nodes_) && best.first(nodes_) <= p.last(nodes_);
+        bool apart = offset >= p.offset() + p.bytes() || p.offset() >= offset + best.bytes();
+        if (!live_together || apart) continue;
+        offset = p.offset() + p.bytes();
+        moved = true;
+      }
+    }
+    best.offset() = offset;
+    arena_bytes_ = offset + best.bytes() > arena_bytes_ ? offset + best.bytes() : arena_bytes_;
+  }
+}
+
+size_t GraphBase::unplanned_bytes() const {
+  size_t total = 0;
+  for (uint32_t i = 0; i < count_; ++i) total += nodes_[i].bytes + nodes_[i].scratch_bytes;
+  return total;
+}
+
+Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs, float* output) const {
+  if (!status_.ok()) return status_;
+  if (output_ == kNone) return raise(Message(Code::value, kOp) << "run() before finish()");
+  if (arena_size < arena_bytes_ || (reinterpret_cast<uintptr_t>(arena) & 15) != 0)
+    return raise(Message(Code::arena, kOp) << "the arena holds " << int64_t(arena_size) << " bytes; the plan needs "
+                                           << int64_t(arena_bytes_) << ", 16-byte aligned");
+  auto* base = static_cast<char*>(arena);
+  auto data = [&](Value v) -> float* {
+    const Node& r = nodes_[nodes_[v].root];
+    if (r.layer) return reinterpret_cast<float*>(base + r.offset);
+    uint32_t index = 0;
+    for (Value i = 0; i < nodes_[v].root; ++i) index += nodes_[i].layer ? 0 : 1;
+    return const_cast<float*>(inputs[index]);
+  };
+  for (uint32_t i = 0; i < count_; ++i) {
+    const Node& n = nodes_[i];
+    if (!n.layer || n.layer->is_view()) continue;
+    Args a;
+    for (uint32_t k = 0; k < 2 && n.in[k] != kNone; ++k) a.in[k] = data(n.in[k]), a.in_shape[k] = nodes_[n.in[k]].shape;
+    a.out = data(Value(i));
+    a.out_shape = n.shape;
+    a.scratch = n.scratch_bytes ? base + n.scratch_offset : nullptr;
+    SCORCH_MICRO_TRY(n.layer->forward(a));
+  }
+  const float* result = data(output_);
+  size_t count = nodes_[output_].shape.numel();
+  for (size_t i = 0; i < count; ++i) output[i] = result[i];
+  return {};
+}
+
+}  // namespace SCORCH_MICRO_POLICY
+}  // namespace scorch::micro

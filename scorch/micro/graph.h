@@ -1,0 +1,82 @@
+#pragma once
+// A model for the micro runtime: layers wired into a graph once at start-up, then planned into one arena the
+// application provides (greedy by size over the buffers' lifetimes), then run any number of times without a heap.
+#include <cstddef>
+#include <cstdint>
+
+#include "scorch/micro/layer.h"
+
+namespace scorch::micro {
+inline namespace SCORCH_MICRO_POLICY {
+
+/// A graph value: an input or a layer's output; kNone after an error.
+using Value = int16_t;
+inline constexpr Value kNone = -1;
+
+/// A node and its place in the plan.
+struct Node {
+  const Layer* layer = nullptr;  // nullptr: an input
+  Value in[2] = {kNone, kNone};
+  Shape shape;
+  Value root = kNone;  // the node whose buffer holds these values (itself unless a view)
+  int16_t last_use = 0;
+  uint32_t offset = 0, bytes = 0, scratch_offset = 0, scratch_bytes = 0;
+};
+
+/// The graph over caller-owned node storage; Graph<N> owns it. The first error sticks: later calls do nothing and
+/// status() keeps it (hosted builds throw it instead).
+class GraphBase {
+ public:
+  GraphBase(const GraphBase&) = delete;
+  GraphBase& operator=(const GraphBase&) = delete;
+  /// A model input of that shape (read in place at run()).
+  Value input(const Shape& shape);
+  /// layer's output on x (one-input layers) or on x and y.
+  Value add(const Layer& layer, Value x, Value y = kNone);
+  /// Marks the output and plans the arena; no add() after it.
+  Status finish(Value output);
+  /// The first error, or ok.
+  const Status& status() const { return status_; }
+  /// Arena bytes run() needs (after finish()).
+  size_t arena_bytes() const { return arena_bytes_; }
+  /// Bytes of every buffer laid end to end (what a plan without reuse would take).
+  size_t unplanned_bytes() const;
+  const Shape& shape(Value v) const { return nodes_[v].shape; }
+  uint32_t size() const { return count_; }
+  const Node& node(Value v) const { return nodes_[v]; }
+  /// Runs the graph: inputs[i] holds input i's values, output gets the output's; arena is 16-byte aligned and
+  /// holds arena_bytes().
+  Status run(void* arena, size_t arena_size, const float* const* inputs, float* output) const;
+  /// run() for a one-input graph.
+  Status run(void* arena, size_t arena_size, const float* input, float* output) const {
+    return run(arena, arena_size, &input, output);
+  }
+
+ protected:
+  GraphBase(Node* nodes, uint32_t capacity) : nodes_(nodes), capacity_(capacity) {}
+  ~GraphBase() = default;
+
+ private:
+  Value push(const Node& node, const char* op);
+  Status fail(const Status& s);
+  void plan();
+  Node* nodes_;
+  uint32_t capacity_, count_ = 0;
+  Value output_ = kNone;
+  size_t arena_bytes_ = 0;
+  Status status_;
+};
+
+/// A graph of at most N nodes (inputs included).
+template <uint32_t N> class Graph final : public GraphBase {
+  static_assert(N > 0 && N < 32768, "Graph: node capacity out of range");
+
+ public:
+  Graph() : GraphBase(storage_, N) {}
+
+ private:
+  Node storage_[N];
+};
+
+}  // namespace SCORCH_MICRO_POLICY
+}  // namespace scorch::micro
