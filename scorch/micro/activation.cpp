@@ -17,7 +17,7 @@ float Sigmoid::apply(float x) const { return 1.0f / (1.0f + std::exp(-x)); }
 float Tanh::apply(float x) const { return std::tanh(x); }
 
 Status Softmax::infer(const Shape* in, Shape& out) const {
-  if (in[0].rank() == 0) return raise(Message(Code::shape, name()) << "input " << in[0] << " needs a dim");
+  if (in[0].rank() == 0) return (Message(Code::shape, name()) << "input " << in[0] << " needs a dim");
   out = in[0];
   return {};
 }
@@ -40,7 +40,7 @@ void Softmax::apply(float* x, size_t rows, uint32_t n) {
 
 Status Flatten::infer(const Shape* in, Shape& out) const {
   if (start_dim_ >= in[0].rank())
-    return raise(Message(Code::shape, name()) << "start_dim " << int64_t(start_dim_) << " is not a dim of " << in[0]);
+    return (Message(Code::shape, name()) << "start_dim " << int64_t(start_dim_) << " is not a dim of " << in[0]);
   out = Shape{};
   for (uint32_t i = 0; i < start_dim_; ++i) out = out.append(in[0][i]);
   uint32_t merged = 1;
@@ -51,7 +51,7 @@ Status Flatten::infer(const Shape* in, Shape& out) const {
 
 Status Add::infer(const Shape* in, Shape& out) const {
   if (!(in[0] == in[1]))
-    return raise(Message(Code::shape, name()) << "operands " << in[0] << " and " << in[1] << " differ");
+    return (Message(Code::shape, name()) << "operands " << in[0] << " and " << in[1] << " differ");
   out = in[0];
   return {};
 }

@@ -39,6 +39,7 @@ class Softmax final : public Layer {
   const char* name() const override { return "micro::Softmax"; }
   Status infer(const Shape* in, Shape& out) const override;
   Status forward(const Args& args) const override;
+  bool in_place() const override { return true; }
   /// Softmax of rows of n values, in place.
   static void apply(float* x, size_t rows, uint32_t n);
 };
@@ -63,6 +64,7 @@ class Add final : public Layer {
   uint32_t arity() const override { return 2; }
   Status infer(const Shape* in, Shape& out) const override;
   Status forward(const Args& args) const override;
+  bool in_place() const override { return true; }
 };
 
 }  // namespace SCORCH_MICRO_POLICY

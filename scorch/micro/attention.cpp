@@ -12,7 +12,8 @@ inline namespace SCORCH_MICRO_POLICY {
 Status MultiHeadAttention::load(const WeightTable& table, const char* prefix) {
   char key[80];
   const char* parts[] = {"query", "key", "value", "output"};
-  Linear* layers[] = {&query_, &key_, &value_, &output_};
+  Linear loaded[4];  // kept only when everything checks out
+  Linear* layers[] = {&loaded[0], &loaded[1], &loaded[2], &loaded[3]};
   for (int i = 0; i < 4; ++i) {
     size_t n = 0;
     for (const char* p = prefix; *p && n + 1 < sizeof key; ++p) key[n++] = *p;
@@ -21,20 +22,21 @@ Status MultiHeadAttention::load(const WeightTable& table, const char* prefix) {
     key[n] = '\0';
     SCORCH_MICRO_TRY(layers[i]->load(table, key));
   }
-  uint32_t d = query_.d_input();
+  uint32_t d = loaded[0].d_input();
   for (Linear* l : layers)
     if (l->d_input() != d || l->d_output() != d)
       return raise(Message(Code::shape, name()) << "projections must all be " << int64_t(d) << " x " << int64_t(d));
   if (n_heads_ == 0 || d % n_heads_ != 0)
     return raise(Message(Code::value, name())
                  << "n_heads " << int64_t(n_heads_) << " must divide d_model " << int64_t(d));
+  query_ = loaded[0], key_ = loaded[1], value_ = loaded[2], output_ = loaded[3];
   return {};
 }
 
 Status MultiHeadAttention::infer(const Shape* in, Shape& out) const {
-  if (query_.d_input() == 0) return raise(Message(Code::value, name()) << "used before load()");
+  if (query_.d_input() == 0) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() != 3 || in[0][2] != query_.d_input())
-    return raise(Message(Code::shape, name())
+    return (Message(Code::shape, name())
                  << "input " << in[0] << " should be [batch, seq, " << int64_t(query_.d_input()) << "]");
   out = in[0];
   return {};

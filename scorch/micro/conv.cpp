@@ -1,6 +1,13 @@
 // Conv1d and Conv2d (conv.h): direct loops over the output, one multiply-add per weight tap.
 #include "scorch/micro/conv.h"
 
+#include <cstring>
+#include <type_traits>
+
+#if defined(__ARM_FEATURE_SIMD32)
+#include <arm_acle.h>
+#endif
+
 #include "scorch/micro/quant.h"
 
 namespace scorch::micro {
@@ -16,16 +23,18 @@ uint32_t out_size(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t paddin
 }  // namespace
 
 Status Conv2d::load(const WeightTable& table, const char* prefix) {
-  SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight_));
-  SCORCH_MICRO_TRY(check_weight(name(), *weight_, spatial_ + 2, 0));
-  uint32_t out = weight_->shape[0];
+  const Weight *weight = nullptr, *bias = nullptr;  // kept only when everything checks out
+  SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight));
+  SCORCH_MICRO_TRY(check_weight(name(), *weight, spatial_ + 2, 0));
+  uint32_t out = weight->shape[0];
   if (options_.groups == 0 || out % options_.groups != 0)
-    return raise(Message(Code::value, name())
-                 << "groups " << int64_t(options_.groups) << " must divide the " << int64_t(out) << " output channels");
-  SCORCH_MICRO_TRY(table.get(name(), prefix, "bias", &bias_, true));
-  if (bias_ && (bias_->dtype != DType::f32 || !(bias_->shape == Shape{out})))
-    return raise(Message(Code::shape, name())
-                 << "bias '" << bias_->name << "' " << bias_->shape << " should be f32 [" << int64_t(out) << "]");
+    return raise(Message(Code::value, name()) << "groups " << int64_t(options_.groups) << " must divide the "
+                                              << int64_t(out) << " output channels");
+  SCORCH_MICRO_TRY(table.get(name(), prefix, "bias", &bias, true));
+  if (bias && (bias->dtype != DType::f32 || !(bias->shape == Shape{out})))
+    return raise(Message(Code::shape, name()) << "bias '" << bias->name << "' " << bias->shape
+                                              << " should be f32 [" << int64_t(out) << "]");
+  weight_ = weight, bias_ = bias;
   return {};
 }
 
@@ -40,22 +49,24 @@ ConvGeometry Conv2d::geometry(const Shape& in) const {
 }
 
 Status Conv2d::infer(const Shape* in, Shape& out) const {
-  if (!weight_) return raise(Message(Code::value, name()) << "used before load()");
+  if (!weight_) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() != spatial_ + 2)
-    return raise(Message(Code::shape, name()) << "input " << in[0] << " should have rank " << int64_t(spatial_ + 2));
+    return (Message(Code::shape, name()) << "input " << in[0] << " should have rank " << int64_t(spatial_ + 2));
   ConvGeometry g = geometry(in[0]);
   if (g.in_channels != weight_->shape[1] * options_.groups)
-    return raise(Message(Code::shape, name())
+    return (Message(Code::shape, name())
                  << "input " << in[0] << " has " << int64_t(g.in_channels) << " channels; the weight " << weight_->shape
                  << " takes " << int64_t(weight_->shape[1] * options_.groups));
   if (g.out_h == 0 || g.out_w == 0)
-    return raise(Message(Code::shape, name()) << "input " << in[0] << " is smaller than the kernel " << weight_->shape);
+    return (Message(Code::shape, name()) << "input " << in[0] << " is smaller than the kernel " << weight_->shape);
   out = spatial_ == 2 ? Shape{g.batch, g.out_channels, g.out_h, g.out_w} : Shape{g.batch, g.out_channels, g.out_w};
   return {};
 }
 
 size_t Conv2d::scratch_bytes(const Shape* in) const {
-  return weight_ && weight_->dtype == DType::i8 ? align16(in[0].numel() * sizeof(int16_t)) : 0;
+  if (!weight_ || weight_->dtype != DType::i8) return 0;  // the quantized input, then one plane of int32 sums
+  ConvGeometry g = geometry(in[0]);
+  return align16(in[0].numel() * sizeof(int16_t)) + size_t(g.out_h) * g.out_w * sizeof(int32_t);
 }
 
 Status Conv2d::forward(const Args& args) const {
@@ -65,41 +76,105 @@ Status Conv2d::forward(const Args& args) const {
   return {};
 }
 
-// One loop nest for both value types: T is float or int16 (the quantized input), A its accumulator; finish maps an
-// output channel's sum to the float output.
+// The outputs [lo, hi) of a row whose input column ix = ox·stride + shift lies in [0, width); shift = kx·dilation −
+// padding.
+struct Columns {
+  int64_t lo = 0, hi = 0, shift = 0;
+};
+
+Columns columns(const ConvGeometry& g, const Conv2dOptions& o, uint32_t kx) {
+  Columns c;
+  c.shift = int64_t(kx) * o.dilation[1] - o.padding[1];
+  if (int64_t(g.width) - 1 - c.shift < 0) return c;
+  c.lo = c.shift >= 0 ? 0 : (-c.shift + o.stride[1] - 1) / o.stride[1];
+  int64_t hi = (int64_t(g.width) - 1 - c.shift) / o.stride[1] + 1;
+  c.hi = hi < int64_t(g.out_w) ? hi : int64_t(g.out_w);
+  return c;
+}
+
+// out[ox] += x[ox + shift]·w0 + x[ox + shift + 1]·w1 over [lo, hi): one SMLAD (two 16-bit products) where the Arm
+// core has the DSP extension. Integer sums: the order does not matter.
+void add_pairs(int32_t* out, const int16_t* in, int64_t lo, int64_t hi, int16_t w0, int16_t w1) {
+  int32_t* end = out + hi;  // pointers, not 64-bit indices: a 32-bit core's loop stays a few instructions
+#if defined(__ARM_FEATURE_SIMD32)
+  int16x2_t packed = int16x2_t(uint32_t(uint16_t(w0)) | (uint32_t(uint16_t(w1)) << 16));
+  for (out += lo; out != end; ++out, ++in) {
+    int16x2_t pair;
+    std::memcpy(&pair, in, sizeof pair);
+    *out = __smlad(pair, packed, *out);
+  }
+#else
+  for (out += lo; out != end; ++out, ++in) *out += int32_t(in[0]) * w0 + int32_t(in[1]) * w1;
+#endif
+}
+
+// One loop nest for both value types: T is float or int16 (the quantized input), A its accumulator (float sums go
+// straight into y; int32 ones into acc, one output plane). Each weight tap is multiplied into a whole output plane
+// in turn (the tap stays in a register, the inner loop walks a row), summing every output's taps in the same order
+// as a loop over the taps would; int16 inputs take neighbouring taps two at a time (stride and dilation 1). finish
+// maps a channel's sums to the float output.
 template <class T, class W, class A, class Finish>
-void convolve(const ConvGeometry& g, const Conv2dOptions& o, const T* x, const W* w, float* y, Finish finish) {
+void convolve(const ConvGeometry& g, const Conv2dOptions& o, const T* x, const W* w, A* scratch, float* y,
+              Finish finish) {
+  constexpr bool kPairs = std::is_same_v<T, int16_t>;
   uint32_t in_per_group = g.in_channels / o.groups, out_per_group = g.out_channels / o.groups;
-  size_t taps = size_t(in_per_group) * g.kernel_h * g.kernel_w;
+  size_t plane = size_t(g.out_h) * g.out_w;
+  bool pairs = kPairs && o.stride[1] == 1 && o.dilation[1] == 1;
   for (uint32_t n = 0; n < g.batch; ++n)
-    for (uint32_t co = 0; co < g.out_channels; ++co) {
-      const W* wc = w + co * taps;
+    for (uint32_t co = 0; co < g.out_channels; ++co, y += plane) {
       const T* xg = x + (size_t(n) * g.in_channels + (co / out_per_group) * in_per_group) * g.height * g.width;
-      for (uint32_t oy = 0; oy < g.out_h; ++oy)
-        for (uint32_t ox = 0; ox < g.out_w; ++ox) {
-          A acc = 0;
-          const W* wt = wc;
-          for (uint32_t ci = 0; ci < in_per_group; ++ci)
-            for (uint32_t ky = 0; ky < g.kernel_h; ++ky) {
-              int64_t iy = int64_t(oy) * o.stride[0] - o.padding[0] + int64_t(ky) * o.dilation[0];
-              if (iy < 0 || iy >= g.height) {  // a padding row
-                wt += g.kernel_w;
-                continue;
-              }
-              const T* row = xg + (size_t(ci) * g.height + size_t(iy)) * g.width;
-              for (uint32_t kx = 0; kx < g.kernel_w; ++kx, ++wt) {
-                int64_t ix = int64_t(ox) * o.stride[1] - o.padding[1] + int64_t(kx) * o.dilation[1];
-                if (ix >= 0 && ix < g.width) acc += A(row[ix]) * A(*wt);
-              }
-            }
-          *y++ = finish(acc, co);
+      const W* wt = w + size_t(co) * in_per_group * g.kernel_h * g.kernel_w;
+      A* acc = scratch;
+      if constexpr (std::is_same_v<A, float>) acc = y;
+      for (size_t i = 0; i < plane; ++i) acc[i] = 0;
+      // tap·x over the outputs [lo, hi) of every row that kernel row ky reaches.
+      auto add_tap = [&](uint32_t ci, uint32_t ky, A tap, int64_t lo, int64_t hi, int64_t shift) {
+        for (uint32_t oy = 0; oy < g.out_h; ++oy) {
+          int64_t iy = int64_t(oy) * o.stride[0] - o.padding[0] + int64_t(ky) * o.dilation[0];
+          if (iy < 0 || iy >= g.height || lo >= hi) continue;  // a padding row
+          const T* in = xg + (size_t(ci) * g.height + size_t(iy)) * g.width + (lo * o.stride[1] + shift);
+          A* out = acc + size_t(oy) * g.out_w + lo;
+          A* end = out + (hi - lo);
+          if (o.stride[1] == 1)
+            while (out != end) *out++ += A(*in++) * tap;
+          else
+            for (uint32_t step = o.stride[1]; out != end; in += step) *out++ += A(*in) * tap;
         }
+      };
+      for (uint32_t ci = 0; ci < in_per_group; ++ci)
+        for (uint32_t ky = 0; ky < g.kernel_h; ++ky)
+          for (uint32_t kx = 0; kx < g.kernel_w; ++kx) {
+            Columns c0 = columns(g, o, kx);
+            if (!pairs || kx + 1 == g.kernel_w) {
+              add_tap(ci, ky, A(*wt++), c0.lo, c0.hi, c0.shift);
+              continue;
+            }
+            if constexpr (kPairs) {
+              Columns c1 = columns(g, o, kx + 1);
+              int64_t lo = c0.lo > c1.lo ? c0.lo : c1.lo, hi = c0.hi < c1.hi ? c0.hi : c1.hi;
+              if (lo >= hi) lo = hi = c0.lo;  // no column both taps reach
+              for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
+                int64_t iy = int64_t(oy) * o.stride[0] - o.padding[0] + int64_t(ky) * o.dilation[0];
+                if (iy < 0 || iy >= g.height) continue;
+                const T* row = xg + (size_t(ci) * g.height + size_t(iy)) * g.width;
+                add_pairs(acc + size_t(oy) * g.out_w, row + (lo + c0.shift), lo, hi, wt[0], wt[1]);
+              }
+              // The columns only one of the taps reaches (padding).
+              add_tap(ci, ky, A(wt[0]), c0.lo, lo < c0.hi ? lo : c0.hi, c0.shift);
+              add_tap(ci, ky, A(wt[0]), hi > c0.lo ? hi : c0.lo, c0.hi, c0.shift);
+              add_tap(ci, ky, A(wt[1]), c1.lo, lo < c1.hi ? lo : c1.hi, c1.shift);
+              add_tap(ci, ky, A(wt[1]), hi > c1.lo ? hi : c1.lo, c1.hi, c1.shift);
+              wt += 2;
+              ++kx;
+            }
+          }
+      for (size_t i = 0; i < plane; ++i) y[i] = finish(acc[i], co);
     }
 }
 
 void Conv2d::run_f32(const ConvGeometry& g, const float* x, float* y) const {
   const float* bias = bias_ ? bias_->f32() : nullptr;
-  convolve<float, float, float>(g, options_, x, weight_->f32(), y,
+  convolve<float, float, float>(g, options_, x, weight_->f32(), nullptr, y,
                                 [&](float acc, uint32_t co) { return bias ? acc + bias[co] : acc; });
 }
 
@@ -109,7 +184,8 @@ void Conv2d::run_int8(const ConvGeometry& g, const float* x, float* y, int16_t* 
   for (size_t i = 0; i < count; ++i) xq[i] = q(x[i]);
   const float* bias = bias_ ? bias_->f32() : nullptr;
   const float* scales = weight_->scales;
-  convolve<int16_t, int8_t, int32_t>(g, options_, xq, weight_->i8(), y, [&](int32_t acc, uint32_t co) {
+  auto* acc = reinterpret_cast<int32_t*>(reinterpret_cast<char*>(xq) + align16(count * sizeof(int16_t)));
+  convolve<int16_t, int8_t, int32_t>(g, options_, xq, weight_->i8(), acc, y, [&](int32_t acc, uint32_t co) {
     return q.dequantize(acc, scales[co]) + (bias ? bias[co] : 0.0f);
   });
 }

@@ -37,7 +37,7 @@ Value GraphBase::push(const Node& node, const char* op) {
 }
 
 Value GraphBase::input(const Shape& shape) {
-  if (!status_.ok()) return kNone;
+  if (!status_.ok()) return raise(status_), kNone;
   if (!shape.valid()) return fail(Message(Code::shape, kOp) << "input rank above 4"), kNone;
   Node n;
   n.shape = shape;
@@ -45,7 +45,7 @@ Value GraphBase::input(const Shape& shape) {
 }
 
 Value GraphBase::add(const Layer& layer, Value x, Value y) {
-  if (!status_.ok()) return kNone;
+  if (!status_.ok()) return raise(status_), kNone;
   Value in[2] = {x, y};
   uint32_t arity = layer.arity();
   for (uint32_t i = 0; i < 2; ++i) {
@@ -73,7 +73,7 @@ Value GraphBase::add(const Layer& layer, Value x, Value y) {
 }
 
 Status GraphBase::finish(Value output) {
-  if (!status_.ok()) return status_;
+  if (!status_.ok()) return raise(status_);
   if (output < 0 || uint32_t(output) >= count_)
     return fail(Message(Code::value, kOp) << "output " << int64_t(output) << " is not a value of the graph");
   if (output_ != kNone) return fail(Message(Code::value, kOp) << "finish() called twice");
@@ -90,10 +90,11 @@ void GraphBase::plan() {
   for (uint32_t i = 0; i < count_; ++i)
     for (Value v : nodes_[i].in)
       if (v != kNone) {
-        Node& r = nodes_[nodes_[v].root];
+        Node& r = nodes_[root_of(v)];
         r.last_use = r.last_use > int16_t(i) ? r.last_use : int16_t(i);
       }
-  nodes_[nodes_[output_].root].last_use = int16_t(count_);
+  nodes_[root_of(output_)].last_use = int16_t(count_);
+  reuse_inputs_in_place();
   // Greedy by size: the largest unplaced buffer goes to the lowest offset free over its lifetime.
   arena_bytes_ = 0;
   for (;;) {
@@ -121,24 +122,48 @@ void GraphBase::plan() {
   }
 }
 
+Value GraphBase::root_of(Value v) const {
+  while (nodes_[v].root != v) v = nodes_[v].root;
+  return v;
+}
+
+// A layer that may overwrite its input takes over the input's buffer when nothing reads the input later: its own
+// buffer goes, the input's lives as long as the layer's output would have.
+void GraphBase::reuse_inputs_in_place() {
+  for (uint32_t i = 0; i < count_; ++i) {
+    Node& n = nodes_[i];
+    if (!n.layer || n.root != Value(i) || !n.layer->in_place()) continue;
+    Value r = root_of(n.in[0]);
+    Node& input = nodes_[r];
+    if (!input.layer || input.last_use != int16_t(i) || input.bytes != n.bytes) continue;
+    n.root = r;
+    n.bytes = 0;
+    input.last_use = n.last_use;
+  }
+}
+
 size_t GraphBase::unplanned_bytes() const {
   size_t total = 0;
-  for (uint32_t i = 0; i < count_; ++i) total += nodes_[i].bytes + nodes_[i].scratch_bytes;
+  for (uint32_t i = 0; i < count_; ++i) {
+    const Node& n = nodes_[i];
+    if (n.layer && !n.layer->is_view()) total += align16(n.shape.numel() * sizeof(float)) + n.scratch_bytes;
+  }
   return total;
 }
 
 Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs, float* output) const {
-  if (!status_.ok()) return status_;
+  if (!status_.ok()) return raise(status_);
   if (output_ == kNone) return raise(Message(Code::value, kOp) << "run() before finish()");
   if (arena_size < arena_bytes_ || (reinterpret_cast<uintptr_t>(arena) & 15) != 0)
     return raise(Message(Code::arena, kOp) << "the arena holds " << int64_t(arena_size) << " bytes; the plan needs "
                                            << int64_t(arena_bytes_) << ", 16-byte aligned");
   auto* base = static_cast<char*>(arena);
   auto data = [&](Value v) -> float* {
-    const Node& r = nodes_[nodes_[v].root];
+    Value root = root_of(v);
+    const Node& r = nodes_[root];
     if (r.layer) return reinterpret_cast<float*>(base + r.offset);
     uint32_t index = 0;
-    for (Value i = 0; i < nodes_[v].root; ++i) index += nodes_[i].layer ? 0 : 1;
+    for (Value i = 0; i < root; ++i) index += nodes_[i].layer ? 0 : 1;
     return const_cast<float*>(inputs[index]);
   };
   for (uint32_t i = 0; i < count_; ++i) {
@@ -149,7 +174,8 @@ Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs
     a.out = data(Value(i));
     a.out_shape = n.shape;
     a.scratch = n.scratch_bytes ? base + n.scratch_offset : nullptr;
-    SCORCH_MICRO_TRY(n.layer->forward(a));
+    Status s = n.layer->forward(a);
+    if (!s.ok()) return raise(s);
   }
   const float* result = data(output_);
   size_t count = nodes_[output_].shape.numel();

@@ -18,7 +18,7 @@ struct Node {
   const Layer* layer = nullptr;  // nullptr: an input
   Value in[2] = {kNone, kNone};
   Shape shape;
-  Value root = kNone;  // the node whose buffer holds these values (itself unless a view)
+  Value root = kNone;  // the node whose buffer holds these values (itself unless a view or computed in place)
   int16_t last_use = 0;
   uint32_t offset = 0, bytes = 0, scratch_offset = 0, scratch_bytes = 0;
 };
@@ -39,7 +39,7 @@ class GraphBase {
   const Status& status() const { return status_; }
   /// Arena bytes run() needs (after finish()).
   size_t arena_bytes() const { return arena_bytes_; }
-  /// Bytes of every buffer laid end to end (what a plan without reuse would take).
+  /// Bytes of every layer's output and scratch laid end to end (what a plan without reuse would take).
   size_t unplanned_bytes() const;
   const Shape& shape(Value v) const { return nodes_[v].shape; }
   uint32_t size() const { return count_; }
@@ -60,6 +60,9 @@ class GraphBase {
   Value push(const Node& node, const char* op);
   Status fail(const Status& s);
   void plan();
+  void reuse_inputs_in_place();
+  /// The node whose buffer holds v's values (following views and in-place layers).
+  Value root_of(Value v) const;
   Node* nodes_;
   uint32_t capacity_, count_ = 0;
   Value output_ = kNone;

@@ -35,6 +35,8 @@ class Layer {
   }
   /// True when the output is the input's values under another shape (no copy: Flatten).
   virtual bool is_view() const { return false; }
+  /// True when forward() may write its output over its first input (each value read before it is written).
+  virtual bool in_place() const { return false; }
   /// Computes args.out from args.in; shapes are those infer() accepted. Errors only for values (an id out of range).
   virtual Status forward(const Args& args) const = 0;
 
@@ -53,6 +55,7 @@ class ElementwiseLayer : public Layer {
     return {};
   }
   Status forward(const Args& args) const override;
+  bool in_place() const override { return true; }
   /// y = f(x).
   virtual float apply(float x) const = 0;
 

@@ -8,20 +8,22 @@ namespace scorch::micro {
 inline namespace SCORCH_MICRO_POLICY {
 
 Status Linear::load(const WeightTable& table, const char* prefix) {
-  SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight_));
-  SCORCH_MICRO_TRY(check_weight(name(), *weight_, 2, 1));
-  d_input_ = weight_->shape[0], d_output_ = weight_->shape[1];
-  SCORCH_MICRO_TRY(table.get(name(), prefix, "bias", &bias_, true));
-  if (bias_ && (bias_->dtype != DType::f32 || !(bias_->shape == Shape{d_output_})))
-    return raise(Message(Code::shape, name())
-                 << "bias '" << bias_->name << "' " << bias_->shape << " should be f32 [" << int64_t(d_output_) << "]");
+  const Weight *weight = nullptr, *bias = nullptr;  // kept only when everything checks out
+  SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight));
+  SCORCH_MICRO_TRY(check_weight(name(), *weight, 2, 1));
+  uint32_t d_output = weight->shape[1];
+  SCORCH_MICRO_TRY(table.get(name(), prefix, "bias", &bias, true));
+  if (bias && (bias->dtype != DType::f32 || !(bias->shape == Shape{d_output})))
+    return raise(Message(Code::shape, name()) << "bias '" << bias->name << "' " << bias->shape << " should be f32 ["
+                                              << int64_t(d_output) << "]");
+  weight_ = weight, bias_ = bias, d_input_ = weight->shape[0], d_output_ = d_output;
   return {};
 }
 
 Status Linear::infer(const Shape* in, Shape& out) const {
-  if (!weight_) return raise(Message(Code::value, name()) << "used before load()");
+  if (!weight_) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() == 0 || in[0].last() != d_input_)
-    return raise(Message(Code::shape, name()) << "input " << in[0] << " should end in d_input " << int64_t(d_input_));
+    return (Message(Code::shape, name()) << "input " << in[0] << " should end in d_input " << int64_t(d_input_));
   out = in[0];
   out.set(out.rank() - 1, d_output_);
   return {};
@@ -71,14 +73,17 @@ void Linear::apply_int8(const float* x, size_t rows, float* y, void* scratch) co
 }
 
 Status Embedding::load(const WeightTable& table, const char* prefix) {
-  SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight_));
-  return check_weight(name(), *weight_, 2, 1);
+  const Weight* weight = nullptr;
+  SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight));
+  SCORCH_MICRO_TRY(check_weight(name(), *weight, 2, 1));
+  weight_ = weight;
+  return {};
 }
 
 Status Embedding::infer(const Shape* in, Shape& out) const {
-  if (!weight_) return raise(Message(Code::value, name()) << "used before load()");
+  if (!weight_) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() == 0 || in[0].rank() >= Shape::kMaxRank)
-    return raise(Message(Code::shape, name()) << "ids " << in[0] << " should have rank 1 to 3");
+    return (Message(Code::shape, name()) << "ids " << in[0] << " should have rank 1 to 3");
   out = in[0].append(weight_->shape[1]);
   return {};
 }
@@ -89,7 +94,7 @@ Status Embedding::forward(const Args& args) const {
   for (size_t i = 0; i < n; ++i) {
     float id = args.in[0][i];
     if (!(id >= 0.0f && id < float(vocab)) || float(int64_t(id)) != id)
-      return raise(Message(Code::value, name())
+      return (Message(Code::value, name())
                    << "id at " << int64_t(i) << " is not in [0, " << int64_t(vocab) << ")");
     size_t row = size_t(id) * d;
     for (uint32_t j = 0; j < d; ++j) args.out[i * d + j] = weight_->at(row + j);

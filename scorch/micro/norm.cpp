@@ -24,16 +24,19 @@ Status vector_weight(const char* op, const WeightTable& table, const char* prefi
 
 Status BatchNorm::load(const WeightTable& table, const char* prefix) {
   uint32_t n = 0;
-  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "gamma", n, &gamma_, false));
-  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "beta", n, &beta_, false));
-  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "running_mean", n, &mean_, false));
-  return vector_weight(name(), table, prefix, "running_var", n, &var_, false);
+  const Weight *gamma = nullptr, *beta = nullptr, *mean = nullptr, *var = nullptr;
+  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "gamma", n, &gamma, false));
+  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "beta", n, &beta, false));
+  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "running_mean", n, &mean, false));
+  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "running_var", n, &var, false));
+  gamma_ = gamma, beta_ = beta, mean_ = mean, var_ = var;
+  return {};
 }
 
 Status BatchNorm::infer(const Shape* in, Shape& out) const {
-  if (!gamma_) return raise(Message(Code::value, name()) << "used before load()");
+  if (!gamma_) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() < 2 || in[0][1] != gamma_->shape[0])
-    return raise(Message(Code::shape, name())
+    return (Message(Code::shape, name())
                  << "input " << in[0] << " should have " << int64_t(gamma_->shape[0]) << " channels in dim 1");
   out = in[0];
   return {};
@@ -55,17 +58,19 @@ Status BatchNorm::forward(const Args& args) const {
 }
 
 Status LayerNorm::load(const WeightTable& table, const char* prefix) {
-  d_model_ = 0;
-  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "gamma", d_model_, &gamma_, true));
-  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "beta", d_model_, &beta_, true));
-  if (d_model_ == 0) return raise(Message(Code::missing, name()) << "no '" << prefix << ".gamma' or beta");
+  uint32_t d_model = 0;
+  const Weight *gamma = nullptr, *beta = nullptr;
+  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "gamma", d_model, &gamma, true));
+  SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "beta", d_model, &beta, true));
+  if (d_model == 0) return raise(Message(Code::missing, name()) << "no '" << prefix << ".gamma' or beta");
+  gamma_ = gamma, beta_ = beta, d_model_ = d_model;
   return {};
 }
 
 Status LayerNorm::infer(const Shape* in, Shape& out) const {
-  if (d_model_ == 0) return raise(Message(Code::value, name()) << "used before load()");
+  if (d_model_ == 0) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() == 0 || in[0].last() != d_model_)
-    return raise(Message(Code::shape, name()) << "input " << in[0] << " should end in " << int64_t(d_model_));
+    return (Message(Code::shape, name()) << "input " << in[0] << " should end in " << int64_t(d_model_));
   out = in[0];
   return {};
 }

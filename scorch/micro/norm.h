@@ -14,6 +14,7 @@ class BatchNorm final : public Layer {
   const char* name() const override { return "micro::BatchNorm"; }
   Status infer(const Shape* in, Shape& out) const override;
   Status forward(const Args& args) const override;
+  bool in_place() const override { return true; }
 
  private:
   const Weight *gamma_ = nullptr, *beta_ = nullptr, *mean_ = nullptr, *var_ = nullptr;
@@ -29,6 +30,7 @@ class LayerNorm final : public Layer {
   const char* name() const override { return "micro::LayerNorm"; }
   Status infer(const Shape* in, Shape& out) const override;
   Status forward(const Args& args) const override;
+  bool in_place() const override { return true; }
   /// Normalizes rows of d_model values from x into y.
   void apply(const float* x, size_t rows, float* y) const;
 

@@ -38,15 +38,15 @@ const char* Pool::name() const {
 
 Status Pool::infer(const Shape* in, Shape& out) const {
   if (in[0].rank() != spatial_ + 2)
-    return raise(Message(Code::shape, name()) << "input " << in[0] << " should have rank " << int64_t(spatial_ + 2));
+    return (Message(Code::shape, name()) << "input " << in[0] << " should have rank " << int64_t(spatial_ + 2));
   uint32_t h = spatial_ == 2 ? in[0][2] : 1, w = in[0][spatial_ + 1];
   uint32_t oh = pooled(h, o_.kernel[0], o_.stride[0], o_.padding[0], o_.dilation[0]);
   uint32_t ow = pooled(w, o_.kernel[1], o_.stride[1], o_.padding[1], o_.dilation[1]);
   if (oh == 0 || ow == 0)
-    return raise(Message(Code::shape, name())
+    return (Message(Code::shape, name())
                  << "input " << in[0] << " is smaller than the window " << int64_t(o_.kernel[1]));
   if (o_.padding[0] * 2 > o_.kernel[0] || o_.padding[1] * 2 > o_.kernel[1])
-    return raise(Message(Code::value, name())
+    return (Message(Code::value, name())
                  << "padding " << int64_t(o_.padding[1]) << " exceeds half the window " << int64_t(o_.kernel[1]));
   out = in[0];
   if (spatial_ == 2) out.set(2, oh);
@@ -85,7 +85,7 @@ Status Pool::forward(const Args& args) const {
 
 Status AdaptiveAvgPool2d::infer(const Shape* in, Shape& out) const {
   if (in[0].rank() != 4 || out_h_ == 0 || out_w_ == 0)
-    return raise(Message(Code::shape, name()) << "input " << in[0] << " should have rank 4 and the output size "
+    return (Message(Code::shape, name()) << "input " << in[0] << " should have rank 4 and the output size "
                                               << int64_t(out_h_) << "x" << int64_t(out_w_) << " be nonzero");
   out = Shape{in[0][0], in[0][1], out_h_, out_w_};
   return {};

@@ -9,6 +9,7 @@
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/import/onnx/codegen/codegen.h"
 #include "scorch/import/onnx/onnx_model.h"
+#include "scorch/module/quantized_record.h"
 #include "scorch/module/recorder.h"
 #include "scorch/tensor/quantized.h"
 #include "scorch/tensor/tensor.h"
@@ -62,13 +63,22 @@ void quantize(Array& a) {
 
 // A saved quantized parameter (module/quantized_record.h): int8 symmetric per channel only.
 Array from_quantized(const std::string& key, const Record& map) {
-  QuantScheme scheme = parse_quant_scheme(map.get_string("scheme"));
+  size_t rank = map.get_tensor("values").data.shape().rank();
+  QuantizedRecord q = read_quantized_record(map, rank, "'" + key + "'");
+  const QuantScheme& scheme = q.scheme;
   if (scheme.value != QuantValue::Int8 || scheme.mode != QuantMode::Symmetric || scheme.level != QuantLevel::Channel)
     throw ValueError(kOp, "'" + key + "' is quantized as " + to_string(scheme) +
                               "; the micro runtime takes int8 symmetric per channel (export the float record)");
-  const TensorData& values = map.get_tensor("values").data;
-  Array a{key, dims_of(key, values.shape()), {}, {}, floats_of(map.get_tensor("scales").data), uint32_t(scheme.axis)};
-  for (double v : values.convert(DType::F64).to_vector<double>()) a.quantized.push_back(int8_t(v));
+  Array a{key, dims_of(key, q.values.shape()), {}, {}, floats_of(q.scales), uint32_t(scheme.axis)};
+  a.quantized = q.values.convert(DType::I8).to_vector<int8_t>();
+  if (a.shape.size() == 2 && a.axis == 0) {  // a Col-layout Linear [d_output, d_input]: stored as [d_input, d_output]
+    std::vector<int8_t> t(a.quantized.size());
+    for (size_t r = 0; r < a.shape[0]; ++r)
+      for (size_t c = 0; c < a.shape[1]; ++c) t[c * a.shape[0] + r] = a.quantized[r * a.shape[1] + c];
+    a.quantized = std::move(t);
+    std::swap(a.shape[0], a.shape[1]);
+    a.axis = 1;
+  }
   bool layout_ok = (a.shape.size() == 2 && a.axis == 1) || (a.shape.size() > 2 && a.axis == 0);
   if (!layout_ok || a.scales.size() != a.shape[a.axis])
     throw ShapeError(kOp, "'" + key + "' quantized along axis " + std::to_string(a.axis) +
@@ -76,33 +86,36 @@ Array from_quantized(const std::string& key, const Record& map) {
   return a;
 }
 
-bool is_quantized_param(const Record& r) { return r.is_map() && r.find("values") && r.find("scheme"); }
+bool is_quantized_param(const Record& r) { return is_quantized_record(r) && r.find("values"); }
 
-void walk(const Record& r, const std::string& key, bool col_layout, const Options& options, std::vector<Array>& out) {
+bool listed(const std::vector<std::string>& keys, const std::string& key) {
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+void walk(const Record& r, const std::string& key, const Options& options, std::vector<Array>& out) {
   if (is_quantized_param(r)) {
     out.push_back(from_quantized(key, r));
     return;
   }
   if (r.is_map()) {
-    const Record* layout = r.find("layout");
-    bool col = layout && layout->kind() == RecordKind::String && layout->as_string() == "Col";
-    for (const auto& [name, child] : r.as_map()) walk(child, key.empty() ? name : key + "." + name, col, options, out);
+    for (const auto& [name, child] : r.as_map()) walk(child, key.empty() ? name : key + "." + name, options, out);
     return;
   }
   if (r.is_list()) {
-    for (size_t i = 0; i < r.size(); ++i) walk(r.at(i), key + "." + std::to_string(i), false, options, out);
+    for (size_t i = 0; i < r.size(); ++i) walk(r.at(i), key + "." + std::to_string(i), options, out);
     return;
   }
   if (!r.is_tensor()) return;
   const TensorData& data = r.as_tensor().data;
   Array a{key, dims_of(key, data.shape()), floats_of(data), {}, {}, 0};
-  bool weight = key.size() >= 6 && key.ends_with("weight");
-  if (col_layout && weight && a.shape.size() == 2) {
+  bool weight = key.ends_with("weight");
+  if (listed(options.transpose, key)) {
+    if (a.shape.size() != 2)
+      throw ShapeError(kOp, "--transpose names '" + key + "' of rank " + std::to_string(a.shape.size()) + ", not 2");
     a.values = transposed(a.values, a.shape[0], a.shape[1]);
     std::swap(a.shape[0], a.shape[1]);
   }
-  bool keep = std::find(options.keep_f32.begin(), options.keep_f32.end(), key) != options.keep_f32.end();
-  if (options.int8 && weight && a.shape.size() >= 2 && !keep && !a.values.empty()) quantize(a);
+  if (options.int8 && weight && a.shape.size() >= 2 && !listed(options.keep_f32, key) && !a.values.empty()) quantize(a);
   out.push_back(std::move(a));
 }
 
@@ -151,10 +164,11 @@ void write_config(std::ostringstream& out, const nlohmann::json& value, const st
 
 std::vector<Array> collect(const Record& record, const Options& options) {
   std::vector<Array> out;
-  walk(record, "", false, options, out);
-  for (const std::string& key : options.keep_f32)
-    if (std::none_of(out.begin(), out.end(), [&](const Array& a) { return a.key == key; }))
-      throw FormatError(kOp, "--keep-f32 names '" + key + "', which is not a tensor of the record");
+  walk(record, "", options, out);
+  for (const auto* keys : {&options.keep_f32, &options.transpose})
+    for (const std::string& key : *keys)
+      if (std::none_of(out.begin(), out.end(), [&](const Array& a) { return a.key == key; }))
+        throw FormatError(kOp, "'" + key + "' is not a tensor of the record");
   return out;
 }
 
@@ -210,7 +224,7 @@ Record load_record(const std::string& path) {
   using formats::Format;
   if (ends(".onnx")) {
     std::string file = std::filesystem::path(path).filename().string();
-    return onnx::generate_module(onnx::read_model(path), "Model", file).weights;
+    return onnx::generate_module(onnx::read_model(path), "model", file).weights;
   }
   if (ends(".safetensors")) return detail::load_safetensors(path, {});
   if (ends(".mpk")) return detail::load_record_file(path, Format::NamedMpk, false);

@@ -18,6 +18,9 @@ struct Options {
   bool int8 = false;
   /// Dotted keys kept in f32 under int8 (an Embedding's weight, say).
   std::vector<std::string> keep_f32;
+  /// Dotted keys of rank-2 weights stored [d_output, d_input] (a Linear in Col layout, PyTorch's and ONNX's Gemm
+  /// layout), written transposed: the runtime's Linear reads [d_input, d_output]. Records do not carry the layout.
+  std::vector<std::string> transpose;
   /// The C++ namespace of the generated names.
   std::string name_space = "model";
   /// The file the record came from, named in the generated comments.
@@ -37,9 +40,8 @@ struct Array {
   size_t bytes() const { return int8() ? quantized.size() + 4 * scales.size() : 4 * values.size(); }
 };
 
-/// The record's tensors under dotted keys, in order: Linear weights stored [d_output, d_input] (layout "Col")
-/// transposed, int tensors as f32, quantized parameters (int8 symmetric per channel) kept, the rest quantized as
-/// options say. Throws scorch::Error naming the key for tensors the runtime cannot hold (rank above 4).
+/// The record's tensors under dotted keys, in order: options.transpose's transposed, int tensors as f32, quantized
+/// parameters (int8 symmetric per channel; a Col-layout Linear's transposed) kept, the rest quantized as options say. Throws scorch::Error naming the key for tensors the runtime cannot hold (rank above 4).
 std::vector<Array> collect(const Record& record, const Options& options);
 
 /// The generated header (declarations, config constants, byte counts) and source (the arrays and the table).

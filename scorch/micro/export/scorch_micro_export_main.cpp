@@ -1,6 +1,6 @@
 // scorch-micro-export: a record (or an ONNX model) as C++ constant weights for the micro runtime (micro_export.h).
 // Usage: scorch-micro-export MODEL --name NAME [--out-dir DIR] [--namespace NS] [--config config.json] [--int8]
-//        [--keep-f32 key,key]   -> DIR/NAME.h and DIR/NAME.cpp
+//        [--keep-f32 key,key] [--transpose key,key]   -> DIR/NAME.h and DIR/NAME.cpp
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,7 +13,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: scorch-micro-export MODEL --name NAME [--out-dir DIR] [--namespace NS] [--config config.json] [--int8] "
-    "[--keep-f32 key,key]\n  MODEL: .mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, .safetensors or .onnx\n";
+    "[--keep-f32 key,key] [--transpose key,key]\n  MODEL: .mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, .safetensors or .onnx\n";
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     else if (arg == "--namespace" && has_value) options.name_space = argv[++i];
     else if (arg == "--config" && has_value) config_path = argv[++i];
     else if (arg == "--keep-f32" && has_value) options.keep_f32 = split(argv[++i]);
+    else if (arg == "--transpose" && has_value) options.transpose = split(argv[++i]);
     else if (arg == "--int8") options.int8 = true;
     else if (!arg.starts_with("--") && model.empty()) model = arg;
     else return std::cerr << "scorch-micro-export: unknown argument '" << arg << "'\n" << kUsage, 2;
