@@ -16,7 +16,7 @@ import sys
 FORBIDDEN = {  # symbols a freestanding image must not contain, and why
     "malloc": "heap", "free": "heap", "_sbrk": "heap", "_malloc_r": "heap", "_Znwj": "heap (operator new)",
     "__cxa_throw": "exceptions", "__cxa_allocate_exception": "exceptions", "__gxx_personality_v0": "exceptions",
-    "pthread_create": "threads", "fopen": "files", "_open": "files",
+    "pthread_create": "threads", "fopen": "files", "_open": "files", "printf": "stdio", "_ZSt4cout": "iostreams",
 }
 INT8_AGREEMENT = 0.98  # firmware int8 classes vs the hosted int8 model's, at least
 
@@ -56,7 +56,9 @@ def parse(output):
     model = re.search(r"^model (\w+) weights (\d+) arena (\d+) reserved (\d+) unplanned (\d+)$", output, re.M)
     instructions = int(re.search(r"^instructions-per-inference (\d+)$", output, re.M).group(1))
     statuses = re.findall(r"^status (\S+) (\w+):", output, re.M)
-    return predicted, model, instructions, statuses
+    layers = [{"node": int(n), "layer": name, "instructions": int(i)}
+              for n, name, i in re.findall(r"^layer (\d+) (\S+) instructions (\d+)$", output, re.M)]
+    return predicted, model, instructions, statuses, layers
 
 
 def agreement(a, b):
@@ -67,8 +69,8 @@ def main():
     p = argparse.ArgumentParser()
     for flag in ("--source-dir", "--work-dir", "--prepare", "--export"):
         p.add_argument(flag, required=True)
-    p.add_argument("--count", default="100")
-    p.add_argument("--epochs", default="3")
+    p.add_argument("--count", default="200")
+    p.add_argument("--epochs", default="5")
     p.add_argument("--record")
     p.add_argument("--config")
     p.add_argument("--timeout", type=int, default=300)
@@ -96,10 +98,11 @@ def main():
         rtti = sorted(s for s in defined if s.startswith("_ZTI"))
         if found or rtti:
             failures.append(f"{variant}: the image has {found} {rtti[:5]}")
-        predicted, model, instructions, statuses = parse(qemu(elf, a.timeout))
+        predicted, model, instructions, statuses, layers = parse(qemu(elf, a.timeout))
         hosted = expected[f"hosted_{variant}"]
         r = {"footprint": footprint(elf), "weights_bytes": int(model.group(2)), "arena_bytes": int(model.group(3)),
-             "unplanned_bytes": int(model.group(5)), "instructions_per_inference": instructions,
+             "unplanned_bytes": int(model.group(5)), "digits_bytes": 785 * len(hosted),
+             "instructions_per_inference": instructions, "layers": layers,
              "accuracy": agreement(predicted, expected["labels"]), "agrees_with_hosted": agreement(predicted, hosted),
              "agrees_with_micro_on_host": agreement(predicted, expected[f"micro_host_{variant}"]),
              "statuses": statuses}
@@ -116,7 +119,8 @@ def main():
         if [s[1] for s in statuses] != ["arena", "shape", "missing"]:
             failures.append(f"{variant}: status checks returned {statuses}")
         fp = r["footprint"]
-        print(f"embedded {variant}: flash {fp['flash']} B (weights {r['weights_bytes']} B), RAM {fp['ram']} B (arena "
+        print(f"embedded {variant}: flash {fp['flash']} B (weights {r['weights_bytes']} B, test digits "
+              f"{r['digits_bytes']} B), RAM {fp['ram']} B (arena "
               f"{r['arena_bytes']} B, {r['unplanned_bytes']} B unplanned), {instructions} instructions per inference, "
               f"accuracy {r['accuracy']:.3f}, agrees with hosted {variant} {r['agrees_with_hosted']:.3f}")
     (work / "report.json").write_text(json.dumps(report, indent=1) + "\n")

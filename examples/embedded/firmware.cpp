@@ -49,6 +49,28 @@ bool expect(const Status& s, Code code, const char* what) {
   return ok;
 }
 
+// Instructions per layer of one inference (the first digit's), from the FPGA counter around each layer.
+struct LayerTicks {
+  uint32_t start = 0;
+  uint32_t ticks[16] = {};
+};
+
+void time_layer(void* context, embedded::micro::Value node, bool done) {
+  auto* t = static_cast<LayerTicks*>(context);
+  if (!done) t->start = board::ticks();
+  else if (uint32_t(node) < 16) t->ticks[node] += board::ticks() - t->start;
+}
+
+void print_layers() {
+  LayerTicks t;
+  embedded::normalize(embedded::kDigitPixels[0], input);
+  if (!model.graph.run(arena, sizeof arena, input, logits, time_layer, &t).ok()) return;
+  for (uint32_t i = 0; i < model.graph.size() && i < 16; ++i)
+    if (const auto* layer = model.graph.node(embedded::micro::Value(i)).layer)
+      Line() << "layer " << i << " " << layer->name() << " instructions "
+             << uint64_t(t.ticks[i]) * board::kInstructionsPerTick;
+}
+
 bool status_checks() {
   bool ok = expect(model.graph.run(arena, model.graph.arena_bytes() - 16, input, logits), Code::arena, "small-arena");
   embedded::micro::Graph<2> wrong;
@@ -82,6 +104,7 @@ int main() {
   }
   Line() << "correct " << correct << " of " << embedded::kDigitCount;
   Line() << "instructions-per-inference " << total_ticks * board::kInstructionsPerTick / embedded::kDigitCount;
+  print_layers();
   if (!status_checks()) return Line() << "error a status check failed", 1;
   Line() << "done";
   return 0;

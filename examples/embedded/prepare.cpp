@@ -2,7 +2,7 @@
 // takes a saved one), saves it as a record for scorch-micro-export, writes the test digits as C++ arrays, classifies
 // them on the hosted Cpu backend (f32, and int8 through quant::quantize) and on the micro runtime built for the host,
 // and plans the firmware's arena.
-//   embedded-prepare --out-dir DIR [--count 100] [--epochs 3] [--hidden 32] [--record FILE --config FILE]
+//   embedded-prepare --out-dir DIR [--count 200] [--epochs 5] [--hidden 32] [--record FILE --config FILE]
 #include <fstream>
 #include <iostream>
 
@@ -21,7 +21,7 @@ using AD = Autodiff<Cpu>;
 
 struct Options {
   fs::path out_dir, record, config;
-  size_t count = 100, epochs = 3, hidden = 32;
+  size_t count = 200, epochs = 5, hidden = 32;
 };
 
 Options parse(int argc, char** argv) {

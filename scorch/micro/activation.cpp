@@ -1,4 +1,4 @@
-// Activations and shape ops (activation.h, and ElementwiseLayer of layer.h).
+// Activations and shape ops (activation.h).
 #include "scorch/micro/activation.h"
 
 #include <cmath>
@@ -6,15 +6,9 @@
 namespace scorch::micro {
 inline namespace SCORCH_MICRO_POLICY {
 
-Status ElementwiseLayer::forward(const Args& args) const {
-  size_t n = args.in_shape[0].numel();
-  for (size_t i = 0; i < n; ++i) args.out[i] = apply(args.in[0][i]);
-  return {};
-}
-
-float Gelu::apply(float x) const { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
-float Sigmoid::apply(float x) const { return 1.0f / (1.0f + std::exp(-x)); }
-float Tanh::apply(float x) const { return std::tanh(x); }
+float Gelu::apply(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
+float Sigmoid::apply(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+float Tanh::apply(float x) { return std::tanh(x); }
 
 Status Softmax::infer(const Shape* in, Shape& out) const {
   if (in[0].rank() == 0) return (Message(Code::shape, name()) << "input " << in[0] << " needs a dim");
@@ -50,8 +44,7 @@ Status Flatten::infer(const Shape* in, Shape& out) const {
 }
 
 Status Add::infer(const Shape* in, Shape& out) const {
-  if (!(in[0] == in[1]))
-    return (Message(Code::shape, name()) << "operands " << in[0] << " and " << in[1] << " differ");
+  if (!(in[0] == in[1])) return (Message(Code::shape, name()) << "operands " << in[0] << " and " << in[1] << " differ");
   out = in[0];
   return {};
 }

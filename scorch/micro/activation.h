@@ -6,31 +6,31 @@ namespace scorch::micro {
 inline namespace SCORCH_MICRO_POLICY {
 
 /// max(x, 0).
-class Relu final : public ElementwiseLayer {
+class Relu final : public Elementwise<Relu> {
  public:
   const char* name() const override { return "micro::Relu"; }
-  float apply(float x) const override { return x > 0.0f ? x : (x != x ? x : 0.0f); }
+  static float apply(float x) { return x > 0.0f ? x : (x != x ? x : 0.0f); }
 };
 
 /// x·Φ(x) with the exact (erf) Φ, as the hosted Gelu's default.
-class Gelu final : public ElementwiseLayer {
+class Gelu final : public Elementwise<Gelu> {
  public:
   const char* name() const override { return "micro::Gelu"; }
-  float apply(float x) const override;
+  static float apply(float x);
 };
 
 /// 1 / (1 + e^−x).
-class Sigmoid final : public ElementwiseLayer {
+class Sigmoid final : public Elementwise<Sigmoid> {
  public:
   const char* name() const override { return "micro::Sigmoid"; }
-  float apply(float x) const override;
+  static float apply(float x);
 };
 
 /// tanh(x).
-class Tanh final : public ElementwiseLayer {
+class Tanh final : public Elementwise<Tanh> {
  public:
   const char* name() const override { return "micro::Tanh"; }
-  float apply(float x) const override;
+  static float apply(float x);
 };
 
 /// softmax over the last dim (the row's maximum subtracted first).

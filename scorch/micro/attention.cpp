@@ -36,8 +36,8 @@ Status MultiHeadAttention::load(const WeightTable& table, const char* prefix) {
 Status MultiHeadAttention::infer(const Shape* in, Shape& out) const {
   if (query_.d_input() == 0) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() != 3 || in[0][2] != query_.d_input())
-    return (Message(Code::shape, name())
-                 << "input " << in[0] << " should be [batch, seq, " << int64_t(query_.d_input()) << "]");
+    return (Message(Code::shape, name()) << "input " << in[0] << " should be [batch, seq, " << int64_t(query_.d_input())
+                                         << "]");
   out = in[0];
   return {};
 }

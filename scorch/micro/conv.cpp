@@ -16,7 +16,7 @@ namespace {
 
 // The output size along one dim, or 0 when the kernel does not fit.
 uint32_t out_size(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t padding, uint32_t dilation) {
-  int64_t span = int64_t(dilation) * (kernel - 1) + 1, padded = int64_t(in) + 2 * int64_t(padding);
+  ptrdiff_t span = ptrdiff_t(dilation) * (kernel - 1) + 1, padded = ptrdiff_t(in) + 2 * ptrdiff_t(padding);
   return padded < span || stride == 0 ? 0 : uint32_t((padded - span) / stride + 1);
 }
 
@@ -28,12 +28,12 @@ Status Conv2d::load(const WeightTable& table, const char* prefix) {
   SCORCH_MICRO_TRY(check_weight(name(), *weight, spatial_ + 2, 0));
   uint32_t out = weight->shape[0];
   if (options_.groups == 0 || out % options_.groups != 0)
-    return raise(Message(Code::value, name()) << "groups " << int64_t(options_.groups) << " must divide the "
-                                              << int64_t(out) << " output channels");
+    return raise(Message(Code::value, name())
+                 << "groups " << int64_t(options_.groups) << " must divide the " << int64_t(out) << " output channels");
   SCORCH_MICRO_TRY(table.get(name(), prefix, "bias", &bias, true));
   if (bias && (bias->dtype != DType::f32 || !(bias->shape == Shape{out})))
-    return raise(Message(Code::shape, name()) << "bias '" << bias->name << "' " << bias->shape
-                                              << " should be f32 [" << int64_t(out) << "]");
+    return raise(Message(Code::shape, name())
+                 << "bias '" << bias->name << "' " << bias->shape << " should be f32 [" << int64_t(out) << "]");
   weight_ = weight, bias_ = bias;
   return {};
 }
@@ -54,9 +54,9 @@ Status Conv2d::infer(const Shape* in, Shape& out) const {
     return (Message(Code::shape, name()) << "input " << in[0] << " should have rank " << int64_t(spatial_ + 2));
   ConvGeometry g = geometry(in[0]);
   if (g.in_channels != weight_->shape[1] * options_.groups)
-    return (Message(Code::shape, name())
-                 << "input " << in[0] << " has " << int64_t(g.in_channels) << " channels; the weight " << weight_->shape
-                 << " takes " << int64_t(weight_->shape[1] * options_.groups));
+    return (Message(Code::shape, name()) << "input " << in[0] << " has " << int64_t(g.in_channels)
+                                         << " channels; the weight " << weight_->shape << " takes "
+                                         << int64_t(weight_->shape[1] * options_.groups));
   if (g.out_h == 0 || g.out_w == 0)
     return (Message(Code::shape, name()) << "input " << in[0] << " is smaller than the kernel " << weight_->shape);
   out = spatial_ == 2 ? Shape{g.batch, g.out_channels, g.out_h, g.out_w} : Shape{g.batch, g.out_channels, g.out_w};
@@ -79,22 +79,22 @@ Status Conv2d::forward(const Args& args) const {
 // The outputs [lo, hi) of a row whose input column ix = ox·stride + shift lies in [0, width); shift = kx·dilation −
 // padding.
 struct Columns {
-  int64_t lo = 0, hi = 0, shift = 0;
+  ptrdiff_t lo = 0, hi = 0, shift = 0;
 };
 
 Columns columns(const ConvGeometry& g, const Conv2dOptions& o, uint32_t kx) {
   Columns c;
-  c.shift = int64_t(kx) * o.dilation[1] - o.padding[1];
-  if (int64_t(g.width) - 1 - c.shift < 0) return c;
+  c.shift = ptrdiff_t(kx) * o.dilation[1] - o.padding[1];
+  if (ptrdiff_t(g.width) - 1 - c.shift < 0) return c;
   c.lo = c.shift >= 0 ? 0 : (-c.shift + o.stride[1] - 1) / o.stride[1];
-  int64_t hi = (int64_t(g.width) - 1 - c.shift) / o.stride[1] + 1;
-  c.hi = hi < int64_t(g.out_w) ? hi : int64_t(g.out_w);
+  ptrdiff_t hi = (ptrdiff_t(g.width) - 1 - c.shift) / o.stride[1] + 1;
+  c.hi = hi < ptrdiff_t(g.out_w) ? hi : ptrdiff_t(g.out_w);
   return c;
 }
 
 // out[ox] += x[ox + shift]·w0 + x[ox + shift + 1]·w1 over [lo, hi): one SMLAD (two 16-bit products) where the Arm
 // core has the DSP extension. Integer sums: the order does not matter.
-void add_pairs(int32_t* out, const int16_t* in, int64_t lo, int64_t hi, int16_t w0, int16_t w1) {
+void add_pairs(int32_t* out, const int16_t* in, ptrdiff_t lo, ptrdiff_t hi, int16_t w0, int16_t w1) {
   int32_t* end = out + hi;  // pointers, not 64-bit indices: a 32-bit core's loop stays a few instructions
 #if defined(__ARM_FEATURE_SIMD32)
   int16x2_t packed = int16x2_t(uint32_t(uint16_t(w0)) | (uint32_t(uint16_t(w1)) << 16));
@@ -108,14 +108,42 @@ void add_pairs(int32_t* out, const int16_t* in, int64_t lo, int64_t hi, int16_t 
 #endif
 }
 
+// A three-tap kernel row (the common 3-wide kernel) over outputs [lo, hi), each output loaded and stored once:
+// v = out; v += x0·t0; v += x1·t1; v += x2·t2 (the taps' order, as one tap at a time would add them). in points at
+// output lo's first tap; step is the stride, gap the dilation.
+template <class T, class A>
+void add_row3(A* out, const T* in, ptrdiff_t lo, ptrdiff_t hi, uint32_t step, uint32_t gap, const A* t) {
+  A* end = out + hi;
+  if constexpr (std::is_same_v<T, int16_t>) {
+#if defined(__ARM_FEATURE_SIMD32)
+    if (gap == 1) {  // the first two taps' inputs sit side by side: one SMLAD
+      int16x2_t packed = int16x2_t(uint32_t(uint16_t(t[0])) | (uint32_t(uint16_t(t[1])) << 16));
+      for (out += lo; out != end; ++out, in += step) {
+        int16x2_t pair;
+        std::memcpy(&pair, in, sizeof pair);
+        *out = __smlad(pair, packed, *out) + int32_t(in[2]) * t[2];
+      }
+      return;
+    }
+#endif
+  }
+  for (out += lo; out != end; ++out, in += step) {
+    A v = *out;
+    v += A(in[0]) * t[0];
+    v += A(in[gap]) * t[1];
+    v += A(in[2 * gap]) * t[2];
+    *out = v;
+  }
+}
+
 // One loop nest for both value types: T is float or int16 (the quantized input), A its accumulator (float sums go
 // straight into y; int32 ones into acc, one output plane). Each weight tap is multiplied into a whole output plane
 // in turn (the tap stays in a register, the inner loop walks a row), summing every output's taps in the same order
 // as a loop over the taps would; int16 inputs take neighbouring taps two at a time (stride and dilation 1). finish
 // maps a channel's sums to the float output.
-template <class T, class W, class A, class Finish>
-void convolve(const ConvGeometry& g, const Conv2dOptions& o, const T* x, const W* w, A* scratch, float* y,
-              Finish finish) {
+template <class T, class W, class A, class Finish> void convolve(const ConvGeometry& g, const Conv2dOptions& o,
+                                                                 const T* x, const W* w, A* scratch, float* y,
+                                                                 Finish finish) {
   constexpr bool kPairs = std::is_same_v<T, int16_t>;
   uint32_t in_per_group = g.in_channels / o.groups, out_per_group = g.out_channels / o.groups;
   size_t plane = size_t(g.out_h) * g.out_w;
@@ -128,10 +156,10 @@ void convolve(const ConvGeometry& g, const Conv2dOptions& o, const T* x, const W
       if constexpr (std::is_same_v<A, float>) acc = y;
       for (size_t i = 0; i < plane; ++i) acc[i] = 0;
       // tap·x over the outputs [lo, hi) of every row that kernel row ky reaches.
-      auto add_tap = [&](uint32_t ci, uint32_t ky, A tap, int64_t lo, int64_t hi, int64_t shift) {
-        for (uint32_t oy = 0; oy < g.out_h; ++oy) {
-          int64_t iy = int64_t(oy) * o.stride[0] - o.padding[0] + int64_t(ky) * o.dilation[0];
-          if (iy < 0 || iy >= g.height || lo >= hi) continue;  // a padding row
+      auto add_tap = [&](uint32_t ci, uint32_t ky, A tap, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t shift) {
+        for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
+          ptrdiff_t iy = ptrdiff_t(oy) * o.stride[0] - o.padding[0] + ptrdiff_t(ky) * o.dilation[0];
+          if (iy < 0 || iy >= ptrdiff_t(g.height)) continue;  // a padding row
           const T* in = xg + (size_t(ci) * g.height + size_t(iy)) * g.width + (lo * o.stride[1] + shift);
           A* out = acc + size_t(oy) * g.out_w + lo;
           A* end = out + (hi - lo);
@@ -141,8 +169,32 @@ void convolve(const ConvGeometry& g, const Conv2dOptions& o, const T* x, const W
             for (uint32_t step = o.stride[1]; out != end; in += step) *out++ += A(*in) * tap;
         }
       };
+      // All three taps of a kernel row where each reaches the input; the border columns one tap at a time.
+      auto add_kernel_row3 = [&](uint32_t ci, uint32_t ky) {
+        Columns c[3] = {columns(g, o, 0), columns(g, o, 1), columns(g, o, 2)};
+        ptrdiff_t lo = c[0].lo, hi = c[0].hi;
+        for (const Columns& k : c) lo = k.lo > lo ? k.lo : lo, hi = k.hi < hi ? k.hi : hi;
+        if (lo >= hi) lo = hi = c[0].lo;
+        A taps[3] = {A(wt[0]), A(wt[1]), A(wt[2])};
+        for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
+          ptrdiff_t iy = ptrdiff_t(oy) * o.stride[0] - o.padding[0] + ptrdiff_t(ky) * o.dilation[0];
+          if (iy < 0 || iy >= g.height) continue;
+          const T* row = xg + (size_t(ci) * g.height + size_t(iy)) * g.width;
+          add_row3(acc + size_t(oy) * g.out_w, row + (lo * o.stride[1] + c[0].shift), lo, hi, o.stride[1],
+                   o.dilation[1], taps);
+        }
+        for (uint32_t kx = 0; kx < 3; ++kx) {
+          add_tap(ci, ky, taps[kx], c[kx].lo, lo < c[kx].hi ? lo : c[kx].hi, c[kx].shift);
+          add_tap(ci, ky, taps[kx], hi > c[kx].lo ? hi : c[kx].lo, c[kx].hi, c[kx].shift);
+        }
+        wt += 3;
+      };
       for (uint32_t ci = 0; ci < in_per_group; ++ci)
-        for (uint32_t ky = 0; ky < g.kernel_h; ++ky)
+        for (uint32_t ky = 0; ky < g.kernel_h; ++ky) {
+          if (g.kernel_w == 3) {
+            add_kernel_row3(ci, ky);
+            continue;
+          }
           for (uint32_t kx = 0; kx < g.kernel_w; ++kx) {
             Columns c0 = columns(g, o, kx);
             if (!pairs || kx + 1 == g.kernel_w) {
@@ -151,10 +203,10 @@ void convolve(const ConvGeometry& g, const Conv2dOptions& o, const T* x, const W
             }
             if constexpr (kPairs) {
               Columns c1 = columns(g, o, kx + 1);
-              int64_t lo = c0.lo > c1.lo ? c0.lo : c1.lo, hi = c0.hi < c1.hi ? c0.hi : c1.hi;
+              ptrdiff_t lo = c0.lo > c1.lo ? c0.lo : c1.lo, hi = c0.hi < c1.hi ? c0.hi : c1.hi;
               if (lo >= hi) lo = hi = c0.lo;  // no column both taps reach
               for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
-                int64_t iy = int64_t(oy) * o.stride[0] - o.padding[0] + int64_t(ky) * o.dilation[0];
+                ptrdiff_t iy = ptrdiff_t(oy) * o.stride[0] - o.padding[0] + ptrdiff_t(ky) * o.dilation[0];
                 if (iy < 0 || iy >= g.height) continue;
                 const T* row = xg + (size_t(ci) * g.height + size_t(iy)) * g.width;
                 add_pairs(acc + size_t(oy) * g.out_w, row + (lo + c0.shift), lo, hi, wt[0], wt[1]);
@@ -168,6 +220,7 @@ void convolve(const ConvGeometry& g, const Conv2dOptions& o, const T* x, const W
               ++kx;
             }
           }
+        }
       for (size_t i = 0; i < plane; ++i) y[i] = finish(acc[i], co);
     }
 }

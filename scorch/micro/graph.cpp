@@ -151,7 +151,8 @@ size_t GraphBase::unplanned_bytes() const {
   return total;
 }
 
-Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs, float* output) const {
+Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs, float* output, Hook hook,
+                      void* context) const {
   if (!status_.ok()) return raise(status_);
   if (output_ == kNone) return raise(Message(Code::value, kOp) << "run() before finish()");
   if (arena_size < arena_bytes_ || (reinterpret_cast<uintptr_t>(arena) & 15) != 0)
@@ -174,7 +175,9 @@ Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs
     a.out = data(Value(i));
     a.out_shape = n.shape;
     a.scratch = n.scratch_bytes ? base + n.scratch_offset : nullptr;
+    if (hook) hook(context, Value(i), false);
     Status s = n.layer->forward(a);
+    if (hook) hook(context, Value(i), true);
     if (!s.ok()) return raise(s);
   }
   const float* result = data(output_);

@@ -44,12 +44,16 @@ class GraphBase {
   const Shape& shape(Value v) const { return nodes_[v].shape; }
   uint32_t size() const { return count_; }
   const Node& node(Value v) const { return nodes_[v]; }
+  /// Called before (done false) and after (done true) each layer a run computes: per-layer timing on a device.
+  using Hook = void (*)(void* context, Value node, bool done);
   /// Runs the graph: inputs[i] holds input i's values, output gets the output's; arena is 16-byte aligned and
-  /// holds arena_bytes().
-  Status run(void* arena, size_t arena_size, const float* const* inputs, float* output) const;
+  /// holds arena_bytes(). hook (with context) sees each layer start and end.
+  Status run(void* arena, size_t arena_size, const float* const* inputs, float* output, Hook hook = nullptr,
+             void* context = nullptr) const;
   /// run() for a one-input graph.
-  Status run(void* arena, size_t arena_size, const float* input, float* output) const {
-    return run(arena, arena_size, &input, output);
+  Status run(void* arena, size_t arena_size, const float* input, float* output, Hook hook = nullptr,
+             void* context = nullptr) const {
+    return run(arena, arena_size, &input, output, hook, context);
   }
 
  protected:

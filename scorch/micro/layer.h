@@ -47,20 +47,23 @@ class Layer {
   ~Layer() = default;
 };
 
-/// Layers that map every element on its own (activations): output shape = input shape.
-class ElementwiseLayer : public Layer {
+/// Layers that map every element on its own with F::apply (activations): output shape = input shape, computed in
+/// place when the graph allows.
+template <class F> class Elementwise : public Layer {
  public:
   Status infer(const Shape* in, Shape& out) const override {
     out = in[0];
     return {};
   }
-  Status forward(const Args& args) const override;
+  Status forward(const Args& args) const override {
+    size_t n = args.in_shape[0].numel();
+    for (size_t i = 0; i < n; ++i) args.out[i] = F::apply(args.in[0][i]);
+    return {};
+  }
   bool in_place() const override { return true; }
-  /// y = f(x).
-  virtual float apply(float x) const = 0;
 
  protected:
-  ~ElementwiseLayer() = default;
+  ~Elementwise() = default;
 };
 
 }  // namespace SCORCH_MICRO_POLICY

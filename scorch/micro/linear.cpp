@@ -14,8 +14,8 @@ Status Linear::load(const WeightTable& table, const char* prefix) {
   uint32_t d_output = weight->shape[1];
   SCORCH_MICRO_TRY(table.get(name(), prefix, "bias", &bias, true));
   if (bias && (bias->dtype != DType::f32 || !(bias->shape == Shape{d_output})))
-    return raise(Message(Code::shape, name()) << "bias '" << bias->name << "' " << bias->shape << " should be f32 ["
-                                              << int64_t(d_output) << "]");
+    return raise(Message(Code::shape, name())
+                 << "bias '" << bias->name << "' " << bias->shape << " should be f32 [" << int64_t(d_output) << "]");
   weight_ = weight, bias_ = bias, d_input_ = weight->shape[0], d_output_ = d_output;
   return {};
 }
@@ -94,8 +94,7 @@ Status Embedding::forward(const Args& args) const {
   for (size_t i = 0; i < n; ++i) {
     float id = args.in[0][i];
     if (!(id >= 0.0f && id < float(vocab)) || float(int64_t(id)) != id)
-      return (Message(Code::value, name())
-                   << "id at " << int64_t(i) << " is not in [0, " << int64_t(vocab) << ")");
+      return (Message(Code::value, name()) << "id at " << int64_t(i) << " is not in [0, " << int64_t(vocab) << ")");
     size_t row = size_t(id) * d;
     for (uint32_t j = 0; j < d; ++j) args.out[i * d + j] = weight_->at(row + j);
   }

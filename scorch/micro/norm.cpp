@@ -36,8 +36,8 @@ Status BatchNorm::load(const WeightTable& table, const char* prefix) {
 Status BatchNorm::infer(const Shape* in, Shape& out) const {
   if (!gamma_) return (Message(Code::value, name()) << "used before load()");
   if (in[0].rank() < 2 || in[0][1] != gamma_->shape[0])
-    return (Message(Code::shape, name())
-                 << "input " << in[0] << " should have " << int64_t(gamma_->shape[0]) << " channels in dim 1");
+    return (Message(Code::shape, name()) << "input " << in[0] << " should have " << int64_t(gamma_->shape[0])
+                                         << " channels in dim 1");
   out = in[0];
   return {};
 }

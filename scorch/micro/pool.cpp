@@ -43,11 +43,11 @@ Status Pool::infer(const Shape* in, Shape& out) const {
   uint32_t oh = pooled(h, o_.kernel[0], o_.stride[0], o_.padding[0], o_.dilation[0]);
   uint32_t ow = pooled(w, o_.kernel[1], o_.stride[1], o_.padding[1], o_.dilation[1]);
   if (oh == 0 || ow == 0)
-    return (Message(Code::shape, name())
-                 << "input " << in[0] << " is smaller than the window " << int64_t(o_.kernel[1]));
+    return (Message(Code::shape, name()) << "input " << in[0] << " is smaller than the window "
+                                         << int64_t(o_.kernel[1]));
   if (o_.padding[0] * 2 > o_.kernel[0] || o_.padding[1] * 2 > o_.kernel[1])
-    return (Message(Code::value, name())
-                 << "padding " << int64_t(o_.padding[1]) << " exceeds half the window " << int64_t(o_.kernel[1]));
+    return (Message(Code::value, name()) << "padding " << int64_t(o_.padding[1]) << " exceeds half the window "
+                                         << int64_t(o_.kernel[1]));
   out = in[0];
   if (spatial_ == 2) out.set(2, oh);
   out.set(spatial_ + 1, ow);
@@ -86,7 +86,7 @@ Status Pool::forward(const Args& args) const {
 Status AdaptiveAvgPool2d::infer(const Shape* in, Shape& out) const {
   if (in[0].rank() != 4 || out_h_ == 0 || out_w_ == 0)
     return (Message(Code::shape, name()) << "input " << in[0] << " should have rank 4 and the output size "
-                                              << int64_t(out_h_) << "x" << int64_t(out_w_) << " be nonzero");
+                                         << int64_t(out_h_) << "x" << int64_t(out_w_) << " be nonzero");
   out = Shape{in[0][0], in[0][1], out_h_, out_w_};
   return {};
 }

@@ -60,8 +60,8 @@ TEST(MicroExport, Int8WeightsAreTheHostedQuantizedValues) {
 
 TEST(MicroExport, GeneratesTheTableAndTheConfig) {
   auto arrays = micro_export::collect(make_net().into_record(), {});
-  nlohmann::json config{{"hidden_size", 32}, {"dropout", 0.5}, {"name", "digits"}, {"nested", {{"on", true}}},
-                        {"kernel", {3, 3}}};
+  nlohmann::json config{
+      {"hidden_size", 32}, {"dropout", 0.5}, {"name", "digits"}, {"nested", {{"on", true}}}, {"kernel", {3, 3}}};
   micro_export::Options o;
   o.name_space = "tiny";
   auto g = micro_export::generate(arrays, config, o, "tiny.h");
@@ -71,8 +71,7 @@ TEST(MicroExport, GeneratesTheTableAndTheConfig) {
   EXPECT_NE(g.header.find("inline constexpr const char* name = \"digits\";"), std::string::npos);
   EXPECT_NE(g.header.find("inline constexpr bool nested_on = true;"), std::string::npos);
   EXPECT_NE(g.header.find("inline constexpr double kernel[] = {3, 3};"), std::string::npos);
-  EXPECT_NE(g.source.find("{\"head.weight\", DType::f32, {12u, 5u}, a2, nullptr, 0u},"), std::string::npos)
-      << g.source;
+  EXPECT_NE(g.source.find("{\"head.weight\", DType::f32, {12u, 5u}, a2, nullptr, 0u},"), std::string::npos) << g.source;
   EXPECT_NE(g.source.find("const scorch::micro::WeightTable weights{kEntries, 4};"), std::string::npos);
 }
 
@@ -94,19 +93,18 @@ TEST(MicroExport, ReadsEveryRecordFormatAndOnnx) {
   std::filesystem::create_directories(dir);
   Record r = make_net().into_record();
   auto expected = micro_export::collect(r, {});
-  std::vector<std::string> files{DefaultRecorder{}.record(r, (dir / "a").string()),
-                                 SensitiveCompactRecorder{}.record(r, (dir / "b").string()),
-                                 BinFileRecorder<>{}.record(r, (dir / "c").string()),
-                                 PrettyJsonFileRecorder<>{}.record(r, (dir / "d").string()),
-                                 SafetensorsFileRecorder<>{}.record(r, (dir / "e").string())};
+  std::vector<std::string> files{
+      DefaultRecorder{}.record(r, (dir / "a").string()), SensitiveCompactRecorder{}.record(r, (dir / "b").string()),
+      BinFileRecorder<>{}.record(r, (dir / "c").string()), PrettyJsonFileRecorder<>{}.record(r, (dir / "d").string()),
+      SafetensorsFileRecorder<>{}.record(r, (dir / "e").string())};
   for (const auto& file : files) {
     auto arrays = micro_export::collect(micro_export::load_record(file), {});
     ASSERT_EQ(arrays.size(), expected.size()) << file;
     for (size_t i = 0; i < arrays.size(); ++i) EXPECT_EQ(arrays[i].values, expected[i].values) << file;
   }
   std::filesystem::remove_all(dir);
-  auto onnx = micro_export::collect(micro_export::load_record(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/typed.onnx"),
-                                    {});
+  auto onnx =
+      micro_export::collect(micro_export::load_record(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/typed.onnx"), {});
   EXPECT_FALSE(onnx.empty());
 }
 

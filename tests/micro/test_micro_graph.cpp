@@ -27,7 +27,7 @@ TEST(MicroGraph, PlanReusesBuffersThatAreNoLongerRead) {
   // a's output (128 B), then b's (128 B) while a's is read, then c's (16 B) over a's freed buffer.
   EXPECT_EQ(g.arena_bytes(), 256u);
   EXPECT_EQ(g.unplanned_bytes(), 128u * 4 + 16u);  // every layer's output on its own
-  EXPECT_EQ(g.node(2).root, 1);  // the first relu writes over a's output
+  EXPECT_EQ(g.node(2).root, 1);                    // the first relu writes over a's output
   // The plan's values equal the hosted layers' chain.
   auto input = Tensor<Cpu, 2>::random({1, 16}, Distribution::normal(0.0, 1.0));
   auto la = nn::LinearConfig(16, 32).init_with<Cpu>(r.at("a")), lb = nn::LinearConfig(32, 32).init_with<Cpu>(r.at("b"));

@@ -71,8 +71,8 @@ TEST(MicroLayers, Conv2dWithStridePaddingDilationAndGroups) {
 
 TEST(MicroLayers, Conv1dMatchesTheHostedLayer) {
   Cpu::seed(9);
-  auto layer = nn::Conv1dConfig({3, 5}, {3}).with_stride({2}).with_padding(nn::PaddingConfig::explicit_pad({1}))
-                   .init<Cpu>();
+  auto layer =
+      nn::Conv1dConfig({3, 5}, {3}).with_stride({2}).with_padding(nn::PaddingConfig::explicit_pad({1})).init<Cpu>();
   Table t(layer.into_record());
   micro::Conv1d m({2, 1, 1, 1});
   m.load(t.table(), "");
@@ -102,23 +102,25 @@ TEST(MicroLayers, PoolsMatchTheHostedLayers) {
     expect_close(out, values(expected), 1e-5f);
   };
   auto pad = nn::PaddingConfig::explicit_pad({1, 1});
-  check(micro::MaxPool2d(3, 2, 1), nn::MaxPool2dConfig({3, 3}).with_stride({{2, 2}}).with_padding(pad).init().forward(x));
+  check(micro::MaxPool2d(3, 2, 1),
+        nn::MaxPool2dConfig({3, 3}).with_stride({{2, 2}}).with_padding(pad).init().forward(x));
   check(micro::AvgPool2d(3, 2, 1),
         nn::AvgPool2dConfig({3, 3}).with_stride({{2, 2}}).with_padding(pad).init().forward(x));
-  check(micro::AvgPool2d(3, 2, 1, false), nn::AvgPool2dConfig({3, 3})
-                                               .with_stride({{2, 2}})
-                                               .with_padding(pad)
-                                               .with_count_include_pad(false)
-                                               .init()
-                                               .forward(x));
+  check(
+      micro::AvgPool2d(3, 2, 1, false),
+      nn::AvgPool2dConfig({3, 3}).with_stride({{2, 2}}).with_padding(pad).with_count_include_pad(false).init().forward(
+          x));
   check(micro::AdaptiveAvgPool2d(3, 4), nn::AdaptiveAvgPool2dConfig({3, 4}).init().forward(x));
   auto seq = random_input<3>({2, 3, 10}, 14);
   auto [max1, s1] = run(micro::MaxPool1d(2), micro_shape(seq.shape()), values(seq));
   expect_close(max1, values(nn::MaxPool1dConfig({2}).init().forward(seq)), 1e-6f);
   auto [avg1, s2] = run(micro::AvgPool1d(3, 1, 1), micro_shape(seq.shape()), values(seq));
-  expect_close(avg1, values(nn::AvgPool1dConfig({3}).with_stride({{1}}).with_padding(nn::PaddingConfig::explicit_pad({1}))
-                                .init()
-                                .forward(seq)),
+  expect_close(avg1,
+               values(nn::AvgPool1dConfig({3})
+                          .with_stride({{1}})
+                          .with_padding(nn::PaddingConfig::explicit_pad({1}))
+                          .init()
+                          .forward(seq)),
                1e-6f);
 }
 

@@ -41,7 +41,8 @@ struct Array {
 };
 
 /// The record's tensors under dotted keys, in order: options.transpose's transposed, int tensors as f32, quantized
-/// parameters (int8 symmetric per channel; a Col-layout Linear's transposed) kept, the rest quantized as options say. Throws scorch::Error naming the key for tensors the runtime cannot hold (rank above 4).
+/// parameters (int8 symmetric per channel; a Col-layout Linear's transposed) kept, the rest quantized as options say.
+/// Throws scorch::Error naming the key for tensors the runtime cannot hold (rank above 4).
 std::vector<Array> collect(const Record& record, const Options& options);
 
 /// The generated header (declarations, config constants, byte counts) and source (the arrays and the table).

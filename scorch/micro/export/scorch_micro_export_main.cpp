@@ -13,7 +13,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: scorch-micro-export MODEL --name NAME [--out-dir DIR] [--namespace NS] [--config config.json] [--int8] "
-    "[--keep-f32 key,key] [--transpose key,key]\n  MODEL: .mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, .safetensors or .onnx\n";
+    "[--keep-f32 key,key] [--transpose key,key]\n  MODEL: .mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, .safetensors "
+    "or .onnx\n";
 
 std::vector<std::string> split(const std::string& text) {
   std::vector<std::string> out;
