@@ -21,7 +21,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build install test format guide bench bench-compare bench-compare-gpu example fixtures clean \
+.PHONY: deps configure build install test format guide embedded bench bench-compare bench-compare-gpu example fixtures clean \
   fuzz fuzz-build clang-test docs wasm wasm-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
@@ -106,6 +106,13 @@ guide: configure
 	@$(BUILD)/examples/guide train --artifact-dir $(GUIDE_DIR) $(GUIDE_TRAIN_FLAGS)
 	@$(BUILD)/examples/guide infer --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
 	@$(BUILD)/examples/guide quantize --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
+
+# The bare-metal example (docs/embedded.md): train and export on the host, build the firmware with arm-none-eabi-gcc,
+# run it on QEMU's Cortex-M4 and compare it with the hosted Cpu backend; prints flash, RAM, arena, instructions.
+embedded: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target embedded-prepare scorch-micro-export
+	@python3 examples/embedded/check.py --source-dir . --work-dir $(BUILD)/embedded-check \
+	  --prepare $(BUILD)/examples/embedded-prepare --export $(BUILD)/scorch/scorch-micro-export
 
 bench: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target scorch-bench

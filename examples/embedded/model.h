@@ -17,6 +17,7 @@ struct DigitModel {
   micro::Linear linear1, linear2;
   micro::Graph<12> graph;
 
+  // [book:model]
   /// Loads the weights and plans the graph; graph.arena_bytes() is then the arena run() needs.
   micro::Status build(const micro::WeightTable& weights) {
     SCORCH_MICRO_TRY(conv1.load(weights, "conv1"));
@@ -30,6 +31,7 @@ struct DigitModel {
     x = graph.add(relu, graph.add(linear1, x));
     return graph.finish(graph.add(linear2, x));
   }
+  // [/book:model]
   /// The number of classes (linear2's outputs).
   uint32_t classes() const { return linear2.d_output(); }
 };

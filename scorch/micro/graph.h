@@ -23,8 +23,8 @@ struct Node {
   uint32_t offset = 0, bytes = 0, scratch_offset = 0, scratch_bytes = 0;
 };
 
-/// The graph over caller-owned node storage; Graph<N> owns it. The first error sticks: later calls do nothing and
-/// status() keeps it (hosted builds throw it instead).
+/// The graph over caller-owned node storage (Graph holds it inline). The first error sticks: later calls return it
+/// again (freestanding) or throw it again (hosted), and status() keeps it.
 class GraphBase {
  public:
   GraphBase(const GraphBase&) = delete;
