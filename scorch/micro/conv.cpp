@@ -136,91 +136,105 @@ void add_row3(A* out, const T* in, ptrdiff_t lo, ptrdiff_t hi, uint32_t step, ui
   }
 }
 
-// One loop nest for both value types: T is float or int16 (the quantized input), A its accumulator (float sums go
-// straight into y; int32 ones into acc, one output plane). Each weight tap is multiplied into a whole output plane
-// in turn (the tap stays in a register, the inner loop walks a row), summing every output's taps in the same order
-// as a loop over the taps would; int16 inputs take neighbouring taps two at a time (stride and dilation 1). finish
-// maps a channel's sums to the float output.
+// Sums of one output plane (acc) over one input channel group (x): T is float or int16 (the quantized input), A the
+// sum type. Each weight tap is multiplied into the whole plane in turn (the tap stays in a register, the inner loop
+// walks a row), and every output gets its taps in the order a loop over the taps would add them; a 3-wide kernel row
+// goes in one pass, int16 inputs take neighbouring taps two at a time (SMLAD).
+template <class T, class A> struct PlaneSums {
+  const ConvGeometry& g;
+  const Conv2dOptions& o;
+  const T* x;
+  A* acc;
+
+  // Input row iy = oy·stride − padding + ky·dilation of channel ci, or nullptr for a padding row.
+  const T* row(uint32_t ci, uint32_t oy, uint32_t ky) const {
+    ptrdiff_t iy = ptrdiff_t(oy) * o.stride[0] - o.padding[0] + ptrdiff_t(ky) * o.dilation[0];
+    return iy < 0 || iy >= ptrdiff_t(g.height) ? nullptr : x + (size_t(ci) * g.height + size_t(iy)) * g.width;
+  }
+  // tap·x over the outputs [lo, hi) of every row.
+  void add_tap(uint32_t ci, uint32_t ky, A tap, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t shift) const {
+    for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
+      const T* r = row(ci, oy, ky);
+      if (!r) continue;
+      const T* in = r + (lo * o.stride[1] + shift);
+      A *out = acc + size_t(oy) * g.out_w + lo, *end = out + (hi - lo);
+      if (o.stride[1] == 1)
+        while (out != end) *out++ += A(*in++) * tap;
+      else
+        for (uint32_t step = o.stride[1]; out != end; in += step) *out++ += A(*in) * tap;
+    }
+  }
+  // The tap over c's columns outside [lo, hi) (those the other taps of its group do not reach: padding).
+  void add_border(uint32_t ci, uint32_t ky, A tap, const Columns& c, ptrdiff_t lo, ptrdiff_t hi) const {
+    add_tap(ci, ky, tap, c.lo, lo < c.hi ? lo : c.hi, c.shift);
+    add_tap(ci, ky, tap, hi > c.lo ? hi : c.lo, c.hi, c.shift);
+  }
+  // The columns every one of n taps reaches: [lo, hi), empty at c[0].lo when there are none.
+  static void common(const Columns* c, uint32_t n, ptrdiff_t& lo, ptrdiff_t& hi) {
+    lo = c[0].lo, hi = c[0].hi;
+    for (uint32_t k = 1; k < n; ++k) lo = c[k].lo > lo ? c[k].lo : lo, hi = c[k].hi < hi ? c[k].hi : hi;
+    if (lo >= hi) lo = hi = c[0].lo;
+  }
+  // Kernel row ky of a 3-wide kernel (taps t).
+  void add_row3(uint32_t ci, uint32_t ky, const A* t) const {
+    Columns c[3] = {columns(g, o, 0), columns(g, o, 1), columns(g, o, 2)};
+    ptrdiff_t lo, hi;
+    common(c, 3, lo, hi);
+    for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy)
+      if (const T* r = row(ci, oy, ky))
+        micro::add_row3(acc + size_t(oy) * g.out_w, r + (lo * o.stride[1] + c[0].shift), lo, hi, o.stride[1],
+                        o.dilation[1], t);
+    for (uint32_t kx = 0; kx < 3; ++kx) add_border(ci, ky, t[kx], c[kx], lo, hi);
+  }
+  // Taps kx and kx + 1 of int16 inputs at stride and dilation 1.
+  void add_pair(uint32_t ci, uint32_t ky, uint32_t kx, int16_t w0, int16_t w1) const {
+    Columns c[2] = {columns(g, o, kx), columns(g, o, kx + 1)};
+    ptrdiff_t lo, hi;
+    common(c, 2, lo, hi);
+    for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy)
+      if (const T* r = row(ci, oy, ky)) add_pairs(acc + size_t(oy) * g.out_w, r + (lo + c[0].shift), lo, hi, w0, w1);
+    add_border(ci, ky, A(w0), c[0], lo, hi);
+    add_border(ci, ky, A(w1), c[1], lo, hi);
+  }
+  // Kernel row ky of input channel ci with its taps w (kernel_w of them).
+  template <class W> void add_kernel_row(uint32_t ci, uint32_t ky, const W* w) const {
+    if (g.kernel_w == 3) {
+      A t[3] = {A(w[0]), A(w[1]), A(w[2])};
+      return add_row3(ci, ky, t);
+    }
+    [[maybe_unused]] bool pairs = o.stride[1] == 1 && o.dilation[1] == 1;
+    for (uint32_t kx = 0; kx < g.kernel_w; ++kx) {
+      if constexpr (std::is_same_v<T, int16_t>) {
+        if (pairs && kx + 1 < g.kernel_w) {
+          add_pair(ci, ky, kx, int16_t(w[kx]), int16_t(w[kx + 1]));
+          ++kx;
+          continue;
+        }
+      }
+      Columns c = columns(g, o, kx);
+      add_tap(ci, ky, A(w[kx]), c.lo, c.hi, c.shift);
+    }
+  }
+};
+
+// The convolution: per output channel, its plane's sums (float sums straight into y; int32 ones into scratch, one
+// plane), then finish(sum, channel) into y.
 template <class T, class W, class A, class Finish> void convolve(const ConvGeometry& g, const Conv2dOptions& o,
                                                                  const T* x, const W* w, A* scratch, float* y,
                                                                  Finish finish) {
-  constexpr bool kPairs = std::is_same_v<T, int16_t>;
   uint32_t in_per_group = g.in_channels / o.groups, out_per_group = g.out_channels / o.groups;
-  size_t plane = size_t(g.out_h) * g.out_w;
-  bool pairs = kPairs && o.stride[1] == 1 && o.dilation[1] == 1;
+  size_t plane = size_t(g.out_h) * g.out_w, taps = size_t(g.kernel_h) * g.kernel_w;
   for (uint32_t n = 0; n < g.batch; ++n)
     for (uint32_t co = 0; co < g.out_channels; ++co, y += plane) {
-      const T* xg = x + (size_t(n) * g.in_channels + (co / out_per_group) * in_per_group) * g.height * g.width;
-      const W* wt = w + size_t(co) * in_per_group * g.kernel_h * g.kernel_w;
       A* acc = scratch;
       if constexpr (std::is_same_v<A, float>) acc = y;
       for (size_t i = 0; i < plane; ++i) acc[i] = 0;
-      // tap·x over the outputs [lo, hi) of every row that kernel row ky reaches.
-      auto add_tap = [&](uint32_t ci, uint32_t ky, A tap, ptrdiff_t lo, ptrdiff_t hi, ptrdiff_t shift) {
-        for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
-          ptrdiff_t iy = ptrdiff_t(oy) * o.stride[0] - o.padding[0] + ptrdiff_t(ky) * o.dilation[0];
-          if (iy < 0 || iy >= ptrdiff_t(g.height)) continue;  // a padding row
-          const T* in = xg + (size_t(ci) * g.height + size_t(iy)) * g.width + (lo * o.stride[1] + shift);
-          A* out = acc + size_t(oy) * g.out_w + lo;
-          A* end = out + (hi - lo);
-          if (o.stride[1] == 1)
-            while (out != end) *out++ += A(*in++) * tap;
-          else
-            for (uint32_t step = o.stride[1]; out != end; in += step) *out++ += A(*in) * tap;
-        }
-      };
-      // All three taps of a kernel row where each reaches the input; the border columns one tap at a time.
-      auto add_kernel_row3 = [&](uint32_t ci, uint32_t ky) {
-        Columns c[3] = {columns(g, o, 0), columns(g, o, 1), columns(g, o, 2)};
-        ptrdiff_t lo = c[0].lo, hi = c[0].hi;
-        for (const Columns& k : c) lo = k.lo > lo ? k.lo : lo, hi = k.hi < hi ? k.hi : hi;
-        if (lo >= hi) lo = hi = c[0].lo;
-        A taps[3] = {A(wt[0]), A(wt[1]), A(wt[2])};
-        for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
-          ptrdiff_t iy = ptrdiff_t(oy) * o.stride[0] - o.padding[0] + ptrdiff_t(ky) * o.dilation[0];
-          if (iy < 0 || iy >= g.height) continue;
-          const T* row = xg + (size_t(ci) * g.height + size_t(iy)) * g.width;
-          add_row3(acc + size_t(oy) * g.out_w, row + (lo * o.stride[1] + c[0].shift), lo, hi, o.stride[1],
-                   o.dilation[1], taps);
-        }
-        for (uint32_t kx = 0; kx < 3; ++kx) {
-          add_tap(ci, ky, taps[kx], c[kx].lo, lo < c[kx].hi ? lo : c[kx].hi, c[kx].shift);
-          add_tap(ci, ky, taps[kx], hi > c[kx].lo ? hi : c[kx].lo, c[kx].hi, c[kx].shift);
-        }
-        wt += 3;
-      };
+      size_t first = size_t(n) * g.in_channels + (co / out_per_group) * in_per_group;
+      PlaneSums<T, A> sums{g, o, x + first * g.height * g.width, acc};
+      const W* wc = w + size_t(co) * in_per_group * taps;
       for (uint32_t ci = 0; ci < in_per_group; ++ci)
-        for (uint32_t ky = 0; ky < g.kernel_h; ++ky) {
-          if (g.kernel_w == 3) {
-            add_kernel_row3(ci, ky);
-            continue;
-          }
-          for (uint32_t kx = 0; kx < g.kernel_w; ++kx) {
-            Columns c0 = columns(g, o, kx);
-            if (!pairs || kx + 1 == g.kernel_w) {
-              add_tap(ci, ky, A(*wt++), c0.lo, c0.hi, c0.shift);
-              continue;
-            }
-            if constexpr (kPairs) {
-              Columns c1 = columns(g, o, kx + 1);
-              ptrdiff_t lo = c0.lo > c1.lo ? c0.lo : c1.lo, hi = c0.hi < c1.hi ? c0.hi : c1.hi;
-              if (lo >= hi) lo = hi = c0.lo;  // no column both taps reach
-              for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy) {
-                ptrdiff_t iy = ptrdiff_t(oy) * o.stride[0] - o.padding[0] + ptrdiff_t(ky) * o.dilation[0];
-                if (iy < 0 || iy >= g.height) continue;
-                const T* row = xg + (size_t(ci) * g.height + size_t(iy)) * g.width;
-                add_pairs(acc + size_t(oy) * g.out_w, row + (lo + c0.shift), lo, hi, wt[0], wt[1]);
-              }
-              // The columns only one of the taps reaches (padding).
-              add_tap(ci, ky, A(wt[0]), c0.lo, lo < c0.hi ? lo : c0.hi, c0.shift);
-              add_tap(ci, ky, A(wt[0]), hi > c0.lo ? hi : c0.lo, c0.hi, c0.shift);
-              add_tap(ci, ky, A(wt[1]), c1.lo, lo < c1.hi ? lo : c1.hi, c1.shift);
-              add_tap(ci, ky, A(wt[1]), hi > c1.lo ? hi : c1.lo, c1.hi, c1.shift);
-              wt += 2;
-              ++kx;
-            }
-          }
-        }
+        for (uint32_t ky = 0; ky < g.kernel_h; ++ky)
+          sums.add_kernel_row(ci, ky, wc + (ci * g.kernel_h + ky) * g.kernel_w);
       for (size_t i = 0; i < plane; ++i) y[i] = finish(acc[i], co);
     }
 }

@@ -94,6 +94,32 @@ TEST(MicroLayers, Int8Conv2dGivesTheHostedQuantizedConvolution) {
   expect_close(run(m, micro_shape(x.shape()), values(x)).first, values(quantized.forward(x)), 1e-6f);
 }
 
+TEST(MicroLayers, ConvolutionPathsAtTheBorders) {
+  // 3-wide rows with dilation and padding (f32), and int8 taps in pairs (a 4-wide kernel) next to padding.
+  Cpu::seed(25);
+  auto wide = nn::Conv2dConfig({2, 3}, {3, 3})
+                  .with_padding(nn::PaddingConfig::explicit_pad({2, 3}))
+                  .with_dilation({2, 2})
+                  .init<Cpu>();
+  Table t(wide.into_record());
+  micro::Conv2dOptions o;
+  o.padding[0] = 2, o.padding[1] = 3, o.dilation[0] = o.dilation[1] = 2;
+  micro::Conv2d m(o);
+  m.load(t.table(), "");
+  auto x = random_input<4>({1, 2, 5, 4}, 26);
+  expect_close(run(m, micro_shape(x.shape()), values(x)).first, values(wide.forward(x)), 1e-5f);
+
+  auto pairs = nn::Conv2dConfig({2, 3}, {2, 4}).with_padding(nn::PaddingConfig::explicit_pad({0, 2})).init<Cpu>();
+  auto quantized = quant::quantize(pairs, {});
+  Table q(pairs.into_record(), true);
+  micro::Conv2dOptions po;
+  po.padding[1] = 2;
+  micro::Conv2d mq(po);
+  mq.load(q.table(), "");
+  auto y = random_input<4>({1, 2, 4, 7}, 27);
+  expect_close(run(mq, micro_shape(y.shape()), values(y)).first, values(quantized.forward(y)), 1e-6f);
+}
+
 TEST(MicroLayers, PoolsMatchTheHostedLayers) {
   auto x = random_input<4>({2, 3, 7, 9}, 13);
   auto check = [&](const micro::Layer& m, const Tensor<Cpu, 4>& expected) {
