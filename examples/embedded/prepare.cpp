@@ -92,14 +92,7 @@ struct MicroRun {
 };
 
 MicroRun run_micro(const std::vector<micro_export::Array>& arrays, const std::vector<data::MnistItem>& items) {
-  std::vector<micro::Weight> entries;
-  for (const auto& a : arrays) {
-    micro::Shape shape;
-    for (uint32_t d : a.shape) shape = shape.append(d);
-    const void* data = a.int8() ? static_cast<const void*>(a.quantized.data()) : a.values.data();
-    entries.push_back({a.key.c_str(), a.int8() ? micro::DType::i8 : micro::DType::f32, shape, data,
-                       a.int8() ? a.scales.data() : nullptr, a.axis});
-  }
+  std::vector<micro::Weight> entries = micro_export::table_entries(arrays);
   embedded::DigitModel model;
   model.build(micro::WeightTable{entries.data(), entries.size()});  // throws scorch::Error on a bad record
   MicroRun run{{}, model.graph.arena_bytes(), model.graph.unplanned_bytes()};

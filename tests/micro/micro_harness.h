@@ -16,13 +16,7 @@ struct Table {
   explicit Table(const Record& record, bool int8 = false) : Table(record, int8_options(int8)) {}
   Table(const Record& record, const micro_export::Options& options) {
     arrays = micro_export::collect(record, options);
-    for (const auto& a : arrays) {
-      micro::Shape shape;
-      for (uint32_t d : a.shape) shape = shape.append(d);
-      const void* data = a.int8() ? static_cast<const void*>(a.quantized.data()) : a.values.data();
-      entries.push_back({a.key.c_str(), a.int8() ? micro::DType::i8 : micro::DType::f32, shape, data,
-                         a.int8() ? a.scales.data() : nullptr, a.axis});
-    }
+    entries = micro_export::table_entries(arrays);
   }
   Table(const Table&) = delete;
   static micro_export::Options int8_options(bool int8) {

@@ -219,6 +219,18 @@ Generated generate(const std::vector<Array>& arrays, const nlohmann::json& confi
   return g;
 }
 
+std::vector<micro::Weight> table_entries(const std::vector<Array>& arrays) {
+  std::vector<micro::Weight> entries;
+  for (const Array& a : arrays) {
+    micro::Shape shape;
+    for (uint32_t d : a.shape) shape = shape.append(d);
+    const void* data = a.int8() ? static_cast<const void*>(a.quantized.data()) : a.values.data();
+    entries.push_back({a.key.c_str(), a.int8() ? micro::DType::i8 : micro::DType::f32, shape, data,
+                       a.int8() ? a.scales.data() : nullptr, a.axis});
+  }
+  return entries;
+}
+
 Record load_record(const std::string& path) {
   auto ends = [&](const char* suffix) { return path.ends_with(suffix); };
   using formats::Format;

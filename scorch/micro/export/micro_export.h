@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scorch/micro/weights.h"
 #include "scorch/module/record.h"
 
 namespace scorch::micro_export {
@@ -54,6 +55,10 @@ struct Generated {
 /// name header_name ("digits_model.h").
 Generated generate(const std::vector<Array>& arrays, const nlohmann::json& config, const Options& options,
                    const std::string& header_name);
+
+/// The micro runtime's table entries over arrays (which must outlive them): the host's view of what the generated
+/// source holds, to run or plan a model without compiling it.
+std::vector<micro::Weight> table_entries(const std::vector<Array>& arrays);
 
 /// A record from a file: .mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, .safetensors, or .onnx (the importer's
 /// weights record); throws scorch::Error naming the file.
