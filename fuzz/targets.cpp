@@ -227,6 +227,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"sqlite", &sqlite},
     {"ir_op", &ir_op},
     {"remote_message", &remote_message},
+    {"micro_graph", &micro_graph},
 };
 }  // namespace
 

@@ -10,6 +10,9 @@ namespace scorch::fuzz {
 /// Parses bytes as one file format and reads everything it produced.
 using Target = void (*)(std::span<const std::byte> bytes);
 
+/// The micro runtime: a model described by the bytes, wired, planned and run (micro_target.cpp).
+void micro_graph(std::span<const std::byte> bytes);
+
 /// The target called name (the launcher fuzz_<name> runs it); nullptr when there is none.
 Target find_target(std::string_view name);
 

@@ -239,6 +239,20 @@ void remote_messages(const fs::path& out) {
   write("reply_result", remote::encode_reply(result));
   write("reply_error", remote::encode_reply(remote::error_reply(ShapeError("op", "shapes"))));
 }
+/// Models for micro_graph: a few byte strings that reach each layer kind and padded, strided, dilated kernels.
+void micro_graphs(const fs::path& out) {
+  auto write = seed_writer(out, "micro_graph");
+  const std::vector<std::vector<uint8_t>> seeds = {
+      {7, 0, 2, 8, 8, 1, 1, 1, 1, 1, 1, 0, 2, 2, 0, 1, 2, 2, 9, 9, 3, 2, 2, 1, 1, 0, 1, 0, 2, 1, 1, 5, 3},
+      {3, 1, 1, 5, 6, 2, 1, 2, 2, 1, 0, 1, 1, 3, 1, 1, 0, 1, 7, 7, 0, 2, 1, 1, 1, 2, 3, 1, 4, 2, 5, 1},
+      {9, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 0, 0, 0, 0, 0, 1, 1, 2, 3, 3, 5, 7, 1},
+      {200, 1, 2, 4, 4, 2, 2, 0, 2, 1, 1, 1, 1, 3, 1, 2, 3, 11, 11, 3, 3, 1, 1, 1, 2, 1, 0, 1, 4, 1, 2, 3, 6}};
+  for (size_t i = 0; i < seeds.size(); ++i) {
+    std::vector<std::byte> bytes;
+    for (uint8_t v : seeds[i]) bytes.push_back(std::byte{v});
+    write("model" + std::to_string(i), bytes);
+  }
+}
 }  // namespace
 }  // namespace scorch::fuzz
 
@@ -256,6 +270,7 @@ int main(int argc, char** argv) {
     scorch::fuzz::sqlite(out);
     scorch::fuzz::ir_ops(out);
     scorch::fuzz::remote_messages(out);
+    scorch::fuzz::micro_graphs(out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "write_corpus: %s\n", e.what());
     return 1;

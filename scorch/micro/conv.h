@@ -20,7 +20,7 @@ struct ConvGeometry {
 };
 
 /// [batch, in, h, w] → [batch, out, h', w'].
-class Conv2d : public Layer {
+class Conv2d final : public Layer {
  public:
   explicit Conv2d(const Conv2dOptions& options = {}) : options_(options) {}
   /// Reads prefix.weight ([out, in/groups, kh, kw]) and prefix.bias (optional).
@@ -30,11 +30,10 @@ class Conv2d : public Layer {
   size_t scratch_bytes(const Shape* in) const override;
   Status forward(const Args& args) const override;
 
- protected:
+ private:
+  friend class Conv1d;
   /// A Conv1d: a Conv2d whose input, output and weight drop the height.
   Conv2d(const Conv2dOptions& options, uint32_t spatial) : options_(options), spatial_(spatial) {}
-
- private:
   ConvGeometry geometry(const Shape& in) const;
   void run_f32(const ConvGeometry& g, const float* x, float* y) const;
   void run_int8(const ConvGeometry& g, const float* x, float* y, int16_t* xq) const;
@@ -52,18 +51,15 @@ struct Conv1dOptions {
 /// [batch, in, length] → [batch, out, length'] (weight [out, in/groups, k]).
 class Conv1d final {
  public:
-  explicit Conv1d(const Conv1dOptions& o = {}) : conv_(o) {}
+  explicit Conv1d(const Conv1dOptions& o = {})
+      : conv_(Conv2dOptions{{1, o.stride}, {0, o.padding}, {1, o.dilation}, o.groups}, 1) {}
   Status load(const WeightTable& table, const char* prefix) { return conv_.load(table, prefix); }
   /// The layer to add to a Graph.
   const Layer& layer() const { return conv_; }
   operator const Layer&() const { return conv_; }
 
  private:
-  struct As2d final : Conv2d {
-    explicit As2d(const Conv1dOptions& o)
-        : Conv2d(Conv2dOptions{{1, o.stride}, {0, o.padding}, {1, o.dilation}, o.groups}, 1) {}
-  };
-  As2d conv_;
+  Conv2d conv_;
 };
 
 }  // namespace SCORCH_MICRO_POLICY
