@@ -21,8 +21,8 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build install test format guide embedded bench bench-compare bench-compare-gpu example fixtures clean \
-  fuzz fuzz-build clang-test docs wasm wasm-test
+.PHONY: deps configure build install test format guide embedded bench bench-compare bench-compare-gpu example \
+  fixtures clean fuzz fuzz-build clang-test docs wasm wasm-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
 FUZZ_BUILD ?= build-fuzz

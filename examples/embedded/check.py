@@ -10,6 +10,7 @@ import argparse
 import json
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
@@ -75,6 +76,10 @@ def main():
     p.add_argument("--config")
     p.add_argument("--timeout", type=int, default=300)
     a = p.parse_args()
+    tools = ("arm-none-eabi-g++", "arm-none-eabi-size", "qemu-system-arm")
+    missing = [tool for tool in tools if not shutil.which(tool)]
+    if missing:
+        sys.exit(f"check.py: {', '.join(missing)} not found: scripts/install-deps.sh installs them")
     src, work = pathlib.Path(a.source_dir).resolve(), pathlib.Path(a.work_dir).resolve()
     gen = work / "generated"
     prepare = [a.prepare, "--out-dir", gen, "--count", a.count, "--epochs", a.epochs]
@@ -87,7 +92,7 @@ def main():
              gen / "model-config.json", "--out-dir", gen / variant] + extra)
     build = work / "firmware"
     run(["cmake", "-S", src, "-B", build, "-G", "Ninja", f"-DCMAKE_TOOLCHAIN_FILE={src}/cmake/arm-none-eabi.cmake",
-         f"-DSCORCH_EMBEDDED_GENERATED={gen}", "-DCMAKE_BUILD_TYPE=Release"], capture_output=True)
+         f"-DSCORCH_EMBEDDED_GENERATED={gen}", "-DCMAKE_BUILD_TYPE=Release"])
     run(["cmake", "--build", build])
     expected = json.loads((gen / "expected.json").read_text())
     report, failures = {"digits": len(expected["labels"])}, []
@@ -113,9 +118,11 @@ def main():
             failures.append(f"{variant}: firmware and the micro runtime on the host differ")
         need = 1.0 if variant == "f32" else INT8_AGREEMENT
         if r["agrees_with_hosted"] < need:
-            failures.append(f"{variant}: agrees with the hosted Cpu build on {r['agrees_with_hosted']:.3f} < {need}")
+            failures.append(f"{variant}: agrees with the hosted Cpu build on "
+                            f"{r['agrees_with_hosted']:.3f} < {need}")
         if int(model.group(3)) != expected[f"arena_{variant}"]:
-            failures.append(f"{variant}: firmware planned {model.group(3)} arena bytes, the host {expected[f'arena_{variant}']}")
+            failures.append(f"{variant}: firmware planned {model.group(3)} arena bytes, "
+                            f"the host {expected[f'arena_{variant}']}")
         if [s[1] for s in statuses] != ["arena", "shape", "missing"]:
             failures.append(f"{variant}: status checks returned {statuses}")
         fp = r["footprint"]

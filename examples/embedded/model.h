@@ -8,7 +8,7 @@ namespace embedded {
 
 namespace micro = scorch::micro;
 
-/// images [1, 28, 28] (normalized as the guide's batcher) → logits [1, num_classes].
+/// images [1, 1, 28, 28] (normalized as the guide's batcher) → logits [1, num_classes].
 struct DigitModel {
   micro::Conv2d conv1, conv2;
   micro::Relu relu;

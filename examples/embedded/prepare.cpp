@@ -39,6 +39,7 @@ Options parse(int argc, char** argv) {
     else throw ValueError("embedded-prepare", "unknown option " + flag);
   }
   if (o.out_dir.empty()) throw ValueError("embedded-prepare", "--out-dir is required");
+  if (o.count == 0 || o.hidden == 0) throw ValueError("embedded-prepare", "--count and --hidden must be at least 1");
   if (o.record.empty() != o.config.empty()) throw ValueError("embedded-prepare", "--record needs --config");
   return o;
 }

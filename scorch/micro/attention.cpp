@@ -15,11 +15,8 @@ Status MultiHeadAttention::load(const WeightTable& table, const char* prefix) {
   Linear loaded[4];  // kept only when everything checks out
   Linear* layers[] = {&loaded[0], &loaded[1], &loaded[2], &loaded[3]};
   for (int i = 0; i < 4; ++i) {
-    size_t n = 0;
-    for (const char* p = prefix; *p && n + 1 < sizeof key; ++p) key[n++] = *p;
-    if (n) key[n++] = '.';
-    for (const char* p = parts[i]; *p && n + 1 < sizeof key; ++p) key[n++] = *p;
-    key[n] = '\0';
+    if (!join_key(prefix, parts[i], key, sizeof key))
+      return raise(Message(Code::value, name()) << "key too long: " << prefix);
     SCORCH_MICRO_TRY(layers[i]->load(table, key));
   }
   uint32_t d = loaded[0].d_input();
@@ -42,11 +39,11 @@ Status MultiHeadAttention::infer(const Shape* in, Shape& out) const {
   return {};
 }
 
-size_t MultiHeadAttention::scratch_bytes(const Shape* in) const {
-  size_t values = align16(in[0].numel() * sizeof(float)), scores = align16(in[0][1] * sizeof(float));
-  size_t linear = 0;
+uint64_t MultiHeadAttention::scratch_bytes(const Shape* in) const {
+  uint64_t values = align16(in[0].count() * sizeof(float)), scores = align16(uint64_t(in[0][1]) * sizeof(float));
+  uint64_t linear = 0;
   for (const Linear* l : {&query_, &key_, &value_, &output_}) {
-    size_t s = l->scratch_bytes(in);
+    uint64_t s = l->scratch_bytes(in);
     linear = s > linear ? s : linear;
   }
   return 4 * values + scores + linear;

@@ -15,7 +15,7 @@ class MultiHeadAttention final : public Layer {
   Status load(const WeightTable& table, const char* prefix);
   const char* name() const override { return "micro::MultiHeadAttention"; }
   Status infer(const Shape* in, Shape& out) const override;
-  size_t scratch_bytes(const Shape* in) const override;
+  uint64_t scratch_bytes(const Shape* in) const override;
   Status forward(const Args& args) const override;
 
  private:

@@ -1,4 +1,4 @@
-// Conv1d and Conv2d (conv.h): direct loops over the output, one multiply-add per weight tap.
+// Conv1d and Conv2d (conv.h): each weight tap (or kernel row of three) multiplied into a whole output plane.
 #include "scorch/micro/conv.h"
 
 #include <cstring>
@@ -16,8 +16,8 @@ namespace {
 
 // The output size along one dim, or 0 when the kernel does not fit.
 uint32_t out_size(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t padding, uint32_t dilation) {
-  ptrdiff_t span = ptrdiff_t(dilation) * (kernel - 1) + 1, padded = ptrdiff_t(in) + 2 * ptrdiff_t(padding);
-  return padded < span || stride == 0 ? 0 : uint32_t((padded - span) / stride + 1);
+  int64_t span = int64_t(dilation) * (int64_t(kernel) - 1) + 1, padded = int64_t(in) + 2 * int64_t(padding);
+  return padded < span || stride == 0 || kernel == 0 ? 0 : uint32_t((padded - span) / stride + 1);
 }
 
 }  // namespace
@@ -27,6 +27,9 @@ Status Conv2d::load(const WeightTable& table, const char* prefix) {
   SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight));
   SCORCH_MICRO_TRY(check_weight(name(), *weight, spatial_ + 2, 0));
   uint32_t out = weight->shape[0];
+  const Conv2dOptions& o = options_;
+  if (!o.stride[0] || !o.stride[1] || !o.dilation[0] || !o.dilation[1])
+    return raise(Message(Code::value, name()) << "stride and dilation must be at least 1");
   if (options_.groups == 0 || out % options_.groups != 0)
     return raise(Message(Code::value, name())
                  << "groups " << int64_t(options_.groups) << " must divide the " << int64_t(out) << " output channels");
@@ -63,10 +66,10 @@ Status Conv2d::infer(const Shape* in, Shape& out) const {
   return {};
 }
 
-size_t Conv2d::scratch_bytes(const Shape* in) const {
+uint64_t Conv2d::scratch_bytes(const Shape* in) const {
   if (!weight_ || weight_->dtype != DType::i8) return 0;  // the quantized input, then one plane of int32 sums
   ConvGeometry g = geometry(in[0]);
-  return align16(in[0].numel() * sizeof(int16_t)) + size_t(g.out_h) * g.out_w * sizeof(int32_t);
+  return align16(in[0].count() * sizeof(int16_t)) + uint64_t(g.out_h) * g.out_w * sizeof(int32_t);
 }
 
 Status Conv2d::forward(const Args& args) const {
@@ -75,6 +78,8 @@ Status Conv2d::forward(const Args& args) const {
   else run_f32(g, args.in[0], args.out);
   return {};
 }
+
+namespace {
 
 // The outputs [lo, hi) of a row whose input column ix = ox·stride + shift lies in [0, width); shift = kx·dilation −
 // padding.
@@ -112,26 +117,27 @@ void add_pairs(int32_t* out, const int16_t* in, ptrdiff_t lo, ptrdiff_t hi, int1
 // v = out; v += x0·t0; v += x1·t1; v += x2·t2 (the taps' order, as one tap at a time would add them). in points at
 // output lo's first tap; step is the stride, gap the dilation.
 template <class T, class A>
-void add_row3(A* out, const T* in, ptrdiff_t lo, ptrdiff_t hi, uint32_t step, uint32_t gap, const A* t) {
+void add_three_taps(A* out, const T* in, ptrdiff_t lo, ptrdiff_t hi, uint32_t step, uint32_t gap, const A* t) {
   A* end = out + hi;
+  out += lo;
   if constexpr (std::is_same_v<T, int16_t>) {
 #if defined(__ARM_FEATURE_SIMD32)
     if (gap == 1) {  // the first two taps' inputs sit side by side: one SMLAD
       int16x2_t packed = int16x2_t(uint32_t(uint16_t(t[0])) | (uint32_t(uint16_t(t[1])) << 16));
-      for (out += lo; out != end; ++out, in += step) {
+      for (ptrdiff_t j = 0; out != end; ++out, j += step) {  // indices: no pointer past the row
         int16x2_t pair;
-        std::memcpy(&pair, in, sizeof pair);
-        *out = __smlad(pair, packed, *out) + int32_t(in[2]) * t[2];
+        std::memcpy(&pair, in + j, sizeof pair);
+        *out = __smlad(pair, packed, *out) + int32_t(in[j + 2]) * t[2];
       }
       return;
     }
 #endif
   }
-  for (out += lo; out != end; ++out, in += step) {
+  for (ptrdiff_t j = 0; out != end; ++out, j += step) {
     A v = *out;
-    v += A(in[0]) * t[0];
-    v += A(in[gap]) * t[1];
-    v += A(in[2 * gap]) * t[2];
+    v += A(in[j]) * t[0];
+    v += A(in[j + gap]) * t[1];
+    v += A(in[j + 2 * gap]) * t[2];
     *out = v;
   }
 }
@@ -160,8 +166,8 @@ template <class T, class A> struct PlaneSums {
       A *out = acc + size_t(oy) * g.out_w + lo, *end = out + (hi - lo);
       if (o.stride[1] == 1)
         while (out != end) *out++ += A(*in++) * tap;
-      else
-        for (uint32_t step = o.stride[1]; out != end; in += step) *out++ += A(*in) * tap;
+      else  // indices: a pointer stepped past the row's end would be undefined
+        for (ptrdiff_t j = 0, step = o.stride[1]; out != end; ++j) *out++ += A(in[j * step]) * tap;
     }
   }
   // The tap over c's columns outside [lo, hi) (those the other taps of its group do not reach: padding).
@@ -182,8 +188,8 @@ template <class T, class A> struct PlaneSums {
     common(c, 3, lo, hi);
     for (uint32_t oy = 0; oy < g.out_h && lo < hi; ++oy)
       if (const T* r = row(ci, oy, ky))
-        micro::add_row3(acc + size_t(oy) * g.out_w, r + (lo * o.stride[1] + c[0].shift), lo, hi, o.stride[1],
-                        o.dilation[1], t);
+        add_three_taps(acc + size_t(oy) * g.out_w, r + (lo * o.stride[1] + c[0].shift), lo, hi, o.stride[1],
+                       o.dilation[1], t);
     for (uint32_t kx = 0; kx < 3; ++kx) add_border(ci, ky, t[kx], c[kx], lo, hi);
   }
   // Taps kx and kx + 1 of int16 inputs at stride and dilation 1.
@@ -238,6 +244,8 @@ template <class T, class W, class A, class Finish> void convolve(const ConvGeome
       for (size_t i = 0; i < plane; ++i) y[i] = finish(acc[i], co);
     }
 }
+
+}  // namespace
 
 void Conv2d::run_f32(const ConvGeometry& g, const float* x, float* y) const {
   const float* bias = bias_ ? bias_->f32() : nullptr;

@@ -22,12 +22,13 @@ struct ConvGeometry {
 /// [batch, in, h, w] → [batch, out, h', w'].
 class Conv2d final : public Layer {
  public:
+  /// A layer with these options; load() then reads its weights.
   explicit Conv2d(const Conv2dOptions& options = {}) : options_(options) {}
   /// Reads prefix.weight ([out, in/groups, kh, kw]) and prefix.bias (optional).
   Status load(const WeightTable& table, const char* prefix);
   const char* name() const override { return spatial_ == 1 ? "micro::Conv1d" : "micro::Conv2d"; }
   Status infer(const Shape* in, Shape& out) const override;
-  size_t scratch_bytes(const Shape* in) const override;
+  uint64_t scratch_bytes(const Shape* in) const override;
   Status forward(const Args& args) const override;
 
  private:

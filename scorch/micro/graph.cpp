@@ -9,6 +9,15 @@ namespace {
 
 constexpr const char* kOp = "micro::Graph";
 constexpr uint32_t kUnplaced = 0xFFFFFFFFu;
+constexpr uint64_t kMaxBytes = 0xFFFFFFF0u;  // a buffer's or the arena's size: 32-bit offsets
+
+// Bytes of a float buffer of shape, 16-aligned, or 0 with false when they exceed kMaxBytes.
+bool buffer_bytes(const Shape& shape, uint32_t& bytes) {
+  uint64_t count = shape.count();
+  if (count > kMaxBytes / sizeof(float)) return false;
+  bytes = uint32_t(align16(count * sizeof(float)));
+  return true;
+}
 
 // Buffer i of the plan: node i/2's values (even i) or its scratch (odd i).
 struct BufferRef {
@@ -39,6 +48,9 @@ Value GraphBase::push(const Node& node, const char* op) {
 Value GraphBase::input(const Shape& shape) {
   if (!status_.ok()) return raise(status_), kNone;
   if (!shape.valid()) return fail(Message(Code::shape, kOp) << "input rank above 4"), kNone;
+  uint32_t bytes = 0;
+  if (!buffer_bytes(shape, bytes))
+    return fail(Message(Code::capacity, kOp) << "input " << shape << " exceeds 4 GiB"), kNone;
   Node n;
   n.shape = shape;
   return push(n, kOp);
@@ -48,6 +60,9 @@ Value GraphBase::add(const Layer& layer, Value x, Value y) {
   if (!status_.ok()) return raise(status_), kNone;
   Value in[2] = {x, y};
   uint32_t arity = layer.arity();
+  if (arity < 1 || arity > 2)
+    return fail(Message(Code::value, layer.name()) << "takes " << int64_t(arity) << " inputs; graphs run 1 or 2"),
+           kNone;
   for (uint32_t i = 0; i < 2; ++i) {
     bool wanted = i < arity, valid = in[i] >= 0 && uint32_t(in[i]) < count_;
     if (wanted != valid || (!wanted && in[i] != kNone))
@@ -66,8 +81,11 @@ Value GraphBase::add(const Layer& layer, Value x, Value y) {
       return fail(Message(Code::shape, layer.name()) << "view " << n.shape << " of " << shapes[0]), kNone;
     n.root = nodes_[x].root;
   } else {
-    n.bytes = uint32_t(align16(n.shape.numel() * sizeof(float)));
-    n.scratch_bytes = uint32_t(align16(layer.scratch_bytes(shapes)));
+    uint64_t scratch = align16(layer.scratch_bytes(shapes));
+    if (!buffer_bytes(n.shape, n.bytes) || scratch > kMaxBytes)
+      return fail(Message(Code::capacity, layer.name()) << "output " << n.shape << " or its scratch exceeds 4 GiB"),
+             kNone;
+    n.scratch_bytes = uint32_t(scratch);
   }
   return push(n, layer.name());
 }
@@ -78,11 +96,11 @@ Status GraphBase::finish(Value output) {
     return fail(Message(Code::value, kOp) << "output " << int64_t(output) << " is not a value of the graph");
   if (output_ != kNone) return fail(Message(Code::value, kOp) << "finish() called twice");
   output_ = output;
-  plan();
-  return {};
+  Status s = plan();
+  return s.ok() ? s : fail(s);
 }
 
-void GraphBase::plan() {
+Status GraphBase::plan() {
   for (uint32_t i = 0; i < count_; ++i) {
     nodes_[i].last_use = int16_t(i);
     nodes_[i].offset = nodes_[i].scratch_offset = kUnplaced;
@@ -111,15 +129,18 @@ void GraphBase::plan() {
         BufferRef p{&nodes_[i / 2], (i & 1) != 0};
         if (p.offset() == kUnplaced || p.bytes() == 0) continue;
         bool live_together = p.first(nodes_) <= best.last(nodes_) && best.first(nodes_) <= p.last(nodes_);
-        bool apart = offset >= p.offset() + p.bytes() || p.offset() >= offset + best.bytes();
+        bool apart = offset >= p.offset() + p.bytes() || p.offset() >= uint64_t(offset) + best.bytes();
         if (!live_together || apart) continue;
         offset = p.offset() + p.bytes();
         moved = true;
       }
     }
+    if (uint64_t(offset) + best.bytes() > kMaxBytes)
+      return Message(Code::capacity, kOp) << "the arena would exceed 4 GiB";
     best.offset() = offset;
     arena_bytes_ = offset + best.bytes() > arena_bytes_ ? offset + best.bytes() : arena_bytes_;
   }
+  return {};
 }
 
 Value GraphBase::root_of(Value v) const {
@@ -151,6 +172,13 @@ size_t GraphBase::unplanned_bytes() const {
   return total;
 }
 
+Status GraphBase::check_unchanged(const Node& n, const Shape* in) const {
+  Shape out;
+  if (n.layer->infer(in, out).ok() && out == n.shape && align16(n.layer->scratch_bytes(in)) <= n.scratch_bytes)
+    return {};
+  return raise(Message(Code::value, n.layer->name()) << "changed since the graph was planned (loaded again?)");
+}
+
 Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs, float* output, Hook hook,
                       void* context) const {
   if (!status_.ok()) return raise(status_);
@@ -162,7 +190,7 @@ Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs
   auto data = [&](Value v) -> float* {
     Value root = root_of(v);
     const Node& r = nodes_[root];
-    if (r.layer) return reinterpret_cast<float*>(base + r.offset);
+    if (r.layer) return reinterpret_cast<float*>(r.bytes ? base + r.offset : base);  // 0 bytes: never placed
     uint32_t index = 0;
     for (Value i = 0; i < root; ++i) index += nodes_[i].layer ? 0 : 1;
     return const_cast<float*>(inputs[index]);
@@ -172,6 +200,7 @@ Status GraphBase::run(void* arena, size_t arena_size, const float* const* inputs
     if (!n.layer || n.layer->is_view()) continue;
     Args a;
     for (uint32_t k = 0; k < 2 && n.in[k] != kNone; ++k) a.in[k] = data(n.in[k]), a.in_shape[k] = nodes_[n.in[k]].shape;
+    SCORCH_MICRO_TRY(check_unchanged(n, a.in_shape));
     a.out = data(Value(i));
     a.out_shape = n.shape;
     a.scratch = n.scratch_bytes ? base + n.scratch_offset : nullptr;

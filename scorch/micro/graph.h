@@ -9,7 +9,8 @@
 namespace scorch::micro {
 inline namespace SCORCH_MICRO_POLICY {
 
-/// A graph value: an input or a layer's output; kNone after an error.
+/// A graph value: an input or a layer's output; kNone after an error. Layers must not be loaded again once added
+/// (run() checks that their shapes and scratch still fit the plan).
 using Value = int16_t;
 inline constexpr Value kNone = -1;
 
@@ -23,8 +24,8 @@ struct Node {
   uint32_t offset = 0, bytes = 0, scratch_offset = 0, scratch_bytes = 0;
 };
 
-/// The graph over caller-owned node storage (Graph holds it inline). The first error sticks: later calls return it
-/// again (freestanding) or throw it again (hosted), and status() keeps it.
+/// The graph over caller-owned node storage (Graph holds it inline). The first error in building sticks: later calls
+/// return it again (freestanding) or throw it again (hosted), and status() keeps it; run()'s errors do not stick.
 class GraphBase {
  public:
   GraphBase(const GraphBase&) = delete;
@@ -41,9 +42,15 @@ class GraphBase {
   size_t arena_bytes() const { return arena_bytes_; }
   /// Bytes of every layer's output and scratch laid end to end (what a plan without reuse would take).
   size_t unplanned_bytes() const;
-  const Shape& shape(Value v) const { return nodes_[v].shape; }
+  /// Value v's shape (an empty shape for kNone or a value not in the graph).
+  const Shape& shape(Value v) const { return node(v).shape; }
+  /// The number of nodes (inputs included).
   uint32_t size() const { return count_; }
-  const Node& node(Value v) const { return nodes_[v]; }
+  /// Node v (an empty node for kNone or a value not in the graph).
+  const Node& node(Value v) const {
+    static constexpr Node kEmpty{};
+    return v >= 0 && uint32_t(v) < count_ ? nodes_[v] : kEmpty;
+  }
   /// Called before (done false) and after (done true) each layer a run computes: per-layer timing on a device.
   using Hook = void (*)(void* context, Value node, bool done);
   /// Runs the graph: inputs[i] holds input i's values, output gets the output's; arena is 16-byte aligned and
@@ -63,8 +70,10 @@ class GraphBase {
  private:
   Value push(const Node& node, const char* op);
   Status fail(const Status& s);
-  void plan();
+  Status plan();
   void reuse_inputs_in_place();
+  /// ok unless n's layer now gives another output shape or needs more scratch for in (loaded again after add()).
+  Status check_unchanged(const Node& n, const Shape* in) const;
   /// The node whose buffer holds v's values (following views and in-place layers).
   Value root_of(Value v) const;
   Node* nodes_;

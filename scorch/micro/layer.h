@@ -29,7 +29,7 @@ class Layer {
   /// out = the output shape for inputs in (arity() of them), or an error naming the layer and the shapes.
   virtual Status infer(const Shape* in, Shape& out) const = 0;
   /// Scratch bytes forward() needs for inputs in.
-  virtual size_t scratch_bytes(const Shape* in) const {
+  virtual uint64_t scratch_bytes(const Shape* in) const {
     (void)in;
     return 0;
   }

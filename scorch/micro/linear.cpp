@@ -29,10 +29,10 @@ Status Linear::infer(const Shape* in, Shape& out) const {
   return {};
 }
 
-size_t Linear::scratch_bytes(const Shape* in) const {
+uint64_t Linear::scratch_bytes(const Shape* in) const {
   (void)in;
   if (!weight_ || weight_->dtype != DType::i8) return 0;
-  return align16(d_input_ * sizeof(int16_t)) + d_output_ * sizeof(int32_t);
+  return align16(uint64_t(d_input_) * sizeof(int16_t)) + uint64_t(d_output_) * sizeof(int32_t);
 }
 
 Status Linear::forward(const Args& args) const {

@@ -14,7 +14,7 @@ class Linear final : public Layer {
   Status load(const WeightTable& table, const char* prefix);
   const char* name() const override { return "micro::Linear"; }
   Status infer(const Shape* in, Shape& out) const override;
-  size_t scratch_bytes(const Shape* in) const override;
+  uint64_t scratch_bytes(const Shape* in) const override;
   Status forward(const Args& args) const override;
   /// y[rows, d_output] = x[rows, d_input]·W + b; scratch holds scratch_bytes for those rows.
   void apply(const float* x, size_t rows, float* y, void* scratch) const;
@@ -31,6 +31,7 @@ class Linear final : public Layer {
 /// Rows of the weight for token ids: [..., n] ids (as floats) → [..., n, d_model].
 class Embedding final : public Layer {
  public:
+  /// Reads prefix.weight ([vocab, d_model]: f32, or int8 scaled per column).
   Status load(const WeightTable& table, const char* prefix);
   const char* name() const override { return "micro::Embedding"; }
   Status infer(const Shape* in, Shape& out) const override;

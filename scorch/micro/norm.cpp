@@ -13,9 +13,13 @@ Status vector_weight(const char* op, const WeightTable& table, const char* prefi
   SCORCH_MICRO_TRY(table.get(op, prefix, leaf, out, optional));
   if (!*out) return {};
   const Weight& w = **out;
-  if (w.dtype != DType::f32 || w.shape.rank() != 1 || (n && w.shape[0] != n))
-    return raise(Message(Code::shape, op)
-                 << "'" << w.name << "' " << w.shape << " should be a f32 vector" << (n ? " of " : "") << int64_t(n));
+  if (w.dtype != DType::f32) return raise(Message(Code::dtype, op) << "'" << w.name << "' must be f32, not int8");
+  if (w.shape.rank() != 1 || (n && w.shape[0] != n)) {
+    Message m(Code::shape, op);
+    m << "'" << w.name << "' " << w.shape << " should be a vector";
+    if (n) m << " of " << int64_t(n);
+    return raise(m);
+  }
   n = w.shape[0];
   return {};
 }
@@ -45,7 +49,8 @@ Status BatchNorm::infer(const Shape* in, Shape& out) const {
 Status BatchNorm::forward(const Args& args) const {
   const Shape& s = args.in_shape[0];
   uint32_t channels = s[1];
-  size_t inner = s.numel() / (size_t(s[0]) * channels);
+  size_t inner = 1;
+  for (uint32_t d = 2; d < s.rank(); ++d) inner *= s[d];
   const float* x = args.in[0];
   float* y = args.out;
   for (uint32_t n = 0; n < s[0]; ++n)
@@ -62,7 +67,7 @@ Status LayerNorm::load(const WeightTable& table, const char* prefix) {
   const Weight *gamma = nullptr, *beta = nullptr;
   SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "gamma", d_model, &gamma, true));
   SCORCH_MICRO_TRY(vector_weight(name(), table, prefix, "beta", d_model, &beta, true));
-  if (d_model == 0) return raise(Message(Code::missing, name()) << "no '" << prefix << ".gamma' or beta");
+  if (d_model == 0) return raise(Message(Code::missing, name()) << "no gamma or beta under '" << prefix << "'");
   gamma_ = gamma, beta_ = beta, d_model_ = d_model;
   return {};
 }

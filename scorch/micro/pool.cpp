@@ -39,6 +39,9 @@ const char* Pool::name() const {
 Status Pool::infer(const Shape* in, Shape& out) const {
   if (in[0].rank() != spatial_ + 2)
     return (Message(Code::shape, name()) << "input " << in[0] << " should have rank " << int64_t(spatial_ + 2));
+  for (uint32_t d = 0; d < 2; ++d)
+    if (!o_.kernel[d] || !o_.stride[d] || !o_.dilation[d])
+      return (Message(Code::value, name()) << "window, stride and dilation must be at least 1");
   uint32_t h = spatial_ == 2 ? in[0][2] : 1, w = in[0][spatial_ + 1];
   uint32_t oh = pooled(h, o_.kernel[0], o_.stride[0], o_.padding[0], o_.dilation[0]);
   uint32_t ow = pooled(w, o_.kernel[1], o_.stride[1], o_.padding[1], o_.dilation[1]);
@@ -84,9 +87,9 @@ Status Pool::forward(const Args& args) const {
 }
 
 Status AdaptiveAvgPool2d::infer(const Shape* in, Shape& out) const {
-  if (in[0].rank() != 4 || out_h_ == 0 || out_w_ == 0)
-    return (Message(Code::shape, name()) << "input " << in[0] << " should have rank 4 and the output size "
-                                         << int64_t(out_h_) << "x" << int64_t(out_w_) << " be nonzero");
+  if (in[0].rank() != 4 || out_h_ == 0 || out_w_ == 0 || in[0][2] == 0 || in[0][3] == 0)
+    return (Message(Code::shape, name()) << "input " << in[0] << " should have rank 4 and nonzero height and width, "
+                                         << "the output size " << int64_t(out_h_) << "x" << int64_t(out_w_) << " too");
   out = Shape{in[0][0], in[0][1], out_h_, out_w_};
   return {};
 }

@@ -32,8 +32,11 @@ class Pool final : public Layer {
 
 /// MaxPool2d(kernel, stride, padding): the hosted layer's defaults (stride = kernel).
 Pool MaxPool2d(uint32_t kernel, uint32_t stride = 0, uint32_t padding = 0);
+/// AvgPool2d(kernel, stride, padding, count_include_pad): stride 0 = kernel; padding divided in by default.
 Pool AvgPool2d(uint32_t kernel, uint32_t stride = 0, uint32_t padding = 0, bool count_include_pad = true);
+/// MaxPool1d over [batch, channels, length]: stride 0 = kernel.
 Pool MaxPool1d(uint32_t kernel, uint32_t stride = 0, uint32_t padding = 0);
+/// AvgPool1d over [batch, channels, length]: stride 0 = kernel.
 Pool AvgPool1d(uint32_t kernel, uint32_t stride = 0, uint32_t padding = 0, bool count_include_pad = true);
 
 /// Averages over PyTorch's adaptive windows to [batch, channels, out_h, out_w].

@@ -27,14 +27,27 @@ class Shape {
   constexpr uint32_t operator[](uint32_t i) const { return dims_[i]; }
   /// The last dim (1 for a scalar).
   constexpr uint32_t last() const { return rank() ? dims_[rank() - 1] : 1; }
-  /// The product of the dims.
+  /// The product of the dims in 64 bits, saturated at UINT64_MAX (what a size check needs on a 32-bit core).
+  constexpr uint64_t count() const {
+    uint64_t n = 1;
+    for (uint32_t i = 0; i < rank(); ++i) {
+      if (dims_[i] == 0) return 0;
+      n = n > UINT64_MAX / dims_[i] ? UINT64_MAX : n * dims_[i];
+    }
+    return n;
+  }
+  /// The product of the dims (a graph checks that its buffers' sizes fit first).
   constexpr size_t numel() const {
     size_t n = 1;
     for (uint32_t i = 0; i < rank(); ++i) n *= dims_[i];
     return n;
   }
   /// The product of the dims before the last (the rows a last-dim op visits).
-  constexpr size_t rows() const { return last() ? numel() / last() : 0; }
+  constexpr size_t rows() const {
+    size_t n = 1;
+    for (uint32_t i = 0; i + 1 < rank(); ++i) n *= dims_[i];
+    return n;
+  }
   constexpr void set(uint32_t i, uint32_t d) { dims_[i] = d; }
   /// This shape with one more trailing dim d (a no-op on a full shape).
   constexpr Shape append(uint32_t d) const {

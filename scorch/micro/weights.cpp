@@ -10,7 +10,8 @@ bool same_text(const char* a, const char* b) {
   return *a == *b;
 }
 
-// "prefix.leaf" (or leaf alone for an empty prefix) into buffer; false when it does not fit.
+}  // namespace
+
 bool join_key(const char* prefix, const char* leaf, char* buffer, size_t size) {
   size_t n = 0;
   for (const char* p = prefix; p && *p; ++p)
@@ -26,8 +27,6 @@ bool join_key(const char* prefix, const char* leaf, char* buffer, size_t size) {
   buffer[n] = '\0';
   return true;
 }
-
-}  // namespace
 
 float Weight::at(size_t i) const {
   if (dtype == DType::f32) return f32()[i];

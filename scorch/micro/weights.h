@@ -36,6 +36,9 @@ struct WeightTable {
   Status get(const char* op, const char* prefix, const char* leaf, const Weight** out, bool optional = false) const;
 };
 
+/// buffer = "prefix.leaf" (leaf alone for an empty prefix); false, buffer unspecified, when it does not fit in size.
+bool join_key(const char* prefix, const char* leaf, char* buffer, size_t size);
+
 /// ok when w's rank is rank, it is f32 (or int8 scaled along axis, when int8_axis ≥ 0); an error naming op otherwise.
 Status check_weight(const char* op, const Weight& w, uint32_t rank, int32_t int8_axis);
 

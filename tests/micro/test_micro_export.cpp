@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "micro_harness.h"
+#include "scorch/import/onnx/onnx_model.h"
 #include "scorch/quant/quantize.h"
 
 namespace scorch::micro_test {
@@ -75,6 +76,24 @@ TEST(MicroExport, GeneratesTheTableAndTheConfig) {
   EXPECT_NE(g.source.find("const scorch::micro::WeightTable weights{kEntries, 4};"), std::string::npos);
 }
 
+TEST(MicroExport, KeysAndConfigNamesAreValidCpp) {
+  Record r = Record::map();
+  r.set("odd \"key\"\\\nnext", Record(TensorData(std::vector<float>{1.0f}, {1})));
+  auto arrays = micro_export::collect(r, {});
+  auto g = micro_export::generate(arrays, nlohmann::json{{"class", 1}, {"__x", 2}, {"9a", 3}}, {}, "m.h");
+  EXPECT_NE(g.source.find("{\"odd \\\"key\\\"\\\\\\012next\", DType::f32"), std::string::npos) << g.source;
+  EXPECT_EQ(g.source.find("\nnext"), std::string::npos);  // the newline is escaped, in the comment too
+  EXPECT_NE(g.header.find("long long class_ = 1LL;"), std::string::npos) << g.header;
+  EXPECT_NE(g.header.find("long long k_x = 2LL;"), std::string::npos);
+  EXPECT_NE(g.header.find("long long k_9a = 3LL;"), std::string::npos);
+  EXPECT_THROW(micro_export::generate(arrays, nlohmann::json{{"a-b", 1}, {"a_b", 2}}, {}, "m.h"), FormatError);
+  micro_export::Options o;
+  o.name_space = "my-model";
+  EXPECT_THROW(micro_export::generate(arrays, nlohmann::json::object(), o, "m.h"), ValueError);
+  o.name_space = "app::weights";
+  EXPECT_NO_THROW(micro_export::generate(arrays, nlohmann::json::object(), o, "m.h"));
+}
+
 TEST(MicroExport, RefusesWhatTheRuntimeCannotHold) {
   Record big = Record::map();
   big.set("w", Record(TensorData(std::vector<float>(2, 0.0f), {1, 1, 1, 1, 2})));
@@ -103,9 +122,15 @@ TEST(MicroExport, ReadsEveryRecordFormatAndOnnx) {
     for (size_t i = 0; i < arrays.size(); ++i) EXPECT_EQ(arrays[i].values, expected[i].values) << file;
   }
   std::filesystem::remove_all(dir);
-  auto onnx =
-      micro_export::collect(micro_export::load_record(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/typed.onnx"), {});
-  EXPECT_FALSE(onnx.empty());
+  // An ONNX model's initializers under their own names.
+  std::string model = std::string(SCORCH_MODULE_FIXTURES) + "/onnx/typed.onnx";
+  auto onnx = micro_export::collect(micro_export::load_record(model), {});
+  auto initializers = onnx::read_model(model).graph.initializers;
+  ASSERT_EQ(onnx.size(), initializers.size());
+  for (const Array& a : onnx) {
+    ASSERT_TRUE(initializers.count(a.key)) << a.key;
+    EXPECT_EQ(a.values, initializers.at(a.key).convert(DType::F32).to_vector<float>()) << a.key;
+  }
 }
 
 }  // namespace

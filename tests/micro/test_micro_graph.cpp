@@ -149,5 +149,50 @@ TEST(MicroGraph, WeightsAreCheckedOnLoad) {
   EXPECT_THROW(grouped.load(c.table(), ""), ValueError);  // 3 groups do not divide 4 channels
 }
 
+TEST(MicroGraph, SizesAndOptionsOutOfRangeAreErrors) {
+  micro::Graph<4> huge;
+  EXPECT_THROW(huge.input({65536, 65536, 2}), ValueError);  // 32 GiB of floats: capacity
+  EXPECT_EQ(huge.status().code, micro::Code::capacity);
+  Cpu::seed(10);
+  Table c(nn::Conv2dConfig({1, 2}, {3, 3}).init<Cpu>().into_record());
+  micro::Conv2d strided(micro::Conv2dOptions{{0, 1}, {0, 0}, {1, 1}, 1});
+  EXPECT_THROW(strided.load(c.table(), ""), ValueError);  // stride 0
+  micro::Graph<3> g;
+  micro::Value x = g.input({1, 1, 4, 4});
+  EXPECT_THROW(g.add(micro::MaxPool2d(0), x), ValueError);  // an empty window
+  micro::Graph<3> a;
+  EXPECT_THROW(a.add(micro::AdaptiveAvgPool2d(2, 2), a.input({1, 1, 0, 4})), ShapeError);
+  micro::MultiHeadAttention mha(1);
+  EXPECT_THROW(mha.load(c.table(), std::string(100, 'p').c_str()), ValueError);  // a key past the buffer
+}
+
+TEST(MicroGraph, ALayerLoadedAgainAfterThePlanIsCaught) {
+  Table f32(linear_record(4, 2, 11)), wider(linear_record(4, 8, 12));
+  micro::Linear linear;
+  linear.load(f32.table(), "");
+  micro::Graph<2> g;
+  g.finish(g.add(linear, g.input({1, 4})));
+  linear.load(wider.table(), "");  // 8 outputs where the plan holds 2
+  Arena arena(g.arena_bytes());
+  std::vector<float> in(4), out(8);
+  EXPECT_THROW(g.run(arena.data(), g.arena_bytes(), in.data(), out.data()), ValueError);
+}
+
+TEST(MicroGraph, EmptyDimsRun) {
+  Cpu::seed(13);
+  auto bn = nn::BatchNormConfig(2).init<Cpu>();
+  Table t(bn.into_record());
+  micro::BatchNorm m;
+  m.load(t.table(), "");
+  EXPECT_TRUE(run(m, {0, 2, 3}, {}).first.empty());  // no batch: nothing to divide
+  Record empty = Record::map();                      // a Linear of no inputs gives its bias
+  empty.set("weight", Record(TensorData(std::vector<float>{}, {0, 3})));
+  empty.set("bias", Record(TensorData(std::vector<float>{1, 2, 3}, {3})));
+  Table e(empty);
+  micro::Linear l;
+  l.load(e.table(), "");
+  EXPECT_EQ(run(l, {2, 0}, {}).first, (std::vector<float>{1, 2, 3, 1, 2, 3}));
+}
+
 }  // namespace
 }  // namespace scorch::micro_test

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "scorch/backends/cpu/cpu_backend.h"
-#include "scorch/import/onnx/codegen/codegen.h"
 #include "scorch/import/onnx/onnx_model.h"
 #include "scorch/module/quantized_record.h"
 #include "scorch/module/recorder.h"
@@ -119,11 +119,66 @@ void walk(const Record& r, const std::string& key, const Options& options, std::
   out.push_back(std::move(a));
 }
 
+// key as a C++ string literal's contents: quotes, backslashes and every byte outside printable ASCII escaped.
+std::string escaped(const std::string& key) {
+  std::string out;
+  for (unsigned char c : key) {
+    if (c == '"' || c == '\\') out += '\\', out += char(c);
+    else if (c >= 0x20 && c < 0x7f && c != '?') out += char(c);  // '?': no trigraphs
+    else {
+      char octal[8];
+      std::snprintf(octal, sizeof octal, "\\%03o", c);
+      out += octal;
+    }
+  }
+  return out;
+}
+
+bool is_keyword(const std::string& id) {
+  static const char* const kKeywords[] = {
+      "alignas",     "alignof",   "and",        "and_eq",    "asm",      "auto",         "bitand",
+      "bitor",       "bool",      "break",      "case",      "catch",    "char",         "char8_t",
+      "char16_t",    "char32_t",  "class",      "compl",     "concept",  "const",        "consteval",
+      "constexpr",   "constinit", "const_cast", "continue",  "co_await", "co_return",    "co_yield",
+      "decltype",    "default",   "delete",     "do",        "double",   "dynamic_cast", "else",
+      "enum",        "explicit",  "export",     "extern",    "false",    "float",        "for",
+      "friend",      "goto",      "if",         "inline",    "int",      "long",         "mutable",
+      "namespace",   "new",       "noexcept",   "not",       "not_eq",   "nullptr",      "operator",
+      "or",          "or_eq",     "private",    "protected", "public",   "register",     "reinterpret_cast",
+      "requires",    "return",    "short",      "signed",    "sizeof",   "static",       "static_assert",
+      "static_cast", "struct",    "switch",     "template",  "this",     "thread_local", "throw",
+      "true",        "try",       "typedef",    "typeid",    "typename", "union",        "unsigned",
+      "using",       "virtual",   "void",       "volatile",  "wchar_t",  "while",        "xor",
+      "xor_eq"};
+  for (const char* k : kKeywords)
+    if (id == k) return true;
+  return false;
+}
+
+// A C++ identifier for a config key: other characters as one '_', never a keyword or a reserved name.
 std::string identifier(const std::string& key) {
   std::string id;
-  for (char c : key) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "_" + id;
-  return id;
+  for (char c : key) {
+    char ch = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    if (ch != '_' || id.empty() || id.back() != '_') id += ch;
+  }
+  bool leading = !id.empty() && id[0] == '_';
+  if (leading) id.erase(0, 1);  // one '_' at most: runs were collapsed
+  if (leading || id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "k_" + id;
+  return is_keyword(id) ? id + "_" : id;
+}
+
+// Throws unless name is a C++ namespace (identifiers joined by "::").
+void check_namespace(const std::string& name) {
+  size_t begin = 0;
+  while (true) {
+    size_t end = name.find("::", begin);
+    std::string part = name.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    bool ok = !part.empty() && identifier(part) == part && !std::isdigit(static_cast<unsigned char>(part[0]));
+    if (!ok) throw ValueError(kOp, "--namespace '" + name + "' is not a C++ namespace name");
+    if (end == std::string::npos) return;
+    begin = end + 2;
+  }
 }
 
 std::string float_text(float v) {
@@ -142,21 +197,29 @@ template <class T, class Text> void write_values(std::ostringstream& out, const 
 }
 
 // The config's values as constants: numbers, bools, strings and arrays of numbers; objects flattened with '_'.
-void write_config(std::ostringstream& out, const nlohmann::json& value, const std::string& name) {
+// Two keys that give one name are an error naming both; seen maps names to keys.
+void write_config(std::ostringstream& out, const nlohmann::json& value, const std::string& key,
+                  std::map<std::string, std::string>& seen) {
   if (value.is_object()) {
-    for (const auto& [k, v] : value.items()) write_config(out, v, name.empty() ? k : name + "_" + k);
+    for (const auto& [k, v] : value.items()) write_config(out, v, key.empty() ? k : key + "_" + k, seen);
     return;
   }
-  std::string id = identifier(name);
+  std::string id = identifier(key);
+  if (auto [at, fresh] = seen.emplace(id, key); !fresh)
+    throw FormatError(kOp, "config keys '" + at->second + "' and '" + key + "' both become " + id);
+  if (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX))
+    throw ValueError(kOp, "config value '" + key + "' = " + value.dump() + " does not fit a long long");
   if (value.is_boolean()) out << "inline constexpr bool " << id << " = " << (value.get<bool>() ? "true" : "false");
   else if (value.is_number_integer()) out << "inline constexpr long long " << id << " = " << value.dump() << "LL";
   else if (value.is_number()) out << "inline constexpr double " << id << " = " << value.dump();
-  else if (value.is_string()) out << "inline constexpr const char* " << id << " = " << value.dump();
-  else if (value.is_array() && std::all_of(value.begin(), value.end(), [](auto& e) { return e.is_number(); })) {
+  else if (value.is_string())
+    out << "inline constexpr const char* " << id << " = \"" << escaped(value.get<std::string>()) << "\"";
+  else if (value.is_array() && !value.empty() &&
+           std::all_of(value.begin(), value.end(), [](auto& e) { return e.is_number(); })) {
     out << "inline constexpr double " << id << "[] = {";
     for (size_t i = 0; i < value.size(); ++i) out << (i ? ", " : "") << value[i].dump();
-    out << (value.empty() ? "0" : "") << "}";
-  } else return;  // null, nested arrays: not constants a model needs
+    out << "}";
+  } else return;  // null, empty or nested arrays: not constants a model needs
   out << ";\n";
 }
 
@@ -174,6 +237,7 @@ std::vector<Array> collect(const Record& record, const Options& options) {
 
 Generated generate(const std::vector<Array>& arrays, const nlohmann::json& config, const Options& options,
                    const std::string& header_name) {
+  check_namespace(options.name_space);
   Generated g;
   for (const Array& a : arrays) g.flash_bytes += a.bytes();
   std::string from = options.source.empty() ? "a record" : std::filesystem::path(options.source).filename().string();
@@ -184,16 +248,18 @@ Generated generate(const std::vector<Array>& arrays, const nlohmann::json& confi
     << "extern const scorch::micro::WeightTable weights;\ninline constexpr size_t kWeightBytes = " << g.flash_bytes
     << ";\ninline constexpr bool kInt8 = " << (options.int8 ? "true" : "false") << ";\n\n"
     << "/// The model's config.\nnamespace config {\n";
-  write_config(h, config, "");
+  std::map<std::string, std::string> seen;
+  write_config(h, config, "", seen);
   h << "}  // namespace config\n\n}  // namespace " << options.name_space << "\n";
   s << "// Generated by scorch-micro-export from " << from << ": do not edit.\n#include \"" << header_name
     << "\"\n\nnamespace " << options.name_space << " {\nnamespace {\n\nusing scorch::micro::DType;\n\n";
   for (size_t i = 0; i < arrays.size(); ++i) {
     const Array& a = arrays[i];
-    s << "// " << a.key << (a.int8() ? " int8" : " f32") << "\n";
+    s << "// " << escaped(a.key) << (a.int8() ? " int8" : " f32") << "\n";
     if (a.int8()) {
       s << "alignas(16) const int8_t a" << i << "[] = {";
       write_values(s, a.quantized, [](int8_t v) { return std::to_string(int(v)); });
+      if (a.quantized.empty()) s << "0";  // no zero-size arrays in C++
       s << "};\nconst float a" << i << "_scales[] = {";
       write_values(s, a.scales, float_text);
     } else {
@@ -206,7 +272,7 @@ Generated generate(const std::vector<Array>& arrays, const nlohmann::json& confi
   s << "\nconst scorch::micro::Weight kEntries[] = {\n";
   for (size_t i = 0; i < arrays.size(); ++i) {
     const Array& a = arrays[i];
-    s << "    {\"" << a.key << "\", DType::" << (a.int8() ? "i8" : "f32") << ", {";
+    s << "    {\"" << escaped(a.key) << "\", DType::" << (a.int8() ? "i8" : "f32") << ", {";
     for (size_t d = 0; d < a.shape.size(); ++d) s << (d ? ", " : "") << a.shape[d] << "u";
     s << "}, a" << i << ", " << (a.int8() ? "a" + std::to_string(i) + "_scales" : "nullptr") << ", " << a.axis
       << "u},\n";
@@ -234,9 +300,10 @@ std::vector<micro::Weight> table_entries(const std::vector<Array>& arrays) {
 Record load_record(const std::string& path) {
   auto ends = [&](const char* suffix) { return path.ends_with(suffix); };
   using formats::Format;
-  if (ends(".onnx")) {
-    std::string file = std::filesystem::path(path).filename().string();
-    return onnx::generate_module(onnx::read_model(path), "model", file).weights;
+  if (ends(".onnx")) {  // the initializers under their names ("conv1.weight" from PyTorch's exporter)
+    Record r = Record::map();
+    for (auto& [name, data] : onnx::read_model(path).graph.initializers) r.set(name, Record(std::move(data)));
+    return r;
   }
   if (ends(".safetensors")) return detail::load_safetensors(path, {});
   if (ends(".mpk")) return detail::load_record_file(path, Format::NamedMpk, false);

@@ -14,7 +14,8 @@ namespace scorch::micro_export {
 
 /// What to write.
 struct Options {
-  /// Symmetric int8 weights with a scale per output channel for every float weight of rank ≥ 2 (Linear's [d_input,
+  /// Symmetric int8 weights with a scale per output channel for every float tensor of rank ≥ 2 whose key ends in
+  /// "weight" (Linear's [d_input,
   /// d_output]: per column; Conv's [out, ...]: per row), as the hosted quant::quantize.
   bool int8 = false;
   /// Dotted keys kept in f32 under int8 (an Embedding's weight, say).
@@ -60,8 +61,8 @@ Generated generate(const std::vector<Array>& arrays, const nlohmann::json& confi
 /// source holds, to run or plan a model without compiling it.
 std::vector<micro::Weight> table_entries(const std::vector<Array>& arrays);
 
-/// A record from a file: .mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, .safetensors, or .onnx (the importer's
-/// weights record); throws scorch::Error naming the file.
+/// A record from a file: .mpk, .mpk.gz, .bin, .bin.gz, .json, .json.gz, .safetensors, or .onnx (its initializers
+/// under their own names); throws scorch::Error naming the file.
 Record load_record(const std::string& path);
 
 }  // namespace scorch::micro_export

@@ -27,11 +27,16 @@ std::vector<std::string> split(const std::string& text) {
   return out;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path temporary = path.string() + ".tmp";
-  std::ofstream(temporary) << text;
-  if (!std::ifstream(temporary)) throw scorch::IoError("micro-export", "cannot write '" + path.string() + "'");
-  std::filesystem::rename(temporary, path);  // all or nothing
+// Writes each (path, text) to a temporary beside it, checks every write, then renames them all into place: a
+// failed write leaves the old files.
+void write_files(const std::vector<std::pair<std::filesystem::path, std::string>>& files) {
+  for (const auto& [path, text] : files) {
+    std::ofstream out(path.string() + ".tmp", std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw scorch::IoError("micro-export", "cannot write '" + path.string() + ".tmp'");
+  }
+  for (const auto& [path, text] : files) std::filesystem::rename(path.string() + ".tmp", path);
 }
 
 }  // namespace
@@ -54,6 +59,8 @@ int main(int argc, char** argv) {
     else return std::cerr << "scorch-micro-export: unknown argument '" << arg << "'\n" << kUsage, 2;
   }
   if (model.empty() || name.empty()) return std::cerr << kUsage, 2;
+  if (name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos)
+    return std::cerr << "scorch-micro-export: --name '" << name << "' must be letters, digits, '_' or '-'\n", 2;
   try {
     options.source = model;
     nlohmann::json config = nlohmann::json::object();
@@ -66,8 +73,8 @@ int main(int argc, char** argv) {
     auto arrays = collect(load_record(model), options);
     Generated g = generate(arrays, config, options, name + ".h");
     std::filesystem::create_directories(out_dir);
-    write_file(std::filesystem::path(out_dir) / (name + ".h"), g.header);
-    write_file(std::filesystem::path(out_dir) / (name + ".cpp"), g.source);
+    std::filesystem::path dir = out_dir;
+    write_files({{dir / (name + ".h"), g.header}, {dir / (name + ".cpp"), g.source}});
     std::cout << "scorch-micro-export: " << arrays.size() << " arrays, " << g.flash_bytes << " bytes -> " << out_dir
               << "/" << name << ".{h,cpp}\n";
   } catch (const std::exception& e) {
