@@ -228,6 +228,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"ir_op", &ir_op},
     {"remote_message", &remote_message},
     {"micro_graph", &micro_graph},
+    {"store_request", &store_request},
 };
 }  // namespace
 

@@ -13,6 +13,9 @@ using Target = void (*)(std::span<const std::byte> bytes);
 /// The micro runtime: a model described by the bytes, wired, planned and run (micro_target.cpp).
 void micro_graph(std::span<const std::byte> bytes);
 
+/// The rendezvous store's server: the bytes sent on one connection (store_target.cpp).
+void store_request(std::span<const std::byte> bytes);
+
 /// The target called name (the launcher fuzz_<name> runs it); nullptr when there is none.
 Target find_target(std::string_view name);
 

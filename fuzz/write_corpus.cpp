@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -253,6 +254,29 @@ void micro_graphs(const fs::path& out) {
     write("model" + std::to_string(i), bytes);
   }
 }
+/// Requests for store_request: a set, a get of it, an add, a wait, and a length past the limit.
+void store_requests(const fs::path& out) {
+  auto write = seed_writer(out, "store_request");
+  auto request = [](char op, const std::string& key, const std::string& value) {
+    std::string r(1, op);
+    uint32_t n = uint32_t(key.size());
+    r.append(reinterpret_cast<const char*>(&n), 4).append(key);
+    n = uint32_t(value.size());
+    r.append(reinterpret_cast<const char*>(&n), 4).append(value);
+    return r;
+  };
+  std::string ms(8, '\0'), one(8, '\0');
+  ms[0] = 50, one[0] = 1;
+  std::string bytes =
+      request('S', "key", "value") + request('G', "key", ms) + request('A', "count", one) + request('W', "key", ms);
+  auto as_bytes = [](const std::string& s) {
+    std::vector<std::byte> b(s.size());
+    std::memcpy(b.data(), s.data(), s.size());
+    return b;
+  };
+  write("session", as_bytes(bytes));
+  write("huge_length", as_bytes(std::string("S\xff\xff\xff\x7f", 5)));
+}
 }  // namespace
 }  // namespace scorch::fuzz
 
@@ -271,6 +295,7 @@ int main(int argc, char** argv) {
     scorch::fuzz::ir_ops(out);
     scorch::fuzz::remote_messages(out);
     scorch::fuzz::micro_graphs(out);
+    scorch::fuzz::store_requests(out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "write_corpus: %s\n", e.what());
     return 1;

