@@ -21,7 +21,8 @@ struct QuantParams {
 /// least 6.1e-5 (0.1 when the range is empty) and the integer offset nearest the one that maps 0 exactly.
 QuantParams choose_quant_params(float min, float max, QuantRange range);
 
-/// x quantized with 1/scale = inverse and offset zero, clamped to [lo, hi] (NaN → zero), as a float holding an integer.
+/// x quantized with 1/scale = inverse and offset zero, clamped to [lo, hi] (NaN → zero): a float holding an
+/// integer.
 inline float quantize_affine(float x, float inverse, float zero, float lo, float hi) {
   float scaled = x * inverse;
   float q = std::nearbyint(std::isnan(scaled) ? 0.0f : scaled) + zero;

@@ -12,16 +12,6 @@
 
 namespace scorch::micro {
 inline namespace SCORCH_MICRO_POLICY {
-namespace {
-
-// The output size along one dim, or 0 when the kernel does not fit.
-uint32_t out_size(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t padding, uint32_t dilation) {
-  int64_t span = int64_t(dilation) * (int64_t(kernel) - 1) + 1, padded = int64_t(in) + 2 * int64_t(padding);
-  return padded < span || stride == 0 || kernel == 0 ? 0 : uint32_t((padded - span) / stride + 1);
-}
-
-}  // namespace
-
 Status Conv2d::load(const WeightTable& table, const char* prefix) {
   const Weight *weight = nullptr, *bias = nullptr;  // kept only when everything checks out
   SCORCH_MICRO_TRY(table.get(name(), prefix, "weight", &weight));
@@ -46,8 +36,8 @@ ConvGeometry Conv2d::geometry(const Shape& in) const {
   bool two = spatial_ == 2;
   ConvGeometry g{in[0], in[1], two ? in[2] : 1, in[spatial_ + 1], w[0], two ? w[2] : 1, w[spatial_ + 1], 0, 0};
   const Conv2dOptions& o = options_;
-  g.out_h = out_size(g.height, g.kernel_h, o.stride[0], o.padding[0], o.dilation[0]);
-  g.out_w = out_size(g.width, g.kernel_w, o.stride[1], o.padding[1], o.dilation[1]);
+  g.out_h = window_outputs(g.height, g.kernel_h, o.stride[0], o.padding[0], o.dilation[0]);
+  g.out_w = window_outputs(g.width, g.kernel_w, o.stride[1], o.padding[1], o.dilation[1]);
   return g;
 }
 

@@ -47,6 +47,13 @@ class Layer {
   ~Layer() = default;
 };
 
+/// Outputs of a window (kernel taps dilation apart) sliding by stride over in values padded on each side; 0 when
+/// the window does not fit or kernel or stride is 0.
+inline uint32_t window_outputs(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t padding, uint32_t dilation) {
+  int64_t span = int64_t(dilation) * (int64_t(kernel) - 1) + 1, padded = int64_t(in) + 2 * int64_t(padding);
+  return padded < span || stride == 0 || kernel == 0 ? 0 : uint32_t((padded - span) / stride + 1);
+}
+
 /// Layers that map every element on its own with F::apply (activations): output shape = input shape, computed in
 /// place when the graph allows.
 template <class F> class Elementwise : public Layer {

@@ -15,11 +15,6 @@ Pool2dOptions square(uint32_t kernel, uint32_t stride, uint32_t padding, bool in
   return o;
 }
 
-uint32_t pooled(uint32_t in, uint32_t kernel, uint32_t stride, uint32_t padding, uint32_t dilation) {
-  int64_t span = int64_t(dilation) * (kernel - 1) + 1, padded = int64_t(in) + 2 * int64_t(padding);
-  return padded < span || stride == 0 || kernel == 0 ? 0 : uint32_t((padded - span) / stride + 1);
-}
-
 }  // namespace
 
 Pool MaxPool2d(uint32_t k, uint32_t s, uint32_t p) { return Pool(Pool::Kind::max, 2, square(k, s, p, true, 2)); }
@@ -43,8 +38,8 @@ Status Pool::infer(const Shape* in, Shape& out) const {
     if (!o_.kernel[d] || !o_.stride[d] || !o_.dilation[d])
       return (Message(Code::value, name()) << "window, stride and dilation must be at least 1");
   uint32_t h = spatial_ == 2 ? in[0][2] : 1, w = in[0][spatial_ + 1];
-  uint32_t oh = pooled(h, o_.kernel[0], o_.stride[0], o_.padding[0], o_.dilation[0]);
-  uint32_t ow = pooled(w, o_.kernel[1], o_.stride[1], o_.padding[1], o_.dilation[1]);
+  uint32_t oh = window_outputs(h, o_.kernel[0], o_.stride[0], o_.padding[0], o_.dilation[0]);
+  uint32_t ow = window_outputs(w, o_.kernel[1], o_.stride[1], o_.padding[1], o_.dilation[1]);
   if (oh == 0 || ow == 0)
     return (Message(Code::shape, name()) << "input " << in[0] << " is smaller than the window "
                                          << int64_t(o_.kernel[1]));
