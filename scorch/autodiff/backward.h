@@ -52,6 +52,8 @@ template <class B> Gradients<B> run_backward(const AutodiffTensor<B>& root) {
       throw ValueError("backward",
                        std::string("the graph through op '") + node->op_name() +
                            "' was already used by an earlier backward(); add the losses and call backward() once");
+    if (grad && node->keeps_grad() && node->num_parents() == 0)  // a leaf: nothing adds to its gradient any more
+      if (auto* observer = leaf_gradient_observer<P>()) observer->leaf_ready(node->id(), *grad);
     if (grad) node->backward(std::move(*grad), grads);
     else node->drop_cache();
     node.reset();

@@ -102,6 +102,20 @@ template <class P> class NodeBase {
   bool keeps_grad_ = false;
 };
 
+/// Told of each leaf's gradient as soon as backward has finished it (a data-parallel reducer starts summing it
+/// across ranks while the rest of the backward pass runs).
+template <class P> class LeafGradientObserver {
+ public:
+  virtual ~LeafGradientObserver() = default;
+  /// grad is the final gradient of leaf node id in this backward pass.
+  virtual void leaf_ready(uint64_t id, const P& grad) = 0;
+};
+/// The observer of this thread's backward passes (null: none).
+template <class P> LeafGradientObserver<P>*& leaf_gradient_observer() {
+  thread_local LeafGradientObserver<P>* observer = nullptr;
+  return observer;
+}
+
 /// A tensor created by require_grad: it has no parents and keeps its gradient.
 template <class P> class LeafNode final : public NodeBase<P> {
  public:

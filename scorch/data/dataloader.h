@@ -122,10 +122,28 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
       order.resize(n);
       for (size_t i = 0; i < n; ++i) order[i] = i;
     }
+    if (shard_) order = shard_->take(order);
     return EpochIterator<B, I, O>(this->shared_from_this(), std::move(order));
   }
-  size_t num_items() const { return dataset_->len(); }
-  size_t num_batches() const { return (dataset_->len() + batch_size_ - 1) / batch_size_; }
+  /// Items of one epoch (this rank's share when sharded).
+  size_t num_items() const { return shard_ ? shard_->share(dataset_->len()) : dataset_->len(); }
+  size_t num_batches() const { return (num_items() + batch_size_ - 1) / batch_size_; }
+  /// This loader's share for rank of world data-parallel ranks: each epoch's order (shuffled alike on every rank:
+  /// the same seed) dealt out item by item, rank r taking items r, r + world, ... (as PyTorch's
+  /// DistributedSampler), so batch k of all ranks together is batch k of a loader of world × batch_size items.
+  /// even: every rank gets n / world items (the last n % world of each epoch's order are skipped: the ranks run
+  /// the same number of steps); otherwise ranks below n % world get one more. No item is seen twice in an epoch.
+  std::shared_ptr<DataLoader> shard(size_t rank, size_t world, bool even = true) const {
+    if (world == 0 || rank >= world)
+      throw ValueError("DataLoader::shard", "rank " + std::to_string(rank) + " is not in a world of " +
+                                                std::to_string(world));
+    if (shard_) throw ValueError("DataLoader::shard", "the loader is already a shard");
+    auto out = std::make_shared<DataLoader>(dataset_, batcher_, batch_size_, seed_, workers(), device_);
+    out->shard_ = Shard{rank, world, even};
+    return out;
+  }
+  /// True for a loader made by shard().
+  bool sharded() const { return shard_.has_value(); }
   size_t batch_size() const { return batch_size_; }
   size_t workers() const { return pool_ ? pool_->size() : 0; }
   const Device& device() const { return device_; }
@@ -136,13 +154,26 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
   }
   /// The same loader producing batches on another device.
   std::shared_ptr<DataLoader> to_device(const Device& device) const {
-    return std::make_shared<DataLoader>(dataset_, batcher_, batch_size_, seed_, workers(), device);
+    auto out = std::make_shared<DataLoader>(dataset_, batcher_, batch_size_, seed_, workers(), device);
+    out->shard_ = shard_;
+    return out;
   }
 
  private:
   friend class EpochIterator<B, I, O>;
   using State = typename EpochIterator<B, I, O>::State;
 
+  /// Rank `rank`'s items of an epoch's order.
+  struct Shard {
+    size_t rank, world;
+    bool even;
+    size_t share(size_t n) const { return even ? n / world : n / world + (rank < n % world ? 1 : 0); }
+    std::vector<size_t> take(const std::vector<size_t>& order) const {
+      std::vector<size_t> mine(share(order.size()));
+      for (size_t k = 0; k < mine.size(); ++k) mine[k] = order[rank + k * world];
+      return mine;
+    }
+  };
   size_t batch_len(size_t b, size_t total) const { return std::min(batch_size_, total - b * batch_size_); }
   /// What a worker needs to make a batch; tasks hold this, never the loader (whose destructor
   /// joins the workers).
@@ -201,6 +232,7 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
   std::shared_ptr<const Source> source_;
   std::unique_ptr<WorkerPool> pool_;
   mutable std::atomic<uint64_t> epoch_{0};
+  std::optional<Shard> shard_;
 };
 
 /// Configures and builds a DataLoader.

@@ -42,11 +42,11 @@ class GlooStore final : public gloo::rendezvous::Store {
   TcpStore& store_;
 };
 
-ReduceFn reduce_fn(ReduceOp op) {
+template <class T> ReduceFn reduce_fn(ReduceOp op) {
   switch (op) {
-    case ReduceOp::max: return &gloo::max<float>;
-    case ReduceOp::min: return &gloo::min<float>;
-    default: return &gloo::sum<float>;
+    case ReduceOp::max: return &gloo::max<T>;
+    case ReduceOp::min: return &gloo::min<T>;
+    default: return &gloo::sum<T>;
   }
 }
 
@@ -76,6 +76,7 @@ ProcessGroupOptions options_from_env() {
   ProcessGroupOptions o;
   o.world_size = int(env_number("WORLD_SIZE", 1, 1, 1 << 20));
   o.rank = int(env_number("RANK", 0, 0, o.world_size - 1));
+  o.local_rank = int(env_number("LOCAL_RANK", 0, 0, o.world_size - 1));
   if (const char* addr = std::getenv("MASTER_ADDR"); addr && *addr) o.master_addr = addr;
   o.master_port = uint16_t(env_number("MASTER_PORT", 29500, 1, 65535));
   o.rank0_serves_store = std::getenv("SCORCH_STORE_SERVED") == nullptr;
@@ -88,6 +89,20 @@ struct ProcessGroup::Impl {
   std::unique_ptr<TcpStore> store;
   std::shared_ptr<gloo::rendezvous::Context> context;
   std::mutex mutex;  // one collective at a time: Gloo's context is not shared between calls
+  int local_rank = 0;
+
+  template <class T> void all_reduce(T* data, size_t n, ReduceOp op, int size) {
+    if (n == 0) return;
+    std::lock_guard lock(mutex);
+    guarded("distributed::all_reduce", [&] {
+      gloo::AllreduceOptions o(context);
+      o.setOutput(data, n);
+      o.setReduceFunction(reduce_fn<T>(op));
+      gloo::allreduce(o);
+    });
+    if (op == ReduceOp::mean)
+      for (size_t i = 0; i < n; ++i) data[i] /= T(size);
+  }
 };
 
 ProcessGroup::ProcessGroup(const ProcessGroupOptions& o) : impl_(std::make_unique<Impl>()) {
@@ -95,6 +110,7 @@ ProcessGroup::ProcessGroup(const ProcessGroupOptions& o) : impl_(std::make_uniqu
   if (o.world_size < 1 || o.rank < 0 || o.rank >= o.world_size)
     throw ValueError("distributed::ProcessGroup",
                      "rank " + std::to_string(o.rank) + " is not in a world of " + std::to_string(o.world_size));
+  impl_->local_rank = o.local_rank;
   bool serve = o.rank == 0 && o.rank0_serves_store;
   impl_->store = std::make_unique<TcpStore>(o.master_addr, o.master_port, serve, o.timeout);
   guarded("distributed::ProcessGroup", [&] {
@@ -114,18 +130,10 @@ ProcessGroup::~ProcessGroup() = default;
 int ProcessGroup::rank() const { return impl_->context->rank; }
 int ProcessGroup::size() const { return impl_->context->size; }
 
-void ProcessGroup::all_reduce(float* data, size_t n, ReduceOp op) {
-  if (n == 0) return;
-  std::lock_guard lock(impl_->mutex);
-  guarded("distributed::all_reduce", [&] {
-    gloo::AllreduceOptions o(impl_->context);
-    o.setOutput(data, n);
-    o.setReduceFunction(reduce_fn(op));
-    gloo::allreduce(o);
-  });
-  if (op == ReduceOp::mean)
-    for (size_t i = 0; i < n; ++i) data[i] /= float(size());
-}
+int ProcessGroup::local_rank() const { return impl_->local_rank; }
+
+void ProcessGroup::all_reduce(float* data, size_t n, ReduceOp op) { impl_->all_reduce(data, n, op, size()); }
+void ProcessGroup::all_reduce(double* data, size_t n, ReduceOp op) { impl_->all_reduce(data, n, op, size()); }
 
 void ProcessGroup::broadcast(void* data, size_t bytes, int root) {
   if (root < 0 || root >= size())
@@ -165,6 +173,16 @@ void ProcessGroup::barrier() {
     gloo::BarrierOptions o(impl_->context);
     gloo::barrier(o);
   });
+}
+
+bool launched_distributed() { return env_number("WORLD_SIZE", 1, 1, 1 << 20) > 1; }
+
+std::shared_ptr<ProcessGroup> default_group() {
+  static std::mutex mutex;
+  static std::shared_ptr<ProcessGroup> group;
+  std::lock_guard lock(mutex);
+  if (!group && launched_distributed()) group = std::make_shared<ProcessGroup>(options_from_env());
+  return group;
 }
 
 }  // namespace scorch::distributed

@@ -15,6 +15,8 @@ enum class ReduceOp : uint8_t { sum, mean, max, min };
 /// Where this rank stands in the run and where the store is.
 struct ProcessGroupOptions {
   int rank = 0, world_size = 1;
+  /// This process's rank among those of its machine (which of its GPUs it drives).
+  int local_rank = 0;
   /// The store's host and port (rank 0's machine, or the launcher's).
   std::string master_addr = "127.0.0.1";
   uint16_t master_port = 29500;
@@ -26,7 +28,7 @@ struct ProcessGroupOptions {
   std::chrono::milliseconds timeout{30000};
 };
 
-/// Options from torchrun's environment: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; SCORCH_STORE_SERVED=1 (the
+/// Options from torchrun's environment: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT; SCORCH_STORE_SERVED=1 (the
 /// launcher serves the store), SCORCH_DIST_TIMEOUT_MS, SCORCH_DIST_HOSTNAME. Throws ValueError naming a bad variable.
 ProcessGroupOptions options_from_env();
 
@@ -42,8 +44,11 @@ class ProcessGroup {
 
   int rank() const;
   int size() const;
+  /// The rank among this machine's processes (ProcessGroupOptions::local_rank).
+  int local_rank() const;
   /// data[0, n) combined across ranks, in place on every rank.
   void all_reduce(float* data, size_t n, ReduceOp op = ReduceOp::sum);
+  void all_reduce(double* data, size_t n, ReduceOp op = ReduceOp::sum);
   /// root's bytes copied into every rank's data.
   void broadcast(void* data, size_t bytes, int root);
   /// out[r·n, (r + 1)·n) = rank r's in[0, n), on every rank.
@@ -57,5 +62,11 @@ class ProcessGroup {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// True when torchrun's environment names a world of more than one process (WORLD_SIZE > 1).
+bool launched_distributed();
+/// The process-wide group of torchrun's environment (options_from_env), joined at the first call as
+/// torch.distributed.init_process_group; nullptr unless launched_distributed().
+std::shared_ptr<ProcessGroup> default_group();
 
 }  // namespace scorch::distributed

@@ -11,6 +11,7 @@
 #include <typeindex>
 
 #include "scorch/data/dataloader.h"
+#include "scorch/distributed/data_parallel.h"
 #include "scorch/optim/grad_scaler.h"
 #include "scorch/optim/lr_scheduler.h"
 #include "scorch/train/learner_types.h"
@@ -108,6 +109,7 @@ template <Module M, class Optim> class Learner {
   requires TrainStep<M, OT> M fit(std::shared_ptr<data::DataLoader<BT, IT, OT>> train,
                                   std::shared_ptr<data::DataLoader<BV, IV, OV>> valid) {
     if (!train) throw ValueError("Learner::fit", "no training data loader");
+    if (options_.group) shard_for_rank(train, valid);
     using Item = typename detail::TrainItemOf<decltype(model_.train_step(std::declval<const OT&>()))>::type;
     using ValidModel = decltype(model_.valid());
     using ValidItem = decltype(std::declval<const ValidModel&>().valid_step(std::declval<const OV&>()));
@@ -123,8 +125,24 @@ template <Module M, class Optim> class Learner {
   Interrupter interrupter() const { return options_.interrupter; }
   /// The loss scaler (disabled unless mixed_precision turned it on): its scale and skipped steps.
   const optim::GradScaler& grad_scaler() const { return scaler_; }
+  /// The data-parallel group this learner trains in (null: one process).
+  const std::shared_ptr<distributed::ProcessGroup>& group() const { return options_.group; }
 
  private:
+  /// Data-parallel: this rank's share of the loaders (unless already sharded), on this rank's device.
+  template <class BT, class IT, class OT, class BV, class IV, class OV>
+  void shard_for_rank(std::shared_ptr<data::DataLoader<BT, IT, OT>>& train,
+                      std::shared_ptr<data::DataLoader<BV, IV, OV>>& valid) const {
+    size_t rank = size_t(options_.group->rank()), world = size_t(options_.group->size());
+    if (!train->sharded()) train = train->shard(rank, world, true);
+    if (valid && !valid->sharded()) valid = valid->shard(rank, world, false);
+    auto devices = scorch::devices(model_);
+    if (devices.size() != 1) return;
+    if constexpr (std::same_as<typename BT::Device, DeviceOf<M>>) train = train->to_device(devices.front());
+    if constexpr (std::same_as<typename BV::Device, DeviceOf<M>>)
+      if (valid) valid = valid->to_device(devices.front());
+  }
+
   template <class BT, class IT, class OT, class BV, class IV, class OV, class Item, class ValidItem> struct Hooks final
       : TrainingHooks {
     using ValidModel = decltype(std::declval<const M&>().valid());
@@ -137,6 +155,7 @@ template <Module M, class Optim> class Learner {
     std::optional<data::EpochIterator<BV, IV, OV>> valid_it;
     std::optional<ValidModel> valid_model;
     optim::GradientsAccumulator<M> accumulator;
+    std::unique_ptr<distributed::GradientReducer<M>> reducer;  // data-parallel only
     size_t accumulated = 0;
     double lr = 0;
 
@@ -146,7 +165,14 @@ template <Module M, class Optim> class Learner {
           train_loader(std::move(t)),
           valid_loader(std::move(v)),
           train_metrics(l.options_.metrics[0], "train"),
-          valid_metrics(l.options_.metrics[1], "valid") {}
+          valid_metrics(l.options_.metrics[1], "valid") {
+      if (!l.options_.group) return;
+      auto devices = scorch::devices(l.model_);
+      if (devices.size() != 1)
+        throw DeviceError("Learner::fit", "data-parallel training needs the model on one device, it is on " +
+                                              std::to_string(devices.size()));
+      reducer = distributed::make_gradient_reducer<M>(l.options_.group, devices.front(), l.options_.reducer);
+    }
 
     void start_epoch(Split split, size_t epoch) override {
       if (split == Split::Train) train_it.emplace(train_loader->iter_at(epoch - 1));
@@ -167,7 +193,9 @@ template <Module M, class Optim> class Learner {
       }
       auto batch = train_it->next();
       if (!batch) return std::nullopt;
+      if (reducer) reducer->begin(l.model_);
       auto output = l.autocast([&] { return l.model_.train_step(*batch); }, l.scaler_.scale());
+      if (reducer) output.grads = reducer->finish(l.model_, std::move(output.grads));
       accumulator.accumulate(l.model_, std::move(output.grads));
       if (++accumulated == l.options_.grads_accumulation) step();
       auto p = train_it->progress();
@@ -193,6 +221,16 @@ template <Module M, class Optim> class Learner {
       l.optim_.load_record(r.optim);
       l.scheduler_->load_record(r.scheduler);
       if (r.grad_scaler) l.scaler_.load_record(*r.grad_scaler);
+    }
+    void start_run() override {
+      if (!l.options_.group) return;
+      auto& group = *l.options_.group;
+      CheckpointRecords r = group.rank() == 0 ? records() : CheckpointRecords{};
+      r.model = distributed::broadcast_record(group, r.model);
+      r.optim = distributed::broadcast_record(group, r.optim);
+      r.scheduler = distributed::broadcast_record(group, r.scheduler);
+      if (l.scaler_.enabled()) r.grad_scaler = distributed::broadcast_record(group, r.grad_scaler.value_or(Record()));
+      if (group.rank() != 0) restore(r);
     }
     std::string describe() const override {
       return std::string(M::scorch_module_name) + " (" + std::to_string(l.model_.num_params()) + " parameters)";
@@ -276,12 +314,22 @@ class LearnerBuilder {
     options_.num_epochs = n;
     return *this;
   }
-  /// The devices to train on (one: the model and batches go there).
+  /// The devices to train on: one (the model and batches go there), or one per process of a data-parallel run
+  /// (`scorch-run --nproc N`): each process trains on devices[LOCAL_RANK].
   template <class Device> LearnerBuilder& devices(const std::vector<Device>& devices) {
-    if (devices.size() != 1)
-      throw ValueError("LearnerBuilder::devices",
-                       "training runs on exactly one device, got " + std::to_string(devices.size()));
-    device_ = devices.front();
+    if (devices.empty()) throw ValueError("LearnerBuilder::devices", "no device");
+    devices_.assign(devices.begin(), devices.end());
+    return *this;
+  }
+  /// Trains data-parallel in group (one process per device: parameters sent from rank 0 at the start, gradients
+  /// averaged across the ranks during backward, each rank a share of every epoch, metrics combined, rank 0 alone
+  /// writing). A learner built under scorch-run or torchrun's environment (WORLD_SIZE > 1) joins
+  /// distributed::default_group() without this call.
+  LearnerBuilder& data_parallel(std::shared_ptr<distributed::ProcessGroup> group,
+                                distributed::ReducerOptions reducer = {}) {
+    if (!group) throw ValueError("LearnerBuilder::data_parallel", "no process group");
+    options_.group = std::move(group);
+    options_.reducer = reducer;
     return *this;
   }
   /// Resumes after the checkpoint of epoch (model, optimizer, scheduler and metric history).
@@ -324,14 +372,10 @@ class LearnerBuilder {
   template <Module M, class Optim>
   Learner<M, Optim> build(M model, Optim optim, std::unique_ptr<optim::LrScheduler> scheduler) const {
     if (!scheduler) throw ValueError("LearnerBuilder::build", "no learning-rate scheduler");
-    if (device_.has_value()) {
-      auto* device = std::any_cast<DeviceOf<M>>(&device_);
-      if (!device)
-        throw DeviceError("LearnerBuilder::build",
-                          "the device given to devices() is not a " + std::string(BackendOf<M>::name()) + " device");
-      model = model.fork(*device);
-    }
-    return Learner<M, Optim>(std::move(model), std::move(optim), std::move(scheduler), options_, precision_);
+    LearnerOptions options = options_;
+    if (!options.group) options.group = distributed::default_group();
+    if (!devices_.empty()) model = model.fork(chosen_device<M>(options.group.get()));
+    return Learner<M, Optim>(std::move(model), std::move(optim), std::move(scheduler), std::move(options), precision_);
   }
 
  private:
@@ -339,9 +383,28 @@ class LearnerBuilder {
     options_.metrics[split].push_back(std::make_shared<Mt>(std::move(metric)));
     return *this;
   }
+  /// This process's device of those given to devices(): the only one, or devices[LOCAL_RANK] in a group.
+  template <Module M> DeviceOf<M> chosen_device(const distributed::ProcessGroup* group) const {
+    size_t k = 0;
+    if (devices_.size() > 1) {
+      if (!group)
+        throw ValueError("LearnerBuilder::devices",
+                         std::to_string(devices_.size()) + " devices train with one process each: launch the program "
+                         "with `scorch-run --nproc " + std::to_string(devices_.size()) + "` (or call data_parallel)");
+      k = size_t(group->local_rank());
+      if (k >= devices_.size())
+        throw ValueError("LearnerBuilder::devices", "local rank " + std::to_string(k) + " has no device: " +
+                                                        std::to_string(devices_.size()) + " given");
+    }
+    auto* device = std::any_cast<DeviceOf<M>>(&devices_[k]);
+    if (!device)
+      throw DeviceError("LearnerBuilder::build",
+                        "the device given to devices() is not a " + std::string(BackendOf<M>::name()) + " device");
+    return *device;
+  }
   LearnerOptions options_;
   std::optional<MixedPrecision> precision_;
-  std::any device_;
+  std::vector<std::any> devices_;
 };
 
 }  // namespace scorch::train

@@ -99,6 +99,7 @@ std::vector<MetricEntry> InMemoryMetricLogger::entries(Split split, size_t epoch
 }
 
 void ExperimentLog::info(const std::string& line) {
+  if (file_.empty()) return;
   std::lock_guard lock(mutex_);
   std::ofstream out(file_, std::ios::app);
   std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

@@ -71,6 +71,7 @@ class InMemoryMetricLogger final : public MetricLogger {
 /// Timestamped lines appended to a file (the artifact directory's experiment.log); thread-safe.
 class ExperimentLog {
  public:
+  /// Appends to file (an empty name: writes nothing, as on data-parallel ranks other than 0).
   explicit ExperimentLog(std::string file) : file_(std::move(file)) {}
   void info(const std::string& line);
 

@@ -3,18 +3,37 @@
 #include <filesystem>
 
 #include "scorch/core/error.h"
+#include "scorch/train/metric_format.h"
 #include "scorch/train/report.h"
 
 namespace scorch::train {
 namespace fs = std::filesystem;
 namespace {
 const char* kCheckpointNames[4] = {"model", "optim", "scheduler", "grad_scaler"};
-}
+
+// Data-parallel ranks other than 0 show nothing.
+class SilentRenderer final : public MetricsRenderer {
+ public:
+  void start(const RunInfo&) override {}
+  void update(Split, const std::vector<MetricEntry>&, const TrainingProgress&) override {}
+  void end_epoch(Split, size_t, const MetricsStore&) override {}
+  void finish(const std::string&) override {}
+};
+}  // namespace
 
 TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)) {
   if (options_.artifact_dir.empty()) throw ValueError("LearnerBuilder", "the artifact directory is empty");
   if (options_.num_epochs == 0) throw ValueError("LearnerBuilder::num_epochs", "must be at least 1");
   if (options_.grads_accumulation == 0) throw ValueError("LearnerBuilder::grads_accumulation", "must be at least 1");
+  if (options_.checkpoint && !options_.checkpoint_recorder)
+    throw ValueError("LearnerBuilder::checkpoint", "resuming from epoch " + std::to_string(*options_.checkpoint) +
+                                                       " needs with_file_checkpointer(recorder)");
+  if (!rank0()) {  // rank 0 alone writes and shows; the others only train
+    log_ = std::make_unique<ExperimentLog>("");
+    options_.loggers.clear(), options_.renderer = std::make_shared<SilentRenderer>();
+    options_.plots = options_.summary = false;
+    return;
+  }
   fs::create_directories(options_.artifact_dir);
   log_ = std::make_unique<ExperimentLog>((fs::path(options_.artifact_dir) / "experiment.log").string());
   if (options_.loggers.empty()) options_.loggers.push_back(std::make_shared<FileMetricLogger>(options_.artifact_dir));
@@ -24,9 +43,6 @@ TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)
     for (int k = 0; k < (options_.grad_scaler ? 4 : 3); ++k)
       checkpointers_[k] = std::make_unique<FileCheckpointer>((fs::path(options_.artifact_dir) / "checkpoint").string(),
                                                              kCheckpointNames[k], *options_.checkpoint_recorder);
-  if (options_.checkpoint && !checkpointers_[0])
-    throw ValueError("LearnerBuilder::checkpoint", "resuming from epoch " + std::to_string(*options_.checkpoint) +
-                                                       " needs with_file_checkpointer(recorder)");
 }
 
 TrainingLoop::~TrainingLoop() = default;
@@ -64,10 +80,21 @@ bool TrainingLoop::run_split(TrainingHooks& hooks, Split split, size_t epoch) {
   int s = split == Split::Valid;
   for (const auto& metric : options_.metrics[s]) metric->clear();
   hooks.start_epoch(split, epoch);
+  running_sums_.assign(options_.metrics[s].size(), 0.0), running_weights_.assign(options_.metrics[s].size(), 0.0);
   for (size_t iteration = 1;; ++iteration) {
     if (guard_) guard_->poll();
-    if (options_.interrupter.should_stop()) return false;
+    bool stop = options_.interrupter.should_stop();
+    if (stop && !options_.group) return false;
+    // Data-parallel ranks run the iteration (its collectives) even when stopping, then stop together.
     auto result = hooks.iterate(split, epoch, iteration);
+    if (options_.group) {
+      if (!combine_iteration(split, result, stop)) break;
+      if (stop) {
+        if (!options_.interrupter.should_stop()) options_.interrupter.stop("another data-parallel rank stopped");
+        return false;
+      }
+      if (!result) continue;  // this rank's share of the split is done; others still have batches
+    }
     if (!result) break;
     for (const auto& entry : result->entries) {
       for (const auto& logger : options_.loggers) logger->log(split, epoch, entry);
@@ -103,13 +130,41 @@ void TrainingLoop::checkpoint(TrainingHooks& hooks, size_t epoch) {
   }
 }
 
+bool TrainingLoop::combine_iteration(Split split, std::optional<IterationResult>& result, bool& stop) {
+  size_t m = options_.metrics[split == Split::Valid].size();
+  std::vector<double> v(2 + 2 * m, 0.0);  // has a batch, stop, then each metric's value × weight and weight
+  v[0] = result ? 1 : 0, v[1] = stop ? 1 : 0;
+  for (size_t k = 0; result && k < m && k < result->entries.size(); ++k)
+    if (const auto& e = result->entries[k]; e.value && e.format) v[2 + 2 * k] = *e.value * e.weight, v[3 + 2 * k] = e.weight;
+  options_.group->all_reduce(v.data(), v.size());
+  stop = v[1] > 0;
+  if (v[0] == 0) return false;
+  for (size_t k = 0; k < m; ++k) running_sums_[k] += v[2 + 2 * k], running_weights_[k] += v[3 + 2 * k];
+  for (size_t k = 0; result && k < m && k < result->entries.size(); ++k)
+    if (auto& e = result->entries[k]; e.value && e.format && v[3 + 2 * k] > 0)
+      e = numeric_entry(v[2 + 2 * k] / v[3 + 2 * k], running_sums_[k] / running_weights_[k], *e.format, v[3 + 2 * k]);
+  return true;
+}
+
+bool TrainingLoop::should_stop_early(size_t epoch) {
+  if (!options_.early_stopping) return false;
+  bool stop = rank0() && options_.early_stopping->should_stop(epoch, store_);
+  if (options_.group) {
+    uint8_t flag = stop;
+    options_.group->broadcast(&flag, 1, 0);
+    stop = flag != 0;
+  }
+  return stop;
+}
+
 FitReport TrainingLoop::run(TrainingHooks& hooks) {
   FitReport report;
   size_t first = 1;
   if (options_.checkpoint) {
-    resume(hooks, *options_.checkpoint);
+    if (rank0()) resume(hooks, *options_.checkpoint);
     first = *options_.checkpoint + 1;
   }
+  hooks.start_run();
   report.epochs_completed = first - 1;
   if (options_.stop_on_signals) guard_ = std::make_unique<SignalStopGuard>(options_.interrupter);
   log_->info("training " + hooks.describe() + " for epochs " + std::to_string(first) + " to " +
@@ -127,7 +182,7 @@ FitReport TrainingLoop::run(TrainingHooks& hooks) {
       }
       checkpoint(hooks, epoch);
       report.epochs_completed = epoch;
-      if (options_.early_stopping && options_.early_stopping->should_stop(epoch, store_)) {
+      if (should_stop_early(epoch)) {
         report.stopped_early = true;
         report.reason = "early stopping after epoch " + std::to_string(epoch);
         log_->info(report.reason);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "scorch/distributed/process_group.h"
+#include "scorch/distributed/reducer_options.h"
 #include "scorch/train/checkpoint.h"
 #include "scorch/train/control.h"
 #include "scorch/train/logger.h"
@@ -33,6 +35,10 @@ struct LearnerOptions {
   bool plots = true;
   bool stop_on_signals = true;  // Ctrl-C stops the run cleanly instead of killing it
   bool grad_scaler = false;     // mixed precision with loss scaling: its state is checkpointed too
+  // Data-parallel training: this process's group (null: one process). Metrics are combined across the ranks;
+  // only rank 0 renders, logs, writes checkpoints and reads them back (then sends them to the others).
+  std::shared_ptr<distributed::ProcessGroup> group;
+  distributed::ReducerOptions reducer;
 };
 
 /// One iteration's outcome, reported by the typed learner.
@@ -61,6 +67,8 @@ class TrainingHooks {
   virtual void restore(const CheckpointRecords& records) = 0;
   /// A one-line description of the model for the summary.
   virtual std::string describe() const = 0;
+  /// Called once before the first epoch, after a resume (data-parallel: rank 0's state goes to every rank).
+  virtual void start_run() {}
 };
 
 /// How a fit ended.
@@ -80,6 +88,12 @@ class TrainingLoop {
 
  private:
   bool run_split(TrainingHooks& hooks, Split split, size_t epoch);
+  /// Data-parallel: combines one iteration across the ranks (result's numeric entries become the ranks' weighted
+  /// means); false once no rank has a batch left. Sets stop when some rank was asked to stop.
+  bool combine_iteration(Split split, std::optional<IterationResult>& result, bool& stop);
+  /// Data-parallel: rank 0's early-stopping decision, on every rank.
+  bool should_stop_early(size_t epoch);
+  bool rank0() const { return !options_.group || options_.group->rank() == 0; }
   void checkpoint(TrainingHooks& hooks, size_t epoch);
   void resume(TrainingHooks& hooks, size_t epoch);
   LearnerOptions options_;
@@ -87,6 +101,7 @@ class TrainingLoop {
   std::unique_ptr<ExperimentLog> log_;
   std::unique_ptr<SignalStopGuard> guard_;
   std::unique_ptr<FileCheckpointer> checkpointers_[4];  // model, optim, scheduler, grad scaler
+  std::vector<double> running_sums_, running_weights_;   // data-parallel: each metric's epoch so far, all ranks
 };
 
 }  // namespace scorch::train

@@ -23,7 +23,7 @@ MetricEntry numeric_entry(double batch_value, double running_value, const Format
   return {
       format.name,   "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format),
       serialized,    batch_value,
-      running_value, weight};
+      running_value, weight,        format};
 }
 
 MetricEntry NumericMetricState::update(double value, size_t batch_size, const FormatOptions& format) {

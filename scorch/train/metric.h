@@ -18,16 +18,6 @@ struct MetricMetadata {
   std::optional<double> lr;                     // the learning rate of the step (training only)
 };
 
-/// One update's result: a display string and a serialized value for the loggers.
-struct MetricEntry {
-  std::string name;
-  std::string formatted;          // e.g. "epoch 85.20 % - batch 87.50 %"
-  std::string serialized;         // the batch value as written to the log files
-  std::optional<double> value;    // the batch value when numeric
-  std::optional<double> running;  // the epoch's running value when numeric
-  double weight = 1;              // what the batch value counts for in the epoch's mean (its rows, for accuracy)
-};
-
 /// How a numeric metric is shown: its name, unit and decimals.
 struct FormatOptions {
   std::string name;
@@ -42,6 +32,17 @@ struct FormatOptions {
     precision = p;
     return *this;
   }
+};
+
+/// One update's result: a display string and a serialized value for the loggers.
+struct MetricEntry {
+  std::string name;
+  std::string formatted;          // e.g. "epoch 85.20 % - batch 87.50 %"
+  std::string serialized;         // the batch value as written to the log files
+  std::optional<double> value;    // the batch value when numeric
+  std::optional<double> running;  // the epoch's running value when numeric
+  double weight = 1;              // what the batch value counts for in the epoch's mean (its rows, for accuracy)
+  std::optional<FormatOptions> format = {};  // how a numeric value is shown (to format values combined across ranks)
 };
 
 /// A running mean weighted by batch size, the state most numeric metrics share.

@@ -1,0 +1,247 @@
+// NcclCommunicator (scorch/distributed/nccl.h): NCCL loaded with dlopen (types from the toolkit's nccl.h, no link),
+// the unique id sent through the ProcessGroup, collectives queued on the Cuda op stream (tensor collectives) or on
+// a stream of the communicator's own ordered by events (gradient buckets, overlapping the backward pass).
+#include "scorch/distributed/nccl.h"
+
+#include <dlfcn.h>
+#include <nccl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+
+#include "scorch/backends/cuda/device_runtime.h"
+#include "scorch/core/error.h"
+
+namespace scorch::distributed {
+namespace {
+
+using backends::cuda::CudaTensor;
+
+// The NCCL entry points this file uses.
+struct NcclApi {
+  ncclResult_t (*get_unique_id)(ncclUniqueId*) = nullptr;
+  ncclResult_t (*comm_init_rank)(ncclComm_t*, int, ncclUniqueId, int) = nullptr;
+  ncclResult_t (*comm_destroy)(ncclComm_t) = nullptr;
+  ncclResult_t (*comm_abort)(ncclComm_t) = nullptr;
+  ncclResult_t (*all_reduce)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                             cudaStream_t) = nullptr;
+  ncclResult_t (*broadcast)(const void*, void*, size_t, ncclDataType_t, int, ncclComm_t, cudaStream_t) = nullptr;
+  ncclResult_t (*all_gather)(const void*, void*, size_t, ncclDataType_t, ncclComm_t, cudaStream_t) = nullptr;
+  ncclResult_t (*reduce_scatter)(const void*, void*, size_t, ncclDataType_t, ncclRedOp_t, ncclComm_t,
+                                 cudaStream_t) = nullptr;
+  const char* (*error_string)(ncclResult_t) = nullptr;
+  std::string error;  // why loading failed
+};
+
+template <class F> void bind(void* lib, const char* name, F& fn, std::string& error) {
+  fn = reinterpret_cast<F>(::dlsym(lib, name));
+  if (!fn && error.empty()) error = std::string("libnccl has no ") + name;
+}
+
+const NcclApi& api() {
+  static const NcclApi loaded = [] {
+    NcclApi a;
+    ::setenv("NCCL_NVLS_ENABLE", "0", 0);  // NVLink multicast stays off unless asked for
+    const char* path = std::getenv("SCORCH_NCCL_LIBRARY");
+    void* lib = ::dlopen(path && *path ? path : "libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      a.error = std::string("cannot load NCCL: ") + ::dlerror();
+      return a;
+    }
+    bind(lib, "ncclGetUniqueId", a.get_unique_id, a.error), bind(lib, "ncclCommInitRank", a.comm_init_rank, a.error);
+    bind(lib, "ncclCommDestroy", a.comm_destroy, a.error), bind(lib, "ncclCommAbort", a.comm_abort, a.error);
+    bind(lib, "ncclAllReduce", a.all_reduce, a.error), bind(lib, "ncclBroadcast", a.broadcast, a.error);
+    bind(lib, "ncclAllGather", a.all_gather, a.error), bind(lib, "ncclReduceScatter", a.reduce_scatter, a.error);
+    bind(lib, "ncclGetErrorString", a.error_string, a.error);
+    return a;
+  }();
+  return loaded;
+}
+
+void check(ncclResult_t status, const char* op) {
+  if (status != ncclSuccess)
+    throw DeviceError(op, std::string("NCCL: ") + (api().error_string ? api().error_string(status) : "error"));
+}
+
+ncclDataType_t nccl_type(DType dtype, const char* op) {
+  switch (dtype) {
+    case DType::F32: return ncclFloat32;
+    case DType::F16: return ncclFloat16;
+    case DType::BF16: return ncclBfloat16;
+    case DType::F64: return ncclFloat64;
+    case DType::I32: return ncclInt32;
+    case DType::I64: return ncclInt64;
+    default: throw DTypeError(op, "NCCL has no " + std::string(dtype_name(dtype)) + " collectives");
+  }
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::mean: return ncclAvg;
+    case ReduceOp::max: return ncclMax;
+    case ReduceOp::min: return ncclMin;
+    default: return ncclSum;
+  }
+}
+
+}  // namespace
+
+bool nccl_available(std::string* why_not) {
+  if (!api().error.empty() && why_not) *why_not = api().error;
+  return api().error.empty();
+}
+
+struct NcclCommunicator::Impl {
+  ncclComm_t comm = nullptr;
+  int rank = 0, size = 1, device = 0;
+  cudaStream_t side = nullptr;  // the gradient buckets' stream
+  struct Pending {
+    CudaTensor flat;
+    cudaEvent_t done;
+  };
+  std::deque<Pending> pending;
+
+  cudaStream_t op_stream() const { return backends::cuda::stream(device); }
+  /// x's values in a fresh contiguous tensor (the collective's output, or its in-place buffer).
+  CudaTensor fresh_copy(const CudaTensor& x, const char* op) const {
+    CudaTensor src = x.is_contiguous() ? x : Cuda::float_mul_scalar(x, Scalar(1.0));
+    CudaTensor out(x.shape(), x.dtype(), {device});
+    size_t bytes = x.numel() * dtype_size(x.dtype());
+    if (bytes) backends::cuda::check(cudaMemcpyAsync(out.raw(), src.raw(), bytes, cudaMemcpyDeviceToDevice,
+                                                     op_stream()), op);
+    return out;
+  }
+  void check_device(const CudaTensor& x, const char* op) const {
+    if (x.numel() > 0 && x.device().index != device)
+      throw DeviceError(op, "the tensor is on cuda:" + std::to_string(x.device().index) +
+                                ", the communicator on cuda:" + std::to_string(device));
+  }
+};
+
+NcclCommunicator::NcclCommunicator(ProcessGroup& group, int device) : impl_(std::make_unique<Impl>()) {
+  const char* op = "distributed::NcclCommunicator";
+  std::string why;
+  if (!nccl_available(&why)) throw DeviceError(op, why + " (set SCORCH_NCCL_LIBRARY to libnccl.so.2's path)");
+  backends::cuda::check_device(device, op);
+  impl_->rank = group.rank(), impl_->size = group.size(), impl_->device = device;
+  ncclUniqueId id{};
+  if (group.rank() == 0) check(api().get_unique_id(&id), op);
+  group.broadcast(&id, sizeof id, 0);
+  impl_->op_stream();  // makes device current
+  check(api().comm_init_rank(&impl_->comm, group.size(), id, group.rank()), op);
+  backends::cuda::check(cudaStreamCreateWithFlags(&impl_->side, cudaStreamNonBlocking), op);
+}
+
+NcclCommunicator::~NcclCommunicator() {
+  for (auto& p : impl_->pending) cudaEventDestroy(p.done);
+  if (impl_->side) cudaStreamSynchronize(impl_->side), cudaStreamDestroy(impl_->side);
+  if (impl_->comm) api().comm_destroy(impl_->comm);
+}
+
+int NcclCommunicator::rank() const { return impl_->rank; }
+int NcclCommunicator::size() const { return impl_->size; }
+int NcclCommunicator::device() const { return impl_->device; }
+
+NcclCommunicator::CudaTensor NcclCommunicator::all_reduce(const CudaTensor& x, ReduceOp op) {
+  const char* name = "distributed::all_reduce";
+  impl_->check_device(x, name);
+  CudaTensor out = impl_->fresh_copy(x, name);
+  if (out.numel())
+    check(api().all_reduce(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op), impl_->comm,
+                           impl_->op_stream()), name);
+  return out;
+}
+
+NcclCommunicator::CudaTensor NcclCommunicator::broadcast(const CudaTensor& x, int root) {
+  const char* name = "distributed::broadcast";
+  if (root < 0 || root >= size())
+    throw ValueError(name, "root " + std::to_string(root) + " is not a rank of " + std::to_string(size()));
+  impl_->check_device(x, name);
+  CudaTensor out = impl_->fresh_copy(x, name);
+  if (out.numel())
+    check(api().broadcast(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), root, impl_->comm,
+                          impl_->op_stream()), name);
+  return out;
+}
+
+NcclCommunicator::CudaTensor NcclCommunicator::all_gather(const CudaTensor& x) {
+  const char* name = "distributed::all_gather";
+  impl_->check_device(x, name);
+  CudaTensor in = impl_->fresh_copy(x, name);
+  Shape shape{size_t(size())};
+  for (size_t d : x.shape()) shape.push_back(d);
+  CudaTensor out(shape, x.dtype(), {impl_->device});
+  if (in.numel())
+    check(api().all_gather(in.raw(), out.raw(), in.numel(), nccl_type(x.dtype(), name), impl_->comm,
+                           impl_->op_stream()), name);
+  return out;
+}
+
+NcclCommunicator::CudaTensor NcclCommunicator::reduce_scatter(const CudaTensor& x, ReduceOp op) {
+  const char* name = "distributed::reduce_scatter";
+  Shape shape = x.shape();
+  if (shape.rank() == 0 || shape[0] % size_t(size()) != 0)
+    throw ShapeError(name, "dim 0 of " + shape.to_string() + " does not split in " + std::to_string(size()) +
+                               " equal parts");
+  impl_->check_device(x, name);
+  CudaTensor in = impl_->fresh_copy(x, name);
+  shape[0] /= size_t(size());
+  CudaTensor out(shape, x.dtype(), {impl_->device});
+  if (out.numel())
+    check(api().reduce_scatter(in.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op),
+                               impl_->comm, impl_->op_stream()), name);
+  return out;
+}
+
+void NcclCommunicator::start_sum(CudaTensor flat) {
+  const char* name = "distributed::NcclCommunicator::start_sum";
+  impl_->check_device(flat, name);
+  if (flat.dtype() != DType::F32 || !flat.is_contiguous())
+    throw ValueError(name, "buckets are contiguous f32 tensors");
+  cudaEvent_t ready = nullptr, done = nullptr;
+  backends::cuda::check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), name);
+  backends::cuda::check(cudaEventRecord(ready, impl_->op_stream()), name);
+  backends::cuda::check(cudaStreamWaitEvent(impl_->side, ready, 0), name);
+  cudaEventDestroy(ready);  // released once recorded work completes
+  if (flat.numel())
+    check(api().all_reduce(flat.raw(), flat.raw(), flat.numel(), ncclFloat32, ncclSum, impl_->comm, impl_->side),
+          name);
+  backends::cuda::check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), name);
+  backends::cuda::check(cudaEventRecord(done, impl_->side), name);
+  impl_->pending.push_back({std::move(flat), done});
+}
+
+NcclCommunicator::CudaTensor NcclCommunicator::finish_sum() {
+  const char* name = "distributed::NcclCommunicator::finish_sum";
+  if (impl_->pending.empty()) throw ValueError(name, "no sum was started");
+  Impl::Pending p = std::move(impl_->pending.front());
+  impl_->pending.pop_front();
+  backends::cuda::check(cudaStreamWaitEvent(impl_->op_stream(), p.done, 0), name);
+  cudaEventDestroy(p.done);
+  return std::move(p.flat);
+}
+
+namespace {
+class NcclBuckets final : public BucketAllReduce<CudaTensor> {
+ public:
+  NcclBuckets(ProcessGroup& group, int device) : comm_(group, device) {}
+  void start(CudaTensor flat) override { comm_.start_sum(std::move(flat)); }
+  CudaTensor finish() override { return comm_.finish_sum(); }
+
+ private:
+  NcclCommunicator comm_;
+};
+}  // namespace
+
+std::unique_ptr<BucketAllReduce<CudaTensor>> device_bucket_all_reduce(const std::shared_ptr<ProcessGroup>& group,
+                                                                      const backends::cuda::CudaDevice& device) {
+  std::string why;
+  if (nccl_available(&why)) return std::make_unique<NcclBuckets>(*group, device.index);
+  static std::once_flag said;
+  std::call_once(said, [&] { std::fprintf(stderr, "scorch: %s; gradients go through host memory (Gloo)\n", why.c_str()); });
+  return std::make_unique<HostBucketAllReduce<Cuda>>(group);
+}
+
+}  // namespace scorch::distributed

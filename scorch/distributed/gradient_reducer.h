@@ -1,0 +1,202 @@
+#pragma once
+// GradientReducer<M>: data-parallel gradient averaging that overlaps the backward pass. The module's trainable
+// parameters are cut into buckets (about bucket_bytes each, last parameters first, as backward produces them);
+// backward tells the reducer each leaf gradient as soon as it is final (autodiff::LeafGradientObserver), and a
+// bucket whose gradients are all in starts its all-reduce at once, in bucket order on every rank, while backward
+// goes on. finish() starts what is left, waits, and puts the mean over the ranks in the step's GradientsParams.
+// A parameter without a gradient on some rank counts as zero there; one without a gradient on every rank gets
+// none.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "scorch/autodiff/node.h"
+#include "scorch/distributed/bucket_all_reduce.h"
+#include "scorch/distributed/reducer_options.h"
+#include "scorch/optim/gradients_params.h"
+
+namespace scorch::distributed {
+
+template <Module M> class GradientReducer final
+    : public autodiff::LeafGradientObserver<typename BackendOf<M>::InnerBackend::FloatTensor> {
+ public:
+  using Inner = typename BackendOf<M>::InnerBackend;
+  using P = typename Inner::FloatTensor;
+
+  GradientReducer(std::shared_ptr<ProcessGroup> group, std::unique_ptr<BucketAllReduce<P>> comm,
+                  ReducerOptions options = {})
+      : group_(std::move(group)), comm_(std::move(comm)), options_(options) {}
+  GradientReducer(const GradientReducer&) = delete;
+  GradientReducer& operator=(const GradientReducer&) = delete;
+  ~GradientReducer() override { end_observing(); }
+
+  /// Readies a step of model: maps its parameters' leaves to bucket slots and observes this thread's backward.
+  void begin(const M& model) {
+    Collector c{*this};
+    slots_.clear(), by_node_.clear(), by_id_.clear(), next_bucket_ = 0;
+    model.visit(c);
+    std::reverse(slots_.begin(), slots_.end());
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      if (slots_[s].node != 0) by_node_.emplace(slots_[s].node, s);
+      by_id_.emplace(slots_[s].id, s);
+    }
+    if (layout_ != signature()) plan_buckets();
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      buckets_[b].ready = 0;
+      for (size_t s = buckets_[b].first; s < buckets_[b].last; ++s) slots_[s].bucket = b;
+    }
+    if (options_.overlap) observe();
+  }
+  void leaf_ready(uint64_t node, const P& grad) override {
+    auto it = by_node_.find(node);
+    if (it == by_node_.end()) return;  // not a parameter of the module (an input that requires grad)
+    Slot& slot = slots_[it->second];
+    if (slot.bucket < next_bucket_)
+      throw ValueError("distributed::GradientReducer", "parameter " + slot.id.to_string() +
+                                                           " got a second gradient after its bucket was sent: a "
+                                                           "data-parallel step runs one backward pass");
+    if (!slot.grad) ++buckets_[slot.bucket].ready;
+    slot.grad = grad;
+    start_ready_buckets();
+  }
+  /// Sums what backward did not send, waits for every bucket and returns grads with each parameter's gradient
+  /// replaced by its mean over the ranks.
+  optim::GradientsParams finish(const M& model, optim::GradientsParams grads) {
+    end_observing();
+    Filler f{*this, grads};
+    model.visit(f);  // gradients backward did not report (or all of them without overlap)
+    while (next_bucket_ < buckets_.size()) start_bucket(next_bucket_++);
+    std::vector<float> present(slots_.size());
+    for (size_t s = 0; s < slots_.size(); ++s) present[s] = slots_[s].grad ? 1.0f : 0.0f;
+    std::vector<P> sums;
+    for (size_t b = 0; b < buckets_.size(); ++b) sums.push_back(comm_->finish());
+    group_->all_reduce(present.data(), present.size());  // after the buckets: one collective at a time, in order
+    for (size_t k = 0; k < buckets_.size(); ++k) {
+      const Bucket& b = buckets_[k];
+      P flat = KindOps<Inner, Float>::div_scalar(std::move(sums[k]), Scalar(double(group_->size())));
+      for (size_t s = b.first, offset = 0; s < b.last; offset += slots_[s].shape.num_elements(), ++s)
+        if (present[s] > 0) slots_[s].grad = unflatten(flat, offset, slots_[s]);
+        else slots_[s].grad.reset();
+    }
+    Writer w{*this, grads};
+    model.visit(w);
+    return grads;
+  }
+
+ private:
+  struct Slot {
+    ParamId id;
+    uint64_t node = 0;
+    Shape shape;
+    DType dtype = DType::F32;
+    typename Inner::Device device{};
+    size_t bucket = 0;
+    std::optional<P> grad;
+  };
+  struct Bucket {
+    size_t first = 0, last = 0, ready = 0;
+  };
+  template <class Param> static bool trainable(const Param& p) {
+    if constexpr (std::same_as<typename Param::Value::Kind, Float>) return p.is_require_grad() && p.id().valid();
+    else return false;
+  }
+  struct Collector {
+    GradientReducer& r;
+    template <class Param> void visit(const std::string&, const Param& p) {
+      if (!trainable(p)) return;
+      const auto& node = p.val().primitive().node;
+      r.slots_.push_back({p.id(), node ? node->id() : 0, p.val().shape(), p.val().dtype(), p.val().device(), 0, {}});
+    }
+  };
+  struct Filler {
+    GradientReducer& r;
+    const optim::GradientsParams& grads;
+    template <class Param> void visit(const std::string&, const Param& p) {
+      if (!trainable(p)) return;
+      Slot& slot = r.slots_[r.slot_of(p.id())];
+      if (slot.grad || slot.bucket < r.next_bucket_) return;
+      if (auto g = grads.template get<Inner, Param::Value::rank()>(p.id())) {
+        slot.grad = g->primitive();
+        ++r.buckets_[slot.bucket].ready;
+      }
+    }
+  };
+  struct Writer {
+    GradientReducer& r;
+    optim::GradientsParams& grads;
+    template <class Param> void visit(const std::string&, const Param& p) {
+      if (!trainable(p)) return;
+      constexpr size_t D = Param::Value::rank();
+      Slot& slot = r.slots_[r.slot_of(p.id())];
+      if (slot.grad) grads.template register_grad<Inner, D>(p.id(), Tensor<Inner, D>::from_primitive(*slot.grad));
+      else grads.template remove<Inner, D>(p.id());
+      slot.grad.reset();
+    }
+  };
+
+  size_t slot_of(ParamId id) const {
+    if (auto it = by_id_.find(id); it != by_id_.end()) return it->second;
+    throw ValueError("distributed::GradientReducer", "parameter " + id.to_string() + " was not in the step's module");
+  }
+  std::vector<std::pair<ParamId, Shape>> signature() const {
+    std::vector<std::pair<ParamId, Shape>> out;
+    for (const auto& s : slots_) out.emplace_back(s.id, s.shape);
+    return out;
+  }
+  /// Consecutive slots, each bucket up to bucket_bytes of f32 (a larger parameter alone).
+  void plan_buckets() {
+    buckets_.clear();
+    size_t bytes = 0;
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      size_t b = slots_[s].shape.num_elements() * sizeof(float);
+      if (buckets_.empty() || (bytes > 0 && bytes + b > options_.bucket_bytes)) buckets_.push_back({s, s, 0}), bytes = 0;
+      buckets_.back().last = s + 1, bytes += b;
+    }
+    layout_ = signature();
+  }
+  void start_ready_buckets() {
+    while (next_bucket_ < buckets_.size() &&
+           buckets_[next_bucket_].ready == buckets_[next_bucket_].last - buckets_[next_bucket_].first)
+      start_bucket(next_bucket_++);
+  }
+  /// The bucket's gradients (zeros where absent) as one flat f32 tensor, handed to the communicator.
+  void start_bucket(size_t b) {
+    using K = KindOps<Inner, Float>;
+    std::vector<P> parts;
+    for (size_t s = buckets_[b].first; s < buckets_[b].last; ++s) {
+      Shape flat{slots_[s].shape.num_elements()};
+      const auto& g = slots_[s].grad;
+      if (g) parts.push_back(K::reshape(g->dtype() == DType::F32 ? *g : K::cast(*g, DType::F32), flat));
+      else parts.push_back(K::zeros(flat, slots_[s].device, DType::F32));
+    }
+    comm_->start(parts.size() == 1 ? std::move(parts[0]) : K::cat(std::move(parts), 0));
+  }
+  P unflatten(const P& flat, size_t offset, const Slot& slot) const {
+    using K = KindOps<Inner, Float>;
+    size_t n = slot.shape.num_elements();
+    P part = K::reshape(K::slice(flat, {SliceRange{offset, offset + n, 1}}), slot.shape);
+    return slot.dtype == DType::F32 ? part : K::cast(part, slot.dtype);
+  }
+  void observe() {
+    auto& current = autodiff::leaf_gradient_observer<P>();
+    if (current && current != this)
+      throw ValueError("distributed::GradientReducer", "another reducer already observes this thread's backward");
+    current = this;
+  }
+  void end_observing() {
+    auto& current = autodiff::leaf_gradient_observer<P>();
+    if (current == this) current = nullptr;
+  }
+
+  std::shared_ptr<ProcessGroup> group_;
+  std::unique_ptr<BucketAllReduce<P>> comm_;
+  ReducerOptions options_;
+  std::vector<Slot> slots_;
+  std::unordered_map<uint64_t, size_t> by_node_;
+  std::map<ParamId, size_t> by_id_;
+  std::vector<Bucket> buckets_;
+  std::vector<std::pair<ParamId, Shape>> layout_;
+  size_t next_bucket_ = 0;
+};
+
+}  // namespace scorch::distributed

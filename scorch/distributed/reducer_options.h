@@ -1,0 +1,15 @@
+#pragma once
+// The options of data-parallel gradient averaging (GradientReducer, LearnerBuilder::data_parallel).
+#include <cstddef>
+
+namespace scorch::distributed {
+
+/// How the reducer buckets gradients.
+struct ReducerOptions {
+  /// The most gradient bytes (f32) in one bucket (PyTorch DDP's bucket_cap_mb, 25 MiB).
+  size_t bucket_bytes = size_t(25) << 20;
+  /// Start buckets during backward (false: all of them after it, from the step's gradients).
+  bool overlap = true;
+};
+
+}  // namespace scorch::distributed
