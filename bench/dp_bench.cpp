@@ -45,8 +45,9 @@ void report(distributed::ProcessGroup* g, const std::string& name, double ms, si
   double slowest = ms;  // the step ends when the slowest rank's does
   if (g) g->all_reduce(&slowest, 1, distributed::ReduceOp::max);
   if (g && g->rank() != 0) return;
-  std::printf("{\"bench\": \"%s\", \"backend\": \"scorch-cuda\", \"world\": %d, \"ms\": %.3f, \"samples_per_s\": %.1f}\n",
-              name.c_str(), world, slowest, double(per_gpu) * world / slowest * 1e3);
+  std::printf(
+      "{\"bench\": \"%s\", \"backend\": \"scorch-cuda\", \"world\": %d, \"ms\": %.3f, \"samples_per_s\": %.1f}\n",
+      name.c_str(), world, slowest, double(per_gpu) * world / slowest * 1e3);
   std::fflush(stdout);
 }
 
@@ -86,8 +87,7 @@ void gpt(const Args& a, std::shared_ptr<distributed::ProcessGroup> g, int device
   auto optim = optim::AdamWConfig().init();
   auto ids = [&] { return Tensor<AD, 2>::random({batch, seq}, Distribution::uniform(0, vocab - 1), d).int_(); };
   textgen::TokenBatch<AD> tokens{ids(), ids()};
-  report(g.get(), name, median_ms(a, device, [&] { dp_step(model, tokens, optim, 3e-4, reducer.get()); }),
-         batch * seq);
+  report(g.get(), name, median_ms(a, device, [&] { dp_step(model, tokens, optim, 3e-4, reducer.get()); }), batch * seq);
 }
 
 }  // namespace

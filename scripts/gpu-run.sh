@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Runs the Cuda backend's tests, the differential target and the GPU benchmarks side by side with
 # the PyTorch GPU anchor, on a machine with an NVIDIA GPU, from binaries built elsewhere and copied
-# into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out). Usage: scripts/gpu-run.sh [tests|bench|all|guide]
+# into .gpu/ (scripts/gpu-pack.sh). Logs go to $OUT (or /tmp/gpu-out).
+# Usage: scripts/gpu-run.sh [tests|bench|all|guide|examples|vulkan|distributed]
 # (BENCH_FILTER=substring runs only the matching benchmarks; `guide` trains guide --backend cuda beside its PyTorch
 # eager twin, GUIDE_EPOCHS epochs; `examples` runs the custom training loop and the GPT example with --backend cuda;
 # `vulkan` runs the Vulkan backend's tests on the NVIDIA Vulkan driver, then scorch-bench --backend vulkan beside
 # --backend cuda and the PyTorch anchor on the same workloads).
+# `distributed` (a machine of several GPUs) runs the data-parallel tests on NCCL with 2 and 4 ranks and scorch-dp-bench
+# beside PyTorch DDP (bench/anchors/torch_ddp_anchor.py) on 1, 2 and 4 GPUs.
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/gpu-out}
@@ -15,7 +18,7 @@ if [[ -f .gpu/bundle.tar.xz ]]; then tar -C .gpu -xJf .gpu/bundle.tar.xz && rm .
 # The binaries name the fixture directory by the build machine's absolute path.
 build_root=$(cat .gpu/source_root)
 if [[ ! -e $build_root ]]; then mkdir -p "$(dirname "$build_root")" && ln -s "$root" "$build_root"; fi
-libdirs=$(find / -xdev \( -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcudnn_cnn.so.9' -o -name 'libnvrtc.so.13' \) -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
+libdirs=$(find / -xdev \( -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcudnn_cnn.so.9' -o -name 'libnvrtc.so.13' -o -name 'libnccl.so.2' \) -printf '%h\n' 2>/dev/null | sort -u | tr '\n' ':')
 export LD_LIBRARY_PATH="$root/.gpu/lib:${libdirs}${LD_LIBRARY_PATH:-}"
 export SCORCH_AUTOTUNE_CACHE=$out/autotune-cuda.tsv
 export SCORCH_ONNX_NODE_SUITE=$root/.gpu/onnx/node
@@ -101,5 +104,24 @@ if [[ $what == bench || $what == all ]]; then  # make bench-compare-gpu's table,
     rc=$?; status=$((status | rc))
     cat "$out/bench_compare_gpu.txt"
   fi
+fi
+if [[ $what == distributed ]]; then  # NCCL tests on 2 (and 4) GPUs; scaling from 1 GPU beside PyTorch DDP
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1  # multicast stays off
+  gpus=$(nvidia-smi -L | wc -l)
+  worlds="1"; for w in 2 4; do if (( w <= gpus )); then worlds="$worlds $w"; fi; done
+  for w in $worlds; do
+    if (( w == 1 )); then continue; fi
+    .gpu/scorch-run --nproc "$w" --timeout-ms 120000 .gpu/scorch_distributed_tests --gtest_filter='Distributed.*' \
+      > "$out/distributed_$w.log" 2>&1
+    rc=$?; status=$((status | rc)); echo "distributed tests on $w ranks: exit $rc"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|largest" "$out/distributed_$w.log" | sort | uniq -c
+  done
+  for w in $worlds; do
+    if (( w == 1 )); then .gpu/scorch-dp-bench; python3 .gpu/torch_ddp_anchor.py
+    else
+      .gpu/scorch-run --nproc "$w" --timeout-ms 120000 .gpu/scorch-dp-bench
+      python3 -m torch.distributed.run --standalone --nproc_per_node "$w" .gpu/torch_ddp_anchor.py 2>/dev/null
+    fi
+  done | grep '^{' | tee "$out/dp_bench.jsonl"
 fi
 exit $status

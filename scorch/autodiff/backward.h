@@ -45,7 +45,7 @@ template <class B> Gradients<B> run_backward(const AutodiffTensor<B>& root) {
   auto order = reverse_topological<P>(root.node);
   Gradients<B> grads;
   grads.accumulate(root.node->id(), KindOps<B, Float>::full(root.shape(), Scalar(amp::autocast_state().loss_scale),
-                                                                root.device(), root.dtype()));
+                                                            root.device(), root.dtype()));
   for (auto& node : order) {
     std::optional<P> grad = node->keeps_grad() ? grads.get(node->id()) : grads.remove(node->id());
     if (grad && node->consumed())

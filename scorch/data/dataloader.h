@@ -135,8 +135,8 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
   /// the same number of steps); otherwise ranks below n % world get one more. No item is seen twice in an epoch.
   std::shared_ptr<DataLoader> shard(size_t rank, size_t world, bool even = true) const {
     if (world == 0 || rank >= world)
-      throw ValueError("DataLoader::shard", "rank " + std::to_string(rank) + " is not in a world of " +
-                                                std::to_string(world));
+      throw ValueError("DataLoader::shard",
+                       "rank " + std::to_string(rank) + " is not in a world of " + std::to_string(world));
     if (shard_) throw ValueError("DataLoader::shard", "the loader is already a shard");
     auto out = std::make_shared<DataLoader>(dataset_, batcher_, batch_size_, seed_, workers(), device_);
     out->shard_ = Shard{rank, world, even};

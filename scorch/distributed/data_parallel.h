@@ -34,9 +34,9 @@ std::unique_ptr<BucketAllReduce<typename B::FloatTensor>> bucket_all_reduce_for(
 }
 
 /// A reducer for module type M whose replica lives on device.
-template <Module M>
-std::unique_ptr<GradientReducer<M>> make_gradient_reducer(std::shared_ptr<ProcessGroup> group,
-                                                          const DeviceOf<M>& device, ReducerOptions options = {}) {
+template <Module M> std::unique_ptr<GradientReducer<M>> make_gradient_reducer(std::shared_ptr<ProcessGroup> group,
+                                                                              const DeviceOf<M>& device,
+                                                                              ReducerOptions options = {}) {
   using Inner = typename BackendOf<M>::InnerBackend;
   auto comm = bucket_all_reduce_for<Inner>(group, device);
   return std::make_unique<GradientReducer<M>>(std::move(group), std::move(comm), options);

@@ -149,7 +149,8 @@ template <Module M> class GradientReducer final
     size_t bytes = 0;
     for (size_t s = 0; s < slots_.size(); ++s) {
       size_t b = slots_[s].shape.num_elements() * sizeof(float);
-      if (buckets_.empty() || (bytes > 0 && bytes + b > options_.bucket_bytes)) buckets_.push_back({s, s, 0}), bytes = 0;
+      if (buckets_.empty() || (bytes > 0 && bytes + b > options_.bucket_bytes))
+        buckets_.push_back({s, s, 0}), bytes = 0;
       buckets_.back().last = s + 1, bytes += b;
     }
     layout_ = signature();

@@ -53,8 +53,8 @@ std::unique_ptr<BucketAllReduce<backends::cuda::CudaTensor>> device_bucket_all_r
     const std::shared_ptr<ProcessGroup>& group, const backends::cuda::CudaDevice& device);
 
 /// Tensor collectives on NCCL (as collectives.h's on Gloo).
-template <size_t D> Tensor<Cuda, D> all_reduce(NcclCommunicator& c, const Tensor<Cuda, D>& x,
-                                              ReduceOp op = ReduceOp::sum) {
+template <size_t D>
+Tensor<Cuda, D> all_reduce(NcclCommunicator& c, const Tensor<Cuda, D>& x, ReduceOp op = ReduceOp::sum) {
   return Tensor<Cuda, D>::from_primitive(c.all_reduce(x.primitive(), op));
 }
 template <size_t D> Tensor<Cuda, D> broadcast(NcclCommunicator& c, const Tensor<Cuda, D>& x, int root) {
@@ -63,8 +63,8 @@ template <size_t D> Tensor<Cuda, D> broadcast(NcclCommunicator& c, const Tensor<
 template <size_t D> Tensor<Cuda, D + 1> all_gather(NcclCommunicator& c, const Tensor<Cuda, D>& x) {
   return Tensor<Cuda, D + 1>::from_primitive(c.all_gather(x.primitive()));
 }
-template <size_t D> Tensor<Cuda, D> reduce_scatter(NcclCommunicator& c, const Tensor<Cuda, D>& x,
-                                                  ReduceOp op = ReduceOp::sum) {
+template <size_t D>
+Tensor<Cuda, D> reduce_scatter(NcclCommunicator& c, const Tensor<Cuda, D>& x, ReduceOp op = ReduceOp::sum) {
   return Tensor<Cuda, D>::from_primitive(c.reduce_scatter(x.primitive(), op));
 }
 

@@ -28,8 +28,9 @@ struct ProcessGroupOptions {
   std::chrono::milliseconds timeout{30000};
 };
 
-/// Options from torchrun's environment: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT; SCORCH_STORE_SERVED=1 (the
-/// launcher serves the store), SCORCH_DIST_TIMEOUT_MS, SCORCH_DIST_HOSTNAME. Throws ValueError naming a bad variable.
+/// Options from torchrun's environment: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT; SCORCH_STORE_SERVED=1
+/// (the launcher serves the store), SCORCH_DIST_TIMEOUT_MS, SCORCH_DIST_HOSTNAME. Throws ValueError naming a bad
+/// variable.
 ProcessGroupOptions options_from_env();
 
 /// The collectives of one group. Every rank calls the same collectives in the same order; a peer that is gone or

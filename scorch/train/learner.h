@@ -16,6 +16,7 @@
 #include "scorch/optim/lr_scheduler.h"
 #include "scorch/train/learner_types.h"
 #include "scorch/train/loop.h"
+#include "scorch/train/metric_set.h"
 #include "scorch/train/outputs.h"
 
 namespace scorch::train {
@@ -32,54 +33,6 @@ concept ValidStep = requires(const M& m, const In& batch) {
 };
 
 namespace detail {
-/// The metrics of one split bound to the adaptors of the step output O.
-template <class O> class MetricSet {
- public:
-  MetricSet(const std::vector<std::shared_ptr<MetricBase>>& metrics, const char* split);
-  /// Updates every metric with one item, adapting it once per input type.
-  std::vector<MetricEntry> update(const O& item, const MetricMetadata& metadata);
-
- private:
-  template <class... I>
-  static void add_adaptors(std::map<std::type_index, std::any (*)(const O&)>& map, std::tuple<I...>*) {
-    (map.emplace(typeid(I), [](const O& o) { return std::any(Adaptor<O, I>::adapt(o)); }), ...);
-  }
-  struct Binding {
-    std::shared_ptr<MetricBase> metric;
-    std::any (*adapt)(const O&);
-  };
-  std::vector<Binding> bindings_;
-};
-
-template <class O> MetricSet<O>::MetricSet(const std::vector<std::shared_ptr<MetricBase>>& metrics, const char* split) {
-  std::map<std::type_index, std::any (*)(const O&)> adaptors;
-  add_adaptors(adaptors, static_cast<typename O::Adapts*>(nullptr));
-  for (const auto& m : metrics) {
-    auto it = adaptors.find(m->input_type());
-    if (m->input_type() != typeid(NoInput) && it == adaptors.end())
-      throw ValueError("Learner::fit", std::string(split) + " metric '" + m->name() + "' reads " +
-                                           type_name(m->input_type()) + ", which the step output " +
-                                           type_name(typeid(O)) +
-                                           " does not adapt to (specialize Adaptor and list the input in its Adapts)");
-    bindings_.push_back({m, it == adaptors.end() ? nullptr : it->second});
-  }
-}
-
-template <class O> std::vector<MetricEntry> MetricSet<O>::update(const O& item, const MetricMetadata& metadata) {
-  std::map<std::type_index, std::any> inputs;
-  std::vector<MetricEntry> entries;
-  for (auto& [metric, adapt] : bindings_) {
-    const std::any* input = nullptr;
-    if (adapt) {
-      auto it = inputs.find(metric->input_type());
-      if (it == inputs.end()) it = inputs.emplace(metric->input_type(), adapt(item)).first;
-      input = &it->second;
-    }
-    entries.push_back(metric->update_any(input, metadata));
-  }
-  return entries;
-}
-
 template <class T> struct TrainItemOf;
 template <class Item> struct TrainItemOf<TrainOutput<Item>> { using type = Item; };
 }  // namespace detail
@@ -388,9 +341,10 @@ class LearnerBuilder {
     size_t k = 0;
     if (devices_.size() > 1) {
       if (!group)
-        throw ValueError("LearnerBuilder::devices",
-                         std::to_string(devices_.size()) + " devices train with one process each: launch the program "
-                         "with `scorch-run --nproc " + std::to_string(devices_.size()) + "` (or call data_parallel)");
+        throw ValueError("LearnerBuilder::devices", std::to_string(devices_.size()) +
+                                                        " devices train with one process each: launch the program "
+                                                        "with `scorch-run --nproc " +
+                                                        std::to_string(devices_.size()) + "` (or call data_parallel)");
       k = size_t(group->local_rank());
       if (k >= devices_.size())
         throw ValueError("LearnerBuilder::devices", "local rank " + std::to_string(k) + " has no device: " +

@@ -135,7 +135,8 @@ bool TrainingLoop::combine_iteration(Split split, std::optional<IterationResult>
   std::vector<double> v(2 + 2 * m, 0.0);  // has a batch, stop, then each metric's value × weight and weight
   v[0] = result ? 1 : 0, v[1] = stop ? 1 : 0;
   for (size_t k = 0; result && k < m && k < result->entries.size(); ++k)
-    if (const auto& e = result->entries[k]; e.value && e.format) v[2 + 2 * k] = *e.value * e.weight, v[3 + 2 * k] = e.weight;
+    if (const auto& e = result->entries[k]; e.value && e.format)
+      v[2 + 2 * k] = *e.value * e.weight, v[3 + 2 * k] = e.weight;
   options_.group->all_reduce(v.data(), v.size());
   stop = v[1] > 0;
   if (v[0] == 0) return false;

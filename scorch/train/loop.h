@@ -101,7 +101,7 @@ class TrainingLoop {
   std::unique_ptr<ExperimentLog> log_;
   std::unique_ptr<SignalStopGuard> guard_;
   std::unique_ptr<FileCheckpointer> checkpointers_[4];  // model, optim, scheduler, grad scaler
-  std::vector<double> running_sums_, running_weights_;   // data-parallel: each metric's epoch so far, all ranks
+  std::vector<double> running_sums_, running_weights_;  // data-parallel: each metric's epoch so far, all ranks
 };
 
 }  // namespace scorch::train

@@ -39,8 +39,11 @@ data::DatasetPtr<data::MnistItem> items(size_t n) {
 template <class B = AD>
 std::shared_ptr<data::DataLoader<B, data::MnistItem, guide::MnistBatch<B>>> loader(size_t n, size_t batch,
                                                                                    typename B::Device device = {}) {
-  return data::dataloader_builder(std::make_shared<guide::MnistBatcher<B>>()).batch_size(batch).shuffle(5)
-      .set_device(device).build(items(n));
+  return data::dataloader_builder(std::make_shared<guide::MnistBatcher<B>>())
+      .batch_size(batch)
+      .shuffle(5)
+      .set_device(device)
+      .build(items(n));
 }
 
 // The guide's model initialized on Cpu from seed (the same values on every rank and device), on device.
@@ -71,8 +74,8 @@ std::string run_dir(const std::string& name) {
 }
 
 // The targets of one epoch of a loader, in order.
-std::vector<int64_t> epoch_targets(const std::shared_ptr<data::DataLoader<AD, data::MnistItem, guide::MnistBatch<AD>>>& l,
-                                   uint64_t epoch) {
+std::vector<int64_t> epoch_targets(
+    const std::shared_ptr<data::DataLoader<AD, data::MnistItem, guide::MnistBatch<AD>>>& l, uint64_t epoch) {
   std::vector<int64_t> out;
   auto it = l->iter_at(epoch);
   while (auto batch = it.next()) {
@@ -201,7 +204,10 @@ TEST(Distributed, AStopOnOneRankStopsEveryRank) {
   train::Interrupter interrupter;
   if (g.rank() == g.size() - 1) interrupter.stop("asked on the last rank");
   auto dir = run_dir("stop");
-  auto learner = train::LearnerBuilder(dir).with_interrupter(interrupter).num_epochs(3).plots(false)
+  auto learner = train::LearnerBuilder(dir)
+                     .with_interrupter(interrupter)
+                     .num_epochs(3)
+                     .plots(false)
                      .renderer(std::make_shared<train::CliRenderer>(std::cerr, std::chrono::hours(1)))
                      .build(fresh_model(7), optim::AdamConfig().init(), 1e-3);
   learner.fit(loader(64 * size_t(g.size()), 4), loader<Cpu>(16, 4));
@@ -216,7 +222,9 @@ TEST(Distributed, ResumeContinuesTheDataParallelRun) {
   const size_t n = 24 * 4 * size_t(g.size());
   auto fit = [&](const std::string& dir, size_t epochs, std::optional<size_t> resume, uint64_t seed) {
     auto builder = train::LearnerBuilder(dir);
-    builder.with_file_checkpointer(BinFileRecorder<FullPrecisionSettings>{}).num_epochs(epochs).plots(false)
+    builder.with_file_checkpointer(BinFileRecorder<FullPrecisionSettings>{})
+        .num_epochs(epochs)
+        .plots(false)
         .metric_valid_numeric(train::LossMetric{})
         .renderer(std::make_shared<train::CliRenderer>(std::cerr, std::chrono::hours(1)));
     if (resume) builder.checkpoint(*resume);
@@ -244,7 +252,9 @@ struct LeavingBatcher final : data::Batcher<AD, data::MnistItem, guide::MnistBat
 
 TEST(DistributedDeadPeerTraining, TrainingWithAGonePeerIsAnError) {
   ProcessGroup& g = group();
-  auto learner = train::LearnerBuilder(run_dir("dead")).num_epochs(1).plots(false)
+  auto learner = train::LearnerBuilder(run_dir("dead"))
+                     .num_epochs(1)
+                     .plots(false)
                      .renderer(std::make_shared<train::CliRenderer>(std::cerr, std::chrono::hours(1)))
                      .build(fresh_model(7), optim::AdamConfig().init(), 1e-3);
   auto start = std::chrono::steady_clock::now();
@@ -252,9 +262,7 @@ TEST(DistributedDeadPeerTraining, TrainingWithAGonePeerIsAnError) {
   try {
     learner.fit(train, std::shared_ptr<data::DataLoader<Cpu, data::MnistItem, guide::MnistBatch<Cpu>>>());
     ADD_FAILURE() << "training went on without rank 1";
-  } catch (const IoError& e) {
-    EXPECT_NE(std::string(e.what()).find("distributed::"), std::string::npos) << e.what();
-  }
+  } catch (const IoError& e) { EXPECT_NE(std::string(e.what()).find("distributed::"), std::string::npos) << e.what(); }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   std::filesystem::remove_all(run_dir("dead"));
   (void)g;

@@ -97,8 +97,8 @@ TEST(Distributed, NcclCollectivesMatchTheReference) {
   auto gathered = all_gather(c, mine);
   EXPECT_EQ(gathered.shape(), (Shape{size_t(g.size()), 4, 3}));
   EXPECT_EQ(gathered.into_data().to_vector<float>(), stacked);
-  auto rows = Tensor<Cuda, 2>::from_data(TensorData(inputs(g.rank(), 4 * g.size() * 3), {size_t(4 * g.size()), 3}),
-                                         device);
+  auto rows =
+      Tensor<Cuda, 2>::from_data(TensorData(inputs(g.rank(), 4 * g.size() * 3), {size_t(4 * g.size()), 3}), device);
   std::vector<float> share(12, 0.0f);
   for (int r = 0; r < g.size(); ++r) {
     auto v = inputs(r, 4 * g.size() * 3);

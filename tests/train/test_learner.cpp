@@ -142,7 +142,15 @@ TEST(Learner, EarlyStoppingAndInterrupterAndErrors) {
                    .build(fresh_model(), optim::SgdConfig().init(), 0.1)
                    .fit(train, valid),
                ValueError);
-  EXPECT_THROW(LearnerBuilder(temp_dir("devices").string()).devices(std::vector<Cpu::Device>{{}, {}}), ValueError);
+  EXPECT_THROW(LearnerBuilder(temp_dir("devices").string()).devices(std::vector<Cpu::Device>{}), ValueError);
+  try {  // several devices train one process each: outside scorch-run that is an error naming the launcher
+    LearnerBuilder(temp_dir("devices").string())
+        .devices(std::vector<Cpu::Device>{{}, {}})
+        .build(fresh_model(), optim::SgdConfig().init(), 0.1);
+    ADD_FAILURE() << "two devices in one process";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("scorch-run --nproc 2"), std::string::npos) << e.what();
+  }
   try {
     LearnerBuilder(temp_dir("hamming").string())
         .metric_train_numeric(HammingScore{})

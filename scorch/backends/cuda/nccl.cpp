@@ -109,8 +109,8 @@ struct NcclCommunicator::Impl {
     CudaTensor src = x.is_contiguous() ? x : Cuda::float_mul_scalar(x, Scalar(1.0));
     CudaTensor out(x.shape(), x.dtype(), {device});
     size_t bytes = x.numel() * dtype_size(x.dtype());
-    if (bytes) backends::cuda::check(cudaMemcpyAsync(out.raw(), src.raw(), bytes, cudaMemcpyDeviceToDevice,
-                                                     op_stream()), op);
+    if (bytes)
+      backends::cuda::check(cudaMemcpyAsync(out.raw(), src.raw(), bytes, cudaMemcpyDeviceToDevice, op_stream()), op);
     return out;
   }
   void check_device(const CudaTensor& x, const char* op) const {
@@ -150,7 +150,8 @@ NcclCommunicator::CudaTensor NcclCommunicator::all_reduce(const CudaTensor& x, R
   CudaTensor out = impl_->fresh_copy(x, name);
   if (out.numel())
     check(api().all_reduce(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op), impl_->comm,
-                           impl_->op_stream()), name);
+                           impl_->op_stream()),
+          name);
   return out;
 }
 
@@ -162,7 +163,8 @@ NcclCommunicator::CudaTensor NcclCommunicator::broadcast(const CudaTensor& x, in
   CudaTensor out = impl_->fresh_copy(x, name);
   if (out.numel())
     check(api().broadcast(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), root, impl_->comm,
-                          impl_->op_stream()), name);
+                          impl_->op_stream()),
+          name);
   return out;
 }
 
@@ -174,8 +176,9 @@ NcclCommunicator::CudaTensor NcclCommunicator::all_gather(const CudaTensor& x) {
   for (size_t d : x.shape()) shape.push_back(d);
   CudaTensor out(shape, x.dtype(), {impl_->device});
   if (in.numel())
-    check(api().all_gather(in.raw(), out.raw(), in.numel(), nccl_type(x.dtype(), name), impl_->comm,
-                           impl_->op_stream()), name);
+    check(
+        api().all_gather(in.raw(), out.raw(), in.numel(), nccl_type(x.dtype(), name), impl_->comm, impl_->op_stream()),
+        name);
   return out;
 }
 
@@ -183,31 +186,30 @@ NcclCommunicator::CudaTensor NcclCommunicator::reduce_scatter(const CudaTensor& 
   const char* name = "distributed::reduce_scatter";
   Shape shape = x.shape();
   if (shape.rank() == 0 || shape[0] % size_t(size()) != 0)
-    throw ShapeError(name, "dim 0 of " + shape.to_string() + " does not split in " + std::to_string(size()) +
-                               " equal parts");
+    throw ShapeError(name,
+                     "dim 0 of " + shape.to_string() + " does not split in " + std::to_string(size()) + " equal parts");
   impl_->check_device(x, name);
   CudaTensor in = impl_->fresh_copy(x, name);
   shape[0] /= size_t(size());
   CudaTensor out(shape, x.dtype(), {impl_->device});
   if (out.numel())
-    check(api().reduce_scatter(in.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op),
-                               impl_->comm, impl_->op_stream()), name);
+    check(api().reduce_scatter(in.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op), impl_->comm,
+                               impl_->op_stream()),
+          name);
   return out;
 }
 
 void NcclCommunicator::start_sum(CudaTensor flat) {
   const char* name = "distributed::NcclCommunicator::start_sum";
   impl_->check_device(flat, name);
-  if (flat.dtype() != DType::F32 || !flat.is_contiguous())
-    throw ValueError(name, "buckets are contiguous f32 tensors");
+  if (flat.dtype() != DType::F32 || !flat.is_contiguous()) throw ValueError(name, "buckets are contiguous f32 tensors");
   cudaEvent_t ready = nullptr, done = nullptr;
   backends::cuda::check(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), name);
   backends::cuda::check(cudaEventRecord(ready, impl_->op_stream()), name);
   backends::cuda::check(cudaStreamWaitEvent(impl_->side, ready, 0), name);
   cudaEventDestroy(ready);  // released once recorded work completes
   if (flat.numel())
-    check(api().all_reduce(flat.raw(), flat.raw(), flat.numel(), ncclFloat32, ncclSum, impl_->comm, impl_->side),
-          name);
+    check(api().all_reduce(flat.raw(), flat.raw(), flat.numel(), ncclFloat32, ncclSum, impl_->comm, impl_->side), name);
   backends::cuda::check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), name);
   backends::cuda::check(cudaEventRecord(done, impl_->side), name);
   impl_->pending.push_back({std::move(flat), done});
@@ -240,7 +242,8 @@ std::unique_ptr<BucketAllReduce<CudaTensor>> device_bucket_all_reduce(const std:
   std::string why;
   if (nccl_available(&why)) return std::make_unique<NcclBuckets>(*group, device.index);
   static std::once_flag said;
-  std::call_once(said, [&] { std::fprintf(stderr, "scorch: %s; gradients go through host memory (Gloo)\n", why.c_str()); });
+  std::call_once(said,
+                 [&] { std::fprintf(stderr, "scorch: %s; gradients go through host memory (Gloo)\n", why.c_str()); });
   return std::make_unique<HostBucketAllReduce<Cuda>>(group);
 }
 
