@@ -60,7 +60,7 @@ void dp_step(M& model, const Batch& batch, Optim& optim, double lr, distributed:
   model = optim.step(lr, model, std::move(grads));
 }
 
-void guide(const Args& a, std::shared_ptr<distributed::ProcessGroup> g, int device) {
+void bench_guide(const Args& a, std::shared_ptr<distributed::ProcessGroup> g, int device) {
   const size_t batch = 1024;
   std::string name = "dp_guide_b1024_per_gpu";
   if (!a.filter.empty() && name.find(a.filter) == std::string::npos) return;
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     std::string why;
     if (g && !distributed::nccl_available(&why)) std::fprintf(stderr, "scorch-dp-bench: %s\n", why.c_str());
     AD::seed(0);
-    guide(a, g, device);
+    bench_guide(a, g, device);
     gpt(a, g, device);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scorch-dp-bench: %s\n", e.what());

@@ -5,7 +5,7 @@
 // bucket whose gradients are all in starts its all-reduce at once, in bucket order on every rank, while backward
 // goes on. finish() starts what is left, waits, and puts the mean over the ranks in the step's GradientsParams.
 // A parameter without a gradient on some rank counts as zero there; one without a gradient on every rank gets
-// none.
+// none (each bucket carries a presence flag per parameter, read back only by a rank that lacks a gradient).
 #include <algorithm>
 #include <map>
 #include <unordered_map>
@@ -66,16 +66,16 @@ template <Module M> class GradientReducer final
     Filler f{*this, grads};
     model.visit(f);  // gradients backward did not report (or all of them without overlap)
     while (next_bucket_ < buckets_.size()) start_bucket(next_bucket_++);
-    std::vector<float> present(slots_.size());
-    for (size_t s = 0; s < slots_.size(); ++s) present[s] = slots_[s].grad ? 1.0f : 0.0f;
+    bool all_here = std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.grad.has_value(); });
     std::vector<P> sums;
     for (size_t b = 0; b < buckets_.size(); ++b) sums.push_back(comm_->finish());
-    group_->all_reduce(present.data(), present.size());  // after the buckets: one collective at a time, in order
     for (size_t k = 0; k < buckets_.size(); ++k) {
       const Bucket& b = buckets_[k];
       P flat = KindOps<Inner, Float>::div_scalar(std::move(sums[k]), Scalar(double(group_->size())));
+      // Every parameter here has a gradient; otherwise the summed presence flags say which have one anywhere.
+      std::vector<float> present = all_here ? std::vector<float>() : presence(flat, b);
       for (size_t s = b.first, offset = 0; s < b.last; offset += slots_[s].shape.num_elements(), ++s)
-        if (present[s] > 0) slots_[s].grad = unflatten(flat, offset, slots_[s]);
+        if (all_here || present[s - b.first] > 0) slots_[s].grad = unflatten(flat, offset, slots_[s]);
         else slots_[s].grad.reset();
     }
     Writer w{*this, grads};
@@ -160,17 +160,33 @@ template <Module M> class GradientReducer final
            buckets_[next_bucket_].ready == buckets_[next_bucket_].last - buckets_[next_bucket_].first)
       start_bucket(next_bucket_++);
   }
-  /// The bucket's gradients (zeros where absent) as one flat f32 tensor, handed to the communicator.
+  /// The bucket's gradients (zeros where absent) then one presence flag per parameter (1 where this rank has a
+  /// gradient), as one flat f32 tensor handed to the communicator: the sum tells which parameters have a gradient
+  /// on some rank without a collective of its own.
   void start_bucket(size_t b) {
     using K = KindOps<Inner, Float>;
     std::vector<P> parts;
+    std::vector<float> flags;
     for (size_t s = buckets_[b].first; s < buckets_[b].last; ++s) {
       Shape flat{slots_[s].shape.num_elements()};
       const auto& g = slots_[s].grad;
       if (g) parts.push_back(K::reshape(g->dtype() == DType::F32 ? *g : K::cast(*g, DType::F32), flat));
       else parts.push_back(K::zeros(flat, slots_[s].device, DType::F32));
+      flags.push_back(g ? 1.0f : 0.0f);
     }
-    comm_->start(parts.size() == 1 ? std::move(parts[0]) : K::cat(std::move(parts), 0));
+    Shape n{flags.size()};
+    const auto& device = slots_[buckets_[b].first].device;
+    bool all = std::all_of(flags.begin(), flags.end(), [](float f) { return f > 0; });
+    parts.push_back(all ? K::ones(n, device, DType::F32) : K::from_data(TensorData(flags, n), device));
+    comm_->start(K::cat(std::move(parts), 0));
+  }
+  /// The bucket's summed presence flags (the tail of flat), read back to the host.
+  std::vector<float> presence(const P& flat, const Bucket& b) const {
+    using K = KindOps<Inner, Float>;
+    size_t grads = 0;
+    for (size_t s = b.first; s < b.last; ++s) grads += slots_[s].shape.num_elements();
+    P flags = K::slice(flat, {SliceRange{grads, grads + (b.last - b.first), 1}});
+    return K::into_data(std::move(flags)).convert(DType::F32).template to_vector<float>();
   }
   P unflatten(const P& flat, size_t offset, const Slot& slot) const {
     using K = KindOps<Inner, Float>;

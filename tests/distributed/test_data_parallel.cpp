@@ -112,6 +112,53 @@ TEST(Distributed, ShardsCoverEachEpochOnceWithOneShuffle) {
   EXPECT_THROW(all->shard(0, world)->shard(0, world), ValueError);
 }
 
+// Gradients that only some ranks produce average with zeros for the others; a parameter without a gradient on
+// any rank gets none. linear1 has one on every rank, linear2 on even ranks only, the convolutions on none; small
+// buckets, sent while backward runs or all at the end.
+template <class B> void expect_partial_gradients_averaged(typename B::Device device) {
+  using Inner = typename B::InnerBackend;
+  ProcessGroup& g = group();
+  auto model = fresh_model<B>(3, device);
+  auto local_grads = [&](int rank) {
+    std::vector<float> v(4 * 1024);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float(std::sin(0.37 * double(i) + rank));
+    auto x = Tensor<B, 2>::from_data(TensorData(v, Shape{4, 1024}), device);
+    auto h = model.linear1.forward(x);
+    auto loss = rank % 2 == 0 ? model.linear2.forward(activation::relu(h)).sum() : h.sum().mul_scalar(2.0);
+    return optim::GradientsParams::from_grads(loss.backward(), model);
+  };
+  auto values = [](const auto& t) { return t.into_data().convert(DType::F32).template to_vector<float>(); };
+  // The mean over ranks of parameter p's local gradients (absent ones as zeros), from every rank's loss here.
+  auto expected = [&](const auto& param) {
+    constexpr size_t D = std::decay_t<decltype(param.val())>::rank();
+    std::vector<float> sum(param.val().shape().num_elements());
+    for (int r = 0; r < g.size(); ++r)
+      if (auto grad = local_grads(r).template get<Inner, D>(param.id())) {
+        auto v = values(*grad);
+        for (size_t i = 0; i < v.size(); ++i) sum[i] += v[i] / float(g.size());
+      }
+    return sum;
+  };
+  for (bool overlap : {true, false}) {
+    auto reducer = make_gradient_reducer<guide::Model<B>>(default_group(), device, {size_t(4) << 10, overlap});
+    reducer->begin(model);
+    auto grads = reducer->finish(model, local_grads(g.rank()));
+    for (const auto* p : {&model.linear1.weight, &model.linear2.weight}) {
+      auto got = grads.template get<Inner, 2>(p->id());
+      ASSERT_TRUE(got.has_value()) << "overlap " << overlap;
+      auto want = expected(*p), have = values(*got);
+      ASSERT_EQ(have.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(have[i], want[i], 1e-5f) << "overlap " << overlap << " " << i;
+    }
+    auto has = [&]<size_t D>(const Param<Tensor<B, D>>& p) { return grads.template get<Inner, D>(p.id()).has_value(); };
+    EXPECT_TRUE(has(*model.linear2.bias));
+    EXPECT_FALSE(has(model.conv1.weight)) << "no rank has a gradient";
+    EXPECT_FALSE(has(*model.conv2.bias)) << "no rank has a gradient";
+  }
+}
+
+TEST(Distributed, PartialGradientsAverageAcrossRanks) { expect_partial_gradients_averaged<AD>(Cpu::Device{}); }
+
 // Single-process training with the global batch: the reference.
 template <class B = AD>
 std::pair<guide::Model<B>, std::vector<double>> reference_training(size_t n, size_t global_batch, double lr,
@@ -164,6 +211,12 @@ TEST(Distributed, LearnerTrainsTheGuideModelAsOneProcessWithTheGlobalBatch) {
 }
 
 #ifdef SCORCH_HAVE_CUDA
+// Partial gradients on Cuda: buckets and presence flags summed by NCCL (skipped without a GPU per rank).
+TEST(Distributed, CudaPartialGradientsAverageAcrossRanks) {
+  if (backends::cuda::device_count() < group().size()) GTEST_SKIP() << "needs a GPU per rank";
+  expect_partial_gradients_averaged<Autodiff<Cuda>>(CudaDevice{group().local_rank()});
+}
+
 // The same on Cuda, one GPU per rank, gradients summed by NCCL during backward (skipped without a GPU per rank).
 TEST(Distributed, CudaLearnerTrainsAsOneGpuWithTheGlobalBatch) {
   using CAD = Autodiff<Cuda>;
