@@ -7,8 +7,9 @@
 # eager twin, GUIDE_EPOCHS epochs; `examples` runs the custom training loop and the GPT example with --backend cuda;
 # `vulkan` runs the Vulkan backend's tests on the NVIDIA Vulkan driver, then scorch-bench --backend vulkan beside
 # --backend cuda and the PyTorch anchor on the same workloads).
-# `distributed` (a machine of several GPUs) runs the data-parallel tests on NCCL with 2 and 4 ranks and scorch-dp-bench
-# beside PyTorch DDP (bench/anchors/torch_ddp_anchor.py) on 1, 2 and 4 GPUs.
+# `distributed` (a machine of several GPUs) runs the data-parallel tests on NCCL with 2 and 4 ranks, a rank leaving
+# mid-training on NCCL, and DP_ROUNDS rounds of scorch-dp-bench beside PyTorch DDP (bench/anchors/torch_ddp_anchor.py)
+# on 1, 2 and 4 GPUs, summed up by bench/dp_scaling.py.
 set -uo pipefail
 what=${1:-all}
 out=${OUT:-/tmp/gpu-out}
@@ -116,12 +117,21 @@ if [[ $what == distributed ]]; then  # NCCL tests on 2 (and 4) GPUs; scaling fro
     rc=$?; status=$((status | rc)); echo "distributed tests on $w ranks: exit $rc"
     grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|largest" "$out/distributed_$w.log" | sort | uniq -c
   done
-  for w in $worlds; do
-    if (( w == 1 )); then .gpu/scorch-dp-bench; python3 .gpu/torch_ddp_anchor.py
-    else
-      .gpu/scorch-run --nproc "$w" --timeout-ms 120000 .gpu/scorch-dp-bench
-      python3 -m torch.distributed.run --standalone --nproc_per_node "$w" .gpu/torch_ddp_anchor.py 2>/dev/null
-    fi
-  done | grep '^{' | tee "$out/dp_bench.jsonl"
+  # Rank 1 leaves mid-training on NCCL: rank 0's watchdog aborts the communicator and training fails within 30 s.
+  timeout 90 .gpu/scorch-run --nproc 2 --timeout-ms 5000 .gpu/scorch_distributed_tests \
+    --gtest_filter='DistributedDeadPeerTraining.Cuda*' > "$out/dead_peer_cuda.log" 2>&1
+  rc=$?; status=$((status | rc)); echo "dead peer on NCCL: exit $rc"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure|scorch: rank" "$out/dead_peer_cuda.log" | head
+  # DP_ROUNDS rounds (default 3) of every world size, Scorch and DDP interleaved; dp_scaling.py takes medians.
+  for round in $(seq "${DP_ROUNDS:-3}"); do
+    for w in $worlds; do
+      if (( w == 1 )); then .gpu/scorch-dp-bench; python3 .gpu/torch_ddp_anchor.py
+      else
+        .gpu/scorch-run --nproc "$w" --timeout-ms 120000 .gpu/scorch-dp-bench
+        python3 -m torch.distributed.run --standalone --nproc_per_node "$w" .gpu/torch_ddp_anchor.py 2>/dev/null
+      fi
+    done
+  done | grep '^{' > "$out/dp_bench.jsonl"
+  python3 bench/dp_scaling.py "$out/dp_bench.jsonl" | tee "$out/dp_scaling.jsonl"
 fi
 exit $status

@@ -104,8 +104,9 @@ template <Module M> class GradientReducer final
     GradientReducer& r;
     template <class Param> void visit(const std::string&, const Param& p) {
       if (!trainable(p)) return;
-      const auto& node = p.val().primitive().node;
-      r.slots_.push_back({p.id(), node ? node->id() : 0, p.val().shape(), p.val().dtype(), p.val().device(), 0, {}});
+      auto value = p.val();  // by value: the slot reads the tensor's autodiff node
+      const auto& node = value.primitive().node;
+      r.slots_.push_back({p.id(), node ? node->id() : 0, value.shape(), value.dtype(), value.device(), 0, {}});
     }
   };
   struct Filler {
@@ -143,14 +144,15 @@ template <Module M> class GradientReducer final
     for (const auto& s : slots_) out.emplace_back(s.id, s.shape);
     return out;
   }
-  /// Consecutive slots, each bucket up to bucket_bytes of f32 (a larger parameter alone).
+  /// Consecutive slots, the first bucket up to first_bucket_bytes of f32, the others up to bucket_bytes (a larger
+  /// parameter alone).
   void plan_buckets() {
     buckets_.clear();
     size_t bytes = 0;
     for (size_t s = 0; s < slots_.size(); ++s) {
       size_t b = slots_[s].shape.num_elements() * sizeof(float);
-      if (buckets_.empty() || (bytes > 0 && bytes + b > options_.bucket_bytes))
-        buckets_.push_back({s, s, 0}), bytes = 0;
+      size_t cap = buckets_.size() == 1 ? options_.first_bucket_bytes : options_.bucket_bytes;
+      if (buckets_.empty() || (bytes > 0 && bytes + b > cap)) buckets_.push_back({s, s, 0}), bytes = 0;
       buckets_.back().last = s + 1, bytes += b;
     }
     layout_ = signature();

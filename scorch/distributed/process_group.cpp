@@ -90,6 +90,7 @@ struct ProcessGroup::Impl {
   std::shared_ptr<gloo::rendezvous::Context> context;
   std::mutex mutex;  // one collective at a time: Gloo's context is not shared between calls
   int local_rank = 0;
+  std::chrono::milliseconds timeout{30000};
 
   template <class T> void all_reduce(T* data, size_t n, ReduceOp op, int size) {
     if (n == 0) return;
@@ -110,7 +111,7 @@ ProcessGroup::ProcessGroup(const ProcessGroupOptions& o) : impl_(std::make_uniqu
   if (o.world_size < 1 || o.rank < 0 || o.rank >= o.world_size)
     throw ValueError("distributed::ProcessGroup",
                      "rank " + std::to_string(o.rank) + " is not in a world of " + std::to_string(o.world_size));
-  impl_->local_rank = o.local_rank;
+  impl_->local_rank = o.local_rank, impl_->timeout = o.timeout;
   bool serve = o.rank == 0 && o.rank0_serves_store;
   impl_->store = std::make_unique<TcpStore>(o.master_addr, o.master_port, serve, o.timeout);
   guarded("distributed::ProcessGroup", [&] {
@@ -131,6 +132,7 @@ int ProcessGroup::rank() const { return impl_->context->rank; }
 int ProcessGroup::size() const { return impl_->context->size; }
 
 int ProcessGroup::local_rank() const { return impl_->local_rank; }
+std::chrono::milliseconds ProcessGroup::timeout() const { return impl_->timeout; }
 
 void ProcessGroup::all_reduce(float* data, size_t n, ReduceOp op) { impl_->all_reduce(data, n, op, size()); }
 void ProcessGroup::all_reduce(double* data, size_t n, ReduceOp op) { impl_->all_reduce(data, n, op, size()); }

@@ -47,6 +47,8 @@ class ProcessGroup {
   int size() const;
   /// The rank among this machine's processes (ProcessGroupOptions::local_rank).
   int local_rank() const;
+  /// How long a collective waits for a peer (ProcessGroupOptions::timeout).
+  std::chrono::milliseconds timeout() const;
   /// data[0, n) combined across ranks, in place on every rank.
   void all_reduce(float* data, size_t n, ReduceOp op = ReduceOp::sum);
   void all_reduce(double* data, size_t n, ReduceOp op = ReduceOp::sum);

@@ -148,7 +148,8 @@ template <class B> void expect_partial_gradients_averaged(typename B::Device dev
       ASSERT_TRUE(got.has_value()) << "overlap " << overlap;
       auto want = expected(*p), have = values(*got);
       ASSERT_EQ(have.size(), want.size());
-      for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(have[i], want[i], 1e-5f) << "overlap " << overlap << " " << i;
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_NEAR(have[i], want[i], 1e-5f) << "overlap " << overlap << " element " << i;
     }
     auto has = [&]<size_t D>(const Param<Tensor<B, D>>& p) { return grads.template get<Inner, D>(p.id()).has_value(); };
     EXPECT_TRUE(has(*model.linear2.bias));
@@ -294,32 +295,57 @@ TEST(Distributed, ResumeContinuesTheDataParallelRun) {
 }
 
 // Rank 1 leaves during the fifth batch; rank 0's training fails with IoError within the timeout (run alone, 2
-// ranks, by the ctest distributed_dead_peer_training).
-struct LeavingBatcher final : data::Batcher<AD, data::MnistItem, guide::MnistBatch<AD>> {
+// ranks, by the ctest distributed_dead_peer_training; on Cuda by scripts/gpu-run.sh distributed).
+template <class B = AD> struct LeavingBatcher final : data::Batcher<B, data::MnistItem, guide::MnistBatch<B>> {
   mutable size_t batches = 0;
-  guide::MnistBatch<AD> batch(std::vector<data::MnistItem> items, const Cpu::Device& device) const override {
+  guide::MnistBatch<B> batch(std::vector<data::MnistItem> items, const typename B::Device& device) const override {
     if (group().rank() == 1 && ++batches == 5) std::_Exit(0);
-    return guide::MnistBatcher<AD>().batch(std::move(items), device);
+    return guide::MnistBatcher<B>().batch(std::move(items), device);
   }
 };
 
+// Trains learner on a loader whose rank 1 leaves; expects IoError from a distributed:: op within 30 s.
+template <class B, class L> void expect_gone_peer_fails(L& learner, typename B::Device device) {
+  using Valid = typename B::InnerBackend;
+  auto start = std::chrono::steady_clock::now();
+  auto train = data::dataloader_builder(std::make_shared<LeavingBatcher<B>>())
+                   .batch_size(4)
+                   .set_device(device)
+                   .build(items(400));
+  try {
+    learner.fit(train, std::shared_ptr<data::DataLoader<Valid, data::MnistItem, guide::MnistBatch<Valid>>>());
+    ADD_FAILURE() << "training went on without rank 1";
+  } catch (const IoError& e) { EXPECT_NE(std::string(e.what()).find("distributed::"), std::string::npos) << e.what(); }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
 TEST(DistributedDeadPeerTraining, TrainingWithAGonePeerIsAnError) {
-  ProcessGroup& g = group();
   auto learner = train::LearnerBuilder(run_dir("dead"))
                      .num_epochs(1)
                      .plots(false)
                      .renderer(std::make_shared<train::CliRenderer>(std::cerr, std::chrono::hours(1)))
                      .build(fresh_model(7), optim::AdamConfig().init(), 1e-3);
-  auto start = std::chrono::steady_clock::now();
-  auto train = data::dataloader_builder(std::make_shared<LeavingBatcher>()).batch_size(4).build(items(400));
-  try {
-    learner.fit(train, std::shared_ptr<data::DataLoader<Cpu, data::MnistItem, guide::MnistBatch<Cpu>>>());
-    ADD_FAILURE() << "training went on without rank 1";
-  } catch (const IoError& e) { EXPECT_NE(std::string(e.what()).find("distributed::"), std::string::npos) << e.what(); }
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  expect_gone_peer_fails<AD>(learner, Cpu::Device{});
   std::filesystem::remove_all(run_dir("dead"));
-  (void)g;
 }
+
+#ifdef SCORCH_HAVE_CUDA
+// The same on NCCL: the communicator's watchdog aborts the bucket all-reduce that waits for rank 1.
+TEST(DistributedDeadPeerTraining, CudaTrainingWithAGonePeerIsAnError) {
+  using CAD = Autodiff<Cuda>;
+  if (backends::cuda::device_count() < group().size()) GTEST_SKIP() << "needs a GPU per rank";
+  CudaDevice mine{group().local_rank()};
+  auto learner = train::LearnerBuilder(run_dir("dead-cuda"))
+                     .devices(std::vector<CudaDevice>{mine})
+                     .data_parallel(default_group())
+                     .num_epochs(1)
+                     .plots(false)
+                     .renderer(std::make_shared<train::CliRenderer>(std::cerr, std::chrono::hours(1)))
+                     .build(fresh_model<CAD>(7, mine), optim::AdamConfig().init(), 1e-3);
+  expect_gone_peer_fails<CAD>(learner, mine);
+  std::filesystem::remove_all(run_dir("dead-cuda"));
+}
+#endif
 
 }  // namespace
 }  // namespace scorch::distributed
