@@ -7,6 +7,7 @@
 // A parameter without a gradient on some rank counts as zero there; one without a gradient on every rank gets
 // none (each bucket carries a presence flag per parameter, read back only by a rank that lacks a gradient).
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -35,7 +36,7 @@ template <Module M> class GradientReducer final
     Collector c{*this};
     slots_.clear(), by_node_.clear(), by_id_.clear(), next_bucket_ = 0;
     model.visit(c);
-    std::reverse(slots_.begin(), slots_.end());
+    slots_ = std::vector<Slot>(std::make_move_iterator(slots_.rbegin()), std::make_move_iterator(slots_.rend()));
     for (size_t s = 0; s < slots_.size(); ++s) {
       if (slots_[s].node != 0) by_node_.emplace(slots_[s].node, s);
       by_id_.emplace(slots_[s].id, s);
@@ -106,7 +107,9 @@ template <Module M> class GradientReducer final
       if (!trainable(p)) return;
       auto value = p.val();  // by value: the slot reads the tensor's autodiff node
       const auto& node = value.primitive().node;
-      r.slots_.push_back({p.id(), node ? node->id() : 0, value.shape(), value.dtype(), value.device(), 0, {}});
+      Slot& slot = r.slots_.emplace_back();
+      slot.id = p.id(), slot.node = node ? node->id() : 0, slot.shape = value.shape();
+      slot.dtype = value.dtype(), slot.device = value.device();
     }
   };
   struct Filler {

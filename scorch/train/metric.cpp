@@ -20,10 +20,12 @@ MetricEntry numeric_entry(double batch_value, double running_value, const Format
   char serialized[64];
   if (weight == 1) std::snprintf(serialized, sizeof serialized, "%.9g", batch_value);
   else std::snprintf(serialized, sizeof serialized, "%.9g,%.9g", batch_value, weight);
-  return {
-      format.name,   "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format),
-      serialized,    batch_value,
-      running_value, weight,        format};
+  MetricEntry entry;
+  entry.name = format.name;
+  entry.formatted = "epoch " + format_value(running_value, format) + " - batch " + format_value(batch_value, format);
+  entry.serialized = serialized;
+  entry.value = batch_value, entry.running = running_value, entry.weight = weight, entry.format = format;
+  return entry;
 }
 
 MetricEntry NumericMetricState::update(double value, size_t batch_size, const FormatOptions& format) {

@@ -73,6 +73,16 @@ std::string run_dir(const std::string& name) {
       .string();
 }
 
+// run_dir(name) emptied first by every rank (a directory an earlier run left under the same port must not leak into
+// this one); every rank of the group calls it at once.
+std::string fresh_run_dir(const std::string& name) {
+  std::string dir = run_dir(name);
+  std::error_code ignored;  // another rank may be removing the same files
+  std::filesystem::remove_all(dir, ignored);
+  group().barrier();
+  return dir;
+}
+
 // The targets of one epoch of a loader, in order.
 std::vector<int64_t> epoch_targets(
     const std::shared_ptr<data::DataLoader<AD, data::MnistItem, guide::MnistBatch<AD>>>& l, uint64_t epoch) {
@@ -180,7 +190,7 @@ TEST(Distributed, LearnerTrainsTheGuideModelAsOneProcessWithTheGlobalBatch) {
   ProcessGroup& g = group();
   const size_t per_rank = 4, steps = 200, global = per_rank * size_t(g.size()), n = steps * global;
   const double lr = 1e-3;
-  auto dir = run_dir("match") + "-rank" + std::to_string(g.rank());
+  auto dir = fresh_run_dir("match-rank" + std::to_string(g.rank()));
   auto learner = train::LearnerBuilder(dir)
                      .data_parallel(default_group(), {size_t(16) << 10, true})  // several buckets
                      .metric_train_numeric(train::LossMetric{})
@@ -227,7 +237,7 @@ TEST(Distributed, CudaLearnerTrainsAsOneGpuWithTheGlobalBatch) {
   std::vector<CudaDevice> devices;
   for (int r = 0; r < g.size(); ++r) devices.push_back({r});
   CudaDevice mine{g.local_rank()};
-  auto learner = train::LearnerBuilder(run_dir("cuda") + "-rank" + std::to_string(g.rank()))
+  auto learner = train::LearnerBuilder(fresh_run_dir("cuda-rank" + std::to_string(g.rank())))
                      .devices(devices)
                      .data_parallel(default_group(), {size_t(16) << 10, true})
                      .metric_train_numeric(train::LossMetric{})
@@ -249,7 +259,7 @@ TEST(Distributed, CudaLearnerTrainsAsOneGpuWithTheGlobalBatch) {
     for (size_t k = 0; k < steps; ++k) EXPECT_NEAR(logged[k], losses[k], 5e-4 * (1 + std::abs(losses[k]))) << k;
   }
   g.barrier();
-  std::filesystem::remove_all(run_dir("cuda") + "-rank" + std::to_string(g.rank()));
+  std::filesystem::remove_all(run_dir("cuda-rank" + std::to_string(g.rank())));
 }
 #endif
 
@@ -257,7 +267,7 @@ TEST(Distributed, AStopOnOneRankStopsEveryRank) {
   ProcessGroup& g = group();
   train::Interrupter interrupter;
   if (g.rank() == g.size() - 1) interrupter.stop("asked on the last rank");
-  auto dir = run_dir("stop");
+  auto dir = fresh_run_dir("stop");
   auto learner = train::LearnerBuilder(dir)
                      .with_interrupter(interrupter)
                      .num_epochs(3)
@@ -285,8 +295,8 @@ TEST(Distributed, ResumeContinuesTheDataParallelRun) {
     auto learner = builder.build(fresh_model(seed), optim::AdamConfig().init(), 1e-3);
     return learner.fit(loader(n, 4), loader<Cpu>(n / 4, 4));
   };
-  auto straight = flat_params(fit(run_dir("straight"), 2, std::nullopt, 7));
-  fit(run_dir("resumed"), 1, std::nullopt, 7);
+  auto straight = flat_params(fit(fresh_run_dir("straight"), 2, std::nullopt, 7));
+  fit(fresh_run_dir("resumed"), 1, std::nullopt, 7);
   auto resumed = flat_params(fit(run_dir("resumed"), 2, 1, 99));  // everything from the checkpoint of epoch 1
   ASSERT_EQ(resumed.size(), straight.size());
   for (size_t i = 0; i < straight.size(); ++i) ASSERT_NEAR(resumed[i], straight[i], 1e-6f) << i;
@@ -320,7 +330,7 @@ template <class B, class L> void expect_gone_peer_fails(L& learner, typename B::
 }
 
 TEST(DistributedDeadPeerTraining, TrainingWithAGonePeerIsAnError) {
-  auto learner = train::LearnerBuilder(run_dir("dead"))
+  auto learner = train::LearnerBuilder(fresh_run_dir("dead"))
                      .num_epochs(1)
                      .plots(false)
                      .renderer(std::make_shared<train::CliRenderer>(std::cerr, std::chrono::hours(1)))
@@ -335,7 +345,7 @@ TEST(DistributedDeadPeerTraining, CudaTrainingWithAGonePeerIsAnError) {
   using CAD = Autodiff<Cuda>;
   if (backends::cuda::device_count() < group().size()) GTEST_SKIP() << "needs a GPU per rank";
   CudaDevice mine{group().local_rank()};
-  auto learner = train::LearnerBuilder(run_dir("dead-cuda"))
+  auto learner = train::LearnerBuilder(fresh_run_dir("dead-cuda"))
                      .devices(std::vector<CudaDevice>{mine})
                      .data_parallel(default_group())
                      .num_epochs(1)
