@@ -1,7 +1,8 @@
 #pragma once
 // Collectives on tensors of any backend over a ProcessGroup (Gloo): values go through host memory (Cpu's are
-// copied too), f32 on the wire; results come back in the tensor's dtype and device. *_async run on a thread and
-// return a future; every rank must start the same collectives in the same order.
+// copied too), f32 on the wire; results come back in the tensor's dtype and device (any backend: Cpu, Autodiff,
+// Fusion, Vulkan…). *_async run on a thread and return a future; every rank must start the same collectives in the
+// same order.
 #include <future>
 
 #include "scorch/distributed/process_group.h"
@@ -54,6 +55,20 @@ Tensor<B, D> reduce_scatter(ProcessGroup& group, const Tensor<B, D>& x, ReduceOp
 template <Backend B, size_t D>
 std::future<Tensor<B, D>> all_reduce_async(ProcessGroup& group, Tensor<B, D> x, ReduceOp op = ReduceOp::sum) {
   return std::async(std::launch::async, [&group, x = std::move(x), op] { return all_reduce(group, x, op); });
+}
+/// broadcast on a thread (as all_reduce_async).
+template <Backend B, size_t D>
+std::future<Tensor<B, D>> broadcast_async(ProcessGroup& group, Tensor<B, D> x, int root) {
+  return std::async(std::launch::async, [&group, x = std::move(x), root] { return broadcast(group, x, root); });
+}
+/// all_gather on a thread (as all_reduce_async).
+template <Backend B, size_t D> std::future<Tensor<B, D + 1>> all_gather_async(ProcessGroup& group, Tensor<B, D> x) {
+  return std::async(std::launch::async, [&group, x = std::move(x)] { return all_gather(group, x); });
+}
+/// reduce_scatter on a thread (as all_reduce_async).
+template <Backend B, size_t D>
+std::future<Tensor<B, D>> reduce_scatter_async(ProcessGroup& group, Tensor<B, D> x, ReduceOp op = ReduceOp::sum) {
+  return std::async(std::launch::async, [&group, x = std::move(x), op] { return reduce_scatter(group, x, op); });
 }
 
 }  // namespace scorch::distributed

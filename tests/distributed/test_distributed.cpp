@@ -65,6 +65,15 @@ TEST(Distributed, TensorCollectivesMatchTheReference) {
     for (size_t i = 0; i < 12; ++i) share[i] += v[g.rank() * 12 + i];
   }
   EXPECT_EQ(reduce_scatter(g, rows).into_data().to_vector<float>(), share);
+  EXPECT_EQ(reduce_scatter_async(g, rows).get().into_data().to_vector<float>(), share);
+  EXPECT_EQ(broadcast_async(g, mine, 0).get().into_data().to_vector<float>(), inputs(0, 12));
+  EXPECT_EQ(all_gather_async(g, mine).get().into_data().to_vector<float>(), stacked);
+  // Another backend goes through host memory alike and keeps its dtype: f64 under Autodiff.
+  auto wide = Tensor<Autodiff<Cpu>, 2>::from_data(TensorData(inputs(g.rank(), 12), {4, 3}).convert(DType::F64));
+  auto summed = all_reduce(g, wide, ReduceOp::mean);
+  EXPECT_EQ(summed.dtype(), DType::F64);
+  auto means = summed.into_data().to_vector<double>();
+  for (size_t i = 0; i < 12; ++i) EXPECT_DOUBLE_EQ(means[i], double(sum[i]) / g.size()) << i;
   EXPECT_THROW(reduce_scatter(g, Tensor<Cpu, 1>::zeros({size_t(g.size()) + 1})), ShapeError);
   EXPECT_THROW(broadcast(g, mine, g.size()), ValueError);
   g.barrier();
