@@ -151,6 +151,12 @@ struct NcclCommunicator::Impl {
     backends::cuda::check(cudaEventRecord(done, s), op);
     watched.push_back({done, Clock::now(), op});
   }
+  /// Queues call(comm, op stream) (an NCCL collective) unless it has no elements, watched under the lock.
+  template <class Call> void queue(const char* op, size_t elements, Call call) {
+    auto lock = enter(op);
+    if (elements) check(call(comm, op_stream()), op);
+    watch(op_stream(), op);
+  }
   /// Forgets the watched collectives that finished; aborts comm when the oldest is late or NCCL saw an error.
   void check_progress() {
     while (!watched.empty() && cudaEventQuery(watched.front().done) == cudaSuccess)
@@ -216,12 +222,9 @@ NcclCommunicator::CudaTensor NcclCommunicator::all_reduce(const CudaTensor& x, R
   const char* name = "distributed::all_reduce";
   impl_->check_device(x, name);
   CudaTensor out = impl_->fresh_copy(x, name);
-  auto lock = impl_->enter(name);
-  if (out.numel())
-    check(api().all_reduce(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op), impl_->comm,
-                           impl_->op_stream()),
-          name);
-  impl_->watch(impl_->op_stream(), name);
+  impl_->queue(name, out.numel(), [&](ncclComm_t comm, cudaStream_t s) {
+    return api().all_reduce(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op), comm, s);
+  });
   return out;
 }
 
@@ -231,12 +234,9 @@ NcclCommunicator::CudaTensor NcclCommunicator::broadcast(const CudaTensor& x, in
     throw ValueError(name, "root " + std::to_string(root) + " is not a rank of " + std::to_string(size()));
   impl_->check_device(x, name);
   CudaTensor out = impl_->fresh_copy(x, name);
-  auto lock = impl_->enter(name);
-  if (out.numel())
-    check(api().broadcast(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), root, impl_->comm,
-                          impl_->op_stream()),
-          name);
-  impl_->watch(impl_->op_stream(), name);
+  impl_->queue(name, out.numel(), [&](ncclComm_t comm, cudaStream_t s) {
+    return api().broadcast(out.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), root, comm, s);
+  });
   return out;
 }
 
@@ -247,12 +247,9 @@ NcclCommunicator::CudaTensor NcclCommunicator::all_gather(const CudaTensor& x) {
   Shape shape{size_t(size())};
   for (size_t d : x.shape()) shape.push_back(d);
   CudaTensor out(shape, x.dtype(), {impl_->device});
-  auto lock = impl_->enter(name);
-  if (in.numel())
-    check(
-        api().all_gather(in.raw(), out.raw(), in.numel(), nccl_type(x.dtype(), name), impl_->comm, impl_->op_stream()),
-        name);
-  impl_->watch(impl_->op_stream(), name);
+  impl_->queue(name, in.numel(), [&](ncclComm_t comm, cudaStream_t s) {
+    return api().all_gather(in.raw(), out.raw(), in.numel(), nccl_type(x.dtype(), name), comm, s);
+  });
   return out;
 }
 
@@ -266,12 +263,9 @@ NcclCommunicator::CudaTensor NcclCommunicator::reduce_scatter(const CudaTensor& 
   CudaTensor in = impl_->fresh_copy(x, name);
   shape[0] /= size_t(size());
   CudaTensor out(shape, x.dtype(), {impl_->device});
-  auto lock = impl_->enter(name);
-  if (out.numel())
-    check(api().reduce_scatter(in.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op), impl_->comm,
-                               impl_->op_stream()),
-          name);
-  impl_->watch(impl_->op_stream(), name);
+  impl_->queue(name, out.numel(), [&](ncclComm_t comm, cudaStream_t s) {
+    return api().reduce_scatter(in.raw(), out.raw(), out.numel(), nccl_type(x.dtype(), name), nccl_op(op), comm, s);
+  });
   return out;
 }
 
