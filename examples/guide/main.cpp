@@ -62,6 +62,7 @@ int train(const Args& args) {
   std::cout << "backend: " << guide::backend_name(args.backend) << std::endl;
   if (args.cli) options.renderer = std::make_shared<scorch::train::CliRenderer>();
   auto report = guide::train_guide(args.artifact_dir, options);
+  if (!scorch::distributed::is_main_process()) return report.interrupted ? 130 : 0;  // rank 0 reports
   std::cout << "trained " << report.epochs_completed << " epochs"
             << (report.interrupted ? " (stopped: " + report.reason + ")" : "") << "; model saved to "
             << args.artifact_dir << "/model.mpk.gz" << std::endl;

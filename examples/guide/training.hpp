@@ -53,8 +53,9 @@ std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> 
 template <AutodiffBackend B>
 train::FitReport run_training(const std::string& artifact_dir, const TrainingConfig& config,
                               const typename B::Device& device, const TrainOptions& options) {
-  std::filesystem::create_directories(artifact_dir);
-  config.save(artifact_dir + "/config.json");
+  // Under scorch-run every rank trains; rank 0 alone writes (the Learner does the same for its files).
+  bool main_process = distributed::is_main_process();
+  if (main_process) std::filesystem::create_directories(artifact_dir), config.save(artifact_dir + "/config.json");
   B::seed(config.seed);
   auto [train_set, test_set] = datasets(options.source);
   using Inner = typename B::InnerBackend;
@@ -68,7 +69,7 @@ train::FitReport run_training(const std::string& artifact_dir, const TrainingCon
                          .shuffle(config.seed)
                          .num_workers(config.num_workers)
                          .build(std::move(test_set));
-  if (!options.resume) std::filesystem::remove_all(artifact_dir + "/tensorboard");  // a fresh run's curves start at 0
+  if (main_process && !options.resume) std::filesystem::remove_all(artifact_dir + "/tensorboard");  // curves from 0
   auto builder = train::LearnerBuilder(artifact_dir);
   builder.metric_train_numeric(train::AccuracyMetric{})
       .metric_valid_numeric(train::AccuracyMetric{})
@@ -86,7 +87,7 @@ train::FitReport run_training(const std::string& artifact_dir, const TrainingCon
     if (auto epoch = train::latest_checkpoint(artifact_dir)) builder.checkpoint(*epoch);
   auto learner = builder.build(config.model.init<B>(device), config.optimizer.init(), config.learning_rate);
   auto model_trained = learner.fit(loader_train, loader_test);
-  model_trained.save_file(artifact_dir + "/model", CompactRecorder{});
+  if (main_process) model_trained.save_file(artifact_dir + "/model", CompactRecorder{});
   return learner.report();
 }
 

@@ -178,6 +178,7 @@ void ProcessGroup::barrier() {
 }
 
 bool launched_distributed() { return env_number("WORLD_SIZE", 1, 1, 1 << 20) > 1; }
+bool is_main_process() { return !launched_distributed() || options_from_env().rank == 0; }
 
 std::shared_ptr<ProcessGroup> default_group() {
   static std::mutex mutex;

@@ -68,6 +68,9 @@ class ProcessGroup {
 
 /// True when torchrun's environment names a world of more than one process (WORLD_SIZE > 1).
 bool launched_distributed();
+/// True in a single process and on rank 0 of a launched world (RANK): the process that writes files and prints
+/// results, as the Learner's rank 0 does (PyTorch's `rank == 0` idiom), without joining the group.
+bool is_main_process();
 /// The process-wide group of torchrun's environment (options_from_env), joined at the first call as
 /// torch.distributed.init_process_group; nullptr unless launched_distributed().
 std::shared_ptr<ProcessGroup> default_group();

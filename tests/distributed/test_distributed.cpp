@@ -43,6 +43,8 @@ TEST(Distributed, AllReduceMatchesTheReference) {
   }
 }
 
+TEST(Distributed, RankZeroIsTheMainProcess) { EXPECT_EQ(is_main_process(), group().rank() == 0); }
+
 TEST(Distributed, TensorCollectivesMatchTheReference) {
   ProcessGroup& g = group();
   auto mine = Tensor<Cpu, 2>::from_data(TensorData(inputs(g.rank(), 12), {4, 3}));

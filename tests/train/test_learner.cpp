@@ -151,6 +151,7 @@ TEST(Learner, EarlyStoppingAndInterrupterAndErrors) {
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("scorch-run --nproc 2"), std::string::npos) << e.what();
   }
+  EXPECT_TRUE(distributed::is_main_process()) << "one process is its own main process";
   try {
     LearnerBuilder(temp_dir("hamming").string())
         .metric_train_numeric(HammingScore{})
