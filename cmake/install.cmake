@@ -12,7 +12,7 @@ set(SCORCH_EXPORTED
   scorch_autodiff_cpu:autodiff_cpu scorch_fusion_cpu:fusion_cpu scorch_data:data scorch_module:module
   scorch_import_pytorch:import_pytorch scorch_import_onnx:import_onnx scorch_onnx_runtime:onnx_runtime
   scorch_nn:nn scorch:scorch scorch_train:train scorch_distributed:distributed scorch_remote_protocol:remote_protocol
-  scorch_remote:remote)
+  scorch_remote:remote scorch_dyn_core:dyn_core scorch_dyn_cpu:dyn_cpu)
 if(SCORCH_BUILD_CUDA)
   list(APPEND SCORCH_EXPORTED scorch_cuda:cuda scorch_fusion_cuda:fusion_cuda
     scorch_onnx_runtime_cuda:onnx_runtime_cuda)
@@ -63,7 +63,7 @@ install(FILES ${CMAKE_BINARY_DIR}/ScorchConfig.cmake ${CMAKE_BINARY_DIR}/ScorchC
 # (libscorch.so) and scorch.pc, a copy of the default form's.
 set(SCORCH_STATIC_LIBS "")
 foreach(lib scorch_train scorch_nn scorch_onnx_runtime scorch_import_onnx scorch_import_pytorch scorch_data
-            scorch_module scorch_fusion_cpu scorch_autodiff_cpu scorch_ir scorch_tensor scorch_cpu scorch_core)
+            scorch_module scorch_fusion_cpu scorch_dyn_core scorch_autodiff_cpu scorch_ir scorch_tensor scorch_cpu scorch_core)
   string(APPEND SCORCH_STATIC_LIBS " -l${lib}")
 endforeach()
 set(SCORCH_STATIC_LIBS "${SCORCH_STATIC_LIBS} -lonnx_proto -lpthread -ldl")

@@ -572,14 +572,14 @@ template <class B> struct GeneratedOps {{
 
 def router_op(op):
     """Router<Bs...>'s op: finds the backend that owns the operands (router::place), unwraps them as that backend's
-    (router::take<K>), runs the op there (its own or backend/provided's) and wraps the result (router::Wrap);
+    (operand::take), runs the op there (its own or backend/provided's) and wraps the result (operand::Wrap);
     to_device between backends moves the values (router::move_to)."""
     decl = decl_params(op, f="F", i="I", bt="Bt", device="Device")
     if op.name == "to_device":
         return (f"  static {op.result} {op.full}({decl}) {{\n"
                 f"    return router::move_to(std::move(x), device);\n  }}")
     names = ", ".join(n for _, n in op.params)
-    args = ", ".join(f"router::take<K>(std::move({n}))" for _, n in op.params)
+    args = ", ".join(f"operand::take<router::At<K>>(std::move({n}))" for _, n in op.params)
     target = fusion_target(op).replace("<B>", "<router::Nth<K, Bs...>>").replace("<B, ", "<router::Nth<K, Bs...>, ")
     split = ""
     if op.name.endswith("_update_many"):  # an optimizer's parameters may sit on several backends: item by item
@@ -588,7 +588,7 @@ def router_op(op):
                  f"      return provided::{op.full}<Router<Bs...>>({moved});\n")
     return (f"  static {op.result} {op.full}({decl}) {{\n{split}"
             f"    return router::route<Bs...>(router::place<Bs...>(\"{op.full}\", {names}), [&]<size_t K>() {{\n"
-            f"      return router::Wrap<{op.result}>::template from<K>({target}({args}));\n"
+            f"      return operand::Wrap<{op.result}>::template from<router::At<K>>({target}({args}));\n"
             f"    }});\n  }}")
 
 
@@ -767,6 +767,80 @@ namespace scorch::remote {{
 """
 
 
+def dyn_types():
+    return dict(f="F", i="I", bt="Bt", device="Device")
+
+
+def dyn_virtual(op):
+    """The stack interface's pure virtual for op (Dyn's primitives in place of F, I, Bt and Device)."""
+    return f"  virtual {op.result} {op.full}({decl_params(op, **dyn_types())}) const = 0;"
+
+
+def dyn_override(op):
+    """Backend B's implementation of op behind the stack interface: operands unboxed, B's op (its own or
+    backend/provided's), the result boxed."""
+    args = ", ".join(f"operand::take<On<B>>(std::move({n}))" for _, n in op.params)
+    target = fusion_target(op)
+    return (f"  {op.result} {op.full}({decl_params(op, **dyn_types())}) const override {{\n"
+            f"    return operand::Wrap<{op.result}>::template from<On<B>>({target}({args}));\n  }}")
+
+
+def dyn_forward(op):
+    """Dyn's static op: the stack that holds the operands runs it (to_device may cross stacks)."""
+    decl = decl_params(op, **dyn_types())
+    if op.name == "to_device":
+        return f"  static {op.result} {op.full}({decl}) {{ return move_to(std::move(x), device); }}"
+    names = ", ".join(n for _, n in op.params)
+    return (f"  static {op.result} {op.full}({decl}) {{\n"
+            f"    const Stack& stack = place(\"{op.full}\", {names});\n"
+            f"    return stack.{op.full}({call_args(op)});\n  }}")
+
+
+def gen_dyn(ops):
+    """Dyn's stack interface (one virtual per op), its implementation for any backend B (compiled once per stack,
+    in that stack's library) and Dyn's static ops that forward to the stack holding the operands."""
+    aliases = ("  using F = DynTensor<Float>;\n  using I = DynTensor<Int>;\n  using Bt = DynTensor<Bool>;\n"
+               "  using Device = DynDevice;\n")
+    table = f"""#pragma once
+{HEADER}// Dyn's stack interface: every op of the table as a virtual function on Dyn's primitives (OpTable), and its
+// implementation on a backend B (OpTableOf), compiled once per stack in that stack's library (dyn/stack_of.h).
+{includes(['"scorch/dyn/dyn_tensor.h"', '"scorch/gen/kind_ops.h"'])}
+namespace scorch::dyn {{
+
+/// The op table's ops on Dyn's primitives, for one stack.
+class OpTable {{
+ public:
+{aliases}
+  virtual ~OpTable() = default;
+{chr(10).join(dyn_virtual(op) for op in ops)}
+}};
+
+/// Base (an OpTable) with every op run by backend B.
+template <class Base, class B> class OpTableOf : public Base {{
+ public:
+{aliases}
+{chr(10).join(dyn_override(op) for op in ops)}
+}};
+
+}}  // namespace scorch::dyn
+"""
+    forward = f"""#pragma once
+{HEADER}// Dyn's ops: every op of the table, run by the stack that holds its operands (dyn/dispatch.h finds it).
+#include "scorch/dyn/dispatch.h"
+
+namespace scorch::dyn {{
+
+/// The op table's ops on Dyn's primitives.
+struct GeneratedOps {{
+{aliases}
+{chr(10).join(dyn_forward(op) for op in ops)}
+}};
+
+}}  // namespace scorch::dyn
+"""
+    return table, forward
+
+
 def ir_field_type(t):
     t = re.sub(r"^const\s+|\s*&$", "", t.strip())
     t = PRIMITIVE.sub("TensorIr", t)
@@ -870,6 +944,9 @@ def main():
     write(args.out, "scorch/gen/autodiff_ops.h", gen_autodiff(ops))
     write(args.out, "scorch/gen/fusion_ops.h", gen_fusion(ops))
     write(args.out, "scorch/gen/router_ops.h", gen_router(ops))
+    dyn_table, dyn_forward_ops = gen_dyn(ops)
+    write(args.out, "scorch/gen/dyn_op_table.h", dyn_table)
+    write(args.out, "scorch/gen/dyn_ops.h", dyn_forward_ops)
     write(args.out, "scorch/gen/ir_records.h", gen_ir(ops))
     remote_header, remote_source = gen_remote(ops)
     write(args.out, "scorch/gen/remote_ops.h", remote_header)
