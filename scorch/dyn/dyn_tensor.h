@@ -50,13 +50,16 @@ struct Box {
 /// A tensor of kind Kind on some registered stack: the stack and its backend's primitive, boxed.
 template <class Kind> class DynTensor {
  public:
-  /// An empty tensor, to be assigned (Autodiff keeps such placeholders); any op on it throws ValueError.
+  /// An empty tensor, to be assigned (Autodiff keeps such placeholders); any op on it throws ValueError naming the op.
   DynTensor() = default;
   DynTensor(const Stack* stack, std::shared_ptr<Box> box) : stack_(stack), box_(std::move(box)) {}
 
-  Shape shape() const { return box("shape").shape(); }
-  DType dtype() const { return box("dtype").dtype(); }
-  DynDevice device() const { return box("device").device(); }
+  /// The shape; an empty tensor's is Shape{} (as a backend's default-constructed primitive's), and any op on it throws.
+  Shape shape() const { return box_ ? box_->shape() : Shape{}; }
+  /// The dtype; an empty tensor's is Kind's default.
+  DType dtype() const { return box_ ? box_->dtype() : Kind::default_dtype; }
+  /// The device; an empty tensor's is the default device.
+  DynDevice device() const { return box_ ? box_->device() : DynDevice(); }
   /// The stack holding the tensor; null when the tensor is empty.
   const Stack* stack() const { return stack_; }
   /// The box (for the stack's ops); null when the tensor is empty.
@@ -64,10 +67,6 @@ template <class Kind> class DynTensor {
   const std::shared_ptr<Box>& boxed() const { return box_; }
 
  private:
-  const Box& box(const char* op) const {
-    if (!box_) throw_empty(op);
-    return *box_;
-  }
   const Stack* stack_ = nullptr;
   std::shared_ptr<Box> box_;
 };

@@ -24,6 +24,8 @@ class Stack : public OpTable {
   virtual std::string device_arg(const DynDevice& d) const = 0;
   /// Whether a and b (both of this stack) are the same device.
   virtual bool same_device(const DynDevice& a, const DynDevice& b) const = 0;
+  /// Why the stack cannot run in this process ("no CUDA device visible"), or "" when it can.
+  virtual std::string unavailable() const = 0;
   /// Seeds the backend's random stream.
   virtual void seed(uint64_t seed) const = 0;
   /// Waits for the backend's queued work on d.

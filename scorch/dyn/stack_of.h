@@ -42,7 +42,8 @@ template <class Device> DeviceSyntax<Device> indexed_devices(std::string key) {
 /// Backend B behind the stack interface, under key.
 template <class B> class StackOf final : public OpTableOf<Stack, B> {
  public:
-  StackOf(std::string key, DeviceSyntax<typename B::Device> syntax) : key_(std::move(key)), syntax_(std::move(syntax)) {}
+  StackOf(std::string key, DeviceSyntax<typename B::Device> syntax, std::function<std::string()> unavailable)
+      : key_(std::move(key)), syntax_(std::move(syntax)), unavailable_(std::move(unavailable)) {}
   const std::string& key() const override { return key_; }
   std::string backend_name() const override { return B::name(); }
   DynDevice device(std::string_view arg) const override {
@@ -52,18 +53,23 @@ template <class B> class StackOf final : public OpTableOf<Stack, B> {
   bool same_device(const DynDevice& a, const DynDevice& b) const override {
     return a.as<typename B::Device>() == b.as<typename B::Device>();
   }
+  std::string unavailable() const override { return unavailable_ ? unavailable_() : std::string(); }
   void seed(uint64_t s) const override { B::seed(s); }
   void sync(const DynDevice& d) const override { B::sync(d.as<typename B::Device>()); }
 
  private:
   std::string key_;
   DeviceSyntax<typename B::Device> syntax_;
+  std::function<std::string()> unavailable_;
 };
 
-/// Registers backend B as the stack named key (its devices read and written by syntax); once per B.
-template <class B> void register_stack(const std::string& key, DeviceSyntax<typename B::Device> syntax) {
+/// Registers backend B as the stack named key (its devices read and written by syntax; unavailable says why it
+/// cannot run here, empty: it always can); once per B.
+template <class B>
+void register_stack(const std::string& key, DeviceSyntax<typename B::Device> syntax,
+                    std::function<std::string()> unavailable = {}) {
   if (stack_of<B>) return;
-  auto stack = std::make_unique<StackOf<B>>(key, std::move(syntax));
+  auto stack = std::make_unique<StackOf<B>>(key, std::move(syntax), std::move(unavailable));
   stack_of<B> = stack.get();
   add_stack(std::move(stack));
 }

@@ -1,4 +1,6 @@
 #pragma once
+#include <string>
+
 // Each stack library's registration with Dyn (stacks/<stack>/dyn.cpp); dyn_builtin_stacks.cpp calls those the build
 // has.
 
@@ -9,6 +11,8 @@ void register_stack_cpu();
 void register_stack_fusion_cpu();
 /// "cuda" (scorch_cuda).
 void register_stack_cuda();
+/// Why Cuda cannot run here ("" when a device is visible), for the cuda stacks' registrations.
+std::string cuda_unavailable();
 /// "fusion<cuda>" (scorch_fusion_cuda).
 void register_stack_fusion_cuda();
 /// "vulkan" (scorch_vulkan).

@@ -1,4 +1,4 @@
-// The conformance suite on the Cpu backend.
+// The conformance suite on the static Cpu backend: the WebAssembly build's (tests/wasm), which has no Dyn.
 #include "runner.h"
 
 namespace scorch::conformance {

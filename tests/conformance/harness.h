@@ -7,28 +7,9 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
-#include <scorch/backends/reference/reference_backend.h>
 #include <scorch/scorch.hpp>
-#include <scorch/stacks/fusion_cpu/autodiff.h>
-#ifdef SCORCH_HAVE_LIBTORCH
-#include <scorch/stacks/libtorch/autodiff.h>
-#endif
-#ifdef SCORCH_CASE_ROUTER
-#include <scorch/router/router.h>
-namespace scorch {
-/// The router the `router` conformance tests run on (a type name without a comma, for SCORCH_CASE_BACKEND).
-using RouterCpuLibTorch = Router<Cpu, LibTorch>;
-}  // namespace scorch
-#endif
-#ifdef SCORCH_HAVE_VULKAN
-#include <scorch/stacks/vulkan/autodiff.h>
-#endif
-#ifdef SCORCH_HAVE_REMOTE
-#include <scorch/stacks/remote/autodiff.h>
-#endif
-#ifdef SCORCH_HAVE_CUDA
-#include <scorch/stacks/cuda/autodiff.h>
-#include <scorch/stacks/fusion_cuda/autodiff.h>
+#ifdef SCORCH_CASE_DYN
+#include <scorch/stacks/dyn/autodiff.h>
 #endif
 
 namespace scorch::conformance {
@@ -188,10 +169,12 @@ template <class B> CaseList<B> all_cases() {
 
 }  // namespace scorch::conformance
 
-// The backend the case files are compiled for: Cpu unless the build names another (the cases are
-// compiled once per backend into its own library); each file instantiates it and, unless
+// The backend the case files are compiled for: Dyn natively (SCORCH_CASE_DYN: compiled once, every stack chosen at
+// run time), Cpu where the build has no Dyn (WebAssembly); each file instantiates it and, unless
 // SCORCH_CASE_NO_AUTODIFF is defined, its Autodiff.
-#ifndef SCORCH_CASE_BACKEND
+#ifdef SCORCH_CASE_DYN
+#define SCORCH_CASE_BACKEND Dyn
+#else
 #define SCORCH_CASE_BACKEND Cpu
 #endif
 #ifdef SCORCH_CASE_NO_AUTODIFF

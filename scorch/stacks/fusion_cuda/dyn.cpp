@@ -5,6 +5,6 @@
 
 namespace scorch::dyn {
 void register_stack_fusion_cuda() {
-  register_stack<FusionCuda>("fusion<cuda>", indexed_devices<CudaDevice>("fusion<cuda>"));
+  register_stack<FusionCuda>("fusion<cuda>", indexed_devices<CudaDevice>("fusion<cuda>"), cuda_unavailable);
 }
 }  // namespace scorch::dyn

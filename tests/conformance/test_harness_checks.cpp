@@ -1,16 +1,26 @@
-// The conformance suite on Autodiff<Cpu>, float inputs requiring grad: every op's forward
-// through the recording path matches PyTorch; the edge sweep also backpropagates every case.
+// Checks of the harness itself: the edge sweep's backward probe on Autodiff<Dyn>, and the Reference stack's premise
+// (it binds no provided op, so its conformance run checks backend/provided's defaults).
+#include <gtest/gtest.h>
+
+#include <scorch/backends/reference/reference_backend.h>
+
 #include "runner.h"
 
 namespace scorch::conformance {
 namespace {
-SCORCH_CONFORMANCE_SUITE(AutodiffConformance, Autodiff<Cpu>)
 
-using AD = Autodiff<Cpu>;
+// Reference binds no provided op itself (gelu, zeros and swap_dims are provided; exp is required).
+template <class B> concept BindsGelu = requires { &B::float_gelu; };
+template <class B> concept BindsZeros = requires { &B::int_zeros; };
+template <class B> concept BindsSwapDims = requires { &B::float_swap_dims; };
+template <class B> concept BindsExp = requires { &B::float_exp; };
+static_assert(!BindsGelu<Reference> && !BindsZeros<Reference> && !BindsSwapDims<Reference> && BindsExp<Reference>);
+static_assert(BindsGelu<Cpu> && BindsSwapDims<Cpu>, "Cpu binds its own kernels for these provided ops");
 
-// The edge sweep's backward probe sees a case's float leaves and outputs, and its check fails on a
-// gradient of the wrong shape.
-TEST(AutodiffEdgeProbe, CollectsLeavesAndChecksGradientShapes) {
+using AD = Autodiff<Dyn>;
+
+// The backward probe sees a case's float leaves and outputs, and its check fails on a gradient of the wrong shape.
+TEST(BackwardProbeCheck, CollectsLeavesAndChecksGradientShapes) {
   std::vector<TensorData> data{TensorData(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3})};
   for (bool add_failing_check : {false, true}) {
     BackwardProbe<AD> probe;
@@ -32,7 +42,7 @@ TEST(AutodiffEdgeProbe, CollectsLeavesAndChecksGradientShapes) {
   }
 }
 
-TEST(AutodiffEdgeProbe, EmptyOutputsNeedZeroGradients) {
+TEST(BackwardProbeCheck, EmptyOutputsNeedZeroGradients) {
   std::vector<TensorData> data{TensorData(std::vector<float>{1, 2, 3}, Shape{3})};
   BackwardProbe<AD> probe;
   BackwardProbe<AD>::active() = &probe;
@@ -42,5 +52,6 @@ TEST(AutodiffEdgeProbe, EmptyOutputsNeedZeroGradients) {
   EXPECT_TRUE(probe.outputs_empty);
   EXPECT_NO_THROW(probe.check());
 }
+
 }  // namespace
 }  // namespace scorch::conformance
