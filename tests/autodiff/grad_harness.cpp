@@ -5,7 +5,7 @@ namespace scorch::gradcheck {
 GradInputs::GradInputs(const std::vector<TensorData>& data) : data_(data), leaves_(data.size()) {
   for (size_t k = 0; k < data.size(); ++k) {
     if (!is_float(data[k].dtype())) continue;
-    leaves_[k] = AD::float_set_require_grad(AD::float_from_data(data[k], CpuDevice{}), true);
+    leaves_[k] = AD::float_set_require_grad(AD::float_from_data(data[k], Dyn::Device{}), true);
     float_inputs_.push_back(k);
   }
 }

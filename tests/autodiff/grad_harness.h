@@ -1,5 +1,6 @@
 #pragma once
-// The gradient-check harness. A case maps inputs to one output tensor (flattened to rank 1);
+// The gradient-check harness, compiled once for Autodiff<Dyn> and run on the stack --stack names (default cpu;
+// tests/support/stack_flag.h). A case maps inputs to one output tensor (flattened to rank 1);
 // the loss is Σ_k out_k · w_k with w_k = sin(0.7·k + 0.3), the same weights the fixture script
 // uses. Every float input is an f64 leaf that requires grad; its gradient is checked against
 // PyTorch's (fixtures/gradients.json, from gen_grad_fixtures.py) and against central finite
@@ -9,10 +10,11 @@
 #include <vector>
 
 #include <scorch/scorch.hpp>
+#include <scorch/stacks/dyn/autodiff.h>
 
 namespace scorch::gradcheck {
 
-using AD = Autodiff<Cpu>;
+using AD = Autodiff<Dyn>;
 
 /// The inputs of one run of a case: float inputs are tracked leaves (the same leaf every time
 /// an input is asked for), int and bool inputs plain tensors.

@@ -2,13 +2,13 @@
 //   scorch_conformance --stack cpu --stack "autodiff<fusion<cpu>>" [--gtest_filter=...]
 // A remote stack runs on a scorch-server over Cpu that this binary starts on loopback (tests/remote/server_process.h).
 #include <cstdlib>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "remote/server_process.h"
 #include "stack_suites.h"
+#include "support/stack_flag.h"
 
 namespace {
 
@@ -17,38 +17,16 @@ constexpr const char* kUsage =
     "Runs the conformance suite (fixtures from PyTorch, the edge sweep and the op coverage check) on each stack\n"
     "named (default: cpu). NAME is a Dyn stack: cpu, reference, fusion<cpu>, libtorch, vulkan:0, cuda:0,\n"
     "fusion<cuda:0>, remote, router<cpu,libtorch>:1 ...; autodiff<NAME> runs it through Autodiff with float inputs\n"
-    "requiring grad. Stacks this build has: ";
-
-/// The stacks named by --stack NAME / --stack=NAME, removed from argv.
-std::vector<std::string> take_stacks(int& argc, char** argv) {
-  std::vector<std::string> stacks;
-  int out = 1;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--stack" && i + 1 < argc) stacks.push_back(argv[++i]);
-    else if (arg.starts_with("--stack=")) stacks.push_back(arg.substr(8));
-    else argv[out++] = argv[i];
-  }
-  argc = out;
-  return stacks;
-}
-
-bool wants_help(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return true;
-  return false;
-}
+    "requiring grad.\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (wants_help(argc, argv)) {
-    std::cout << kUsage;
-    for (const auto& key : scorch::Dyn::stacks()) std::cout << key << " ";
-    std::cout << "\n\nGoogleTest's own flags follow (--gtest_help).\n";
+  if (scorch::testing::wants_help(argc, argv)) {
+    scorch::testing::print_stack_help(kUsage);
     return 0;
   }
-  auto stacks = take_stacks(argc, argv);
+  auto stacks = scorch::testing::take_stacks(argc, argv);
   if (stacks.empty()) stacks.push_back("cpu");
   std::unique_ptr<scorch::testing::ServerProcess> server;
   try {

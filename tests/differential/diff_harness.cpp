@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <cstdlib>
 #include <sstream>
 
 namespace scorch::differential {
@@ -283,6 +284,25 @@ const std::vector<DiffCase>& all_cases() {
     return std::move(list.cases);
   }();
   return cases;
+}
+
+const std::vector<Dyn::Device>& differential_stacks() {
+  static const std::vector<Dyn::Device> stacks = [] {
+    const char* env = std::getenv("SCORCH_DIFF_STACKS");
+    std::string wanted = env ? std::string(",") + env + "," : "";
+    auto stack_keys = Dyn::stacks();
+    bool has_torch = std::find(stack_keys.begin(), stack_keys.end(), "libtorch") != stack_keys.end();
+    std::vector<Dyn::Device> out{Dyn::device(has_torch ? "libtorch" : "cpu")};
+    for (std::string key : {"cpu", "fusion<cpu>", "cuda", "fusion<cuda>", "vulkan"}) {
+      if (std::find(stack_keys.begin(), stack_keys.end(), key) == stack_keys.end()) continue;
+      auto device = Dyn::device(key);
+      bool is_oracle = device == out.front();
+      bool chosen = wanted.empty() || wanted.find("," + key + ",") != std::string::npos;
+      if (!is_oracle && chosen && device.stack().unavailable().empty()) out.push_back(device);
+    }
+    return out;
+  }();
+  return stacks;
 }
 
 }  // namespace scorch::differential

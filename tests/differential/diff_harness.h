@@ -2,9 +2,9 @@
 // Differential testing: every op of op_table.txt on random inputs (several shapes, broadcasting,
 // non-contiguous views, edge values), run on each backend under test and on the oracle
 // (LibTorch; Cpu where LibTorch is not built), compared within per-dtype tolerances; gradients through Autodiff<B>
-// compared the same way. The backends: Cpu and Fusion<Cpu>, Cuda and Fusion<Cuda> where a GPU is visible, and Vulkan
-// where a Vulkan device is (lavapipe in CI).
-// A case body is written once as a generic lambda over the backend.
+// compared the same way. A case body is written once as a generic lambda over the backend and compiled once, for Dyn
+// and Autodiff<Dyn>; the stacks run at run time (differential_stacks(): Cpu, Reference and Fusion<Cpu>, Cuda and
+// Fusion<Cuda> where a GPU is visible, Vulkan where a Vulkan device is: lavapipe in CI).
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -14,18 +14,8 @@
 
 #include "../registry/domains.h"
 
-#ifdef SCORCH_HAVE_LIBTORCH
-#include <scorch/stacks/libtorch/autodiff.h>
-#endif
-#ifdef SCORCH_HAVE_CUDA
-#include <scorch/stacks/cuda/autodiff.h>
-#include <scorch/stacks/fusion_cuda/autodiff.h>
-#endif
-#ifdef SCORCH_HAVE_VULKAN
-#include <scorch/stacks/vulkan/autodiff.h>
-#endif
 #include <scorch/scorch.hpp>
-#include <scorch/stacks/fusion_cpu/autodiff.h>
+#include <scorch/stacks/dyn/autodiff.h>
 
 namespace scorch::differential {
 
@@ -199,6 +189,10 @@ template <class B, class Body> RunResult run_on(const Body& body, const std::vec
   return result;
 }
 
+/// The stacks the differential target compares, the oracle first: libtorch where the build has it (else cpu), then
+/// every other stack of differential_stacks() that can run here ($SCORCH_DIFF_STACKS, comma-separated, narrows them).
+const std::vector<Dyn::Device>& differential_stacks();
+
 /// The backends the differential target compares: the oracle first.
 struct BackendRunners {
   std::vector<std::string> names;         ///< "libtorch", "cpu", ...
@@ -234,29 +228,20 @@ class DiffList {
                                                   std::vector<InputSpec> inputs, const Body& body,
                                                   CaseOptions options) {
     DiffCase c{op + "_" + std::to_string(++count_[op]), std::move(covers), std::move(inputs), options, {}};
-#ifdef SCORCH_HAVE_LIBTORCH
-    add_backend<kGrad, LibTorch>(c.runners, body);  // the oracle when present
-#endif
-    add_backend<kGrad, Cpu>(c.runners, body);  // else Cpu is the reference
-    add_backend<kGrad, FusionCpu>(c.runners, body);
-#ifdef SCORCH_HAVE_CUDA
-    if (backends::cuda::is_available()) {
-      add_backend<kGrad, Cuda>(c.runners, body);
-      add_backend<kGrad, FusionCuda>(c.runners, body);
-    }
-#endif
-#ifdef SCORCH_HAVE_VULKAN
-    if (backends::vulkan::is_available()) add_backend<kGrad, Vulkan>(c.runners, body);
-#endif
+    for (const auto& device : differential_stacks()) add_backend<kGrad>(c.runners, body, device);
     cases.push_back(std::move(c));
   }
-  template <bool kGrad, class B, class Body> static void add_backend(BackendRunners& r, const Body& body) {
-    r.names.push_back(B::name());
-    r.forward.push_back(
-        [body](const auto& specs, const auto& data, uint64_t seed) { return run_on<B>(body, specs, data, seed); });
+  template <bool kGrad, class Body>
+  static void add_backend(BackendRunners& r, const Body& body, const Dyn::Device& device) {
+    r.names.push_back(device.to_string());
+    r.forward.push_back([body, device](const auto& specs, const auto& data, uint64_t seed) {
+      Dyn::set_default_device(device);
+      return run_on<Dyn>(body, specs, data, seed);
+    });
     if constexpr (kGrad)
-      r.gradient.push_back([body](const auto& specs, const auto& data, uint64_t seed) {
-        return run_on<Autodiff<B>>(body, specs, data, seed);
+      r.gradient.push_back([body, device](const auto& specs, const auto& data, uint64_t seed) {
+        Dyn::set_default_device(device);
+        return run_on<Autodiff<Dyn>>(body, specs, data, seed);
       });
   }
   std::map<std::string, int> count_;
