@@ -98,7 +98,7 @@ format:
 # (docs/quantization.md). Last line: test accuracy in f32 and int8.
 GUIDE_DIR ?= $(BUILD)/guide-artifacts
 GUIDE_FLAGS := $(if $(filter 1,$(DIGITS)),--digits,)
-# FUSION=1 trains on Autodiff<Fusion<Cpu>> (scorch/fusion/README.md); BACKEND=libtorch|cuda|fusion-cpu picks any
+# FUSION=1 trains on Autodiff<Fusion<Cpu>> (scorch/fusion/README.md); BACKEND=libtorch|cuda:0|fusion<cpu> picks any
 # backend the build has.
 GUIDE_TRAIN_FLAGS := $(GUIDE_FLAGS) $(if $(filter 1,$(FUSION)),--fusion,) $(if $(BACKEND),--backend $(BACKEND),)
 guide: configure

@@ -47,6 +47,8 @@ void run_repeated(const Options& o, const std::string& name, int warm, int inner
 template <class B> void tensor_workloads(const Options& o);
 /// Per-op overhead of B and Autodiff<B>, and a transformer layer forward + backward (autodiff_bench.cpp).
 template <class B> void autodiff_workloads(const Options& o);
+/// Dyn's host cost per op beside the static Cpu stack's, plain and under Autodiff (dyn_bench.cpp).
+void dyn_workloads(const Options& o);
 /// DataLoader throughput on Fashion-MNIST (data_bench.cpp).
 void data_workloads(const Options& o);
 /// Save/load speed of a 100M-parameter model per recorder (module_bench.cpp).

@@ -248,6 +248,7 @@ template <class B> void run_backend(Options& o) {
   B::seed(0);
   tensor_workloads<B>(o);
   autodiff_workloads<B>(o);
+  if constexpr (std::is_same_v<B, Cpu>) dyn_workloads(o);
   nn_workloads<B>(o);
   quant_workloads<B>(o);
 #ifdef SCORCH_HAVE_CUDA

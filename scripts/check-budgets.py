@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the size budgets of DESIGN.md §11 on the C++/CUDA sources and prints every offending place.
+"""Checks the size budgets of docs/design.md §11 on the C++/CUDA sources and prints every offending place.
 
 Budgets: .cpp/.cu files <= 800 lines, .h/.cuh/.hpp <= 400, functions <= 60 lines, lines <= 120 columns.
 Places already over budget when the check was introduced are listed in scripts/budget-exceptions.txt

@@ -6,15 +6,13 @@ set -euo pipefail
 build=${1:-build-gpu}
 rm -rf .gpu && mkdir -p .gpu/lib
 # PACK_ONLY="scorch_cuda_tests scorch-bench" packs only those (leaving out stale binaries).
-for b in tests/scorch_cuda_tests tests/scorch_conformance_cuda tests/scorch_conformance_fusion_cuda tests/scorch_differential_tests \
-  tests/scorch_vulkan_tests tests/scorch_conformance_vulkan \
-  tests/scorch_router_cuda_tests tests/scorch_remote_tests tests/scorch_conformance_remote scorch/scorch-server \
+for b in tests/scorch_cuda_tests tests/scorch_conformance tests/scorch_gradient_tests tests/scorch_differential_tests \
+  tests/scorch_vulkan_tests tests/scorch_router_cuda_tests tests/scorch_remote_tests scorch/scorch-server \
   examples/router examples/remote-inference \
   tests/scorch_distributed_tests scorch/scorch-run bench/scorch-dp-bench \
   bench/scorch-bench examples/guide examples/text-generation examples/custom-training-loop; do
   if [[ -n ${PACK_ONLY:-} && " $PACK_ONLY " != *" $(basename $b) "* ]]; then continue; fi
   if [[ -f $build/$b ]]; then strip -o .gpu/$(basename $b) $build/$b
-  elif [[ $b == *conformance* ]]; then echo "gpu-pack: no $b (configure $build with -DSCORCH_BUILD_CUDA_CONFORMANCE=ON)"
   fi
 done
 cp bench/anchors/torch_gpu_anchor.py bench/anchors/guide_model.py bench/anchors/gpt_model.py \

@@ -40,8 +40,23 @@ run_gtests() {
     grep -E "^\[  FAILED  \]" "$out/$t.log" | head -40
   done
 }
+# Runs a packed test binary compiled once for Dyn (scorch_conformance, scorch_gradient_tests) on each stack named.
+run_stacks() {
+  local binary=$1; shift
+  [[ -f .gpu/$binary ]] || return 0
+  for stack in "$@"; do
+    local log=$out/$binary-$(echo "$stack" | tr -c 'A-Za-z0-9\n' '_').log
+    echo "== $binary --stack $stack"
+    timeout "${TEST_TIMEOUT:-200}" .gpu/$binary --stack "$stack" --gtest_brief=1 > "$log" 2>&1
+    rc=$?; status=$((status | rc))
+    grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests? ran" "$log" | head -20
+    grep -E "^\[  FAILED  \]" "$log" | head -40
+  done
+}
 if [[ $what == tests || $what == all ]]; then
-  run_gtests scorch_cuda_tests scorch_conformance_cuda scorch_conformance_fusion_cuda scorch_differential_tests
+  run_gtests scorch_cuda_tests scorch_differential_tests
+  run_stacks scorch_conformance cuda:0 "autodiff<cuda:0>" "fusion<cuda:0>" "autodiff<fusion<cuda:0>>"
+  run_stacks scorch_gradient_tests cuda:0 "fusion<cuda:0>"
 fi
 if [[ $what == guide ]]; then  # guide --backend cuda beside its PyTorch eager twin, same digits, same epochs
   epochs=${GUIDE_EPOCHS:-3}
@@ -71,7 +86,8 @@ if [[ $what == vulkan ]]; then
     if [[ -f $icd && -z ${VK_DRIVER_FILES:-} ]]; then export VK_DRIVER_FILES=$icd; fi
   done
   echo "VK_DRIVER_FILES=${VK_DRIVER_FILES:-}"
-  run_gtests scorch_vulkan_tests scorch_conformance_vulkan scorch_differential_tests
+  run_gtests scorch_vulkan_tests scorch_differential_tests
+  run_stacks scorch_conformance vulkan:0 "autodiff<vulkan:0>"
   echo "== scorch-bench --backend vulkan, --backend cuda and torch_gpu_anchor.py on the same workloads"
   filter=matmul_f32_4096,matmul_bf16_4096,matmul_f16_4096,mul_scalar_64M,add_64M,exp_64M,gelu_custom_eager_64M
   filter=$filter,gelu_builtin_64M,softmax_8192x8192,mnist_guide_train_step_b64,mnist_guide_train_step_b1024,copy_64M

@@ -1,54 +1,40 @@
 #pragma once
-// The backends an example trains and runs on, picked with --backend NAME: Cpu and Fusion<Cpu> always, LibTorch, Cuda
-// and Vulkan where the example's build has them (SCORCH_EXAMPLE_LIBTORCH, SCORCH_EXAMPLE_CUDA, SCORCH_EXAMPLE_VULKAN:
-// examples/CMakeLists.txt's scorch_example_backends).
-#include <algorithm>
-#include <iterator>
+// The backend an example trains and runs on, picked with --backend NAME: "cpu" (the default) runs the static
+// Autodiff<Cpu> stack; any other name is a Dyn stack chosen at run time ("fusion<cpu>", "libtorch", "cuda:0",
+// "fusion<cuda:0>", "vulkan:0", "remote:tcp://host:7878"), trained on Autodiff<Dyn>. The names this build has are
+// Dyn::stacks() (scorch/dyn/README.md); "fusion-cpu" is the older name of fusion<cpu>.
 #include <string>
-#include <vector>
 
 #include <scorch/core/error.h>
+#include <scorch/dyn/dyn.h>
 
 namespace scorch::examples {
 
 /// A backend by name: Autodiff over it for training.
-enum class BackendChoice { Cpu, FusionCpu, LibTorch, Cuda, Vulkan };
+struct BackendChoice {
+  std::string name = "cpu";
+  /// Whether the choice is the static Cpu stack (else Dyn's stack `name`).
+  bool is_cpu() const { return name == "cpu"; }
+  /// The Dyn device the name reads as (a DeviceError listing the stacks when it names none).
+  Dyn::Device device() const { return Dyn::parse(name).device; }
+};
 
-inline constexpr const char* kBackendNames[] = {"cpu", "fusion-cpu", "libtorch", "cuda", "vulkan"};
+/// The name parse_backend read.
+inline std::string backend_name(const BackendChoice& backend) { return backend.name; }
 
-/// The name parse_backend reads.
-inline std::string backend_name(BackendChoice backend) { return kBackendNames[static_cast<int>(backend)]; }
-
-/// The backends this program was built with.
-inline std::vector<BackendChoice> built_backends() {
-  std::vector<BackendChoice> built{BackendChoice::Cpu, BackendChoice::FusionCpu};
-#ifdef SCORCH_EXAMPLE_LIBTORCH
-  built.push_back(BackendChoice::LibTorch);
-#endif
-#ifdef SCORCH_EXAMPLE_CUDA
-  built.push_back(BackendChoice::Cuda);
-#endif
-#ifdef SCORCH_EXAMPLE_VULKAN
-  built.push_back(BackendChoice::Vulkan);
-#endif
-  return built;
-}
-
-/// The backend called name; a ValueError from `op` (e.g. "guide --backend") names the backends this build has.
+/// The backend called name; a ValueError from `op` (e.g. "guide --backend") naming the stacks this build has.
 inline BackendChoice parse_backend(const std::string& op, const std::string& name) {
-  std::string built;
-  for (BackendChoice b : built_backends()) {
-    if (backend_name(b) == name) return b;
-    built += (built.empty() ? "" : ", ") + backend_name(b);
+  BackendChoice choice{name == "fusion-cpu" ? "fusion<cpu>" : name};
+  if (choice.is_cpu()) return choice;
+  try {
+    auto parsed = Dyn::parse(choice.name);
+    if (parsed.autodiff) throw ValueError(op, "'" + name + "': name the stack alone (training adds autodiff)");
+    if (std::string why = parsed.device.stack().unavailable(); !why.empty())
+      throw ValueError(op, "'" + name + "' cannot run here: " + why);
+  } catch (const DeviceError& e) {  // its message lists the stacks this build has
+    throw ValueError(op, "'" + name + "' is not a backend of this build: " + e.what());
   }
-  bool known = std::find(std::begin(kBackendNames), std::end(kBackendNames), name) != std::end(kBackendNames);
-  throw ValueError(
-      op, "'" + name + (known ? "' is not in this build" : "' is not a backend") + " (this build has: " + built + ")");
-}
-
-/// The error for a backend that parse_backend accepts but the command has no code for in this build.
-inline ValueError backend_missing(const std::string& op, BackendChoice backend) {
-  return ValueError(op, "backend " + backend_name(backend) + " is not in this build");
+  return choice;
 }
 
 }  // namespace scorch::examples

@@ -1,7 +1,8 @@
 // A custom training loop (the Burn Book's "Custom Training Loops", training_loop.h) on the backend named by
-// --backend: cpu (default), fusion-cpu, libtorch or cuda where the build has them.
+// --backend: cpu (default: the static Autodiff<Cpu>) or any Dyn stack of the build (fusion<cpu>, libtorch, cuda:0,
+// vulkan:0, ...) on Autodiff<Dyn>.
 //   custom-training-loop [--backend NAME]
-#include <scorch/stacks/fusion_cpu/autodiff.h>
+#include <scorch/stacks/dyn/autodiff.h>
 
 #include "common/backend_choice.h"
 #include "training_loop.h"
@@ -10,26 +11,18 @@ using scorch::examples::BackendChoice;
 
 namespace {
 
-void run(BackendChoice backend) {
+void run(const BackendChoice& backend) {
   std::cout << "backend: " << scorch::examples::backend_name(backend) << "\n";
-  switch (backend) {
-    case BackendChoice::Cpu: return training_loop::train_loop<scorch::Autodiff<scorch::Cpu>>();
-    case BackendChoice::FusionCpu: return training_loop::train_loop<scorch::Autodiff<scorch::FusionCpu>>();
-#ifdef SCORCH_EXAMPLE_LIBTORCH
-    case BackendChoice::LibTorch: return training_loop::train_loop_libtorch();
-#endif
-#ifdef SCORCH_EXAMPLE_CUDA
-    case BackendChoice::Cuda: return training_loop::train_loop_cuda();
-#endif
-    default: throw scorch::examples::backend_missing("custom-training-loop", backend);
-  }
+  if (backend.is_cpu()) return training_loop::train_loop<scorch::Autodiff<scorch::Cpu>>();
+  scorch::Dyn::set_default_device(backend.device());
+  training_loop::train_loop<scorch::Autodiff<scorch::Dyn>>();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    BackendChoice backend = BackendChoice::Cpu;
+    BackendChoice backend;
     for (int i = 1; i < argc; ++i) {
       std::string flag = argv[i];
       if (flag == "--backend" && i + 1 < argc)

@@ -51,8 +51,4 @@ template <AutodiffBackend AD> void train_loop() {
   std::filesystem::remove_all(dir);
 }
 
-/// The loop on LibTorch (backend_libtorch.cpp) and Cuda (backend_cuda.cpp), where the build has them.
-void train_loop_libtorch();
-void train_loop_cuda();
-
 }  // namespace training_loop

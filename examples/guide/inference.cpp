@@ -6,20 +6,8 @@ namespace guide {
 template struct Model<Cpu>;
 
 Evaluation evaluate_guide(const std::string& artifact_dir, DataSource source, size_t show, BackendChoice backend) {
-  switch (backend) {
-#ifdef SCORCH_EXAMPLE_LIBTORCH
-    case BackendChoice::LibTorch: return evaluate_on_libtorch(artifact_dir, source, show);
-#endif
-#ifdef SCORCH_EXAMPLE_CUDA
-    case BackendChoice::Cuda: return evaluate_on_cuda(artifact_dir, source, show);
-#endif
-#ifdef SCORCH_EXAMPLE_VULKAN
-    case BackendChoice::Vulkan: return evaluate_on_vulkan(artifact_dir, source, show);
-#endif
-    case BackendChoice::Cpu:
-    case BackendChoice::FusionCpu: return evaluate_on<Cpu>(artifact_dir, source, show);  // inference: nothing to fuse
-    default: throw examples::backend_missing("guide infer", backend);
-  }
+  if (backend.is_cpu()) return evaluate_on<Cpu>(artifact_dir, source, show);
+  return evaluate_on_dyn(artifact_dir, source, show, backend);
 }
 
 QuantizedEvaluation evaluate_quantized(const std::string& artifact_dir, DataSource source) {

@@ -48,25 +48,10 @@ template <Backend B> Evaluation evaluate_on(const std::string& artifact_dir, Dat
   return evaluate_model(load_model<B>(artifact_dir), datasets(source).second, show);
 }
 
-// The optional backends' commands, compiled in backend_<name>.cpp when the build has them.
-train::FitReport train_on_libtorch(const std::string& artifact_dir, const TrainingConfig& config,
-                                   const TrainOptions& options);
-Evaluation evaluate_on_libtorch(const std::string& artifact_dir, DataSource source, size_t show);
-train::FitReport train_on_cuda(const std::string& artifact_dir, const TrainingConfig& config,
-                               const TrainOptions& options);
-Evaluation evaluate_on_cuda(const std::string& artifact_dir, DataSource source, size_t show);
-train::FitReport train_on_vulkan(const std::string& artifact_dir, const TrainingConfig& config,
-                                 const TrainOptions& options);
-Evaluation evaluate_on_vulkan(const std::string& artifact_dir, DataSource source, size_t show);
-
-/// Defines train_on_<name> (on Autodiff<Cls>) and evaluate_on_<name> (on Cls): backend_<name>.cpp's content.
-#define GUIDE_BACKEND_COMMANDS(name, Cls)                                                          \
-  train::FitReport train_on_##name(const std::string& artifact_dir, const TrainingConfig& config,  \
-                                   const TrainOptions& options) {                                  \
-    return run_training<Autodiff<Cls>>(artifact_dir, config, {}, options);                         \
-  }                                                                                                \
-  Evaluation evaluate_on_##name(const std::string& artifact_dir, DataSource source, size_t show) { \
-    return evaluate_on<Cls>(artifact_dir, source, show);                                           \
-  }
+// Training and inference on the Dyn stack the choice names (backend_dyn.cpp: Autodiff<Dyn> and Dyn, compiled once).
+train::FitReport train_on_dyn(const std::string& artifact_dir, const TrainingConfig& config,
+                              const TrainOptions& options);
+Evaluation evaluate_on_dyn(const std::string& artifact_dir, DataSource source, size_t show,
+                           const BackendChoice& backend);
 
 }  // namespace guide

@@ -2,7 +2,8 @@
 //   guide train [--backend NAME] [--digits] [--resume] [--fusion] [--epochs N] [--cli] [--artifact-dir DIR]
 //   guide infer [--backend NAME] [--digits] [--show N] [--artifact-dir DIR]
 //   guide quantize [--digits] [--artifact-dir DIR]
-// --backend: cpu (default), fusion-cpu (--fusion), libtorch, cuda or vulkan, where the build has them.
+// --backend: cpu (default: the static Autodiff<Cpu>) or any Dyn stack of the build: fusion<cpu> (--fusion), libtorch,
+// cuda:0, vulkan:0, remote:tcp://host:7878 (examples/common/backend_choice.h).
 // train fits the CNN with the Learner (Fashion-MNIST by default, MNIST digits with --digits) and
 // saves it; infer loads it, prints predictions for a few test images and the test accuracy; quantize compares the
 // test accuracy in f32 and after int8 post-training quantization (Cpu).
@@ -23,7 +24,7 @@ const char* kFashionNames[10] = {"T-shirt/top", "Trouser", "Pullover", "Dress", 
 struct Args {
   std::string command, artifact_dir = "/tmp/guide";
   bool digits = false, resume = false, cli = false;
-  guide::BackendChoice backend = guide::BackendChoice::Cpu;
+  guide::BackendChoice backend;
   size_t epochs = 10, show = 10;
 };
 
@@ -32,7 +33,7 @@ Args parse(int argc, char** argv) {
   if (argc < 2)
     throw scorch::ValueError(
         "guide",
-        "usage: guide train|infer|quantize [--backend cpu|fusion-cpu|libtorch|cuda|vulkan] [--digits] "
+        "usage: guide train|infer|quantize [--backend cpu|fusion<cpu>|libtorch|cuda:0|vulkan:0|...] [--digits] "
         "[--resume] [--fusion] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
   a.command = argv[1];
   for (int i = 2; i < argc; ++i) {
@@ -44,7 +45,7 @@ Args parse(int argc, char** argv) {
     if (f == "--digits") a.digits = true;
     else if (f == "--resume") a.resume = true;
     else if (f == "--cli") a.cli = true;
-    else if (f == "--fusion") a.backend = guide::BackendChoice::FusionCpu;
+    else if (f == "--fusion") a.backend = guide::BackendChoice{"fusion<cpu>"};
     else if (f == "--backend") a.backend = scorch::examples::parse_backend("guide --backend", value());
     else if (f == "--epochs") a.epochs = std::stoul(value());
     else if (f == "--show") a.show = std::stoul(value());

@@ -1,9 +1,7 @@
-// The guide's training on Autodiff<Cpu> or Autodiff<Fusion<Cpu>> (see training.hpp) and the program's train command,
-// which hands LibTorch and Cuda to backend_libtorch.cpp / backend_cuda.cpp.
+// The guide's training on Autodiff<Cpu> (see training.hpp) and the program's train command, which hands every other
+// stack (--backend fusion<cpu>, libtorch, cuda:0, vulkan:0, ...) to backend_dyn.cpp.
 #include "inference.hpp"
 #include "training.hpp"
-
-#include <scorch/stacks/fusion_cpu/autodiff.h>
 
 namespace guide {
 
@@ -21,20 +19,8 @@ train::FitReport train_guide(const std::string& artifact_dir, const TrainOptions
   auto config = TrainingConfig(ModelConfig(10, 512), optim::AdamConfig()).with_num_epochs(options.num_epochs);
   std::filesystem::create_directories(artifact_dir);
   train::ExperimentLog(artifact_dir + "/experiment.log").info("backend: " + backend_name(options.backend));
-  switch (options.backend) {
-#ifdef SCORCH_EXAMPLE_LIBTORCH
-    case BackendChoice::LibTorch: return train_on_libtorch(artifact_dir, config, options);
-#endif
-#ifdef SCORCH_EXAMPLE_CUDA
-    case BackendChoice::Cuda: return train_on_cuda(artifact_dir, config, options);
-#endif
-#ifdef SCORCH_EXAMPLE_VULKAN
-    case BackendChoice::Vulkan: return train_on_vulkan(artifact_dir, config, options);
-#endif
-    case BackendChoice::FusionCpu: return run_training<Autodiff<FusionCpu>>(artifact_dir, config, {}, options);
-    case BackendChoice::Cpu: return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
-    default: throw examples::backend_missing("guide train", options.backend);
-  }
+  if (options.backend.is_cpu()) return run_training<Autodiff<Cpu>>(artifact_dir, config, {}, options);
+  return train_on_dyn(artifact_dir, config, options);
 }
 
 }  // namespace guide

@@ -5,7 +5,7 @@
 //                            [--top-k K]
 //   text-generation amp-check [--steps N] [--corpus DIR]
 // train fits the model with the Learner (mixed precision with --precision) and saves it; generate samples text
-// after a prompt (--backend: cpu, fusion-cpu, libtorch or cuda where the build has them); amp-check compares f32,
+// after a prompt (--backend: cpu or any Dyn stack of the build: fusion<cpu>, libtorch, cuda:0, ...); amp-check compares f32,
 // bf16 and loss-scaled f16 training (the ctest `amp`).
 #include <iostream>
 
@@ -18,11 +18,11 @@ struct Args {
   std::string precision = "f32", prompt;
   size_t epochs = 1, windows = 4096, seq = 128, length = 200, top_k = 20, steps = 40;
   double temperature = 0.8;
-  textgen::BackendChoice backend = textgen::BackendChoice::Cpu;
+  textgen::BackendChoice backend;
 };
 
 const char* kUsage =
-    "usage: text-generation train|generate|amp-check [--backend cpu|fusion-cpu|libtorch|cuda] "
+    "usage: text-generation train|generate|amp-check [--backend cpu|fusion<cpu>|libtorch|cuda:0|...] "
     "[--artifact-dir DIR] [--corpus DIR] [--epochs N] [--windows N] [--seq N] [--precision f32|bf16|f16] "
     "[--prompt TEXT] [--length N] [--temperature T] [--top-k K] [--steps N]";
 

@@ -1,6 +1,5 @@
-// The example's commands on Cpu and Fusion<Cpu>, the choice of backend, and the precision names (training.h).
-#include <scorch/stacks/fusion_cpu/autodiff.h>
-
+// The example's commands on Cpu, the choice of backend (every other stack: backend_dyn.cpp), and the precision names
+// (training.h).
 #include "training_on.h"
 
 namespace textgen {
@@ -13,39 +12,22 @@ std::optional<DType> autocast_of(const std::string& precision) {
 }
 
 TEXTGEN_BACKEND_COMMANDS(cpu, Cpu)
-TEXTGEN_BACKEND_COMMANDS(fusion_cpu, FusionCpu)
 
 train::FitReport train_text(const std::string& artifact_dir, const std::string& text, const TrainingConfig& config,
                             BackendChoice backend) {
   autocast_of(config.precision);  // an unknown name fails before anything is written
   std::filesystem::create_directories(artifact_dir);
   train::ExperimentLog(artifact_dir + "/experiment.log").info("backend: " + backend_name(backend));
-  switch (backend) {
-    case BackendChoice::Cpu: return train_text_cpu(artifact_dir, text, config);
-    case BackendChoice::FusionCpu: return train_text_fusion_cpu(artifact_dir, text, config);
-#ifdef SCORCH_EXAMPLE_LIBTORCH
-    case BackendChoice::LibTorch: return train_text_libtorch(artifact_dir, text, config);
-#endif
-#ifdef SCORCH_EXAMPLE_CUDA
-    case BackendChoice::Cuda: return train_text_cuda(artifact_dir, text, config);
-#endif
-    default: throw examples::backend_missing("text-generation train", backend);
-  }
+  if (backend.is_cpu()) return train_text_cpu(artifact_dir, text, config);
+  Dyn::set_default_device(backend.device());
+  return train_text_dyn(artifact_dir, text, config);
 }
 
 std::string generate(const std::string& artifact_dir, const std::string& prompt, size_t length, double temperature,
                      size_t top_k, uint64_t seed, BackendChoice backend) {
-  switch (backend) {
-    case BackendChoice::Cpu:
-    case BackendChoice::FusionCpu: return generate_cpu(artifact_dir, prompt, length, temperature, top_k, seed);
-#ifdef SCORCH_EXAMPLE_LIBTORCH
-    case BackendChoice::LibTorch: return generate_libtorch(artifact_dir, prompt, length, temperature, top_k, seed);
-#endif
-#ifdef SCORCH_EXAMPLE_CUDA
-    case BackendChoice::Cuda: return generate_cuda(artifact_dir, prompt, length, temperature, top_k, seed);
-#endif
-    default: throw examples::backend_missing("text-generation generate", backend);
-  }
+  if (backend.is_cpu()) return generate_cpu(artifact_dir, prompt, length, temperature, top_k, seed);
+  Dyn::set_default_device(backend.device());
+  return generate_dyn(artifact_dir, prompt, length, temperature, top_k, seed);
 }
 
 }  // namespace textgen

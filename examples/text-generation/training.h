@@ -53,20 +53,19 @@ using examples::BackendChoice;
 /// Trains on the corpus text with the Learner on the backend (Autodiff over it) and saves config.json and model.mpk
 /// in artifact_dir; the backend's name goes to the experiment log.
 train::FitReport train_text(const std::string& artifact_dir, const std::string& text, const TrainingConfig& config,
-                            BackendChoice backend = BackendChoice::Cpu);
+                            BackendChoice backend = {});
 
 /// Generates length bytes after prompt with the model saved in artifact_dir (temperature > 0; top_k ≥ 1).
 std::string generate(const std::string& artifact_dir, const std::string& prompt, size_t length, double temperature,
-                     size_t top_k, uint64_t seed, BackendChoice backend = BackendChoice::Cpu);
+                     size_t top_k, uint64_t seed, BackendChoice backend = {});
 
 #define TEXTGEN_BACKEND_DECLARATIONS(name)                                                               \
   train::FitReport train_text_##name(const std::string& artifact_dir, const std::string& text,           \
                                      const TrainingConfig& config);                                      \
   std::string generate_##name(const std::string& artifact_dir, const std::string& prompt, size_t length, \
                               double temperature, size_t top_k, uint64_t seed);
-/// The commands on LibTorch (backend_libtorch.cpp) and Cuda (backend_cuda.cpp), where the build has them.
-TEXTGEN_BACKEND_DECLARATIONS(libtorch)
-TEXTGEN_BACKEND_DECLARATIONS(cuda)
+/// The commands on the Dyn stack set as Dyn's default device (backend_dyn.cpp).
+TEXTGEN_BACKEND_DECLARATIONS(dyn)
 
 /// The mixed-precision check (ctest `amp`): a small GPT trained `steps` steps on the corpus in f32, in bf16
 /// (its losses must stay within tolerance of f32's) and in f16 with loss scaling and an overflow injected at

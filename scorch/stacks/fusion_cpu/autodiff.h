@@ -1,6 +1,6 @@
 #pragma once
-// Fusion<Cpu> and Autodiff<Fusion<Cpu>>: the autodiff op groups are compiled once (autodiff/instantiate/*.cpp,
-// built into scorch_fusion_cpu); users only see declarations.
+// Fusion<Cpu> and Autodiff<Fusion<Cpu>>, statically: Autodiff's op groups are instantiated in the program that names
+// the stack (Dyn's "fusion<cpu>" stack, compiled once in scorch_fusion_cpu, is the way to choose it at run time).
 #include "scorch/autodiff/autodiff.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/fusion/cpu_executor.h"
@@ -10,5 +10,3 @@ namespace scorch {
 /// Cpu with fused elementwise ops.
 using FusionCpu = Fusion<Cpu>;
 }  // namespace scorch
-
-SCORCH_AUTODIFF_EXTERN(scorch::FusionCpu);

@@ -1,7 +1,6 @@
 #pragma once
-// Autodiff<LibTorch>: its op groups are compiled once (autodiff/instantiate/*.cpp, built into
-// scorch_libtorch); users only see declarations. Needs SCORCH_BUILD_LIBTORCH.
+// LibTorch and Autodiff<LibTorch>, statically: Autodiff's op groups are instantiated in the program that names the
+// stack (Dyn's "libtorch" stack, compiled once in scorch_libtorch, chooses it at run time). Needs
+// SCORCH_BUILD_LIBTORCH.
 #include "scorch/autodiff/autodiff.h"
 #include "scorch/backends/libtorch/libtorch_backend.h"
-
-SCORCH_AUTODIFF_EXTERN(scorch::LibTorch);

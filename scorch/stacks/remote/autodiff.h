@@ -1,7 +1,6 @@
 #pragma once
-// Autodiff<Remote>: its op groups are compiled once (autodiff/instantiate/*.cpp, built into scorch_remote); users
-// only see declarations. Gradients are recorded on the client; every op, forward and backward, runs on the server.
+// Remote and Autodiff<Remote>, statically: Autodiff's op groups are instantiated in the program that names the stack
+// (Dyn's "remote" stack, compiled once in scorch_remote, chooses it at run time). Gradients are recorded on the
+// client; every op, forward and backward, runs on the server.
 #include "scorch/autodiff/autodiff.h"
 #include "scorch/remote/remote.h"
-
-SCORCH_AUTODIFF_EXTERN(scorch::Remote);

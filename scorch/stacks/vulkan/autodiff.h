@@ -1,7 +1,5 @@
 #pragma once
-// Autodiff<Vulkan>: its op groups are compiled once (autodiff/instantiate/*.cpp, built into scorch_vulkan); users
-// only see declarations. Needs SCORCH_BUILD_VULKAN.
+// Vulkan and Autodiff<Vulkan>, statically: Autodiff's op groups are instantiated in the program that names the stack
+// (Dyn's "vulkan" stack, compiled once in scorch_vulkan, chooses it at run time). Needs SCORCH_BUILD_VULKAN.
 #include "scorch/autodiff/autodiff.h"
 #include "scorch/backends/vulkan/vulkan_backend.h"
-
-SCORCH_AUTODIFF_EXTERN(scorch::Vulkan);
