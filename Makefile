@@ -45,6 +45,7 @@ install: build
 
 test: build fuzz-build wasm
 	@python3 scripts/check-budgets.py
+	@python3 scripts/check-layers.py
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $(JOBS)
 	@cd $(WASM_BUILD) && ctest -L "wasm|browser" --output-on-failure -j $(JOBS)

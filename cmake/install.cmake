@@ -11,7 +11,7 @@ set(SCORCH_EXPORTED
   scorch_options:options scorch_core:core scorch_backend:backend scorch_cpu:cpu scorch_ir:ir scorch_tensor:tensor
   scorch_autodiff_cpu:autodiff_cpu scorch_fusion_cpu:fusion_cpu scorch_data:data scorch_module:module
   scorch_import_pytorch:import_pytorch scorch_import_onnx:import_onnx scorch_onnx_runtime:onnx_runtime
-  scorch_nn:nn scorch:scorch scorch_train:train scorch_distributed:distributed scorch_remote_protocol:remote_protocol
+  scorch_nn:nn scorch_optim:optim scorch:scorch scorch_train:train scorch_distributed:distributed scorch_remote_protocol:remote_protocol
   scorch_remote:remote scorch_dyn_core:dyn_core scorch_dyn_cpu:dyn_cpu)
 if(SCORCH_BUILD_CUDA)
   list(APPEND SCORCH_EXPORTED scorch_cuda:cuda scorch_fusion_cuda:fusion_cuda
@@ -62,7 +62,7 @@ install(FILES ${CMAKE_BINARY_DIR}/ScorchConfig.cmake ${CMAKE_BINARY_DIR}/ScorchC
 # pkg-config: scorch-static.pc (the Cpu archives in link order, then what they need), scorch-shared.pc
 # (libscorch.so) and scorch.pc, a copy of the default form's.
 set(SCORCH_STATIC_LIBS "")
-foreach(lib scorch_train scorch_nn scorch_onnx_runtime scorch_import_onnx scorch_import_pytorch scorch_data
+foreach(lib scorch_train scorch_optim scorch_nn scorch_onnx_runtime scorch_import_onnx scorch_import_pytorch scorch_data
             scorch_module scorch_fusion_cpu scorch_dyn_core scorch_autodiff_cpu scorch_ir scorch_tensor scorch_cpu scorch_core)
   string(APPEND SCORCH_STATIC_LIBS " -l${lib}")
 endforeach()

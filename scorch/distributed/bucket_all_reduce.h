@@ -2,7 +2,7 @@
 // How a data-parallel reducer sums its gradient buckets across ranks: BucketAllReduce<P> takes flat 1-D f32
 // primitives P in one order on every rank. HostBucketAllReduce<B> works for any backend: each bucket is copied to
 // host memory and summed on the group's CommThread while the caller's thread goes on (the backward pass); the Cuda
-// backend has a device one on NCCL (scorch/distributed/nccl.h).
+// backend has a device one on NCCL (scorch/backends/cuda/nccl.h).
 #include <deque>
 #include <memory>
 #include <vector>

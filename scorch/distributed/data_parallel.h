@@ -1,7 +1,7 @@
 #pragma once
 // Data-parallel training pieces the Learner uses (and a hand-written loop can, docs/distributed.md): records sent
 // from one rank to all, the gradient reducer with the communicator that suits the backend (NCCL for Cuda tensors
-// when scorch/distributed/nccl.h declares it, Gloo through host memory otherwise).
+// when scorch/backends/cuda/nccl.h declares it, Gloo through host memory otherwise).
 #include "scorch/distributed/gradient_reducer.h"
 #include "scorch/module/recorder.h"
 

@@ -110,7 +110,7 @@ template <class B> struct UnfusedExecutor {
 };
 
 /// Runs programs for `Fusion<B>`; a backend with a fusing executor specializes it, deriving from UnfusedExecutor
-/// for what it does not fuse (Cpu: cpu_executor.h, Cuda: cuda_executor.h).
+/// for what it does not fuse (Cpu: backends/cpu/fusion/executor.h, Cuda: backends/cuda/fusion/executor.h).
 template <class B> struct Executor : UnfusedExecutor<B> {};
 
 }  // namespace scorch::fusion

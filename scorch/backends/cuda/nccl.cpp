@@ -1,9 +1,9 @@
-// NcclCommunicator (scorch/distributed/nccl.h): NCCL loaded with dlopen (types from the toolkit's nccl.h, no link),
+// NcclCommunicator (scorch/backends/cuda/nccl.h): NCCL loaded with dlopen (types from the toolkit's nccl.h, no link),
 // the unique id sent through the ProcessGroup, collectives queued on the Cuda op stream (tensor collectives) or on
 // a stream of the communicator's own ordered by events (gradient buckets, overlapping the backward pass). A watchdog
 // thread aborts the communicator when a collective outlives the group's timeout or NCCL reports an error (a peer
 // gone), so the GPU streams waiting on it go on and the next collective throws IoError.
-#include "scorch/distributed/nccl.h"
+#include "scorch/backends/cuda/nccl.h"
 
 #include <dlfcn.h>
 #include <nccl.h>

@@ -3,7 +3,7 @@
 // the stack (Dyn's "fusion<cpu>" stack, compiled once in scorch_fusion_cpu, is the way to choose it at run time).
 #include "scorch/autodiff/autodiff.h"
 #include "scorch/backends/cpu/cpu_backend.h"
-#include "scorch/fusion/cpu_executor.h"
+#include "scorch/backends/cpu/fusion/executor.h"
 #include "scorch/fusion/fusion.h"
 
 namespace scorch {

@@ -3,7 +3,7 @@
 // built into scorch_fusion_cuda); users only see declarations.
 #include "scorch/autodiff/autodiff.h"
 #include "scorch/backends/cuda/cuda_backend.h"
-#include "scorch/fusion/cuda_executor.h"
+#include "scorch/backends/cuda/fusion/executor.h"
 #include "scorch/fusion/fusion.h"
 
 namespace scorch {

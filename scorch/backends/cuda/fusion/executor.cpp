@@ -1,5 +1,5 @@
-// Generated fused kernels on Cuda (see cuda_executor.h).
-#include "scorch/fusion/cuda_executor.h"
+// Generated fused kernels on Cuda (see executor.h).
+#include "scorch/backends/cuda/fusion/executor.h"
 
 #include <cstdio>
 #include <cstdlib>

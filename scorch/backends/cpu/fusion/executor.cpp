@@ -1,5 +1,5 @@
-// Blocked execution of fused programs on Cpu (see cpu_executor.h).
-#include "scorch/fusion/cpu_executor.h"
+// Blocked execution of fused programs on Cpu (see executor.h).
+#include "scorch/backends/cpu/fusion/executor.h"
 
 #include <algorithm>
 
