@@ -13,7 +13,7 @@
 #include "scorch/gen/dyn_ops.h"
 
 namespace scorch::dyn {
-/// A stack name read by Dyn::parse: the device, and whether "autodiff<...>" asked for gradients.
+/// A stack name read by Dyn::parse: the device, and whether `"autodiff<...>"` asked for gradients.
 struct StackChoice {
   DynDevice device;
   bool autodiff = false;
@@ -31,13 +31,13 @@ struct Dyn : dyn::GeneratedOps {
 
   /// "dyn".
   static std::string name() { return "dyn"; }
-  /// The device name names ("cpu", "cuda:1", "fusion<cpu>"); a DeviceError listing the stacks otherwise.
+  /// The device name names ("cpu", "cuda:1", `"fusion<cpu>"`); a DeviceError listing the stacks otherwise.
   static Device device(std::string_view name) { return dyn::parse_device(name); }
-  /// name read as a stack choice: "autodiff<fusion<cpu>>" is fusion<cpu>'s device with autodiff set.
+  /// name read as a stack choice: `"autodiff<fusion<cpu>>"` is fusion<cpu>'s device with autodiff set.
   static dyn::StackChoice parse(std::string_view name);
   /// Makes d the device Device{} names from now on (the default is $SCORCH_STACK, else "cpu").
   static void set_default_device(const Device& d) { dyn::set_default_device(d); }
-  /// The stacks this program can run on (their keys: "cpu", "fusion<cpu>", "cuda", ...).
+  /// The stacks this program can run on (their keys: "cpu", `"fusion<cpu>"`, "cuda", ...).
   static std::vector<std::string> stacks() { return dyn::stack_keys(); }
   /// Seeds every registered stack.
   static void seed(uint64_t s);

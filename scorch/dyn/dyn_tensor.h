@@ -27,7 +27,7 @@ class DynDevice {
   const Stack& stack() const { return *stack_; }
   /// The backend's device (D must be the stack backend's Device type).
   template <class D> const D& as() const { return *static_cast<const D*>(device_.get()); }
-  /// The device as Dyn::device() reads it: "cpu", "cuda:1", "fusion<cuda:0>", "remote:tcp://host:7878".
+  /// The device as Dyn::device() reads it: "cpu", "cuda:1", `"fusion<cuda:0>"`, "remote:tcp://host:7878".
   std::string to_string() const;
   friend bool operator==(const DynDevice& a, const DynDevice& b);
 
@@ -85,7 +85,7 @@ template <class B> struct On {
   using Backend = B;
 };
 
-/// The stack registered for backend B (set once, by register_stack<B>).
+/// The stack registered for backend B (set once, by `register_stack<B>`).
 template <class B> inline const Stack* stack_of = nullptr;
 
 /// x's primitive as backend B's: moved out when x holds the only reference, else shared.

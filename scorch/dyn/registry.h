@@ -22,7 +22,7 @@ std::vector<std::string> registered_stack_keys();
 const Stack* find_stack(std::string_view key);
 /// The keys of every registered stack, in registration order.
 std::vector<std::string> stack_keys();
-/// The device that name names ("cpu", "cuda:1", "fusion<cpu>"); a DeviceError listing the registered stacks when
+/// The device that name names ("cpu", "cuda:1", `"fusion<cpu>"`); a DeviceError listing the registered stacks when
 /// no stack has that key, or the stack's own error when it has no such device.
 DynDevice parse_device(std::string_view name);
 /// The device a default-constructed DynDevice names from now on (set it before tensors are made, from one thread).

@@ -13,9 +13,9 @@ namespace scorch::dyn {
 /// One registered stack: every op of the table on its backend, and its devices.
 class Stack : public OpTable {
  public:
-  /// The registry's key: the stack's name without a device argument ("cpu", "fusion<cuda>", "remote").
+  /// The registry's key: the stack's name without a device argument ("cpu", `"fusion<cuda>"`, "remote").
   virtual const std::string& key() const = 0;
-  /// The backend's own name (B::name(): "fusion<cuda>").
+  /// The backend's own name (`B::name()`: `"fusion<cuda>"`).
   virtual std::string backend_name() const = 0;
   /// The device that arg names ("" for the default device; "1" for cuda:1, an endpoint for remote); a
   /// DeviceError naming the stack and arg when it names none.

@@ -7,13 +7,13 @@
 namespace scorch::dyn {
 /// "cpu" and "reference" (scorch_cpu).
 void register_stack_cpu();
-/// "fusion<cpu>" (scorch_fusion_cpu).
+/// `"fusion<cpu>"` (scorch_fusion_cpu).
 void register_stack_fusion_cpu();
 /// "cuda" (scorch_cuda).
 void register_stack_cuda();
 /// Why Cuda cannot run here ("" when a device is visible), for the cuda stacks' registrations.
 std::string cuda_unavailable();
-/// "fusion<cuda>" (scorch_fusion_cuda).
+/// `"fusion<cuda>"` (scorch_fusion_cuda).
 void register_stack_fusion_cuda();
 /// "vulkan" (scorch_vulkan).
 void register_stack_vulkan();

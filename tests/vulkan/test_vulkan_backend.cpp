@@ -5,6 +5,9 @@
 // loop on Autodiff<Vulkan> that follows Autodiff<Cpu>'s.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <scorch/scorch.hpp>
 #include <scorch/stacks/vulkan/autodiff.h>
 
@@ -94,6 +97,25 @@ TEST(VulkanBackend, EveryDTypeRoundTripsAndCasts) {
     for (DType to : {DType::F64, DType::F32, DType::F16, DType::BF16, DType::I64, DType::I8, DType::U8, DType::Bool})
       EXPECT_EQ(Vulkan::float_into_data(Vulkan::float_cast(t, to)), data.convert(to))
           << dtype_name(d) << " -> " << dtype_name(to);
+  }
+}
+
+// round: ties to even in f32 and f64 (Mesa's lavapipe rounded f64 ties down in GLSL's roundEven), the value just
+// under a half, huge values, -0.4 to -0, NaN and inf, as on Cpu.
+TEST(VulkanBackend, RoundTiesToEvenInEveryFloatWidth) {
+  SCORCH_REQUIRE_VULKAN();
+  std::vector<double> values{0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.4, 4503599627370497.0, 1e300,
+                             std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+  for (DType d : {DType::F64, DType::F32}) {
+    TensorData data = TensorData(values, Shape{values.size()}).convert(d);
+    auto expected = Tensor<Cpu, 1>::from_data(data).round().to_data();
+    auto actual = Tensor<Vulkan, 1>::from_data(data, VulkanDevice{0}).round().to_data();
+    auto e = expected.to_vector<double>(), a = actual.to_vector<double>();
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (std::isnan(e[i])) EXPECT_TRUE(std::isnan(a[i])) << dtype_name(d) << " at " << i;
+      else EXPECT_EQ(a[i], e[i]) << dtype_name(d) << " round(" << values[i] << ")";
+      EXPECT_EQ(std::signbit(a[i]), std::signbit(e[i])) << dtype_name(d) << " sign of round(" << values[i] << ")";
+    }
   }
 }
 

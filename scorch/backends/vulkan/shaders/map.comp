@@ -8,6 +8,21 @@
 #include "math.glsl"
 #include "op_codes.h"
 
+// x rounded to the nearest integer, ties to even, written out: Mesa's lavapipe rounds f64 ties down in roundEven
+// (1.5 gave 1). Values of magnitude 2^52 (f64) or 2^23 (f32) and more are integers already; NaN and inf pass through.
+VF round_half_even(VF x) {
+#ifdef SCORCH_WIDE
+  const VF integral = VF(4503599627370496.0LF);
+#else
+  const VF integral = VF(8388608.0);
+#endif
+  if (!(abs(x) < integral)) return x;
+  VF r = floor(x);
+  VF above = x - r;  // exact below 2^52 (2^23)
+  if (above > VF(0.5) || (above == VF(0.5) && mod(r, VF(2)) != VF(0))) r += VF(1);
+  return r == VF(0) && x < VF(0) ? -VF(0) : r;  // -0.4 rounds to -0, as in PyTorch
+}
+
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int SPEC_OP = 0;
 layout(constant_id = 1) const int SPEC_DT_OUT = DT_F32;
@@ -103,7 +118,7 @@ VF unary_f(VF x) {
     case OP_ASINH: return VF(asinh_f32(f));
     case OP_ATAN: return VF(atan_f32(f));
     case OP_ATANH: return VF(atanh_f32(f));
-    case OP_ROUND: return roundEven(x);
+    case OP_ROUND: return round_half_even(x);
     case OP_FLOOR: return floor(x);
     case OP_CEIL: return ceil(x);
     case OP_TRUNC: return trunc(x);
