@@ -10,8 +10,8 @@ namespace {
 constexpr int kChain = 1000;
 
 // kChain adds of y to x on device; the figure is µs per op.
-template <class B> void add_chain(const Options& o, const std::string& name, bool tracked,
-                                  const typename B::Device& device) {
+template <class B>
+void add_chain(const Options& o, const std::string& name, bool tracked, const typename B::Device& device) {
   auto x = Tensor<B, 2>::random({4, 4}, Distribution::Default, device);
   auto y = Tensor<B, 2>::random({4, 4}, Distribution::Default, device);
   if constexpr (AutodiffBackend<B>)

@@ -5,8 +5,8 @@
 //                            [--top-k K]
 //   text-generation amp-check [--steps N] [--corpus DIR]
 // train fits the model with the Learner (mixed precision with --precision) and saves it; generate samples text
-// after a prompt (--backend: cpu or any Dyn stack of the build: fusion<cpu>, libtorch, cuda:0, ...); amp-check compares f32,
-// bf16 and loss-scaled f16 training (the ctest `amp`).
+// after a prompt (--backend: cpu or any Dyn stack of the build: fusion<cpu>, libtorch, cuda:0, ...); amp-check
+// compares f32, bf16 and loss-scaled f16 training (the ctest `amp`).
 #include <iostream>
 
 #include "training.h"

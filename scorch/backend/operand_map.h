@@ -14,9 +14,7 @@
 namespace scorch::operand {
 
 /// A type no dispatching backend wraps: passed through.
-template <class T> struct Operand {
-  static constexpr bool wrapped = false;
-};
+template <class T> struct Operand { static constexpr bool wrapped = false; };
 /// Whether A (any reference and const) holds a dispatching backend's tensor or device.
 template <class A> constexpr bool kWrapped = Operand<std::remove_cvref_t<A>>::wrapped;
 

@@ -81,9 +81,7 @@ template <class B, class P> struct BoxOf final : Box {
 };
 
 /// Backend B as operand::take and operand::Wrap name the backend that runs a Dyn op.
-template <class B> struct On {
-  using Backend = B;
-};
+template <class B> struct On { using Backend = B; };
 
 /// The stack registered for backend B (set once, by `register_stack<B>`).
 template <class B> inline const Stack* stack_of = nullptr;

@@ -65,9 +65,8 @@ template <class B> class StackOf final : public OpTableOf<Stack, B> {
 
 /// Registers backend B as the stack named key (its devices read and written by syntax; unavailable says why it
 /// cannot run here, empty: it always can); once per B.
-template <class B>
-void register_stack(const std::string& key, DeviceSyntax<typename B::Device> syntax,
-                    std::function<std::string()> unavailable = {}) {
+template <class B> void register_stack(const std::string& key, DeviceSyntax<typename B::Device> syntax,
+                                       std::function<std::string()> unavailable = {}) {
   if (stack_of<B>) return;
   auto stack = std::make_unique<StackOf<B>>(key, std::move(syntax), std::move(unavailable));
   stack_of<B> = stack.get();

@@ -25,7 +25,8 @@ void add_stack(std::unique_ptr<Stack> stack) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   for (const auto& s : r.stacks)
-    if (s->key() == stack->key()) throw DeviceError("dyn", "a stack named \"" + stack->key() + "\" is registered twice");
+    if (s->key() == stack->key())
+      throw DeviceError("dyn", "a stack named \"" + stack->key() + "\" is registered twice");
   r.stacks.push_back(std::move(stack));
 }
 
@@ -79,8 +80,6 @@ std::string DynDevice::to_string() const {
   return key.substr(0, close) + ":" + arg + key.substr(close);
 }
 
-bool operator==(const DynDevice& a, const DynDevice& b) {
-  return a.stack_ == b.stack_ && a.stack_->same_device(a, b);
-}
+bool operator==(const DynDevice& a, const DynDevice& b) { return a.stack_ == b.stack_ && a.stack_->same_device(a, b); }
 
 }  // namespace scorch::dyn

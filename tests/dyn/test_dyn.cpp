@@ -96,7 +96,7 @@ TEST(Dyn, TheOnlyReferenceIsReusedInPlace) {
   auto x = Dyn::float_from_data(TensorData(std::vector<float>{1, 2, 3}, Shape{3}), device);
   const void* before = dyn::unbox<Cpu>(x).raw();
   auto y = Dyn::float_add_scalar(std::move(x), Scalar(1.0));
-  EXPECT_EQ(dyn::unbox<Cpu>(y).raw(), before);  // Cpu wrote into the buffer it was handed
+  EXPECT_EQ(dyn::unbox<Cpu>(y).raw(), before);     // Cpu wrote into the buffer it was handed
   auto z = Dyn::float_add_scalar(y, Scalar(1.0));  // y still held: a new buffer
   EXPECT_NE(dyn::unbox<Cpu>(z).raw(), dyn::unbox<Cpu>(y).raw());
 }

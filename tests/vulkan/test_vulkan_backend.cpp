@@ -104,8 +104,18 @@ TEST(VulkanBackend, EveryDTypeRoundTripsAndCasts) {
 // under a half, huge values, -0.4 to -0, NaN and inf, as on Cpu.
 TEST(VulkanBackend, RoundTiesToEvenInEveryFloatWidth) {
   SCORCH_REQUIRE_VULKAN();
-  std::vector<double> values{0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999997, -0.4, 4503599627370497.0, 1e300,
-                             std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()};
+  std::vector<double> values{0.5,
+                             1.5,
+                             2.5,
+                             -0.5,
+                             -1.5,
+                             -2.5,
+                             0.49999997,
+                             -0.4,
+                             4503599627370497.0,
+                             1e300,
+                             std::numeric_limits<double>::infinity(),
+                             std::numeric_limits<double>::quiet_NaN()};
   for (DType d : {DType::F64, DType::F32}) {
     TensorData data = TensorData(values, Shape{values.size()}).convert(d);
     auto expected = Tensor<Cpu, 1>::from_data(data).round().to_data();
@@ -531,8 +541,8 @@ TEST(VulkanBackend, AdamStepsEveryParameterInOneDispatch) {
 TEST(VulkanBackend, SgdStepsEveryParameterInOneDispatch) {
   SCORCH_REQUIRE_VULKAN();
   std::vector<Shape> shapes{Shape{4, 3}, Shape{0}, Shape{5000}};
-  std::vector<SgdStep> steps{{0.1, 0, 0, 0, false, false}, {0.1, 1e-2, 0.9, 0.1, true, false},
-                             {0.05, 0, 0.8, 0, true, true}};
+  std::vector<SgdStep> steps{
+      {0.1, 0, 0, 0, false, false}, {0.1, 1e-2, 0.9, 0.1, true, false}, {0.05, 0, 0.8, 0, true, true}};
   auto to_vulkan = [](const backends::cpu::CpuTensor& c) {
     return Vulkan::float_from_data(Cpu::float_into_data(c), {});
   };

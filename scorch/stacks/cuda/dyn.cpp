@@ -6,7 +6,5 @@
 
 namespace scorch::dyn {
 std::string cuda_unavailable() { return backends::cuda::is_available() ? std::string() : "no CUDA device visible"; }
-void register_stack_cuda() {
-  register_stack<Cuda>("cuda", indexed_devices<CudaDevice>("cuda"), cuda_unavailable);
-}
+void register_stack_cuda() { register_stack<Cuda>("cuda", indexed_devices<CudaDevice>("cuda"), cuda_unavailable); }
 }  // namespace scorch::dyn
