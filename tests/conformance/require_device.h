@@ -1,5 +1,6 @@
 #pragma once
-// A GoogleTest environment that skips a whole test binary, saying why, where the device its suite needs is missing.
+// A GoogleTest environment that skips a whole test binary, saying why, where the stack its suite needs cannot run
+// (scorch_gradient_tests on a Dyn stack whose unavailable() says why).
 #include <functional>
 #include <string>
 
