@@ -38,6 +38,7 @@ class Op:
     params: list  # [(type, name)]
     result: str
     line: int
+    attrs: dict = dataclasses.field(default_factory=dict)  # the op's attribute lines: grad, test, aten, glsl
 
     @property
     def full(self):
@@ -68,30 +69,105 @@ def split_params(text):
     return [tuple(p.rsplit(" ", 1)) for p in parts]
 
 
+ATTRIBUTES = ("grad", "test", "aten", "glsl")
+GRAD_RULES = ("none", "custom", "composed", "flat", "unary", "binary")
+AUTODIFF_GROUPS = ("basic", "unary", "reduce", "layout", "module")
+
+
+def parse_op_line(line, fail):
+    fields = line.split(None, 6)
+    if len(fields) != 7:
+        fail("expected kind, name, class, status, kernel, functor, signature")
+    kind, name, cls, status, kernel, functor, sig = fields
+    m = re.fullmatch(r"\((.*)\)\s*->\s*(.+)", sig)
+    if kind not in KINDS or cls not in CLASSES or status not in ("required", "provided") or not m:
+        fail("bad kind, class, status or signature")
+    kernel = None if kernel == "-" else (name if kernel == "=" else kernel)
+    if functor != "-" and (kernel is None or cls != "elementwise"):
+        fail("a functor needs an elementwise op with a kernel")
+    functor = None if functor == "-" else functor
+    return Op(kind, name, cls, status == "required", kernel, functor, split_params(m.group(1)), m.group(2), 0)
+
+
 def parse_table(path):
-    ops, seen = [], set()
+    """The ops, each with the attribute lines under it (indented `key: value`; deeper indent continues a value)."""
+    ops, seen, last_key = [], set(), None
     for number, raw in enumerate(pathlib.Path(path).read_text().splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
+            last_key = None
             continue
         fail = lambda why: sys.exit(f"{path}:{number}: {why}: {raw}")
-        fields = line.split(None, 6)
-        if len(fields) != 7:
-            fail("expected kind, name, class, status, kernel, functor, signature")
-        kind, name, cls, status, kernel, functor, sig = fields
-        m = re.fullmatch(r"\((.*)\)\s*->\s*(.+)", sig)
-        if kind not in KINDS or cls not in CLASSES or status not in ("required", "provided") or not m:
-            fail("bad kind, class, status or signature")
-        if f"{kind}_{name}" in seen:
+        if raw.startswith("        ") and last_key:
+            ops[-1].attrs[last_key] += " " + line
+            continue
+        if raw.startswith(" "):
+            key, _, value = line.partition(":")
+            if not ops or key not in ATTRIBUTES or not value.strip() or key in ops[-1].attrs:
+                fail(f"an attribute line is `key: value` under an op, key one of {', '.join(ATTRIBUTES)}, once")
+            ops[-1].attrs[key] = value.strip()
+            last_key = key
+            continue
+        op = parse_op_line(line, fail)
+        op.line = number
+        if op.full in seen:
             fail("duplicate op")
-        seen.add(f"{kind}_{name}")
-        kernel = None if kernel == "-" else (name if kernel == "=" else kernel)
-        if functor != "-" and (kernel is None or cls != "elementwise"):
-            fail("a functor needs an elementwise op with a kernel")
-        functor = None if functor == "-" else functor
-        ops.append(Op(kind, name, cls, status == "required", kernel, functor, split_params(m.group(1)), m.group(2),
-                      number))
+        seen.add(op.full)
+        ops.append(op)
+        last_key = None
+    for op in ops:
+        check_attributes(op, lambda why: sys.exit(f"{path}:{op.line}: {op.full}: {why}"))
     return ops
+
+
+def grad_rule(op):
+    """(rule, group, rest) of an op's grad attribute: rest is the text after the rule and its @group."""
+    words = op.attrs.get("grad", "").split(None, 1)
+    if not words:
+        return None, None, ""
+    rule, rest = words[0], words[1] if len(words) > 1 else ""
+    group = None
+    if rest.startswith("@"):
+        group, _, rest = rest[1:].partition(" ")
+    group = group or {"unary": "unary", "flat": "unary", "binary": "basic"}.get(rule)
+    return rule, group, rest.strip()
+
+
+def check_attributes(op, fail):
+    rule, group, rest = grad_rule(op)
+    if op.touches_float() != (rule is not None):
+        fail("an op on float primitives has a grad attribute (none, custom @group, composed, flat, unary, binary); "
+             "no other op has one")
+    if rule is not None and rule not in GRAD_RULES:
+        fail(f"grad rule {rule} is not one of {', '.join(GRAD_RULES)}")
+    if group is not None and group not in AUTODIFF_GROUPS:
+        fail(f"autodiff group @{group} is not one of {', '.join(AUTODIFF_GROUPS)}")
+    if rule == "custom" and group is None:
+        fail("grad: custom names the autodiff group (@basic, @unary, ...) whose file holds the rule")
+    if rule == "unary" and (len(rest.split(" ; ")) != 2 or op.params[0][0] != "F" or len(op.params) != 1):
+        fail("grad: unary NEEDS ; DERIVATIVE is for (F x) -> F ops")
+    if rule == "binary" and (len(rest.split(" ; ")) != 4 or [t for t, _ in op.params] != ["F", "F"]):
+        fail("grad: binary NEEDS_A ; NEEDS_B ; DERIVATIVE_A ; DERIVATIVE_B is for (F a, F b) -> F ops")
+    if "test" in op.attrs and test_form(op) is None:
+        fail("test: is for (F x) -> F, (F x, size_t dim) -> F and (F a, F b) -> F ops: `DOMAIN ; expr of x` (and d, "
+             "the dim) or `DOMAIN DOMAIN ; expr of a, b`")
+    if "glsl" in op.attrs and (not op.functor or op.result != "F" or op.kind != "float"):
+        fail("glsl: is for float elementwise ops with a functor: `[f32 ;] GLSL expression of x (f) or a, b`")
+
+
+def test_form(op):
+    """'unary' or 'binary' for an op the test registry can drive, else None."""
+    domains = op.attrs.get("test", "").split(" ; ", 1)[0].split()
+    types = [t for t, _ in op.params]
+    if op.kind != "float" or op.result != "F":
+        return None
+    if types == ["F"] and len(domains) == 1:
+        return "unary"
+    if types == ["F", "F"] and len(domains) == 2:
+        return "binary"
+    if types == ["F", "size_t"] and len(domains) == 1:
+        return "dim"
+    return None
 
 
 def subst(text, f, i, bt, device):
@@ -467,6 +543,232 @@ template <class B> struct GeneratedOps {{
 }};
 
 }}  // namespace scorch::autodiff
+"""
+
+
+AUTODIFF_TYPES = dict(f="T", i="IntP", bt="BoolP", device="Device")
+
+
+def autodiff_member(op):
+    return op.name if op.kind in ("float", "module") else op.full
+
+
+def gen_autodiff_decls(ops):
+    """One macro per Autodiff op group declaring the group's table ops (grad: custom/none/flat/unary/binary @group)."""
+    macros = []
+    for group in AUTODIFF_GROUPS:
+        decls = []
+        for op in ops:
+            rule, op_group, _ = grad_rule(op)
+            if op_group == group:
+                result = subst(op.result, **AUTODIFF_TYPES)
+                decls.append(f"  static {result} {autodiff_member(op)}({decl_params(op, **AUTODIFF_TYPES)});")
+        body = " \\\n".join(decls)
+        macros.append(f"/// The table's ops of Autodiff's {group} group (T, IntP, BoolP, Device: the group's aliases).\n"
+                      f"#define SCORCH_AUTODIFF_{group.upper()}_OPS \\\n{body}\n")
+    return f"""#pragma once
+{HEADER}// The declarations of Autodiff's op groups: each op whose grad attribute names a group (@basic, @unary, ...)
+// is a static member of that group; its definition is hand-written (custom, none) or generated (flat, unary, binary:
+// scorch/gen/autodiff_rules_<group>.h).
+
+{chr(10).join(macros)}"""
+
+
+def autodiff_rule(op, group_struct):
+    rule, _, rest = grad_rule(op)
+    head = f"template <class B> AutodiffTensor<B> {group_struct}<B>::{op.name}"
+    forward = f"[](auto in) {{ return I::{op.name}({', '.join(f'std::move(in[{i}])' for i in range(len(op.params)))}); }}"
+    if rule == "flat":
+        return (f"{head}(T x) {{\n  return R::unary(\n      \"{op.name}\", Bound::Memory, std::move(x), 0, {forward},\n"
+                f"      [](auto& c) {{ c.to(0, [&] {{ return zeros(c.shape(0), c.grad()); }}); }});\n}}")
+    if rule == "unary":
+        needs, deriv = rest.split(" ; ")
+        return (f"{head}(T x) {{\n  return R::unary(\n      \"{op.name}\", Bound::Memory, std::move(x), {needs}, {forward},\n"
+                f"      [](auto& c) {{\n        c.to(0, [&] {{\n"
+                f"          [[maybe_unused]] auto x = [&] {{ return c.input(0); }};\n"
+                f"          [[maybe_unused]] auto y = [&] {{ return c.output(); }};\n"
+                f"          return I::mul(c.grad(), {deriv});\n        }});\n      }});\n}}")
+    needs_a, needs_b, da, db = rest.split(" ; ")
+    lambdas = ("          [[maybe_unused]] auto a = [&] { return c.input(0); };\n"
+               "          [[maybe_unused]] auto b = [&] { return c.input(1); };\n"
+               "          [[maybe_unused]] auto y = [&] { return c.output(); };\n")
+    return (f"{head}(T a, T b) {{\n  return R::binary(\n      \"{op.name}\", Bound::Memory, std::move(a), std::move(b), "
+            f"{{{needs_a}, {needs_b}}}, {forward},\n      [](auto& c) {{\n"
+            f"        c.to(0, [&] {{\n{lambdas}          return I::mul(c.grad(), {da});\n        }});\n"
+            f"        c.to(1, [&] {{\n{lambdas}          return I::mul(c.grad(), {db});\n        }});\n      }});\n}}")
+
+
+def gen_autodiff_rules(ops, group):
+    """The gradient rules the table writes out (grad: flat, unary, binary) of one Autodiff op group."""
+    struct = {"unary": "UnaryOps", "basic": "BasicOps"}[group]
+    rules = [autodiff_rule(op, struct) for op in ops
+             if grad_rule(op)[0] in ("flat", "unary", "binary") and grad_rule(op)[1] == group]
+    return f"""#pragma once
+{HEADER}// {struct}<B>'s gradient rules written in the table (grad: flat, unary, binary); included by the group's
+// definitions (scorch/autodiff/ops/{group}_ops_impl.h), whose names (T, I, R, Bound, in, kOut, zeros, square, rsub)
+// they use. x(), a(), b(): the inputs; y(): the output.
+
+namespace scorch::autodiff {{
+
+{(chr(10) + chr(10)).join(rules)}
+
+}}  // namespace scorch::autodiff
+"""
+
+
+def gen_ops_without_gradient(ops):
+    names = [f'    "{op.full}",' for op in ops if grad_rule(op)[0] == "none"]
+    return f"""#pragma once
+{HEADER}// The ops on float primitives without a gradient (grad: none): the gradient suite's exemptions.
+#include <array>
+#include <string_view>
+
+namespace scorch {{
+
+/// Every op of the table whose grad attribute is none, in table order.
+inline constexpr std::array<std::string_view, {len(names)}> kOpsWithoutGradient = {{
+{chr(10).join(names)}
+}};
+
+}}  // namespace scorch
+"""
+
+
+def gen_test_registry(ops):
+    """The test registry's X-macro lists, from the ops' test attributes."""
+    def cpp_string(text):
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    lists = {"unary": [], "binary": [], "dim": []}
+    for op in ops:
+        form = test_form(op) if "test" in op.attrs else None
+        if form is None:
+            continue
+        domains, expr = op.attrs["test"].split(" ; ", 1)
+        args = ", ".join([op.name] + domains.split() + [cpp_string(expr)])
+        lists[form].append(f"  X({args})")
+    join = " \\\n".join
+    return f"""#pragma once
+{HEADER}// The test registry: every unary and binary float op with a test attribute, its input domains
+// (tests/registry/domains.h) and the PyTorch expression of its expected values. The lists drive the conformance
+// fixtures and cases (tests/conformance), the gradient fixtures, cases and finite differences (tests/autodiff), the
+// differential run on every stack (tests/differential) and Fusion<Cuda>'s generated-kernel test; the fixture
+// scripts read the same attributes from the table (tests/support/registry.py).
+
+/// X(op, Domain, "PyTorch expression of x") for every unary float op with a test attribute.
+#define SCORCH_UNARY_CASES(X) \\
+{join(lists["unary"])}
+
+/// X(op, Domain, "PyTorch expression of x and d") for every (F x, size_t dim) -> F op with a test attribute: each
+/// runs along the last dim of its input (d), a [2, 3] input in the conformance and gradient suites.
+#define SCORCH_DIM_CASES(X) \\
+{join(lists["dim"])}
+
+/// X(op, Domain of a, Domain of b, "PyTorch expression of a and b") for every binary float op with a test attribute;
+/// each runs on a [2, 3] and a [1, 3] input, so it also checks broadcasting (and, in the gradient, its reduction).
+#define SCORCH_BINARY_CASES(X) \\
+{join(lists["binary"])}
+"""
+
+
+def aten_binding(op, fail):
+    """One LibTorch kernel definition line for an op with an aten attribute (the macros are torch_math.cpp's)."""
+    words = op.attrs["aten"].split()
+    if len(words) > 2 or (len(words) == 2 and words[1] != "pure"):
+        fail("aten: NAME [pure]")
+    fn, pure = words[0], len(words) == 2
+    types = [t for t, _ in op.params]
+    prim = {"float": "F", "int": "I", "bool": "Bt"}.get(op.kind)
+    if types == [prim]:
+        macro, args = "UNARY", "x"
+    elif types == [prim, prim]:
+        macro, args = "BINARY", "x, y"
+    elif types == [prim, "Scalar"]:
+        macro, args = "SCALAR", "x, v"
+    else:
+        fail("aten: binds (X x), (X a, X b) and (X a, Scalar s) ops; write other kernels by hand")
+    rest = args.split(", ")[1:]
+    in_place = f"x = at::{fn}({args})" if pure else f"x.{fn}_({', '.join(rest)})"
+    return f"SCORCH_TORCH_{macro}({op.kernel}, at::{fn}({args}), {in_place})"
+
+
+def gen_libtorch_aten(ops):
+    lines, bound = [], {}
+    for op in ops:
+        if "aten" not in op.attrs:
+            continue
+        if op.kernel in bound:
+            sys.exit(f"op table: {op.full}: kernel {op.kernel} already has an aten attribute ({bound[op.kernel]})")
+        bound[op.kernel] = op.full
+        lines.append(aten_binding(op, lambda why: sys.exit(f"op table: {op.full}: {why}")))
+    return f"""// {HEADER[3:]}// LibTorch's kernels that are one ATen call (the ops' aten attributes): included by
+// scorch/backends/libtorch/torch_math.cpp inside its kernel namespace, after the macros they use.
+{chr(10).join(lines)}
+"""
+
+
+VULKAN_FIRST_FIXED_CODE = 128  # shaders/op_codes.h numbers its hand-kept codes (copy, compares, logic) from here
+
+
+def vulkan_code(functor):
+    return "OP_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", functor).upper()
+
+
+def gen_vulkan_map_ops(ops):
+    """Vulkan's op codes and map.comp cases of the float ops with a glsl attribute (valid GLSL and C++)."""
+    defines, unary, binary, functors, f32, host_unary, host_binary = [], [], [], [], [], [], []
+    for op in ops:
+        if "glsl" not in op.attrs:
+            continue
+        text = op.attrs["glsl"]
+        only_f32 = text.startswith("f32 ; ")
+        expr = text[len("f32 ; "):] if only_f32 else text
+        code = vulkan_code(op.functor)
+        if code in (c for _, c in functors):
+            sys.exit(f"op table: {op.full}: functor {op.functor} already has a glsl attribute")
+        tensors = [t for t, _ in op.params if t == "F"]
+        defines.append(f"#define {code} {len(defines) + 1}")
+        functors.append((op.functor, code))
+        (unary if len(op.params) == 1 else binary).append(f"  case {code}: return {expr};")
+        if only_f32:
+            f32.append(f"  case {code}:")
+            if len(op.params) == 1:
+                host_unary.append(f"  X({code}, {op.kernel})")
+            elif len(tensors) == 2:
+                host_binary.append(f"  X({code}, {op.kernel})")
+    if len(defines) >= VULKAN_FIRST_FIXED_CODE:
+        sys.exit(f"op table: more than {VULKAN_FIRST_FIXED_CODE - 1} glsl attributes: renumber shaders/op_codes.h")
+    cont = " \\\n".join
+    return f"""// {HEADER[3:]}// The Vulkan backend's op codes and map.comp cases of the float elementwise ops with a glsl attribute:
+// preprocessor text only, valid in GLSL (map.comp includes it through shaders/op_codes.h) and in C++ (the kernels).
+#ifndef SCORCH_GEN_VULKAN_MAP_OPS_H
+#define SCORCH_GEN_VULKAN_MAP_OPS_H
+
+{chr(10).join(defines)}
+
+/// map.comp's unary_f cases: x (VF) and f (x as float) in, VF out.
+#define SCORCH_VK_UNARY_F_CASES \\
+{cont(unary)}
+
+/// map.comp's binary_f cases: a and b (VF) in, VF out.
+#define SCORCH_VK_BINARY_F_CASES \\
+{cont(binary)}
+
+/// The codes whose shader computes in f32 only (f64 tensors run them on the host's Cpu kernels).
+#define SCORCH_VK_F32_ONLY_CASES \\
+{cont(f32)}
+
+#ifdef __cplusplus
+/// X(Functor, code) for every scalar_ops functor with a glsl attribute.
+#define SCORCH_VK_FUNCTORS(X) \\
+{cont(f"  X({f}, {c})" for f, c in functors)}
+/// X(code, Cpu kernel) of the f32-only unary ops and binary (tensor, tensor) ops: their f64 host forms.
+#define SCORCH_VK_HOST_UNARY(X) \\
+{cont(host_unary)}
+#define SCORCH_VK_HOST_BINARY(X) \\
+{cont(host_binary)}
+#endif
+
+#endif
 """
 
 
@@ -942,6 +1244,13 @@ def main():
     write(args.out, "scorch/gen/op_concepts.h", gen_concepts(ops))
     write(args.out, "scorch/gen/kind_ops.h", gen_kind_ops(ops))
     write(args.out, "scorch/gen/autodiff_ops.h", gen_autodiff(ops))
+    write(args.out, "scorch/gen/autodiff_decls.h", gen_autodiff_decls(ops))
+    for group in ("unary", "basic"):
+        write(args.out, f"scorch/gen/autodiff_rules_{group}.h", gen_autodiff_rules(ops, group))
+    write(args.out, "scorch/gen/ops_without_gradient.h", gen_ops_without_gradient(ops))
+    write(args.out, "scorch/gen/test_registry.h", gen_test_registry(ops))
+    write(args.out, "scorch/gen/libtorch_aten.inc", gen_libtorch_aten(ops))
+    write(args.out, "scorch/gen/vulkan_map_ops.h", gen_vulkan_map_ops(ops))
     write(args.out, "scorch/gen/fusion_ops.h", gen_fusion(ops))
     write(args.out, "scorch/gen/router_ops.h", gen_router(ops))
     dyn_table, dyn_forward_ops = gen_dyn(ops)

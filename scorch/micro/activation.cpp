@@ -3,12 +3,16 @@
 
 #include <cmath>
 
+#include "scorch/backends/common/scalar_ops.h"
+
 namespace scorch::micro {
 inline namespace SCORCH_MICRO_POLICY {
 
-float Gelu::apply(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f)); }
-float Sigmoid::apply(float x) { return 1.0f / (1.0f + std::exp(-x)); }
-float Tanh::apply(float x) { return std::tanh(x); }
+// The activations are the op table's functors (backends/common/scalar_ops.h), the ones Cpu's and Cuda's kernels map:
+// one definition of the math, so a micro model computes what the Cpu backend computes.
+float Gelu::apply(float x) { return scalar_ops::Gelu{}(x); }
+float Sigmoid::apply(float x) { return scalar_ops::Sigmoid{}(x); }
+float Tanh::apply(float x) { return scalar_ops::Tanh{}(x); }
 
 Status Softmax::infer(const Shape* in, Shape& out) const {
   if (in[0].rank() == 0) return (Message(Code::shape, name()) << "input " << in[0] << " needs a dim");

@@ -95,6 +95,14 @@ template <class B, size_t D, class K> class FloatMethods {
   Self atan2(const Self& o) const requires FloatKind<K> {
     return binary("atan2", o, [](auto a, auto b) { return Ops::atan2(a, b); });
   }
+  /// log(e^self + e^other), broadcast, without overflow (torch.logaddexp).
+  Self logaddexp(const Self& o) const requires FloatKind<K> {
+    return binary("logaddexp", o, [](auto a, auto b) { return Ops::logaddexp(a, b); });
+  }
+  /// log Σ_{j<=i} e^self_j along dim, without overflow (torch.logcumsumexp).
+  Self logcumsumexp(int64_t dim) const requires FloatKind<K> {
+    return Self(Ops::logcumsumexp(prim(), check::dim("logcumsumexp", dim, D)));
+  }
   /// sqrt(self² + other²), broadcast.
   Self hypot(const Self& o) const requires FloatKind<K> { return self().square().add(o.square()).sqrt(); }
   /// self ^ other, broadcast.

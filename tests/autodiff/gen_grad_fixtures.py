@@ -179,13 +179,17 @@ case("to_device", [rn(2, 3)], lambda x: x.to("cpu"))
 # f64 → f32 → f64: tiny values, so the f32 rounding of x ± h stays far below the finite-difference noise.
 case("cast_roundtrip", [rn(2, 3, scale=1e-6)], lambda x: x.float().double())
 
-# ---- binary math: one case "binary_<op>" per line of tests/registry/binary_cases.h, on [2, 3] and [1, 3]
+# ---- binary math: one case "binary_<op>" per binary op with a test attribute in op_table.txt, on [2, 3] and [1, 3]
 for name, domain_a, domain_b, expr in registry.binary_cases():
     case("binary_" + name, registry.binary_inputs(name, domain_a, domain_b), registry.torch_fn2(expr))
 
-# ---- unary math: one case "unary_<op>" per line of tests/registry/unary_cases.h, on a [2, 3] input
+# ---- unary math: one case "unary_<op>" per unary op with a test attribute in op_table.txt, on a [2, 3] input
 for name, domain, expr in registry.unary_cases():
     case("unary_" + name, [registry.draw(domain, (2, 3), name)], registry.torch_fn(expr))
+
+# ---- ops along a dim: one case "dim_<op>" per (x, dim) op with a test attribute, along dim 1 of a [2, 3] input
+for name, domain, expr in registry.dim_cases():
+    case("dim_" + name, [registry.draw(domain, (2, 3), name)], registry.torch_fn(expr))
 
 # ---- activations
 case("relu", [signed(2, 5, lo=0.05, hi=3.0)], F.relu)

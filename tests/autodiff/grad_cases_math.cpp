@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "../registry/binary_cases.h"
-#include "../registry/unary_cases.h"
+#include "../registry/domains.h"
+#include "scorch/gen/test_registry.h"
 #include "grad_harness.h"
 
 namespace scorch::gradcheck {
@@ -17,7 +17,7 @@ using T2 = Tensor<AD, 2>;
 /// The flattened parts, concatenated.
 T1 join(const std::vector<T1>& parts) { return T1::cat(parts, 0); }
 
-// One case "binary_<op>" per line of tests/registry/binary_cases.h on [2, 3] and [1, 3] inputs, so the
+// One case "binary_<op>" per binary op with a test attribute in op_table.txt on [2, 3] and [1, 3] inputs, so the
 // gradients are un-broadcast; remainder broadcasts a [1, 3] divisor the same way.
 void add_arith_cases(std::vector<GradCase>& cases) {
   using Fn = T2 (*)(const T2&, const T2&);
@@ -85,7 +85,7 @@ void add_clamp_mask_cases(std::vector<GradCase>& cases) {
                    }});
 }
 
-// One case "unary_<op>" per line of tests/registry/unary_cases.h, each on a [2, 3] input inside the op's domain.
+// One case "unary_<op>" per unary op with a test attribute in op_table.txt, each on a [2, 3] input in its domain.
 void add_unary_cases(std::vector<GradCase>& cases) {
   using Fn = T2 (*)(const T2&);
 #define SCORCH_GRAD_UNARY(op, domain, torch) {#op, [](const T2& x) { return x.op(); }},
@@ -94,6 +94,16 @@ void add_unary_cases(std::vector<GradCase>& cases) {
   for (const auto& entry : unary) {
     Fn f = entry.second;
     cases.push_back({std::string("unary_") + entry.first,
+                     {std::string("float_") + entry.first},
+                     [f](const GradInputs& in) { return flat(f(in.f<2>(0))); }});
+  }
+  // One case "dim_<op>" per (x, dim) op with a test attribute, along dim 1 of a [2, 3] input.
+#define SCORCH_GRAD_DIM(op, domain, torch) {#op, [](const T2& x) { return x.op(1); }},
+  const std::vector<std::pair<const char*, Fn>> along = {SCORCH_DIM_CASES(SCORCH_GRAD_DIM)};
+#undef SCORCH_GRAD_DIM
+  for (const auto& entry : along) {
+    Fn f = entry.second;
+    cases.push_back({std::string("dim_") + entry.first,
                      {std::string("float_") + entry.first},
                      [f](const GradInputs& in) { return flat(f(in.f<2>(0))); }});
   }

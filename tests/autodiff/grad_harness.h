@@ -58,7 +58,7 @@ void add_reduce_grad_cases(std::vector<GradCase>& cases);
 void add_layout_grad_cases(std::vector<GradCase>& cases);
 void add_module_grad_cases(std::vector<GradCase>& cases);
 
-/// Ops of op_table.txt that have no gradient (creation, comparisons, arg-reductions, the
+/// Ops of op_table.txt whose grad attribute is none (creation, comparisons, arg-reductions, the
 /// backward helpers); every other float_ and module_ op needs a gradient case.
 const std::vector<std::string>& non_differentiable_ops();
 

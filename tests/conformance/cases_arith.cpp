@@ -1,5 +1,6 @@
 // Conformance cases: float and int arithmetic, powers and matmul.
-#include "../registry/binary_cases.h"
+#include "../registry/domains.h"
+#include "scorch/gen/test_registry.h"
 #include "harness.h"
 
 namespace scorch::conformance {
@@ -7,7 +8,7 @@ namespace scorch::conformance {
 template <class B> void add_arith_cases(CaseList<B>& list) {
   using T = Tensor<B, 2>;
   using Fn = T (*)(const T&, const T&);
-  // One case "binary_<op>" per line of tests/registry/binary_cases.h ([2, 3] and [1, 3] inputs).
+  // One case "binary_<op>" per binary op with a test attribute in op_table.txt ([2, 3] and [1, 3] inputs).
 #define SCORCH_CONFORMANCE_BINARY(op, domain_a, domain_b, torch) {#op, [](const T& a, const T& b) { return a.op(b); }},
   const std::vector<std::pair<const char*, Fn>> binary = {SCORCH_BINARY_CASES(SCORCH_CONFORMANCE_BINARY)};
 #undef SCORCH_CONFORMANCE_BINARY

@@ -90,13 +90,16 @@ case("neg_int", [ia], lambda x: -x)
 case("matmul_int", [ri(2, 3, 4), ri(2, 4, 2)], lambda x, y: x @ y)
 case("arith_i32", [ri(4, dtype=torch.int32), ri(4, lo=1, hi=4, dtype=torch.int32)], lambda x, y: (x + y, x * y, torch.div(x, y, rounding_mode="floor")))
 
-# ---- binary float math: one case "binary_<op>" per line of tests/registry/binary_cases.h, on f32
+# ---- binary float math: one case "binary_<op>" per binary op with a test attribute in op_table.txt, on f32
 for name, domain_a, domain_b, expr in registry.binary_cases():
     case("binary_" + name, [t.float() for t in registry.binary_inputs(name, domain_a, domain_b)], registry.torch_fn2(expr))
 
-# ---- unary float math: one case "unary_<op>" per line of tests/registry/unary_cases.h, on f32
+# ---- unary float math: one case "unary_<op>" per unary op with a test attribute in op_table.txt, on f32
 for name, domain, expr in registry.unary_cases():
     case("unary_" + name, [registry.draw(domain, (2, 3), name).float()], registry.torch_fn(expr))
+# ---- ops along a dim: one case "dim_<op>" per (x, dim) op with a test attribute, along dim 1 of a [2, 3] input
+for name, domain, expr in registry.dim_cases():
+    case("dim_" + name, [registry.draw(domain, (2, 3), name).float()], registry.torch_fn(expr))
 case("round_ties", [torch.tensor([0.5, 1.5, 2.5, -0.5, -1.7, 2.3])], torch.round)
 case("unary_strided", [rn(3, 4)], lambda x: x.t().exp())
 case("sign_float", [torch.tensor([-2.0, 0.0, 3.0, -0.5])], torch.sign)

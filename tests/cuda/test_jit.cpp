@@ -11,8 +11,8 @@
 #include <scorch/backends/cuda/jit.h>
 #include <scorch/gen/op_info.h>
 
-#include "../registry/binary_cases.h"
-#include "../registry/unary_cases.h"
+#include "../registry/domains.h"
+#include "scorch/gen/test_registry.h"
 #include "cuda_test_util.h"
 
 namespace scorch {

@@ -1,6 +1,7 @@
 // Differential cases: binary and scalar arithmetic, comparisons, logic, bitwise ops, clamps and
 // masks, for float, int and bool kinds, over broadcasting, non-contiguous and edge-value inputs.
-#include "../registry/binary_cases.h"
+#include "../registry/domains.h"
+#include "scorch/gen/test_registry.h"
 #include "diff_harness.h"
 
 namespace scorch::differential {
@@ -53,7 +54,7 @@ Variants int_singles(Domain d, bool edges = true) {
 void arithmetic(DiffList& list) {
   each<true>(list, "float_remainder", float_pairs(Domain::Normal, Domain::Nonzero),
              SCORCH_DIFF_BODY(fo(F::remainder(in.f(0), in.f(1)))));
-  // Every line of tests/registry/binary_cases.h.
+  // Every binary op with a test attribute in op_table.txt.
 #define SCORCH_DIFF_BINARY(name, domain_a, domain_b, torch)                                                 \
   each<true>(list, "float_" #name,                                                                          \
              float_pairs(diff_domain(registry::Domain::domain_a), diff_domain(registry::Domain::domain_b)), \

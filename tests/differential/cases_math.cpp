@@ -1,6 +1,7 @@
 // Differential cases: unary math, activations (softmax included) and reductions, for float and
 // int kinds, over several shapes, views, dtypes and edge values.
-#include "../registry/unary_cases.h"
+#include "../registry/domains.h"
+#include "scorch/gen/test_registry.h"
 #include "diff_harness.h"
 
 namespace scorch::differential {
@@ -18,10 +19,16 @@ Variants unary_variants(Domain d, bool edges = true) {
 void unary(DiffList& list) {
 #define SCORCH_DIFF_UNARY(name, domain) \
   each<true>(list, "float_" #name, unary_variants(domain), SCORCH_DIFF_BODY(fo(F::name(in.f(0)))));
-  // Every line of tests/registry/unary_cases.h, then the activations.
+  // Every unary op with a test attribute in op_table.txt, then the activations.
 #define SCORCH_DIFF_REGISTRY_UNARY(name, domain, torch) SCORCH_DIFF_UNARY(name, diff_domain(registry::Domain::domain))
   SCORCH_UNARY_CASES(SCORCH_DIFF_REGISTRY_UNARY)
 #undef SCORCH_DIFF_REGISTRY_UNARY
+  // Every (x, dim) op with a test attribute, along the input's last dim.
+#define SCORCH_DIFF_REGISTRY_DIM(name, domain, torch)                                            \
+  each<true>(list, "float_" #name, unary_variants(diff_domain(registry::Domain::domain)),         \
+             SCORCH_DIFF_BODY(fo(F::name(in.f(0), in.f(0).shape().rank() - 1))));
+  SCORCH_DIM_CASES(SCORCH_DIFF_REGISTRY_DIM)
+#undef SCORCH_DIFF_REGISTRY_DIM
   SCORCH_DIFF_UNARY(relu, Domain::Normal)
   SCORCH_DIFF_UNARY(gelu, Domain::Normal)
   SCORCH_DIFF_UNARY(sigmoid, Domain::Normal)

@@ -1,40 +1,50 @@
-"""The test-case registry (tests/registry/*.h) for the fixture scripts: the unary and binary float
-ops' cases and their input domains. Each case draws its input from a generator seeded by its own name, so a
-new registry line changes no other case's fixture."""
+"""The test-case registry for the fixture scripts: the unary and binary float ops' test attributes in
+scorch/backend/op_table.txt (`test: DOMAIN ; expr` under an op) and their input domains (tests/registry/domains.h).
+Each case draws its input from a generator seeded by its own name, so a new case changes no other case's fixture."""
 import pathlib
-import re
+import sys
 import zlib
 
 import torch
 
-REGISTRY = pathlib.Path(__file__).resolve().parent.parent / "registry"
-UNARY = re.compile(r'X\((\w+),\s*(\w+),\s*"([^"]*)"\)')
-BINARY = re.compile(r'X\((\w+),\s*(\w+),\s*(\w+),\s*"([^"]*)"\)')
-# The shapes every binary case runs on (tests/registry/binary_cases.h).
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import gen_ops  # noqa: E402
+
+# The shapes every binary case runs on (scorch/gen/test_registry.h).
 BINARY_SHAPES = ((2, 3), (1, 3))
 
 
-def _cases(file, macro, pattern):
-    text = (REGISTRY / file).read_text()
-    cases = pattern.findall(text[text.find(f"#define {macro}(X)"):])
+def _cases(form):
+    ops = gen_ops.parse_table(ROOT / "scorch" / "backend" / "op_table.txt")
+    cases = []
+    for op in ops:
+        if "test" in op.attrs and gen_ops.test_form(op) == form:
+            domains, expr = op.attrs["test"].split(" ; ", 1)
+            cases.append((op.name, *domains.split(), expr))
     if not cases:
-        raise SystemExit(f"tests/registry/{file}: no cases found")
+        raise SystemExit(f"op_table.txt: no {form} test attributes found")
     return cases
 
 
 def unary_cases():
-    """(op, domain, PyTorch expression of x) for every line of SCORCH_UNARY_CASES."""
-    return _cases("unary_cases.h", "SCORCH_UNARY_CASES", UNARY)
+    """(op, domain, PyTorch expression of x) for every unary float op with a test attribute."""
+    return _cases("unary")
 
 
 def binary_cases():
-    """(op, domain of a, domain of b, PyTorch expression of a and b) for every line of SCORCH_BINARY_CASES."""
-    return _cases("binary_cases.h", "SCORCH_BINARY_CASES", BINARY)
+    """(op, domain of a, domain of b, PyTorch expression of a and b) for every binary float op with a test attribute."""
+    return _cases("binary")
+
+
+def dim_cases():
+    """(op, domain, PyTorch expression of x and d) for every (F x, size_t dim) -> F op with a test attribute."""
+    return _cases("dim")
 
 
 def torch_fn(expr):
-    """The expression as a function of x."""
-    return lambda x: eval(expr, {"torch": torch}, {"x": x})
+    """The expression as a function of x (d: x's last dim, for the dim cases)."""
+    return lambda x: eval(expr, {"torch": torch}, {"x": x, "d": x.dim() - 1})
 
 
 def torch_fn2(expr):

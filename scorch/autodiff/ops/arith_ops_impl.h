@@ -1,6 +1,7 @@
 #pragma once
 // Definitions of BasicOps<B>'s differentiable ops: arithmetic, matmul, clamps and masks.
 #include "scorch/autodiff/ops/basic_ops.h"
+#include "scorch/gen/autodiff_rules_basic.h"
 
 namespace scorch::autodiff {
 

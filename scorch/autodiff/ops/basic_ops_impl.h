@@ -17,6 +17,8 @@ SCORCH_AD_TEMPLATE AutodiffTensor<B> BasicOps<B>::from_data(TensorData data, Dev
   return T(I::from_data(std::move(data), device));
 }
 SCORCH_AD_TEMPLATE TensorData BasicOps<B>::into_data(T x) { return I::into_data(std::move(x.primitive)); }
+// The inner backend's seed (no read-back through the provided default).
+SCORCH_AD_TEMPLATE uint64_t BasicOps<B>::random_seed(Device device) { return I::random_seed(device); }
 SCORCH_AD_TEMPLATE AutodiffTensor<B> BasicOps<B>::to_device(T x, Device device) {
   Device source = x.device();
   return R::unary(

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "scorch/autodiff/graph.h"
+#include "scorch/gen/autodiff_decls.h"
 #include "scorch/gen/kind_ops.h"
 #include "scorch/core/scalar.h"
 

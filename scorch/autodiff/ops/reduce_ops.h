@@ -9,22 +9,7 @@ namespace scorch::autodiff {
 template <class B> struct ReduceOps : OpsBase<B> {
   SCORCH_AUTODIFF_OPS_NAMES(OpsBase<B>);
 
-  static T sum(T x);
-  static T sum_dim(T x, size_t dim);
-  static T mean(T x);
-  static T mean_dim(T x, size_t dim);
-  static T prod(T x);
-  static T prod_dim(T x, size_t dim);
-  static T max(T x);
-  static T min(T x);
-  static T max_dim(T x, size_t dim);
-  static T min_dim(T x, size_t dim);
-  static std::pair<T, IntP> max_dim_with_indices(T x, size_t dim);
-  static std::pair<T, IntP> min_dim_with_indices(T x, size_t dim);
-  static T cumsum(T x, size_t dim);
-  static T cumprod(T x, size_t dim);
-  static T cummax(T x, size_t dim);
-  static T cummin(T x, size_t dim);
+  SCORCH_AUTODIFF_REDUCE_OPS
 
  private:
   /// The product of every other element along dim, without division (zeros are fine).

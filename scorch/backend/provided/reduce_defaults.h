@@ -1,6 +1,8 @@
 #pragma once
-// Provided reductions: mean, max, min, the *_with_indices pairs, any and all.
+// Provided reductions: mean, max, min, the *_with_indices pairs, any, all and logcumsumexp.
 #include <utility>
+
+#include "scorch/backend/options.h"
 
 #include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
@@ -12,6 +14,23 @@ struct Int;
 struct Bool;
 
 namespace provided {
+
+/// log Σ_{j<=i} e^x_j along dim: a doubling scan of logaddexp (⌈log2 n⌉ steps, each exact and overflow-free),
+/// so the gradient composes on Autodiff<B>.
+template <class B> auto float_logcumsumexp(typename B::FloatTensor x, size_t dim) {
+  using F = KindOps<B, Float>;
+  const Shape shape = x.shape();
+  const size_t n = shape[dim];
+  SliceRanges earlier(shape.rank()), later(shape.rank());
+  for (size_t i = 0; i < shape.rank(); ++i) earlier[i] = later[i] = {0, shape[i], 1};
+  for (size_t step = 1; step < n; step *= 2) {
+    earlier[dim] = {0, n - step, 1};
+    later[dim] = {step, n, 1};
+    auto combined = F::logaddexp(F::slice(x, later), F::slice(x, earlier));
+    x = F::slice_assign(std::move(x), later, std::move(combined));
+  }
+  return x;
+}
 
 template <class B, class K, class T> T mean_of(T x) {
   auto n = static_cast<int64_t>(x.shape().num_elements());

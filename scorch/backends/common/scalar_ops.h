@@ -86,6 +86,14 @@ struct IntPow {
 struct Atan2 {
   template <class T> SCORCH_HD T operator()(T a, T b) const { return stdx::atan2(a, b); }
 };
+/// log(e^a + e^b) without overflow: max + log1p(e^-|a - b|); equal operands (both infinite too) give a + log 2.
+struct LogAddExp {
+  template <class T> SCORCH_HD T operator()(T a, T b) const {
+    if (a == b) return a + T(0.69314718055994530942);
+    T d = a - b;
+    return (d > T(0) ? a : b) + stdx::log1p(stdx::exp(-(d < T(0) ? -d : d)));
+  }
+};
 struct Minimum {
   template <class T> SCORCH_HD T operator()(T a, T b) const { return (a != a || a < b) ? a : b; }
 };

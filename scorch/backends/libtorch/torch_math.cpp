@@ -70,18 +70,28 @@ at::Tensor int_floor_div(const at::Tensor& x, const at::Tensor& y) {
 
 }  // namespace
 
+// The kernels that are one ATen call, from the ops' aten attributes in op_table.txt.
 #define SCORCH_TORCH_BINARY(name, out_expr, in_place_expr)                                                    \
   T name(T a, T b) {                                                                                          \
     return binary(                                                                                            \
         #name, std::move(a), std::move(b), [](const at::Tensor& x, const at::Tensor& y) { return out_expr; }, \
         [](at::Tensor& x, const at::Tensor& y) { in_place_expr; });                                           \
   }
-SCORCH_TORCH_BINARY(add, at::add(x, y), x.add_(y))
-SCORCH_TORCH_BINARY(sub, at::sub(x, y), x.sub_(y))
-SCORCH_TORCH_BINARY(mul, at::mul(x, y), x.mul_(y))
-SCORCH_TORCH_BINARY(atan2, at::atan2(x, y), x.atan2_(y))
-SCORCH_TORCH_BINARY(powf, at::pow(x, y), x.pow_(y))
+#define SCORCH_TORCH_SCALAR(name, out_expr, in_place_expr)                                                          \
+  T name(T a, Scalar s) {                                                                                           \
+    at::Scalar v = scalar_for(a.dtype(), s);                                                                        \
+    return unary(                                                                                                   \
+        #name, std::move(a), [&](const at::Tensor& x) { return out_expr; }, [&](at::Tensor& x) { in_place_expr; }); \
+  }
+#define SCORCH_TORCH_UNARY(name, out_expr, in_place_expr)                                                      \
+  T name(T a) {                                                                                                \
+    return unary(                                                                                              \
+        #name, std::move(a), [](const at::Tensor& x) { return out_expr; }, [](at::Tensor& x) { in_place_expr; }); \
+  }
+#include "scorch/gen/libtorch_aten.inc"
 #undef SCORCH_TORCH_BINARY
+#undef SCORCH_TORCH_SCALAR
+#undef SCORCH_TORCH_UNARY
 
 T div(T a, T b) {
   if (is_float(a.dtype()))
@@ -122,22 +132,6 @@ T matmul(T a, T b) {
   });
 }
 
-#define SCORCH_TORCH_SCALAR(name, out_expr, in_place_expr)                                                          \
-  T name(T a, Scalar s) {                                                                                           \
-    at::Scalar v = scalar_for(a.dtype(), s);                                                                        \
-    return unary(                                                                                                   \
-        #name, std::move(a), [&](const at::Tensor& x) { return out_expr; }, [&](at::Tensor& x) { in_place_expr; }); \
-  }
-SCORCH_TORCH_SCALAR(add_scalar, at::add(x, v), x.add_(v))
-SCORCH_TORCH_SCALAR(sub_scalar, at::sub(x, v), x.sub_(v))
-SCORCH_TORCH_SCALAR(mul_scalar, at::mul(x, v), x.mul_(v))
-SCORCH_TORCH_SCALAR(powf_scalar, at::pow(x, v), x.pow_(v))
-SCORCH_TORCH_SCALAR(clamp_min, at::clamp_min(x, v), x.clamp_min_(v))
-SCORCH_TORCH_SCALAR(clamp_max, at::clamp_max(x, v), x.clamp_max_(v))
-SCORCH_TORCH_SCALAR(bitwise_and_scalar, at::bitwise_and(x, v), x.bitwise_and_(v))
-SCORCH_TORCH_SCALAR(bitwise_or_scalar, at::bitwise_or(x, v), x.bitwise_or_(v))
-SCORCH_TORCH_SCALAR(bitwise_xor_scalar, at::bitwise_xor(x, v), x.bitwise_xor_(v))
-#undef SCORCH_TORCH_SCALAR
 
 T div_scalar(T a, Scalar s) {
   if (is_int(a.dtype()) && s.to_int() == 0 && s.to_double() == 0.0)
@@ -183,40 +177,6 @@ T clamp(T a, Scalar lo, Scalar hi) {
       [&](at::Tensor& x) { x.clamp_(l, h); });
 }
 
-#define SCORCH_TORCH_UNARY(name, fn)                                                                           \
-  T name(T a) {                                                                                                \
-    return unary(                                                                                              \
-        #name, std::move(a), [](const at::Tensor& x) { return at::fn(x); }, [](at::Tensor& x) { x.fn##_(); }); \
-  }
-SCORCH_TORCH_UNARY(exp, exp)
-SCORCH_TORCH_UNARY(log, log)
-SCORCH_TORCH_UNARY(log1p, log1p)
-SCORCH_TORCH_UNARY(logit, logit)
-SCORCH_TORCH_UNARY(sqrt, sqrt)
-SCORCH_TORCH_UNARY(abs, abs)
-SCORCH_TORCH_UNARY(cos, cos)
-SCORCH_TORCH_UNARY(sin, sin)
-SCORCH_TORCH_UNARY(tan, tan)
-SCORCH_TORCH_UNARY(cosh, cosh)
-SCORCH_TORCH_UNARY(sinh, sinh)
-SCORCH_TORCH_UNARY(tanh, tanh)
-SCORCH_TORCH_UNARY(acos, acos)
-SCORCH_TORCH_UNARY(acosh, acosh)
-SCORCH_TORCH_UNARY(asin, asin)
-SCORCH_TORCH_UNARY(asinh, asinh)
-SCORCH_TORCH_UNARY(atan, atan)
-SCORCH_TORCH_UNARY(atanh, atanh)
-SCORCH_TORCH_UNARY(round, round)
-SCORCH_TORCH_UNARY(floor, floor)
-SCORCH_TORCH_UNARY(ceil, ceil)
-SCORCH_TORCH_UNARY(trunc, trunc)
-SCORCH_TORCH_UNARY(erf, erf)
-SCORCH_TORCH_UNARY(recip, reciprocal)
-SCORCH_TORCH_UNARY(neg, neg)
-SCORCH_TORCH_UNARY(relu, relu)
-SCORCH_TORCH_UNARY(sigmoid, sigmoid)
-SCORCH_TORCH_UNARY(bitwise_not, bitwise_not)
-#undef SCORCH_TORCH_UNARY
 
 T sign(T a) {
   // torch.sign(NaN) is 0; Scorch keeps NaN (backend/README.md).

@@ -46,28 +46,7 @@ void require_same_dtype(const char* name, const T& a, const T& b) {
 
 bool f32_only(int op) {
   switch (op) {
-    case OP_EXP:
-    case OP_LOG:
-    case OP_LOG1P:
-    case OP_LOGIT:
-    case OP_COS:
-    case OP_SIN:
-    case OP_TAN:
-    case OP_COSH:
-    case OP_SINH:
-    case OP_TANH:
-    case OP_ACOS:
-    case OP_ACOSH:
-    case OP_ASIN:
-    case OP_ASINH:
-    case OP_ATAN:
-    case OP_ATANH:
-    case OP_ERF:
-    case OP_SIGMOID:
-    case OP_GELU:
-    case OP_LOG_SIGMOID:
-    case OP_POW:
-    case OP_ATAN2:
+    SCORCH_VK_F32_ONLY_CASES
     case OP_REM: return true;
     default: return false;
   }
@@ -76,35 +55,24 @@ bool f32_only(int op) {
 T host_unary(const char* name, int op, const T& x) {
   auto run = [&](auto fn) { return host::run<T>(name, fn, x); };
   switch (op) {
-    case OP_EXP: return run([](auto&& a) { return cpuk::exp(a); });
-    case OP_LOG: return run([](auto&& a) { return cpuk::log(a); });
-    case OP_LOG1P: return run([](auto&& a) { return cpuk::log1p(a); });
-    case OP_LOGIT: return run([](auto&& a) { return cpuk::logit(a); });
-    case OP_COS: return run([](auto&& a) { return cpuk::cos(a); });
-    case OP_SIN: return run([](auto&& a) { return cpuk::sin(a); });
-    case OP_TAN: return run([](auto&& a) { return cpuk::tan(a); });
-    case OP_COSH: return run([](auto&& a) { return cpuk::cosh(a); });
-    case OP_SINH: return run([](auto&& a) { return cpuk::sinh(a); });
-    case OP_TANH: return run([](auto&& a) { return cpuk::tanh(a); });
-    case OP_ACOS: return run([](auto&& a) { return cpuk::acos(a); });
-    case OP_ACOSH: return run([](auto&& a) { return cpuk::acosh(a); });
-    case OP_ASIN: return run([](auto&& a) { return cpuk::asin(a); });
-    case OP_ASINH: return run([](auto&& a) { return cpuk::asinh(a); });
-    case OP_ATAN: return run([](auto&& a) { return cpuk::atan(a); });
-    case OP_ATANH: return run([](auto&& a) { return cpuk::atanh(a); });
-    case OP_ERF: return run([](auto&& a) { return cpuk::erf(a); });
-    case OP_SIGMOID: return run([](auto&& a) { return cpuk::sigmoid(a); });
-    case OP_GELU: return run([](auto&& a) { return cpuk::gelu(a); });
-    case OP_LOG_SIGMOID: return run([](auto&& a) { return cpuk::log_sigmoid(a); });
+#define SCORCH_VK_HOST_CASE(code, kernel) \
+  case code: return run([](auto&& a) { return cpuk::kernel(a); });
+    SCORCH_VK_HOST_UNARY(SCORCH_VK_HOST_CASE)
+#undef SCORCH_VK_HOST_CASE
     default: throw DeviceError(name, "no host form of this op");
   }
 }
 
 T host_binary(const char* name, int op, const T& a, const T& b) {
   auto run = [&](auto fn) { return host::run<T>(name, fn, a, b); };
-  if (op == OP_POW) return run([](auto&& x, auto&& y) { return cpuk::powf(x, y); });
-  if (op == OP_REM) return run([](auto&& x, auto&& y) { return cpuk::remainder(x, y); });
-  return run([](auto&& x, auto&& y) { return cpuk::atan2(x, y); });
+  switch (op) {
+#define SCORCH_VK_HOST_CASE(code, kernel) \
+  case code: return run([](auto&& x, auto&& y) { return cpuk::kernel(x, y); });
+    SCORCH_VK_HOST_BINARY(SCORCH_VK_HOST_CASE)
+#undef SCORCH_VK_HOST_CASE
+    case OP_REM: return run([](auto&& x, auto&& y) { return cpuk::remainder(x, y); });
+    default: throw DeviceError(name, "no host form of this op");
+  }
 }
 
 T host_scalar(const char* name, int op, const T& a, Scalar s) {

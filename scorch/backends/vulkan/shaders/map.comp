@@ -96,49 +96,17 @@ VI scalar_int() {
 }
 
 VF unary_f(VF x) {
-  const VF zero = VF(0), one = VF(1);
   float f = float(x);
   switch (OP) {
     case OP_COPY: return x;
-    case OP_EXP: return VF(exp_f32(f));
-    case OP_LOG: return VF(log(f));
-    case OP_LOG1P: return VF(log1p_f32(f));
-    case OP_LOGIT: return VF(log(f / (1.0 - f)));
-    case OP_SQRT: return sqrt(x);
-    case OP_ABS: return abs(x);
-    case OP_COS: return VF(cos_f32(f));
-    case OP_SIN: return VF(sin_f32(f));
-    case OP_TAN: return VF(tan_f32(f));
-    case OP_COSH: return VF(cosh_f32(f));
-    case OP_SINH: return VF(sinh_f32(f));
-    case OP_TANH: return VF(tanh_f32(f));
-    case OP_ACOS: return VF(acos_f32(f));
-    case OP_ACOSH: return VF(acosh_f32(f));
-    case OP_ASIN: return VF(asin_f32(f));
-    case OP_ASINH: return VF(asinh_f32(f));
-    case OP_ATAN: return VF(atan_f32(f));
-    case OP_ATANH: return VF(atanh_f32(f));
-    case OP_ROUND: return round_half_even(x);
-    case OP_FLOOR: return floor(x);
-    case OP_CEIL: return ceil(x);
-    case OP_TRUNC: return trunc(x);
-    case OP_ERF: return VF(erf_f32(f));
-    case OP_RECIP: return one / x;
-    case OP_RELU: return x > zero ? x : (isnan(x) ? x : zero);
-    case OP_SIGMOID: return VF(1.0 / (1.0 + exp_f32(-f)));
-    case OP_GELU: return VF(f * 0.5 * (1.0 + erf_f32(f * 0.70710678118654752440)));
-    case OP_LOG_SIGMOID: return VF(-(max(-f, 0.0) + log1p_f32(exp_f32(-abs(f)))));
-    case OP_NEG: return -x;
-    case OP_SIGN: return isnan(x) ? x : VF((zero < x ? 1 : 0) - (x < zero ? 1 : 0));
+    SCORCH_VK_UNARY_F_CASES
     default: return x;
   }
 }
 
 VF binary_f(VF a, VF b) {
   switch (OP) {
-    case OP_ADD: return a + b;
-    case OP_SUB: return a - b;
-    case OP_MUL: return a * b;
+    SCORCH_VK_BINARY_F_CASES
     case OP_DIV: return a / b;
     case OP_REM: {
       // C's fmod (exact; f64 tensors run this op on the host), then the divisor's sign as Python's %.
@@ -146,14 +114,8 @@ VF binary_f(VF a, VF b) {
       if (r != VF(0) && ((r < VF(0)) != (b < VF(0)))) r += b;
       return r;
     }
-    case OP_POW: return VF(pow_f32(float(a), float(b)));
-    case OP_ATAN2: return VF(atan2_f32(float(a), float(b)));
     case OP_MIN: return (isnan(a) || a < b) ? a : b;
     case OP_MAX: return (isnan(a) || a > b) ? a : b;
-    // Explicit NaN tests: drivers may turn a compare-and-select into min/max, which drop NaN.
-    case OP_CLAMP_MIN: return isnan(a) ? a : (a < b ? b : a);
-    case OP_CLAMP_MAX: return isnan(a) ? a : (a > b ? b : a);
-    case OP_LEAKY_RELU: return isnan(a) ? a : (a < VF(0) ? a * b : a);
     default: return a;
   }
 }
