@@ -99,7 +99,7 @@ template <class B, size_t D, class K> class FloatMethods {
   Self logaddexp(const Self& o) const requires FloatKind<K> {
     return binary("logaddexp", o, [](auto a, auto b) { return Ops::logaddexp(a, b); });
   }
-  /// log Σ_{j<=i} e^self_j along dim, without overflow (torch.logcumsumexp).
+  /// log(cumsum(e^self)) along dim, without overflow (torch.logcumsumexp).
   Self logcumsumexp(int64_t dim) const requires FloatKind<K> {
     return Self(Ops::logcumsumexp(prim(), check::dim("logcumsumexp", dim, D)));
   }

@@ -15,7 +15,7 @@ struct Bool;
 
 namespace provided {
 
-/// log Σ_{j<=i} e^x_j along dim: a doubling scan of logaddexp (⌈log2 n⌉ steps, each exact and overflow-free),
+/// log(cumsum(e^x)) along dim, as a doubling scan of logaddexp (⌈log2 n⌉ steps, each exact and overflow-free),
 /// so the gradient composes on Autodiff<B>.
 template <class B> auto float_logcumsumexp(typename B::FloatTensor x, size_t dim) {
   using F = KindOps<B, Float>;
