@@ -799,26 +799,21 @@ def fusion_wrap(result, expr):
 
 
 def fusion_recorded(op):
-    """An elementwise op: recorded in the stream, run later on B (fused or not) by the closure."""
+    """An elementwise op: its IR record (operands named by their position among the node's inputs) waits in the
+    stream, run later on B, fused or by ir::execute."""
     tensors = [(t, n) for t, n in op.params if PRIMITIVE.search(t)]
     if any(t not in RESULT_KIND for t, _ in tensors) or op.result not in RESULT_KIND:
         sys.exit(f"op table: elementwise op {op.full} must take and return plain primitives for Fusion")
-    kinds = {n: RESULT_KIND[t] for t, n in tensors}
-    index = {n: i for i, (_, n) in enumerate(tensors)}
-    args = ", ".join(f"in.template take<{kinds[n]}>({index[n]})" if n in kinds else n for _, n in op.params)
-    captures = ", ".join(n for t, n in op.params if n not in kinds)
     dtype_param = next((n for t, n in op.params if t == "DType"), None)
     first = tensors[0][1]
     dtype = "DType::Bool" if op.result == "Bt" else (dtype_param or f"{first}.dtype()")
     nodes = ", ".join(f"{n}.node" for _, n in tensors)
-    scalars = ", ".join(n for t, n in op.params if t == "Scalar")
     result_kind = RESULT_KIND[op.result]
     return (f"  static {op.result} {op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) {{\n"
-            f"    DType out_dtype = {dtype};\n"
-            f"    return {op.result}(Stream<B>::template record<{result_kind}>(OpId::{op.full}, {{{nodes}}}, out_dtype, {{{scalars}}},\n"
-            f"        [{captures}](Args<B>& in) {{\n"
-            f"          return Value<B>::template of<{result_kind}>({fusion_target(op)}({args}));\n"
-            f"        }}));\n  }}")
+            f"    DType out_dtype = {dtype};\n    InputIds in;\n"
+            f"    auto record = ir::build::{op.full}({build_args(op)});\n"
+            f"    return {op.result}(Stream<B>::template record<{result_kind}>({{{nodes}}}, out_dtype, std::move(record)));\n"
+            f"  }}")
 
 
 def fusion_eager(op):
@@ -840,11 +835,9 @@ def fusion_reduction(op):
     Ops named *_dim keep the dim as size 1; the others (scans, softmax) keep the input's shape."""
     keep_dim = "true" if op.name.endswith("_dim") else "false"
     eager = fusion_eager(op).split("{\n", 1)[1]
-    return (f"  static F {op.full}(F x, size_t dim) {{\n"
-            f"    if (auto node = Stream<B>::template record_reduction<Float>(OpId::{op.full}, x.node, dim, {keep_dim},\n"
-            f"            [dim](Args<B>& in) {{\n"
-            f"              return Value<B>::template of<Float>({fusion_target(op)}(in.template take<Float>(0), dim));\n"
-            f"            }}))\n"
+    return (f"  static F {op.full}(F x, size_t dim) {{\n    InputIds in;\n"
+            f"    if (auto node = Stream<B>::template record_reduction<Float>(x.node, dim, {keep_dim},\n"
+            f"            ir::build::{op.full}(in, x, dim)))\n"
             f"      return F(std::move(node));\n{eager}")
 
 
@@ -852,10 +845,11 @@ def gen_fusion(ops):
     lines = [fusion_recorded(op) if op.cls == "elementwise" else
              fusion_reduction(op) if is_fusable_reduction(op) else fusion_eager(op) for op in ops]
     return f"""#pragma once
-{HEADER}// Fusion<B>'s ops: every op of the table, written out. Elementwise ops are recorded in B's stream
-// (scorch/fusion/stream.h) and return at once; every other op computes its pending inputs and runs on B.
+{HEADER}// Fusion<B>'s ops: every op of the table, written out. Elementwise ops (and reductions after them) wait in B's
+// stream (scorch/fusion/stream.h) as IR records and return at once; every other op computes its pending inputs and
+// runs on B.
 // Both reach B through KindOps / ModuleOpsOf, so a provided op is B's own or backend/provided's over B.
-{includes(['"scorch/fusion/stream.h"', '"scorch/gen/kind_ops.h"'])}
+{includes(['"scorch/fusion/stream.h"', '"scorch/gen/ir_build.h"', '"scorch/gen/kind_ops.h"'])}
 namespace scorch::fusion {{
 
 /// The op table's ops on Fusion<B>'s primitives.
@@ -915,13 +909,41 @@ template <class... Bs> struct GeneratedOps {{
 """
 
 
-def remote_field(t, n):
-    """How Remote's op fills record field n from the parameter of table type t: tensors, devices and their lists
-    and optionals through the call (remote::Call::in), other values as they are."""
+def is_operand(t):
+    """A parameter the IR names by id: a tensor or device (or a list or optional of them)."""
     base = re.sub(r"^const\s+|\s*&$", "", t.strip())
-    if PRIMITIVE.search(base) or re.search(r"\bDevice\b", base):
-        return f"  r.{n} = call.in({n});\n"
-    return f"  r.{n} = {n};\n" if t.strip().startswith("const ") else f"  r.{n} = std::move({n});\n"
+    return bool(PRIMITIVE.search(base) or re.search(r"\bDevice\b", base))
+
+
+def build_op(op):
+    """The record of op from a call's arguments: operands through in(x), other values as they are."""
+    params = ", ".join(["In&& in"] + [f"const auto& {n}" if is_operand(t) else f"{t} {n}" for t, n in op.params])
+    fields = "".join(f"  r.{n} = in({n});\n" if is_operand(t) else
+                     (f"  r.{n} = {n};\n" if t.strip().startswith("const ") else f"  r.{n} = std::move({n});\n")
+                     for t, n in op.params)
+    return (f"template <class In> records::{camel(op.full)} {op.full}({params}) {{\n"
+            f"  records::{camel(op.full)} r;\n{fields}  return r;\n}}")
+
+
+def build_args(op):
+    """The arguments of a call of build_op's function: in, then the op's parameters (values moved)."""
+    return ", ".join(["in"] + [n if is_operand(t) else f"std::move({n})" for t, n in op.params])
+
+
+def gen_ir_build(ops):
+    return f"""#pragma once
+{HEADER}// Building an op's IR record from a call: one function per op, ir::build::<kind>_<name>(in, args...), which fills
+// the record's operand fields with in(tensor) / in(device) (the caller's naming: Remote's ids, Fusion's input
+// positions) and its other fields with the values given. The record's out is left for the caller.
+{includes(['"scorch/gen/ir_records.h"'])}
+namespace scorch::ir::build {{
+
+using namespace scorch::ir;
+
+{(chr(10) + chr(10)).join(build_op(op) for op in ops)}
+
+}}  // namespace scorch::ir::build
+"""
 
 
 def remote_op(op):
@@ -930,18 +952,19 @@ def remote_op(op):
     if op.name == "to_device":
         return (f"auto GeneratedOps::{op.full}({op.result} x, Device device) -> {op.result} {{\n"
                 f"  return move_to(\"{op.full}\", std::move(x), device);\n}}\n")
-    fields = "".join(remote_field(t, n) for t, n in op.params)
-    operands = ", ".join(n for t, n in op.params if PRIMITIVE.search(t) or re.search(r"\bDevice\b", t))
+    operands = ", ".join(n for t, n in op.params if is_operand(t))
     count = ""
     if output_count(op.result) == VARIABLE_OUTPUTS:
         count = ", " + next(n for t, n in op.params if t.startswith("std::vector<")) + ".size()"
     known = remote_known_meta(op)
+    fields = ""
     if known:
         fields += f"  auto known = {known};\n"
         count = ", 1, std::move(known)"
     return (f"auto GeneratedOps::{op.full}({decl_params(op, f='F', i='I', bt='Bt', device='Device')}) -> {op.result} {{\n"
             f"  Call call(\"{op.full}\", {operands});\n"
-            f"  ir::records::{camel(op.full)} r;\n{fields}"
+            f"  auto in = [&](const auto& operand) {{ return call.in(operand); }};\n"
+            f"  auto r = ir::build::{op.full}({build_args(op)});\n{fields}"
             f"  return call.run<{op.result}>(std::move(r){count});\n}}\n")
 
 
@@ -991,7 +1014,7 @@ struct GeneratedOps {{
     source = f"""{HEADER}// Remote's ops, defined once (declared in remote_ops.h).
 #include "scorch/gen/remote_ops.h"
 
-#include "scorch/gen/ir_records.h"
+#include "scorch/gen/ir_build.h"
 #include "scorch/remote/call.h"
 
 namespace scorch::remote {{
@@ -1002,7 +1025,7 @@ namespace scorch::remote {{
     return header, source
 
 
-def remote_arg(t, n):
+def execute_arg(t, n):
     base = re.sub(r"^const\s+|\s*&$", "", t.strip())
     m = re.fullmatch(r"(std::vector|std::optional)<(F|I|Bt)>", base)
     if m:
@@ -1015,16 +1038,16 @@ def remote_arg(t, n):
     return f"std::move(r.{n})"
 
 
-def remote_case(op):
-    args = ", ".join(remote_arg(t, n) for t, n in op.params)
+def execute_case(op):
+    args = ", ".join(execute_arg(t, n) for t, n in op.params)
     call = f"{fusion_target(op)}({args})"
     keep = f"s.value({call})" if output_count(op.result) == 0 else f"s.put(r.out, {call})"
-    check = remote_size_check(op)
-    return (f"    case OpId::{op.full}: {{\n      auto& r = ir::get<ir::records::{camel(op.full)}>(record);\n"
+    check = execute_size_check(op)
+    return (f"    case OpId::{op.full}: {{\n      [[maybe_unused]] auto& r = get<records::{camel(op.full)}>(record);\n"
             f"{check}      return {keep};\n    }}")
 
 
-def remote_size_check(op):
+def execute_size_check(op):
     """The server's check, before op runs, that its result fits the session's memory limit, for the ops whose result
     can be far larger than their operands: creation from a shape, broadcasting elementwise ops, matmul, repeat_dim,
     arange. Others are checked once they ran (scorch/remote/README.md)."""
@@ -1042,15 +1065,12 @@ def remote_size_check(op):
     return ""
 
 
-def gen_remote_exec(ops):
+def gen_execute(ops):
     groups = []
     for kind in ("float", "int", "bool", "module"):
-        cases = "\n".join(remote_case(op) for op in ops if op.kind == kind)
-        groups.append(f"""/// Runs record, a {kind} op, on B with session s's tensors; false when it is another kind's.
-template <class B, class S> bool execute_{kind}(S& s, ir::OpRecord& record) {{
-  using F = typename B::FloatTensor;
-  using I = typename B::IntTensor;
-  using Bt = typename B::BoolTensor;
+        cases = "\n".join(execute_case(op) for op in ops if op.kind == kind)
+        groups.append(f"""/// Runs record, a {kind} op, on B in env s; false when it is another kind's.
+template <class B, class S> bool execute_{kind}(S& s, OpRecord& record) {{
   switch (record.op()) {{
 {cases}
     default:
@@ -1059,13 +1079,25 @@ template <class B, class S> bool execute_{kind}(S& s, ir::OpRecord& record) {{
 }}
 """)
     return f"""#pragma once
-{HEADER}// The server's side of Remote: each op's IR record run on backend B (its own op or backend/provided's), operands
-// looked up in a session by id (scorch/remote/session.h), results stored under the record's output ids.
+{HEADER}// Executing an op's IR record on any backend B: ir::execute<B>(env, record) calls B's op (its own or
+// backend/provided's) on the operands env names. The env says what the record's ids mean:
+//   env.in<K>(TensorIr), env.list<K>(vector<TensorIr>), env.optional<K>(optional<TensorIr>): B's operands;
+//   env.device(): the device of a creation op; env.put(out, result), env.value(data or seed): the results;
+//   env.check_size(shape) and the check_* of broadcasts, products, repeats and ranges, before ops whose result
+//   can be far larger than their operands (Remote's server bounds memory there; Fusion checks nothing).
+// Remote's server (scorch/remote/session.h: ids of a session) and Fusion's unfused path (scorch/fusion/program.h:
+// positions among a pending op's inputs) are the two envs.
 {includes(['"scorch/gen/ir_records.h"', '"scorch/gen/kind_ops.h"', '"scorch/ir/op_record.h"'])}
-namespace scorch::remote {{
+namespace scorch::ir {{
 
 {chr(10).join(groups)}
-}}  // namespace scorch::remote
+/// Runs record on B in env; false when no op of the table has it (never, for a record made by ir::build).
+template <class B, class S> bool execute(S& env, OpRecord& record) {{
+  return execute_float<B>(env, record) || execute_int<B>(env, record) || execute_bool<B>(env, record) ||
+         execute_module<B>(env, record);
+}}
+
+}}  // namespace scorch::ir
 """
 
 
@@ -1260,7 +1292,8 @@ def main():
     remote_header, remote_source = gen_remote(ops)
     write(args.out, "scorch/gen/remote_ops.h", remote_header)
     write(args.out, "scorch/gen/remote_ops.cpp", remote_source)
-    write(args.out, "scorch/gen/remote_exec.h", gen_remote_exec(ops))
+    write(args.out, "scorch/gen/ir_execute.h", gen_execute(ops))
+    write(args.out, "scorch/gen/ir_build.h", gen_ir_build(ops))
     if args.scalar_op_header:
         write(args.out, "scorch/gen/scalar_ops_text.h", gen_scalar_ops_text(args.scalar_op_header))
     for spec in args.kernel_backend:

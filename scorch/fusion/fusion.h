@@ -40,12 +40,12 @@ template <class B> struct Fusion : fusion::GeneratedOps<B> {
   /// the scale, bias, residual and relu after it can run in the product's own kernel.
   static FloatTensor float_matmul(FloatTensor a, FloatTensor b) {
     if constexpr (fusion::Executor<B>::kRecordsProducts) {
-      if (auto shape = fusion::product_shape(a, b))
-        return FloatTensor(fusion::Stream<B>::template record_head<Float>(
-            OpId::float_matmul, {a.node, b.node}, std::move(*shape), a.dtype(), [](fusion::Args<B>& in) {
-              return fusion::Value<B>::template of<Float>(
-                  KindOps<B, Float>::matmul(in.template take<Float>(0), in.template take<Float>(1)));
-            }));
+      if (auto shape = fusion::product_shape(a, b)) {
+        fusion::InputIds in;
+        auto record = ir::build::float_matmul(in, a, b);
+        return FloatTensor(fusion::Stream<B>::template record_head<Float>({a.node, b.node}, std::move(*shape),
+                                                                          a.dtype(), std::move(record)));
+      }
     }
     return fusion::GeneratedOps<B>::float_matmul(std::move(a), std::move(b));
   }

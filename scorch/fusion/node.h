@@ -1,8 +1,7 @@
 #pragma once
 // Fusion<B>'s primitives: a tensor is a node that either holds B's primitive or waits in the stream as an
-// elementwise op over other nodes (scorch/fusion/stream.h runs it). Shape, dtype and device are known at once.
+// op's IR record over other nodes (scorch/fusion/stream.h runs it). Shape, dtype and device are known at once.
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -13,6 +12,7 @@
 #include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
 #include "scorch/gen/op_info.h"
+#include "scorch/ir/op_record.h"
 
 namespace scorch::fusion {
 
@@ -45,23 +45,22 @@ template <class B> struct Args {
   template <class K> typename K::template Primitive<B> take(size_t i) { return values[i].template take<K>(); }
 };
 
-/// Runs one recorded op on B.
-template <class B> using RunOp = std::function<Value<B>(Args<B>&)>;
-
 template <class B> struct Node;
 using NodeCount = uint32_t;
 
 /// An op waiting in the stream: elementwise, a reduction over its input's graph (and ops fused after it), or a
 /// product heading a graph.
 template <class B> struct PendingOp {
-  OpId op;
+  /// The op and its arguments; its tensor operands name positions among inputs (ids 1, 2, ...: InputIds).
+  ir::OpRecord record;
   std::vector<std::shared_ptr<Node<B>>> inputs;
-  std::vector<Scalar> scalars;  // the op's Scalar arguments, in table order (for generated kernels)
-  RunOp<B> run;
   NodeCount chain = 1;  // ops waiting in this node's graph (counting shared ones once per path): bounds its size
   std::optional<size_t> reduce_dim{};  // set for a reduction (along this dim of its one input)
   bool head = false;  // opens its program (a product): runs on B first unless the executor folds its readers in
   std::weak_ptr<Node<B>> after{};  // a reduction (itself) and the ops fused after it: that reduction's node
+
+  /// The op the record is of.
+  OpId op() const { return record.op(); }
 };
 
 /// A tensor of `Fusion<B>`: its value, or the op that will compute it.

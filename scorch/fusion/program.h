@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "scorch/fusion/node.h"
+#include "scorch/fusion/record_env.h"
 
 namespace scorch::fusion {
 
@@ -71,7 +72,7 @@ std::vector<Value<B>> evaluate(const Program<B>& program, std::vector<size_t> us
         args.values.push_back(*results[it->second]);
       }
     }
-    results[i] = program.ops[i]->pending->run(args);
+    results[i] = run_pending(*program.ops[i], args);
   }
   std::vector<Value<B>> out;
   for (size_t i : program.outputs) out.push_back(std::move(*results[i]));
@@ -100,7 +101,7 @@ template <class B> struct UnfusedExecutor {
   static std::pair<size_t, Value<B>> run_head(const Program<B>&, const std::vector<Node<B>*>& chain, Stats&) {
     Args<B> args;
     for (auto& in : chain.front()->pending->inputs) args.values.push_back(*in->value);
-    return {1, chain.front()->pending->run(args)};
+    return {1, run_pending(*chain.front(), args)};
   }
   /// The program's output values; counts a fused run in stats. The program is elementwise.
   static std::vector<Value<B>> run(const Program<B>& program, Stats&) { return run_unfused(program); }

@@ -25,10 +25,11 @@ template <class B> class Stream {
  public:
   using NodePtr = std::shared_ptr<Node<B>>;
 
-  /// A pending node of kind K for op over inputs (shape: their broadcast), run later by run.
-  template <class K>
-  static NodePtr record(OpId op, std::vector<NodePtr> inputs, DType dtype, std::vector<Scalar> scalars, RunOp<B> run) {
+  /// A pending node of kind K for record's op over inputs (shape: their broadcast; the record names them by
+  /// InputIds), run later, fused or by run_pending.
+  template <class K> static NodePtr record(std::vector<NodePtr> inputs, DType dtype, ir::OpRecord record) {
     std::lock_guard lock(state().mutex);
+    const OpId op = record.op();
     Shape shape = inputs.front()->shape;
     for (size_t i = 1; i < inputs.size(); ++i)
       shape = broadcast_shapes(kOpNames[static_cast<size_t>(op)].data(), shape, inputs[i]->shape);
@@ -47,18 +48,17 @@ template <class B> class Stream {
     node->dtype = dtype;
     node->kind = kKindIndex<K>;
     node->device = inputs.front()->device;
-    node->pending.reset(
-        new PendingOp<B>{op, std::move(inputs), std::move(scalars), std::move(run), std::min(chain, kMaxChain)});
+    node->pending.reset(new PendingOp<B>{std::move(record), std::move(inputs), std::min(chain, kMaxChain)});
     node->pending->after = after;
     remember(node);
     return node;
   }
 
-  /// A pending node of kind K for the reduction op along dim of input (shape: input's with dim kept as 1 when
-  /// keep_dim, else input's), run later by run; nullptr when `Executor<B>` does not fuse reductions or input is not
+  /// A pending node of kind K for record's reduction along dim of input (shape: input's with dim kept as 1 when
+  /// keep_dim, else input's), run later; nullptr when `Executor<B>` does not fuse reductions or input is not
   /// pending (then there is nothing to fuse: the caller runs the op at once).
   template <class K>
-  static NodePtr record_reduction(OpId op, const NodePtr& input, size_t dim, bool keep_dim, RunOp<B> run) {
+  static NodePtr record_reduction(const NodePtr& input, size_t dim, bool keep_dim, ir::OpRecord record) {
     if constexpr (!Executor<B>::kFusesReductions) {
       return nullptr;
     } else {
@@ -73,17 +73,18 @@ template <class B> class Stream {
       node->kind = kKindIndex<K>;
       node->device = input->device;
       node->pending.reset(
-          new PendingOp<B>{op, {input}, {}, std::move(run), static_cast<NodeCount>(input->pending->chain + 1), dim});
+          new PendingOp<B>{std::move(record), {input}, static_cast<NodeCount>(input->pending->chain + 1), dim});
       node->pending->after = node;
       remember(node);
       return node;
     }
   }
 
-  /// A pending node of kind K heading its own program: op over computed inputs (pending ones are computed first),
-  /// of shape and dtype, run later by run, or by `Executor<B>::run_head` together with the elementwise ops reading it.
+  /// A pending node of kind K heading its own program: record's op over computed inputs (pending ones are computed
+  /// first), of shape and dtype, run later by run_pending, or by `Executor<B>::run_head` together with the
+  /// elementwise ops reading it.
   template <class K>
-  static NodePtr record_head(OpId op, std::vector<NodePtr> inputs, Shape shape, DType dtype, RunOp<B> run) {
+  static NodePtr record_head(std::vector<NodePtr> inputs, Shape shape, DType dtype, ir::OpRecord record) {
     std::lock_guard lock(state().mutex);
     for (auto& in : inputs)
       if (in->pending) run_graph({in});
@@ -92,7 +93,7 @@ template <class B> class Stream {
     node->dtype = dtype;
     node->kind = kKindIndex<K>;
     node->device = inputs.front()->device;
-    node->pending.reset(new PendingOp<B>{op, std::move(inputs), {}, std::move(run), 1});
+    node->pending.reset(new PendingOp<B>{std::move(record), std::move(inputs), 1});
     node->pending->head = true;
     remember(node);
     return node;
@@ -182,7 +183,7 @@ template <class B> class Stream {
   static std::shared_ptr<Node<B>> fused_after(const std::vector<NodePtr>& inputs, const Shape& shape) {
     // The reduction may be gone (an op reading another fused op keeps it only through that op) or computed.
     auto after = inputs.front()->pending ? inputs.front()->pending->after.lock() : nullptr;
-    if (!after || !after->pending || !Executor<B>::fuses_after(after->pending->op)) return nullptr;
+    if (!after || !after->pending || !Executor<B>::fuses_after(after->pending->op())) return nullptr;
     for (auto& in : inputs)
       if (!in->pending || in->pending->after.lock() != after || in->shape != shape || in->pending->chain >= kMaxChain)
         return nullptr;
@@ -275,7 +276,7 @@ template <class B> class Stream {
   /// Prints "fusion program [shape]: op op ..." to stderr (SCORCH_FUSION_TRACE).
   static void print_program(const Program<B>& program) {
     std::string line = "fusion program " + program.ops.back()->shape.to_string() + ":";
-    for (const Node<B>* n : program.ops) line += " " + std::string(kOpNames[static_cast<size_t>(n->pending->op)]);
+    for (const Node<B>* n : program.ops) line += " " + std::string(kOpNames[static_cast<size_t>(n->pending->op())]);
     std::fprintf(stderr, "%s\n", line.c_str());
   }
 

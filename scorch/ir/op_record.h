@@ -4,9 +4,12 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "scorch/core/error.h"
+#include "scorch/core/scalar.h"
 #include "scorch/gen/ir_records.h"
 
 namespace scorch::ir {
@@ -39,6 +42,8 @@ class OpRecord {
   template <class R> const R* get_if() const {
     return op() == R::id ? &static_cast<const Model<R>&>(holder()).value : nullptr;
   }
+  /// The record's Scalar fields, in the op's parameter order (the constants a generated kernel takes).
+  std::vector<Scalar> scalars() const { return holder().scalars(); }
   /// The record's address, whatever its type (the MessagePack coder reaches its fields by offset).
   void* data() { return holder().data(); }
   const void* data() const { return holder().data(); }
@@ -49,6 +54,7 @@ class OpRecord {
     virtual std::unique_ptr<Holder> clone() const = 0;
     virtual OpId op() const = 0;
     virtual void* data() = 0;
+    virtual std::vector<Scalar> scalars() const = 0;
   };
   template <class R> struct Model final : Holder {
     R value;
@@ -56,6 +62,13 @@ class OpRecord {
     std::unique_ptr<Holder> clone() const override { return std::make_unique<Model>(value); }
     OpId op() const override { return R::id; }
     void* data() override { return &value; }
+    std::vector<Scalar> scalars() const override {
+      std::vector<Scalar> out;
+      value.visit([&](const char*, const auto& field) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(field)>, Scalar>) out.push_back(field);
+      });
+      return out;
+    }
   };
   /// The held record; a moved-from record has none (ValueError).
   Holder& holder() const {

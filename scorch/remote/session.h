@@ -1,7 +1,7 @@
 #pragma once
 // A client's session on scorch-server, over backend B: its tensors by id, the memory they take against the session's
 // limit, and the first error of an op nobody has waited for yet. Requests run through the generated executor
-// (gen/remote_exec.h), which looks operands up here (in, list, optional) and stores results (put, value).
+// (gen/ir_execute.h: ir::execute), which looks operands up here (in, list, optional) and stores results (put, value).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "scorch/core/error.h"
-#include "scorch/gen/remote_exec.h"
+#include "scorch/gen/ir_execute.h"
 #include "scorch/remote/server.h"
 
 namespace scorch::remote {
@@ -244,8 +244,7 @@ template <class B> class Session final : public SessionBase {
     outputs_.clear();
     value_data_.reset();
     value_uint_.reset();
-    bool known = execute_float<B>(*this, record) || execute_int<B>(*this, record) || execute_bool<B>(*this, record) ||
-                 execute_module<B>(*this, record);
+    bool known = ir::execute<B>(*this, record);
     op_.reset();
     if (!known) throw ValueError("scorch-server", "op " + std::to_string(record.index()) + " is not served");
   }

@@ -16,7 +16,7 @@ struct Bool;
 namespace provided {
 
 /// log(cumsum(e^x)) along dim, as a doubling scan of logaddexp (⌈log2 n⌉ steps, each exact and overflow-free),
-/// so the gradient composes on Autodiff<B>.
+/// so Autodiff composes its gradient from those ops.
 template <class B> auto float_logcumsumexp(typename B::FloatTensor x, size_t dim) {
   using F = KindOps<B, Float>;
   const Shape shape = x.shape();

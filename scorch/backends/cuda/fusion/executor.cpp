@@ -39,7 +39,8 @@ KernelPlan plan_of(const Program<Cuda>& program) {
   for (size_t i = 0; i < program.ops.size(); ++i) {
     if (i == reduced_at) continue;
     const Node<Cuda>* node = program.ops[i];
-    KernelOp op{node->pending->op, {}, node->pending->scalars, node->pending->inputs.front()->dtype, node->dtype};
+    KernelOp op{
+        node->pending->op(), {}, node->pending->record.scalars(), node->pending->inputs.front()->dtype, node->dtype};
     for (auto& in : node->pending->inputs) {
       int at = input_of(in.get());
       // After the reduction: -1 is its result, k >= 0 the k-th op after it.
@@ -58,7 +59,8 @@ KernelPlan plan_of(const Program<Cuda>& program) {
     }
   }
   if (reduction)
-    plan.reduce = KernelReduce{reduction->pending->op, input_of(reduction->pending->inputs[0].get()), reduction->dtype};
+    plan.reduce =
+        KernelReduce{reduction->pending->op(), input_of(reduction->pending->inputs[0].get()), reduction->dtype};
   return plan;
 }
 
@@ -262,18 +264,18 @@ bool Executor<Cuda>::fuses_after(OpId reduction) {
 }
 
 std::pair<size_t, Value<Cuda>> Executor<Cuda>::run_head(const Program<Cuda>& program,
-                                                         const std::vector<Node<Cuda>*>& chain, Stats& stats) {
+                                                        const std::vector<Node<Cuda>*>& chain, Stats& stats) {
   const Node<Cuda>* product = chain.front();
   backends::cuda::kernels::MatmulEpilogue epilogue;
   size_t folded = 1;
   for (size_t i = 1; i < chain.size() && !epilogue.relu; ++i) {
     const PendingOp<Cuda>& op = *chain[i]->pending;
     if (chain[i]->dtype != product->dtype || chain[i]->shape != product->shape) break;
-    if (op.op == OpId::float_relu) {
+    if (op.op() == OpId::float_relu) {
       epilogue.relu = true;
-    } else if (op.op == OpId::float_mul_scalar && i == 1) {
-      epilogue.alpha = op.scalars.at(0).to_double();
-    } else if (op.op == OpId::float_add) {
+    } else if (op.op() == OpId::float_mul_scalar && i == 1) {
+      epilogue.alpha = op.record.scalars().at(0).to_double();
+    } else if (op.op() == OpId::float_add) {
       const Node<Cuda>* other = op.inputs[op.inputs[0].get() == chain[i - 1] ? 1 : 0].get();
       if (other == chain[i - 1] || other->pending || other->dtype != product->dtype) break;
       const CudaTensor& value = primitive(*other->value);
@@ -300,10 +302,10 @@ std::pair<size_t, Value<Cuda>> Executor<Cuda>::run_head(const Program<Cuda>& pro
 
 std::optional<std::vector<Value<Cuda>>> Executor<Cuda>::run_reduction(const Program<Cuda>& program, Stats& stats) {
   const Node<Cuda>* reduction = program.reduction();
-  if (program.ops.size() < 2 || !is_generated_reduction(reduction->pending->op)) return std::nullopt;
+  if (program.ops.size() < 2 || !is_generated_reduction(reduction->pending->op())) return std::nullopt;
   const Shape& shape = reduction->pending->inputs.front()->shape;
   size_t reduced_at = program.position.at(reduction);
-  if (reduced_at + 1 < program.ops.size() && !fuses_after(reduction->pending->op)) return std::nullopt;
+  if (reduced_at + 1 < program.ops.size() && !fuses_after(reduction->pending->op())) return std::nullopt;
   for (size_t i = 0; i < program.ops.size(); ++i) {
     if (i != reduced_at && program.ops[i]->shape != (i < reduced_at ? shape : reduction->shape)) return std::nullopt;
     if (i > reduced_at)  // an op after the reduction reads only it and the ops after it
@@ -332,7 +334,7 @@ std::optional<std::vector<Value<Cuda>>> Executor<Cuda>::run_reduction(const Prog
   // A softmax over rows keeps each row's values in shared memory between its three passes when they fit.
   size_t rows_per_block = mode == ReduceMode::warp_rows ? kFusedThreads / 32 : 1;
   size_t cache_bytes = rows_per_block * static_cast<size_t>(n) * (reduction->dtype == DType::F64 ? 8 : 4);
-  bool softmax = reduction->pending->op == OpId::float_softmax || reduction->pending->op == OpId::float_log_softmax;
+  bool softmax = reduction->pending->op() == OpId::float_softmax || reduction->pending->op() == OpId::float_log_softmax;
   k->params.red_cache = softmax && mode != ReduceMode::lanes && cache_bytes <= kFusedRowCacheBytes;
   void* args[] = {&k->params};
   k->kernel->launch(static_cast<unsigned>(blocks), kFusedThreads, args, k->params.red_cache ? cache_bytes : 0);
