@@ -58,12 +58,14 @@ template <class B> struct Fusion : fusion::GeneratedOps<B> {
     return provided::module_linear<Fusion<B>>(x, weight, bias, relu);
   }
 
-  /// conv(x, w) + bias. When B's executor asks for it, the bias is added by a recorded op, so it fuses with the
-  /// activation after it into one pass over the output.
+  /// conv(x, w) + bias. When B's executor asks for it, the bias of an f32 or f64 convolution is added by a recorded
+  /// op, so it fuses with the activation after it into one pass over the output. An f16/bf16 convolution keeps its
+  /// bias: its output rounded to 16 bits before the add would round twice where B (and PyTorch) round once.
   static FloatTensor module_conv(FloatTensor x, FloatTensor w, std::optional<FloatTensor> bias, const ConvSpec& spec) {
     if constexpr (fusion::Executor<B>::kSplitsConvBias) {
       // Anything else (a bias that does not match the output channels included) goes to B, which reports it.
-      if (bias && bias->shape().rank() == 1 && w.shape().rank() >= 3 && w.shape()[0] == bias->shape()[0] &&
+      bool wide = x.dtype() == DType::F32 || x.dtype() == DType::F64;
+      if (wide && bias && bias->shape().rank() == 1 && w.shape().rank() >= 3 && w.shape()[0] == bias->shape()[0] &&
           bias->dtype() == x.dtype()) {
         auto y = FloatTensor::wrap(ModuleOpsOf<B>::conv(fusion::inner(x), fusion::inner(w), std::nullopt, spec));
         std::vector<size_t> channels(y.shape().rank(), 1);
