@@ -20,10 +20,10 @@ class OpRecord {
  public:
   /// The record of OpId 0 with default fields.
   OpRecord() : OpRecord(RecordOf<0>{}) {}
-  /// Holds record, of any op.
+  /// Holds record, of any op (moved or copied once, into the holder).
   template <class R>
-  requires requires { R::id; }
-  OpRecord(R record) : holder_(std::make_unique<Model<R>>(std::move(record))) {}
+  requires requires { std::remove_cvref_t<R>::id; }
+  OpRecord(R&& record) : holder_(std::make_unique<Model<std::remove_cvref_t<R>>>(std::forward<R>(record))) {}
   OpRecord(const OpRecord& other) : holder_(other.holder().clone()) {}
   OpRecord(OpRecord&&) noexcept = default;
   OpRecord& operator=(const OpRecord& other) {
@@ -58,7 +58,8 @@ class OpRecord {
   };
   template <class R> struct Model final : Holder {
     R value;
-    explicit Model(R v) : value(std::move(v)) {}
+    explicit Model(R&& v) : value(std::move(v)) {}
+    explicit Model(const R& v) : value(v) {}
     std::unique_ptr<Holder> clone() const override { return std::make_unique<Model>(value); }
     OpId op() const override { return R::id; }
     void* data() override { return &value; }
