@@ -1,6 +1,7 @@
 // Gradient cases: arithmetic (broadcast), scalar ops, powers, matmul, clamps, masks, device/dtype copies, unary math,
 // activations.
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -85,26 +86,20 @@ void add_clamp_mask_cases(std::vector<GradCase>& cases) {
                    }});
 }
 
-// One case "unary_<op>" per unary op with a test attribute in op_table.txt, each on a [2, 3] input in its domain.
+// One case "unary_<op>" per unary op with a test attribute in op_table.txt, and one "dim_<op>" per (x, dim) op with
+// one (along dim 1), each on a [2, 3] input in its domain.
 void add_unary_cases(std::vector<GradCase>& cases) {
   using Fn = T2 (*)(const T2&);
-#define SCORCH_GRAD_UNARY(op, domain, torch) {#op, [](const T2& x) { return x.op(); }},
-  const std::vector<std::pair<const char*, Fn>> unary = {SCORCH_UNARY_CASES(SCORCH_GRAD_UNARY)};
+#define SCORCH_GRAD_UNARY(op, domain, torch) {"unary_", #op, [](const T2& x) { return x.op(); }},
+#define SCORCH_GRAD_DIM(op, domain, torch) {"dim_", #op, [](const T2& x) { return x.op(1); }},
+  const std::vector<std::tuple<const char*, const char*, Fn>> registry = {
+      SCORCH_UNARY_CASES(SCORCH_GRAD_UNARY) SCORCH_DIM_CASES(SCORCH_GRAD_DIM)};
 #undef SCORCH_GRAD_UNARY
-  for (const auto& entry : unary) {
-    Fn f = entry.second;
-    cases.push_back({std::string("unary_") + entry.first,
-                     {std::string("float_") + entry.first},
-                     [f](const GradInputs& in) { return flat(f(in.f<2>(0))); }});
-  }
-  // One case "dim_<op>" per (x, dim) op with a test attribute, along dim 1 of a [2, 3] input.
-#define SCORCH_GRAD_DIM(op, domain, torch) {#op, [](const T2& x) { return x.op(1); }},
-  const std::vector<std::pair<const char*, Fn>> along = {SCORCH_DIM_CASES(SCORCH_GRAD_DIM)};
 #undef SCORCH_GRAD_DIM
-  for (const auto& entry : along) {
-    Fn f = entry.second;
-    cases.push_back({std::string("dim_") + entry.first,
-                     {std::string("float_") + entry.first},
+  for (const auto& [prefix, name, fn] : registry) {
+    Fn f = fn;
+    cases.push_back({std::string(prefix) + name,
+                     {std::string("float_") + name},
                      [f](const GradInputs& in) { return flat(f(in.f<2>(0))); }});
   }
 }

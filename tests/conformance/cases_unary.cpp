@@ -1,4 +1,6 @@
 // Conformance cases: unary float math, sign and NaN/inf tests.
+#include <tuple>
+
 #include "../registry/domains.h"
 #include "scorch/gen/test_registry.h"
 #include "harness.h"
@@ -8,22 +10,17 @@ namespace scorch::conformance {
 template <class B> void add_unary_cases(CaseList<B>& list) {
   using T = Tensor<B, 2>;
   using Fn = T (*)(const T&);
-  // One case "unary_<op>" per unary op with a test attribute in op_table.txt.
-#define SCORCH_CONFORMANCE_UNARY(op, domain, torch) {#op, [](const T& x) { return x.op(); }},
-  const std::vector<std::pair<const char*, Fn>> unary = {SCORCH_UNARY_CASES(SCORCH_CONFORMANCE_UNARY)};
+  // One case "unary_<op>" per unary op with a test attribute in op_table.txt, and one "dim_<op>" per (x, dim) op
+  // with one, along dim 1.
+#define SCORCH_CONFORMANCE_UNARY(op, domain, torch) {"unary_", #op, [](const T& x) { return x.op(); }},
+#define SCORCH_CONFORMANCE_DIM(op, domain, torch) {"dim_", #op, [](const T& x) { return x.op(1); }},
+  const std::vector<std::tuple<const char*, const char*, Fn>> registry = {
+      SCORCH_UNARY_CASES(SCORCH_CONFORMANCE_UNARY) SCORCH_DIM_CASES(SCORCH_CONFORMANCE_DIM)};
 #undef SCORCH_CONFORMANCE_UNARY
-  for (const auto& [name, fn] : unary) {
-    Fn f = fn;
-    list.add(std::string("unary_") + name, {std::string("float_") + name},
-             [f](const Inputs<B>& in) { return outs(f(F<2>(in, 0))); });
-  }
-  // One case "dim_<op>" per (x, dim) op with a test attribute, along dim 1.
-#define SCORCH_CONFORMANCE_DIM(op, domain, torch) {#op, [](const T& x) { return x.op(1); }},
-  const std::vector<std::pair<const char*, Fn>> along = {SCORCH_DIM_CASES(SCORCH_CONFORMANCE_DIM)};
 #undef SCORCH_CONFORMANCE_DIM
-  for (const auto& [name, fn] : along) {
+  for (const auto& [prefix, name, fn] : registry) {
     Fn f = fn;
-    list.add(std::string("dim_") + name, {std::string("float_") + name},
+    list.add(std::string(prefix) + name, {std::string("float_") + name},
              [f](const Inputs<B>& in) { return outs(f(F<2>(in, 0))); });
   }
   list.add("round_ties", {"float_round"}, [](const Inputs<B>& in) { return outs(F<1>(in, 0).round()); });
