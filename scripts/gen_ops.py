@@ -867,32 +867,30 @@ template <class B> struct GeneratedOps {{
 
 
 def router_op(op):
-    """Router<Bs...>'s op: finds the backend that owns the operands (router::place), unwraps them as that backend's
-    (operand::take), runs the op there (its own or backend/provided's) and wraps the result (operand::Wrap);
+    """Router<Bs...>'s op: finds the backend that owns the operands (router::place) and runs the op's record there
+    (router::run: ir::build names the operands, ir::execute runs the backend's own op or backend/provided's);
     to_device between backends moves the values (router::move_to)."""
     decl = decl_params(op, f="F", i="I", bt="Bt", device="Device")
     if op.name == "to_device":
         return (f"  static {op.result} {op.full}({decl}) {{\n"
                 f"    return router::move_to(std::move(x), device);\n  }}")
     names = ", ".join(n for _, n in op.params)
-    args = ", ".join(f"operand::take<router::At<K>>(std::move({n}))" for _, n in op.params)
-    target = fusion_target(op).replace("<B>", "<router::Nth<K, Bs...>>").replace("<B, ", "<router::Nth<K, Bs...>, ")
     split = ""
     if op.name.endswith("_update_many"):  # an optimizer's parameters may sit on several backends: item by item
         moved = ", ".join(f"std::move({n})" for _, n in op.params)
         split = (f"    if (!router::on_one_backend<Bs...>({names}))\n"
                  f"      return provided::{op.full}<Router<Bs...>>({moved});\n")
     return (f"  static {op.result} {op.full}({decl}) {{\n{split}"
-            f"    return router::route<Bs...>(router::place<Bs...>(\"{op.full}\", {names}), [&]<size_t K>() {{\n"
-            f"      return operand::Wrap<{op.result}>::template from<router::At<K>>({target}({args}));\n"
-            f"    }});\n  }}")
+            f"    return router::run<{op.result}, Bs...>(router::place<Bs...>(\"{op.full}\", {names}), \"{op.full}\",\n"
+            f"        [&](auto&& in) {{ return ir::build::{op.full}({build_args(op)}); }});\n  }}")
 
 
 def gen_router(ops):
     return f"""#pragma once
-{HEADER}// Router<Bs...>'s ops: every op of the table, written out. Each runs on the backend that owns its operands, as
-// that backend's op (KindOps / ModuleOpsOf: its own or backend/provided's); scorch/router/route.h does the routing.
-{includes(['"scorch/gen/kind_ops.h"', '"scorch/router/route.h"'])}
+{HEADER}// Router<Bs...>'s ops: every op of the table, written out. Each runs its IR record (ir::build) on the backend that
+// owns its operands, through ir::execute (that backend's own op or backend/provided's); scorch/router/route.h finds
+// the backend and scorch/router/record_env.h runs the record.
+{includes(['"scorch/gen/ir_build.h"', '"scorch/router/record_env.h"', '"scorch/router/route.h"'])}
 namespace scorch::router {{
 
 /// The op table's ops on Router<Bs...>'s primitives.
