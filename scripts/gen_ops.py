@@ -69,7 +69,7 @@ def split_params(text):
     return [tuple(p.rsplit(" ", 1)) for p in parts]
 
 
-ATTRIBUTES = ("grad", "test", "aten", "glsl")
+ATTRIBUTES = ("grad", "test", "aten", "glsl", "check")
 GRAD_RULES = ("none", "custom", "composed", "flat", "unary", "binary")
 AUTODIFF_GROUPS = ("basic", "unary", "reduce", "layout", "module")
 
@@ -928,6 +928,128 @@ def build_args(op):
     return ", ".join(["in"] + [n if is_operand(t) else f"std::move({n})" for t, n in op.params])
 
 
+TENSOR_PARAM = re.compile(r"^(?:const\s+)?(?:(std::optional|std::vector)<)?(F|I|Bt)>?\s*&?$")
+KIND_CHECK = {"F": "is_float", "I": "is_int", "Bt": "is_bool"}
+DTYPE_CHECK = {"F": "float_dtype", "I": "int_dtype", "Bt": "bool_dtype"}
+
+
+def tensor_params(op):
+    """(wrapper or None, primitive letter, name) of each tensor operand of op, in order."""
+    out = []
+    for t, n in op.params:
+        m = TENSOR_PARAM.match(t.strip())
+        if m:
+            out.append((m.group(1), m.group(2), n))
+    return out
+
+
+# The layout and indexing ops' checks, by name: each kind's op of that name has the same parameters.
+NAMED_CHECKS = {
+    "matmul": "matmul(a, b)", "reshape": "reshape(x, shape)", "permute": "permutation(axes, x)",
+    "swap_dims": 'dim("a", a, x); dim("b", b, x)', "flip": "distinct_dims(axes, x)", "expand": "expand(x, shape)",
+    "slice": "slice(x, ranges)", "slice_assign": "slice_assign(x, ranges, values)", "cat": "cat(parts, dim)",
+    "unfold": "unfold(x, dim, size, step)", "gather": "gather(dim, x, indices)",
+    "scatter_add": "scatter(dim, x, indices, values)", "select": "select(x, dim, indices)",
+    "select_add": "select_add(x, dim, indices, values)",
+}
+
+
+def default_checks(op, tensors):
+    """The checks an op gets from its signature and class: elementwise operands broadcast (one dtype per kind), a
+    `dim` names a dim of x, a `dtype` argument (or from_data's data) has the result's kind."""
+    calls = []
+    if op.name == "from_data" and op.result in DTYPE_CHECK:
+        calls.append(f"checks::{DTYPE_CHECK[op.result]}(OP, r.data.dtype())")
+    plain = [(k, n) for w, k, n in tensors if w is None]
+    names = [n for _, _, n in tensors]
+    if op.cls == "elementwise" and len(plain) >= 2:
+        calls.append("checks::broadcast(OP, {" + ", ".join(f"&m_{n}" for _, n in plain) + "})")
+        for kind in ("F", "I", "Bt"):
+            same = [n for k, n in plain if k == kind]
+            if len(same) >= 2:
+                calls.append("checks::same_dtype(OP, {" + ", ".join(f"&m_{n}" for n in same) + "})")
+    params = dict((n, t) for t, n in op.params)
+    if params.get("dim") == "size_t" and "x" in names:
+        calls.append('checks::dim(OP, "dim", r.dim, m_x)')
+    if params.get("dtype") == "DType" and op.result in DTYPE_CHECK:
+        calls.append(f"checks::{DTYPE_CHECK[op.result]}(OP, r.dtype)")
+    return calls
+
+
+def attribute_checks(op, tensors):
+    """The op's `check:` calls: `FN(ARGS)` or `size FN(ARGS)` (the result's shape, charged to the env's limit), `;`
+    between; ARGS name the op's parameters (operands become their metas) or are C++ literals."""
+    tensor_names = {n for _, _, n in tensors}
+    param_names = {n for _, n in op.params}
+    calls = []
+    for call in filter(None, (c.strip() for c in op.attrs.get("check", "").split(";"))):
+        size = call.startswith("size ")
+        m = re.fullmatch(r"(\w+)\((.*)\)", call[5:] if size else call)
+        if not m:
+            sys.exit(f"op_table.txt: {op.full}: check: `{call}` is not FN(ARGS) or size FN(ARGS)")
+        args = [a.strip() for a in m.group(2).split(",") if a.strip()]
+        mapped = [f"m_{a}" if a in tensor_names else (f"r.{a}" if a in param_names else a) for a in args]
+        text = f"checks::{m.group(1)}(" + ", ".join(["OP"] + mapped) + ")"
+        calls.append(f"s.check_size({text})" if size else text)
+    return calls
+
+
+def validate_case(op):
+    """One op's case in ir::validate: its operands' metas, their kinds, then its checks."""
+    tensors = tensor_params(op)
+    lines = [f'      constexpr const char* OP = "{op.full}";',
+             f"      [[maybe_unused]] auto& r = get<records::{camel(op.full)}>(record);"]
+    for wrapper, kind, n in tensors:
+        lines.append(f"      [[maybe_unused]] const auto m_{n} = meta_of(s, r.{n});")
+        check = KIND_CHECK[kind]
+        if wrapper == "std::optional":
+            lines.append(f'      if (m_{n}) checks::{check}(OP, "{n}", *m_{n});')
+        elif wrapper == "std::vector":
+            lines.append(f'      for (const Meta& m : m_{n}) checks::{check}(OP, "{n}", m);')
+        else:
+            lines.append(f'      checks::{check}(OP, "{n}", m_{n});')
+    if op.name in NAMED_CHECKS and op.kind != "module":
+        op.attrs.setdefault("check", NAMED_CHECKS[op.name])
+    calls = attribute_checks(op, tensors) if "check" in op.attrs else default_checks(op, tensors)
+    lines += [f"      {c};" for c in calls]
+    return f"    case OpId::{op.full}: {{\n" + "\n".join(lines) + "\n      return;\n    }"
+
+
+def gen_ir_validate(ops):
+    return f"""#pragma once
+{HEADER}// Validating an op's IR record before any kernel runs it: ir::validate(env, record) reads the operands' shapes and
+// dtypes from the env (env.meta(TensorIr)) and runs the op's checks (scorch/ir/record_checks.h, the front end's
+// own): those the table's `check:` attribute names, else those its signature implies. ir::execute calls it first,
+// so Remote's server, Router and Fusion's unfused path refuse an invalid record with a scorch::Error naming the op.
+{includes(['"scorch/gen/ir_records.h"', '"scorch/ir/op_record.h"', '"scorch/ir/record_checks.h"'])}
+namespace scorch::ir {{
+
+/// An operand's meta as the env reports it (a list's each, an optional's when present).
+template <class S> Meta meta_of(S& s, const TensorIr& t) {{ return s.meta(t); }}
+template <class S> std::vector<Meta> meta_of(S& s, const std::vector<TensorIr>& ts) {{
+  std::vector<Meta> out;
+  out.reserve(ts.size());
+  for (const TensorIr& t : ts) out.push_back(s.meta(t));
+  return out;
+}}
+template <class S> std::optional<Meta> meta_of(S& s, const std::optional<TensorIr>& t) {{
+  if (!t) return std::nullopt;
+  return s.meta(*t);
+}}
+
+/// Throws a scorch::Error naming the op unless record's operands exist in env and fit the op.
+template <class S> void validate(S& s, OpRecord& record) {{
+  switch (record.op()) {{
+{chr(10).join(validate_case(op) for op in ops)}
+    default:
+      return;
+  }}
+}}
+
+}}  // namespace scorch::ir
+"""
+
+
 def gen_ir_build(ops):
     return f"""#pragma once
 {HEADER}// Building an op's IR record from a call: one function per op, ir::build::<kind>_<name>(in, args...), which fills
@@ -1085,12 +1207,13 @@ template <class B, class S> bool execute_{kind}(S& s, OpRecord& record) {{
 //   can be far larger than their operands (Remote's server bounds memory there; Fusion checks nothing).
 // Remote's server (scorch/remote/session.h: ids of a session) and Fusion's unfused path (scorch/fusion/program.h:
 // positions among a pending op's inputs) are the two envs.
-{includes(['"scorch/gen/ir_records.h"', '"scorch/gen/kind_ops.h"', '"scorch/ir/op_record.h"'])}
+{includes(['"scorch/gen/ir_records.h"', '"scorch/gen/ir_validate.h"', '"scorch/gen/kind_ops.h"', '"scorch/ir/op_record.h"'])}
 namespace scorch::ir {{
 
 {chr(10).join(groups)}
 /// Runs record on B in env; false when no op of the table has it (never, for a record made by ir::build).
 template <class B, class S> bool execute(S& env, OpRecord& record) {{
+  validate(env, record);
   return execute_float<B>(env, record) || execute_int<B>(env, record) || execute_bool<B>(env, record) ||
          execute_module<B>(env, record);
 }}
@@ -1290,6 +1413,7 @@ def main():
     remote_header, remote_source = gen_remote(ops)
     write(args.out, "scorch/gen/remote_ops.h", remote_header)
     write(args.out, "scorch/gen/remote_ops.cpp", remote_source)
+    write(args.out, "scorch/gen/ir_validate.h", gen_ir_validate(ops))
     write(args.out, "scorch/gen/ir_execute.h", gen_execute(ops))
     write(args.out, "scorch/gen/ir_build.h", gen_ir_build(ops))
     if args.scalar_op_header:

@@ -33,6 +33,11 @@ template <class B> class InputEnv {
   template <class K> typename K::template Primitive<B> in(const ir::TensorIr& t) {
     return args_.template take<K>(static_cast<size_t>(t.id - 1));
   }
+  /// Operand t's shape and dtype (ir::validate reads them).
+  ir::Meta meta(const ir::TensorIr& t) const {
+    return std::visit([](const auto& p) { return ir::Meta{Shape(p.shape()), DType(p.dtype())}; },
+                      args_.values.at(static_cast<size_t>(t.id - 1)).primitive);
+  }
   template <class K> std::vector<typename K::template Primitive<B>> list(const std::vector<ir::TensorIr>&) {
     throw unsupported();
   }

@@ -63,6 +63,12 @@ template <class B> class Session final : public SessionBase {
     if (auto* p = std::get_if<kind_index<K>()>(&it->second.tensor)) return *p;
     throw DTypeError(op_name(), "tensor " + std::to_string(t.id) + " is not a " + kind_name<K>() + " tensor");
   }
+  /// Operand t's shape and dtype (ir::validate reads them); ShapeError for an id the session does not hold.
+  ir::Meta meta(const ir::TensorIr& t) const {
+    auto it = tensors_.find(t.id);
+    if (it == tensors_.end()) throw ShapeError(op_name(), "no tensor " + std::to_string(t.id) + " in this session");
+    return std::visit([](const auto& p) { return ir::Meta{Shape(p.shape()), DType(p.dtype())}; }, it->second.tensor);
+  }
   template <class K> std::vector<Primitive<K>> list(const std::vector<ir::TensorIr>& ts) const {
     std::vector<Primitive<K>> out;
     out.reserve(ts.size());

@@ -35,6 +35,11 @@ template <class B> class RecordEnv {
   template <class Kind> typename Kind::template Primitive<B> in(const ir::TensorIr& t) {
     return std::get<index<Kind>()>(std::move(operands_.at(t.id - 1)));
   }
+  /// Operand t's shape and dtype (ir::validate reads them).
+  ir::Meta meta(const ir::TensorIr& t) const {
+    return std::visit([](const auto& p) { return ir::Meta{Shape(p.shape()), DType(p.dtype())}; },
+                      operands_.at(t.id - 1));
+  }
   template <class Kind> std::vector<typename Kind::template Primitive<B>> list(const std::vector<ir::TensorIr>& ts) {
     std::vector<typename Kind::template Primitive<B>> out;
     out.reserve(ts.size());
