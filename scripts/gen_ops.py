@@ -1038,11 +1038,20 @@ template <class S> std::optional<Meta> meta_of(S& s, const std::optional<TensorI
 }}
 
 /// Throws a scorch::Error naming the op unless record's operands exist in env and fit the op.
-template <class S> void validate(S& s, OpRecord& record) {{
+template <class S> void validate_fields(S& s, OpRecord& record) {{
   switch (record.op()) {{
 {chr(10).join(validate_case(op) for op in ops)}
     default:
       return;
+  }}
+}}
+
+/// validate_fields, its errors named by the record's op ("[float_matmul] [matmul] inner dims differ").
+template <class S> void validate(S& s, OpRecord& record) {{
+  try {{
+    validate_fields(s, record);
+  }} catch (const Error&) {{
+    checks::rethrow_naming(kOpNames[record.index()]);
   }}
 }}
 

@@ -26,6 +26,24 @@ void same_rank(const char* op, const char* name, const Meta& m, size_t rank) {
 
 }  // namespace
 
+namespace {
+template <class E> [[noreturn]] void rename(std::string_view op, const E& e) {
+  std::string name(op);
+  if (std::string(e.what()).rfind("[" + name + "]", 0) == 0) throw e;
+  throw E(name, e.what());
+}
+}  // namespace
+
+void rethrow_naming(std::string_view op) {
+  try {
+    throw;
+  } catch (const ShapeError& e) { rename(op, e); } catch (const DTypeError& e) {
+    rename(op, e);
+  } catch (const ValueError& e) { rename(op, e); } catch (const DeviceError& e) {
+    rename(op, e);
+  }
+}
+
 void is_float(const char* op, const char* name, const Meta& m) { kind_of(op, name, m, scorch::is_float(m.dtype), "float"); }
 void is_int(const char* op, const char* name, const Meta& m) {
   kind_of(op, name, m, !scorch::is_float(m.dtype) && !scorch::is_bool(m.dtype), "int");

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <initializer_list>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "scorch/backend/module_options.h"
@@ -26,6 +27,10 @@ struct Meta {
 }  // namespace scorch::ir
 
 namespace scorch::ir::checks {
+
+/// Rethrows the scorch::Error being handled with op's name in front unless its message starts with "[op]" (a front
+/// end check names the front end's op, e.g. "[matmul]"); call it only inside a catch block.
+[[noreturn]] void rethrow_naming(std::string_view op);
 
 using Metas = std::vector<Meta>;
 using OptMeta = std::optional<Meta>;

@@ -61,6 +61,8 @@ class ServerProcess {
 
   const std::string& endpoint() const { return endpoint_; }
   /// SIGKILL: the server dies mid-stream.
+  /// The server's process id (-1 once it was stopped).
+  pid_t pid() const { return pid_; }
   void kill() { end(SIGKILL); }
   /// SIGTERM: the server stops serving and exits.
   void stop() { end(SIGTERM); }

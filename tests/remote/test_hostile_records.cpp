@@ -1,0 +1,167 @@
+// Hostile op records sent straight to a real scorch-server (a client that skips the front end's checks): each one the
+// issue's campaign used to read or write server memory, crash or hang the server is refused with an error naming
+// the op, the session goes on, and the server keeps serving other clients.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+#include "scorch/remote/protocol.h"
+#include "scorch/remote/remote.h"
+#include "scorch/scorch.hpp"
+#include "server_process.h"
+
+namespace scorch {
+namespace {
+
+using testing::ServerProcess;
+namespace rec = ir::records;
+constexpr const char* kToken = "hostile-records-token";
+constexpr size_t kHuge = size_t{1} << 40;
+
+/// A raw session on a server: records go as they are, with no front end in between.
+class RawClient {
+ public:
+  explicit RawClient(const std::string& endpoint) : socket_(context_, zmq::socket_type::dealer) {
+    socket_.set(zmq::sockopt::rcvtimeo, 10000);
+    socket_.set(zmq::sockopt::linger, 0);
+    socket_.connect(endpoint);
+    remote::Request hello;
+    hello.kind = remote::RequestKind::Hello;
+    hello.token = kToken;
+    EXPECT_EQ(exchange(hello).kind, remote::ReplyKind::Ok);
+  }
+  /// Sends record with fresh output ids (an op has no reply of its own).
+  template <class R> std::vector<uint64_t> op(R record) {
+    std::vector<uint64_t> ids;
+    for (ir::TensorIr& o : record.out) ids.push_back(o.id = next_id_++);
+    remote::Request request;
+    request.kind = remote::RequestKind::Op;
+    request.record = ir::OpRecord(std::move(record));
+    auto bytes = remote::encode_request(request);
+    socket_.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
+    return ids;
+  }
+  /// A tensor of zeros of shape and dtype on the server: its id.
+  uint64_t zeros(Shape shape, DType dtype = DType::F32) {
+    if (is_float(dtype)) return op(rec::FloatZeros{std::move(shape), {"Cpu"}, dtype, {}})[0];
+    if (is_bool(dtype)) return op(rec::BoolZeros{std::move(shape), {"Cpu"}, dtype, {}})[0];
+    return op(rec::IntZeros{std::move(shape), {"Cpu"}, dtype, {}})[0];
+  }
+  /// Waits for the ops sent so far: the first error among them, or Ok.
+  remote::Reply sync() { return exchange(remote::Request{}); }
+
+ private:
+  remote::Reply exchange(const remote::Request& request) {
+    auto bytes = remote::encode_request(request);
+    socket_.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
+    zmq::message_t reply;
+    if (!socket_.recv(reply, zmq::recv_flags::none)) throw std::runtime_error("the server did not answer");
+    return remote::decode_reply({static_cast<const std::byte*>(reply.data()), reply.size()});
+  }
+
+  zmq::context_t context_;
+  zmq::socket_t socket_;
+  uint64_t next_id_ = 1;
+};
+
+ir::TensorIr t(uint64_t id) { return ir::TensorIr{id, {}, {}}; }
+
+class HostileRecords : public ::testing::Test {
+ protected:
+  HostileRecords() : server_(kToken, {"--backend", "cpu", "--session-memory-mb", "64"}), client_(server_.endpoint()) {}
+
+  /// Sends record; the next sync must be an error naming op, then the session must answer Ok again.
+  template <class R> void refused(R record, const std::string& op) {
+    client_.op(std::move(record));
+    remote::Reply reply = client_.sync();
+    EXPECT_EQ(reply.kind, remote::ReplyKind::Error) << op << " must be refused";
+    EXPECT_NE(reply.error_what.find(op), std::string::npos) << reply.error_what;
+    EXPECT_EQ(client_.sync().kind, remote::ReplyKind::Ok) << "the session goes on after " << op;
+  }
+  bool server_alive() {
+    int status = 0;
+    return waitpid(server_.pid(), &status, WNOHANG) == 0;
+  }
+  void TearDown() override {
+    EXPECT_TRUE(server_alive()) << "the server must survive every record";
+    auto device = Remote::connect(server_.endpoint(), kToken, std::chrono::milliseconds(5000));
+    double total = Tensor<Remote, 1>::ones({3}, device).sum().into_scalar().to_double();
+    EXPECT_EQ(total, 3.0) << "the server must keep serving other clients";
+  }
+
+  ServerProcess server_;
+  RawClient client_;
+};
+
+TEST_F(HostileRecords, MatmulOfMismatchedInnerDimsReadsNothing) {
+  uint64_t a = client_.zeros({64, 64}), b = client_.zeros({1, 1});
+  refused(rec::FloatMatmul{t(a), t(b), {}}, "float_matmul");
+  uint64_t scalar = client_.zeros({}), rank4 = client_.zeros({2, 2, 2, 2});
+  refused(rec::FloatMatmul{t(scalar), t(rank4), {}}, "float_matmul");
+}
+
+TEST_F(HostileRecords, SliceAssignOutsideTheTensorWritesNothing) {
+  uint64_t x = client_.zeros({2, 3}), values = client_.zeros({4096, 3});
+  refused(rec::FloatSliceAssign{t(x), {{2, 4098, 1}, {0, 3, 1}}, t(values), {}}, "float_slice_assign");
+  uint64_t ints = client_.zeros({2, 3}, DType::I64), big = client_.zeros({2, 3}, DType::I64);
+  refused(rec::IntSliceAssign{t(ints), {{0, kHuge, 1}, {0, 3, 1}}, t(big), {}}, "int_slice_assign");
+}
+
+TEST_F(HostileRecords, EmptyCatIsAnError) {
+  refused(rec::FloatCat{{}, 0, {}}, "float_cat");
+  refused(rec::IntCat{{}, 0, {}}, "int_cat");
+}
+
+TEST_F(HostileRecords, DimsFarOutOfRangeAreErrors) {
+  uint64_t x = client_.zeros({2, 3});
+  for (size_t dim : {size_t{1} << 31, kHuge}) {
+    refused(rec::FloatSoftmax{t(x), dim, {}}, "float_softmax");
+    refused(rec::FloatCumsum{t(x), dim, {}}, "float_cumsum");
+    refused(rec::FloatArgmin{t(x), dim, {}}, "float_argmin");
+    refused(rec::FloatMaxDimWithIndices{t(x), dim, {}}, "float_max_dim_with_indices");
+  }
+  uint64_t ints = client_.zeros({2, 3}, DType::I64);
+  refused(rec::IntPermute{t(ints), {0, 7}, {}}, "int_permute");
+  refused(rec::FloatRepeatDim{t(x), 0, kHuge, {}}, "float_repeat_dim");
+}
+
+TEST_F(HostileRecords, WindowsWithZeroSizesOrStridesAreErrors) {
+  uint64_t x = client_.zeros({2, 3, 8});
+  refused(rec::FloatUnfold{t(x), 2, 0, 0, {}}, "float_unfold");
+  uint64_t image = client_.zeros({1, 2, 8, 8}), w = client_.zeros({2, 2, 3, 3});
+  ConvSpec groups_0{{1, 1}, {0, 0}, {1, 1}, {0, 0}, 0};
+  ConvSpec stride_0{{0, 0}, {0, 0}, {1, 1}, {0, 0}, 1};
+  refused(rec::ModuleConv{t(image), t(w), std::nullopt, groups_0, {}}, "module_conv");
+  refused(rec::ModuleConv{t(image), t(w), std::nullopt, stride_0, {}}, "module_conv");
+  PoolSpec pool_stride_0{{2, 2}, {0, 0}, {0, 0}, {1, 1}, false, true};
+  refused(rec::ModuleMaxPool{t(image), pool_stride_0, {}}, "module_max_pool");
+  PoolSpec empty_kernel{{}, {1, 1}, {0, 0}, {1, 1}, false, true};
+  refused(rec::ModuleAvgPool{t(image), empty_kernel, {}}, "module_avg_pool");
+  PoolSpec huge_padding{{2, 2}, {1, 1}, {kHuge, kHuge}, {1, 1}, false, true};
+  refused(rec::ModuleMaxPool{t(image), huge_padding, {}}, "module_max_pool");  // was a hang
+  refused(rec::ModuleInterpolate{t(image), InterpolateSpec{{}, InterpolateMode::Nearest, false}, {}},
+          "module_interpolate");
+}
+
+TEST_F(HostileRecords, ModuleOpsOfTheWrongRankAreErrors) {
+  uint64_t x = client_.zeros({4, 3}), weight = client_.zeros({3});
+  refused(rec::ModuleLinear{t(x), t(weight), std::nullopt, false, {}}, "module_linear");
+  uint64_t scalar = client_.zeros({});
+  refused(rec::ModuleAdaptiveAvgPool{t(scalar), SpatialDims{2, 2}, {}}, "module_adaptive_avg_pool");
+}
+
+TEST_F(HostileRecords, OperandsOfTheWrongKindOrUnknownIdsAreErrors) {
+  uint64_t ints = client_.zeros({2, 2}, DType::I64), floats = client_.zeros({2, 2});
+  refused(rec::FloatExp{t(ints), {}}, "float_exp");
+  refused(rec::FloatAdd{t(floats), t(999), {}}, "float_add");
+  uint64_t f64 = client_.zeros({2, 2}, DType::F64);
+  refused(rec::FloatAdd{t(floats), t(f64), {}}, "float_add");  // one dtype per elementwise op
+  refused(rec::FloatCast{t(floats), DType::I64, {}}, "float_cast");
+}
+
+}  // namespace
+}  // namespace scorch
