@@ -1,12 +1,14 @@
 // Remote's workloads against a scorch-server started in this process on loopback TCP (its own thread, over the Local
 // backend): the round trip of one op and a read, the cost per op of a stream of ops with one read at the end, and
-// the guide CNN's inference (batch 64, logits read back) through Remote and on Local directly, in one run.
+// the guide CNN's inference (batch 64, logits read back) through Remote and on Local directly, in one run; and what
+// the server's executor spends per op with its validation (ir::validate) and on validation alone.
 #include <thread>
 
 #include "bench.h"
 #include "guide/model.hpp"
 #include "scorch/remote/remote.h"
 #include "scorch/remote/server.h"
+#include "scorch/remote/session.h"
 
 namespace scorch::bench {
 namespace {
@@ -58,6 +60,39 @@ template <class B> void guide_inference(const Options& o, const typename B::Devi
       o, name, 5, [&] { (void)model.forward(batch).to_data(); }, "img_per_s", [](double ms) { return 64 / ms * 1e3; });
 }
 
+/// The server's executor per op (a session on Local running x + 1 records: validation, kernel, bookkeeping) and
+/// the validation alone (ir::validate of the same record), both in µs per op.
+template <class Local> void executor_costs(const Options& o) {
+  remote::Session<Local> session(typename Local::Device{}, uint64_t{1} << 30);
+  auto add_one = [](uint64_t out) {
+    return ir::OpRecord(ir::records::FloatAddScalar{ir::TensorIr{1, {}, {}}, Scalar(1.0), {ir::TensorIr{out, {}, {}}}});
+  };
+  remote::Request make;
+  make.kind = remote::RequestKind::Op;
+  make.record = ir::OpRecord(ir::records::FloatOnes{Shape{8}, {"x"}, DType::F32, {ir::TensorIr{1, {}, {}}}});
+  (void)session.handle(make);
+  uint64_t next = 2;
+  run(
+      o, "record_execute", 3,
+      [&] {
+        for (int i = 0; i < 1000; ++i) {
+          remote::Request op;
+          op.kind = remote::RequestKind::Op;
+          op.record = add_one(next);
+          (void)session.handle(op);
+          session.release({next++});
+        }
+      },
+      "us_per_op", [](double ms) { return ms; });
+  ir::OpRecord record = add_one(0);
+  run(
+      o, "record_validate", 3,
+      [&] {
+        for (int i = 0; i < 1000; ++i) ir::validate(session, record);
+      },
+      "us_per_op", [](double ms) { return ms; });
+}
+
 }  // namespace
 
 template <class Local> void remote_workloads(const Options& o, remote::SessionFactory sessions) {
@@ -66,6 +101,7 @@ template <class Local> void remote_workloads(const Options& o, remote::SessionFa
   Options remote = on<Remote>(o, device, "remote(" + Local::name() + ")");
   Local::seed(0);
   round_trips(remote, device);
+  executor_costs<Local>(on<Local>(o, typename Local::Device{}, Local::name()));
   auto weights = guide::ModelConfig(10, 512).init<Local>().into_record();
   auto images = Tensor<Local, 3>::random({64, 28, 28}, Distribution::normal(0, 1)).to_data();
   guide_inference<Remote>(remote, device, weights, images, "remote_guide_infer_b64");

@@ -229,6 +229,7 @@ constexpr std::pair<std::string_view, Target> kTargets[] = {
     {"remote_message", &remote_message},
     {"micro_graph", &micro_graph},
     {"store_request", &store_request},
+    {"record_executor", &record_executor},
 };
 }  // namespace
 

@@ -16,6 +16,9 @@ void micro_graph(std::span<const std::byte> bytes);
 /// The rendezvous store's server: the bytes sent on one connection (store_target.cpp).
 void store_request(std::span<const std::byte> bytes);
 
+/// Remote's session executor on a live Cpu backend: a sequence of op records the bytes draw (executor_target.cpp).
+void record_executor(std::span<const std::byte> bytes);
+
 /// The target called name (the launcher fuzz_<name> runs it); nullptr when there is none.
 Target find_target(std::string_view name);
 

@@ -277,6 +277,28 @@ void store_requests(const fs::path& out) {
   write("session", as_bytes(bytes));
   write("huge_length", as_bytes(std::string("S\xff\xff\xff\x7f", 5)));
 }
+/// Op sequences for record_executor: three tensors made (float, int and bool zeros of shape [2, 3]), then ops the
+/// bytes of a fixed pseudo-random stream choose (executor_target.cpp reads them).
+void executor_sequences(const fs::path& out) {
+  auto write = seed_writer(out, "record_executor");
+  auto zeros = [](OpId op, uint8_t dtype) {
+    auto index = static_cast<size_t>(op);
+    // op (2 bytes), kind Op, shape: rank 2 then dims 2 and 3 (each a byte < 250 and its value), dtype
+    return std::vector<uint8_t>{uint8_t(index >> 8), uint8_t(index & 255), 200, 2, 0, 2, 0, 3, dtype};
+  };
+  uint32_t state = 12345;
+  for (int seed = 0; seed < 4; ++seed) {
+    std::vector<uint8_t> bytes;
+    for (auto [op, dtype] : {std::pair{OpId::float_zeros, 1}, {OpId::int_zeros, 4}, {OpId::bool_zeros, 9}}) {
+      auto z = zeros(op, uint8_t(dtype));
+      bytes.insert(bytes.end(), z.begin(), z.end());
+    }
+    for (int i = 0; i < 512; ++i) bytes.push_back(uint8_t((state = state * 1103515245u + 12345u) >> 16));
+    std::vector<std::byte> out_bytes(bytes.size());
+    std::memcpy(out_bytes.data(), bytes.data(), bytes.size());
+    write("sequence" + std::to_string(seed), out_bytes);
+  }
+}
 }  // namespace
 }  // namespace scorch::fuzz
 
@@ -296,6 +318,7 @@ int main(int argc, char** argv) {
     scorch::fuzz::remote_messages(out);
     scorch::fuzz::micro_graphs(out);
     scorch::fuzz::store_requests(out);
+    scorch::fuzz::executor_sequences(out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "write_corpus: %s\n", e.what());
     return 1;

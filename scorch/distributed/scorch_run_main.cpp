@@ -5,9 +5,13 @@
 // Across machines, one scorch-run per machine: --nnodes M --node-rank R --master host:port; node 0's serves the store
 // at host:port, node R's ranks are R·N ... R·N + N − 1, and each rank is reached at this machine's host name
 // (SCORCH_DIST_HOSTNAME unless set). A rank lost on another machine reaches the others as a collective's error.
+// The ranks die with the launcher: SIGINT or SIGTERM to scorch-run stops them (SIGKILL after 5 s), and a launcher
+// killed outright takes them along (each rank's parent-death signal). A busy --master-port and a node rank that two
+// launchers claim are errors within seconds; the store listens on --master's interface only (loopback by default).
 //   scorch-run --nproc N [--nnodes M --node-rank R --master host:port] [--master-port P] [--timeout-ms T]
 //              [--] program args...
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,13 +23,22 @@
 #include <thread>
 #include <vector>
 
+#include "scorch/core/error.h"
 #include "scorch/distributed/store.h"
 
 namespace {
 
 constexpr const char* kUsage =
     "usage: scorch-run --nproc N [--nnodes M --node-rank R --master host:port] [--master-port P] [--timeout-ms T]\n"
-    "                  [--] program args...\n";
+    "                  [--] program args...\n"
+    "Starts program once per rank with torchrun's environment and serves the rendezvous store (node 0).\n"
+    "  --nproc N          ranks on this machine (1 to 1024)\n"
+    "  --nnodes M         machines (one scorch-run each), --node-rank R this one's place (0 serves the store)\n"
+    "  --master host:port the store's address (node 0's interface); --master-port P alone: on 127.0.0.1\n"
+    "  --timeout-ms T     how long a rank waits for its peers (default 30000)\n";
+
+/// Set by SIGINT / SIGTERM: the launcher stops its ranks and exits.
+volatile sig_atomic_t g_stop_signal = 0;
 
 struct Launch {
   int nproc = 1, nnodes = 1, node_rank = 0;
@@ -83,9 +96,12 @@ std::string this_host() {
 }
 
 pid_t spawn(const Launch& l, int rank, uint16_t port) {
+  pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid != 0) return pid;
   ::setpgid(0, 0);  // its own process group: stopping a rank stops what it started too
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the launcher killed outright takes its ranks along
+  if (::getppid() != parent) ::_exit(128 + SIGKILL);  // it died before the signal was set
   auto set = [](const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); };
   set("RANK", std::to_string(l.node_rank * l.nproc + rank)), set("LOCAL_RANK", std::to_string(rank));
   set("WORLD_SIZE", std::to_string(l.nnodes * l.nproc)), set("LOCAL_WORLD_SIZE", std::to_string(l.nproc));
@@ -98,11 +114,28 @@ pid_t spawn(const Launch& l, int rank, uint16_t port) {
   ::_exit(127);
 }
 
+/// Claims this launcher's node rank in the store: an IoError when another launcher holds it already.
+void claim_node_rank(scorch::distributed::TcpStore& store, const Launch& l) {
+  if (store.add("scorch-run/node/" + std::to_string(l.node_rank), 1) != 1)
+    throw scorch::IoError("scorch-run", "node rank " + std::to_string(l.node_rank) + " of " +
+                                            std::to_string(l.nnodes) +
+                                            " is claimed by another scorch-run already: give each machine its own "
+                                            "--node-rank");
+}
+
+void on_stop_signal(int signal) { g_stop_signal = signal; }
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return std::fputs(kUsage, stdout), 0;
   Launch l;
   if (!parse(argc, argv, l)) return std::fputs(kUsage, stderr), 2;
+  struct sigaction action{};
+  action.sa_handler = on_stop_signal;
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
   try {
     // Node 0's launcher serves the store (the server listens on every interface).
     std::optional<scorch::distributed::TcpStore> store;
@@ -110,6 +143,11 @@ int main(int argc, char** argv) {
     if (l.node_rank == 0) {
       store.emplace(l.master_host, port, true, std::chrono::milliseconds(l.timeout_ms));
       port = store->port();
+    }
+    if (l.nnodes > 1) {  // every launcher claims its node rank, so two claiming one are told within seconds
+      std::optional<scorch::distributed::TcpStore> client;
+      if (!store) client.emplace(l.master_host, port, false, std::chrono::milliseconds(l.timeout_ms));
+      claim_node_rank(store ? *store : *client, l);
     }
     std::vector<pid_t> ranks;
     for (int r = 0; r < l.nproc; ++r) ranks.push_back(spawn(l, r, port));
@@ -120,6 +158,12 @@ int main(int argc, char** argv) {
       pid_t pid = ::waitpid(-1, &status, WNOHANG);
       if (pid < 0) break;
       if (pid == 0) {  // nothing ended: past the grace period, stopped ranks are killed
+        if (g_stop_signal && stop_deadline == std::chrono::steady_clock::time_point::max()) {
+          std::fprintf(stderr, "scorch-run: signal %d; stopping the ranks\n", int(g_stop_signal));
+          for (pid_t other : ranks) ::kill(-other, SIGTERM);
+          stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          result = 128 + int(g_stop_signal);
+        }
         if (std::chrono::steady_clock::now() > stop_deadline)
           for (pid_t other : ranks) ::kill(-other, SIGKILL);
         std::this_thread::sleep_for(std::chrono::milliseconds(10));

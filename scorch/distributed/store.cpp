@@ -68,6 +68,17 @@ int64_t read_i64(const std::string& s) {
 
 std::string i64_bytes(int64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
 
+// The address the server listens on: host's own (loopback stays loopback); every interface only for "0.0.0.0".
+in_addr_t interface_of(const std::string& host) {
+  addrinfo hints{}, *found = nullptr;
+  hints.ai_family = AF_INET, hints.ai_socktype = SOCK_STREAM;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || !found)
+    throw IoError(kOp, "cannot resolve the store's host '" + host + "' to listen on");
+  in_addr_t address = reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr.s_addr;
+  ::freeaddrinfo(found);
+  return address;
+}
+
 }  // namespace
 
 /// The map and the threads that serve it.
@@ -112,7 +123,7 @@ struct TcpStore::Server {
 
   void accept_loop() {
     for (;;) {
-      int fd = ::accept(listener, nullptr, nullptr);
+      int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);  // ranks a launcher starts inherit none
       if (fd < 0) return;  // the listener was shut down
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -134,8 +145,8 @@ struct TcpStore::Server {
     }
     changed.notify_all();
     ::shutdown(listener, SHUT_RDWR);
-    threads.front().join();  // the acceptor first: then nothing adds threads
-    ::close(listener);
+    if (!threads.empty()) threads.front().join();  // the acceptor first: then nothing adds threads
+    if (listener >= 0) ::close(listener);
     for (size_t i = 1; i < threads.size(); ++i) threads[i].join();
   }
 };
@@ -144,14 +155,17 @@ TcpStore::TcpStore(const std::string& host, uint16_t port, bool serve, std::chro
     : port_(port), timeout_(timeout) {
   if (serve) {
     server_ = std::make_unique<Server>();
-    server_->listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    server_->listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     ::setsockopt(server_->listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     sockaddr_in addr{};
-    addr.sin_family = AF_INET, addr.sin_port = htons(port), addr.sin_addr.s_addr = htonl(INADDR_ANY);
+    addr.sin_family = AF_INET, addr.sin_port = htons(port), addr.sin_addr.s_addr = interface_of(host);
     if (::bind(server_->listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
         ::listen(server_->listener, 128) != 0)
-      throw IoError(kOp, "cannot listen on port " + std::to_string(port) + ": " + std::strerror(errno));
+      throw IoError(kOp, "cannot listen on " + host + ":" + std::to_string(port) + ": " + std::strerror(errno) +
+                             (errno == EADDRINUSE ? " (another job or program holds the port: pick another "
+                                                    "--master-port, or leave it out for a free one)"
+                                                  : ""));
     socklen_t len = sizeof addr;
     ::getsockname(server_->listener, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);
@@ -163,7 +177,7 @@ TcpStore::TcpStore(const std::string& host, uint16_t port, bool serve, std::chro
     throw IoError(kOp, "cannot resolve the store's host '" + host + "'");
   auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    socket_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    socket_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (::connect(socket_, found->ai_addr, found->ai_addrlen) == 0) break;
     ::close(socket_);
     socket_ = -1;
