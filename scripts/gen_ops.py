@@ -947,9 +947,9 @@ def tensor_params(op):
 NAMED_CHECKS = {
     "matmul": "matmul(a, b)", "reshape": "reshape(x, shape)", "permute": "permutation(axes, x)",
     "swap_dims": 'dim("a", a, x); dim("b", b, x)', "flip": "distinct_dims(axes, x)", "expand": "expand(x, shape)",
-    "slice": "slice(x, ranges)", "slice_assign": "slice_assign(x, ranges, values)", "cat": "cat(parts, dim)",
-    "unfold": "unfold(x, dim, size, step)", "gather": "gather(dim, x, indices)",
-    "scatter_add": "scatter(dim, x, indices, values)", "select": "select(x, dim, indices)",
+    "slice": "slice(x, ranges)", "slice_assign": "slice_assign(x, ranges, values)", "cat": "size cat(parts, dim)",
+    "unfold": "size unfold(x, dim, size, step)", "gather": "gather(dim, x, indices)",
+    "scatter_add": "scatter(dim, x, indices, values)", "select": "size select(x, dim, indices)",
     "select_add": "select_add(x, dim, indices, values)",
 }
 

@@ -115,7 +115,7 @@ void slice_assign(const char* op, const Meta& x, const SliceRanges& ranges, cons
                              Shape(dims).to_string());
 }
 
-void cat(const char* op, const Metas& parts, size_t d) {
+Shape cat(const char* op, const Metas& parts, size_t d) {
   if (parts.empty()) throw ValueError(op, "needs at least one tensor");
   std::vector<Shape> shapes;
   std::vector<DType> dtypes;
@@ -126,12 +126,20 @@ void cat(const char* op, const Metas& parts, size_t d) {
   }
   dim(op, "dim", d, parts[0]);
   check::cat(op, shapes, dtypes, d);
+  std::vector<size_t> dims(parts[0].shape.begin(), parts[0].shape.end());
+  dims[d] = 0;
+  for (const Meta& m : parts) dims[d] = m.shape[d] > ~size_t{0} - dims[d] ? ~size_t{0} : dims[d] + m.shape[d];
+  return Shape(dims);
 }
 
-void unfold(const char* op, const Meta& x, size_t d, size_t size, size_t step) {
+Shape unfold(const char* op, const Meta& x, size_t d, size_t size, size_t step) {
   dim(op, "dim", d, x);
   if (step == 0 || size == 0) throw ValueError(op, "window size and step must be at least 1, got " + str(size) +
                                                        " and " + str(step));
+  std::vector<size_t> dims(x.shape.begin(), x.shape.end());
+  dims[d] = x.shape[d] >= size ? (x.shape[d] - size) / step + 1 : 0;
+  dims.push_back(size);
+  return Shape(dims);
 }
 
 void matmul(const char* op, const Meta& a, const Meta& b) {
@@ -150,13 +158,16 @@ void scatter(const char* op, size_t d, const Meta& x, const Meta& indices, const
   check::scatter(x.shape, indices.shape, values.shape, d);
 }
 
-void select(const char* op, const Meta& x, size_t d, const Meta& indices) {
+Shape select(const char* op, const Meta& x, size_t d, const Meta& indices) {
   dim(op, "dim", d, x);
   check::select(op, indices.shape);
+  std::vector<size_t> dims(x.shape.begin(), x.shape.end());
+  dims[d] = indices.shape[0];
+  return Shape(dims);
 }
 
 void select_add(const char* op, const Meta& x, size_t d, const Meta& indices, const Meta& values) {
-  select(op, x, d, indices);
+  (void)select(op, x, d, indices);
   check::same_dtype(op, x.dtype, values.dtype);
   check::select_assign(x.shape, d, indices.shape[0], values.shape);
 }

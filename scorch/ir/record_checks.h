@@ -57,14 +57,14 @@ void reshape(const char* op, const Meta& x, const Shape& shape);
 void expand(const char* op, const Meta& x, const Shape& shape);
 void slice(const char* op, const Meta& x, const SliceRanges& ranges);
 void slice_assign(const char* op, const Meta& x, const SliceRanges& ranges, const Meta& values);
-void cat(const char* op, const Metas& parts, size_t dim);
-void unfold(const char* op, const Meta& x, size_t dim, size_t size, size_t step);
+Shape cat(const char* op, const Metas& parts, size_t dim);
+Shape unfold(const char* op, const Meta& x, size_t dim, size_t size, size_t step);
 void matmul(const char* op, const Meta& a, const Meta& b);
 
 // Indexing (the indices' values are the kernels' to check: they are data).
 void gather(const char* op, size_t dim, const Meta& x, const Meta& indices);
 void scatter(const char* op, size_t dim, const Meta& x, const Meta& indices, const Meta& values);
-void select(const char* op, const Meta& x, size_t dim, const Meta& indices);
+Shape select(const char* op, const Meta& x, size_t dim, const Meta& indices);
 void select_add(const char* op, const Meta& x, size_t dim, const Meta& indices, const Meta& values);
 void mask(const char* op, const Meta& x, const Meta& mask);
 

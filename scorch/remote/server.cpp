@@ -2,9 +2,12 @@
 // disconnections (a session is found by the file descriptor its messages came on).
 #include "scorch/remote/server.h"
 
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <zmq.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <cstring>
 #include <map>
@@ -26,6 +29,32 @@ bool loopback(const std::string& endpoint) {
          endpoint.starts_with("tcp://[::1]:") || endpoint.starts_with("ipc://") || endpoint.starts_with("inproc://");
 }
 
+/// The address of the client on connection fd ("?" when unknown).
+std::string address_of(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (fd < 0 || ::getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return text;
+  if (address.ss_family == AF_INET)
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&address)->sin_addr, text, sizeof text);
+  else if (address.ss_family == AF_INET6)
+    ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&address)->sin6_addr, text, sizeof text);
+  return text;
+}
+
+/// a == b in a time that does not depend on where they differ.
+bool same_token(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(b.size(), 1)]);
+  return diff == 0 && !b.empty();
+}
+
+/// Failed hellos of one client address: it is answered again only after `until` (50 ms doubling to 5 s).
+struct Throttle {
+  int failures = 0;
+  std::chrono::steady_clock::time_point until{};
+};
+
 Reply error_of(const char* type, const std::string& what) {
   Reply reply;
   reply.kind = ReplyKind::Error;
@@ -42,6 +71,7 @@ struct Server::State {
   zmq::socket_t router{context, zmq::socket_type::router};
   zmq::socket_t monitor{context, zmq::socket_type::pair};
   std::map<std::string, SessionSlot> sessions;  // by the client's routing id
+  std::map<std::string, Throttle> refused;       // by the client's address: failed hellos
 
   void reply(const std::string& peer, const Reply& reply) {
     std::vector<std::byte> bytes = encode_reply(reply);
@@ -86,7 +116,17 @@ void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
 void Server::State::on_request(const std::string& peer, int fd, Request& request) {
   auto slot = sessions.find(peer);
   if (request.kind == RequestKind::Hello) {
-    if (request.token != options.token) return reply(peer, error_of("DeviceError", "bad token: session refused"));
+    if (!same_token(request.token, options.token)) {
+      // A client guessing tokens hears back at most once per 50 ms · 2^failures (5 s at most); its other hellos
+      // go unanswered. A right token is never held back.
+      if (refused.size() > 4096) refused.clear();
+      Throttle& t = refused[address_of(fd)];
+      auto now = std::chrono::steady_clock::now();
+      if (now < t.until) return;
+      t.failures = std::min(t.failures + 1, 7);
+      t.until = now + std::chrono::milliseconds(std::min(25 << t.failures, 5000));
+      return reply(peer, error_of("DeviceError", "bad token: session refused"));
+    }
     if (slot != sessions.end()) sessions.erase(slot);
     if (sessions.size() >= options.max_sessions)
       return reply(peer, error_of("DeviceError",

@@ -148,6 +148,7 @@ template <class B> class Session final : public SessionBase {
 
  private:
   static constexpr size_t kMaxFresh = 65536;
+  static constexpr uint64_t kTensorOverhead = 256;  // bytes charged per tensor beside its values
   struct Stored {
     std::variant<F, I, Bt> tensor;
     uint64_t bytes;
@@ -185,7 +186,9 @@ template <class B> class Session final : public SessionBase {
     if (slot.id == 0 || tensors_.contains(slot.id))
       throw ValueError(op_name(), "output id " + std::to_string(slot.id) + " is 0 or already in use");
     auto checked = tensor.shape().checked_num_bytes(dtype_size(tensor.dtype()));
-    uint64_t size = checked ? *checked : std::numeric_limits<uint64_t>::max();
+    // Every tensor costs its bookkeeping too, so many empty tensors reach the limit as large ones do.
+    uint64_t size = checked && *checked < (uint64_t{1} << 62) ? *checked + kTensorOverhead
+                                                              : std::numeric_limits<uint64_t>::max();
     if (size > limit_ - bytes_)
       throw ValueError(op_name(), "the session's memory limit of " + std::to_string(limit_) + " bytes is reached (" +
                                       std::to_string(bytes_) + " held, " + std::to_string(size) + " more asked)");

@@ -1,6 +1,8 @@
 // Hostile op records sent straight to a real scorch-server (a client that skips the front end's checks): each one the
 // issue's campaign used to read or write server memory, crash or hang the server is refused with an error naming
-// the op, the session goes on, and the server keeps serving other clients.
+// the op, the session goes on, and the server keeps serving other clients. Results over the session's limit are
+// refused before they are made, every tensor's bookkeeping counts against it, and wrong tokens are answered slower
+// and slower.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -161,6 +163,47 @@ TEST_F(HostileRecords, OperandsOfTheWrongKindOrUnknownIdsAreErrors) {
   uint64_t f64 = client_.zeros({2, 2}, DType::F64);
   refused(rec::FloatAdd{t(floats), t(f64), {}}, "float_add");  // one dtype per elementwise op
   refused(rec::FloatCast{t(floats), DType::I64, {}}, "float_cast");
+}
+
+TEST_F(HostileRecords, ResultsOverTheLimitAreRefusedBeforeTheyAreMade) {
+  uint64_t block = client_.zeros({4096, 1024});  // 16 MiB of a 64 MiB session
+  rec::FloatCat cat{std::vector<ir::TensorIr>(8, t(block)), 0, {}};
+  client_.op(std::move(cat));
+  remote::Reply reply = client_.sync();
+  EXPECT_EQ(reply.kind, remote::ReplyKind::Error);
+  EXPECT_NE(reply.error_what.find("memory limit"), std::string::npos) << reply.error_what;
+  uint64_t indices = client_.zeros({1 << 16}, DType::I64);
+  refused(rec::FloatSelect{t(block), 1, t(indices), {}}, "float_select");  // [4096, 65536]: 1 GiB
+}
+
+TEST(RemoteLimits, EmptyTensorsCountAgainstTheLimit) {
+  ServerProcess server(kToken, {"--backend", "cpu", "--session-memory-mb", "1"});
+  RawClient client(server.endpoint());
+  for (int i = 0; i < 5000; ++i) client.zeros({0});  // 5,000 × 256 bytes of bookkeeping > 1 MiB
+  remote::Reply reply = client.sync();
+  EXPECT_EQ(reply.kind, remote::ReplyKind::Error);
+  EXPECT_NE(reply.error_what.find("memory limit"), std::string::npos) << reply.error_what;
+}
+
+TEST(RemoteHello, WrongTokensAreAnsweredSlowerAndSlower) {
+  ServerProcess server(kToken, {"--backend", "cpu"});
+  zmq::context_t context;
+  zmq::socket_t socket(context, zmq::socket_type::dealer);
+  socket.set(zmq::sockopt::linger, 0);
+  socket.connect(server.endpoint());
+  remote::Request hello;
+  hello.kind = remote::RequestKind::Hello;
+  hello.token = "a-guess";
+  auto bytes = remote::encode_request(hello);
+  for (int i = 0; i < 200; ++i) socket.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
+  socket.set(zmq::sockopt::rcvtimeo, 1000);
+  int answered = 0;
+  for (zmq::message_t reply; socket.recv(reply, zmq::recv_flags::none);) ++answered;
+  EXPECT_GE(answered, 1);
+  EXPECT_LE(answered, 5) << "200 wrong hellos in a burst: at most a few answers in a second";
+  // The right token is never held back.
+  RawClient client(server.endpoint());
+  EXPECT_EQ(client.sync().kind, remote::ReplyKind::Ok);
 }
 
 }  // namespace
