@@ -5,6 +5,8 @@
 // files are FormatErrors.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -143,6 +145,28 @@ TEST(OnnxModel, BrokenFilesAndEscapingExternalDataAreRefused) {
   expect_refused("mismatch.onnx", "20 bytes for 24");
   expect_refused("garbage.onnx", "not a readable ONNX model");
   EXPECT_THROW((void)read_model(kFixtures + "missing.onnx"), IoError);
+}
+
+TEST(OnnxModel, EmptyFilesAndSymlinksOutOfTheFolderAreRefused) {
+  fs::path root = fs::temp_directory_path() / ("scorch-onnx-links-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "model");
+  fs::copy_file(kFixtures + "external.onnx", root / "model" / "external.onnx");
+  fs::copy_file(kFixtures + "external.bin", root / "secret.bin");
+  std::ofstream(root / "model" / "empty.onnx").close();
+  testing::expect_load_error([&] { (void)read_model((root / "model" / "empty.onnx").string()); }, "empty.onnx",
+                             "not an ONNX model");
+  // external.bin is a link to a file outside the model's folder: refused, not read.
+  fs::create_symlink(root / "secret.bin", root / "model" / "external.bin");
+  testing::expect_load_error([&] { (void)read_model((root / "model" / "external.onnx").string()); },
+                             "external.onnx", "leads outside the model's folder");
+  // A link that stays inside the folder is followed.
+  fs::remove(root / "model" / "external.bin");
+  fs::copy_file(kFixtures + "external.bin", root / "model" / "weights.bin");
+  fs::create_symlink("weights.bin", root / "model" / "external.bin");
+  Model model = read_model((root / "model" / "external.onnx").string());
+  EXPECT_EQ(model.graph.initializers.at("w").to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  fs::remove_all(root);
 }
 
 }  // namespace

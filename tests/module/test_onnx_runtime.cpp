@@ -97,6 +97,22 @@ TEST(OnnxRuntime, HostileSizesAreRefused) {
             std::string::npos);
 }
 
+TEST(OnnxRuntime, ALoopsHugeTripCountIsRefusedBeforeItRuns) {
+  Graph body;
+  body.nodes = {node("Identity", {"c_in"}, {"c_out"}), node("Identity", {"x_in"}, {"x_out"})};
+  body.inputs = {{"i", true, DType::I64, std::nullopt}, {"c_in", true, DType::Bool, std::nullopt},
+                 {"x_in", true, DType::F32, std::nullopt}};
+  body.outputs = {{"c_out", true, DType::Bool, std::nullopt}, {"x_out", true, DType::F32, std::nullopt}};
+  Attribute graph;
+  graph.kind = Attribute::Kind::Graph, graph.graphs = {body};
+  auto huge = tensor_attr(TensorData(std::vector<int64_t>{int64_t{1} << 62}, {}));
+  auto trips = node("Constant", {}, {"m"}, {{"value", huge}});
+  auto go = node("Constant", {}, {"c"}, {{"value", tensor_attr(TensorData(std::vector<bool>{true}, {}))}});
+  Model m = model({trips, go, node("Loop", {"m", "c", "x"}, {"y"}, {{"body", graph}})}, {2});
+  std::string msg = run_error<ValueError>(m, {TensorData::zeros({2}, DType::F32)});
+  EXPECT_NE(msg.find("a trip count of 4611686018427387904 exceeds the limit"), std::string::npos) << msg;
+}
+
 TEST(OnnxRuntime, BadGraphsAndInputsNameWhatIsWrong) {
   TensorData x = TensorData::zeros({2, 3}, DType::F32);
   // An input nobody produces.

@@ -7,6 +7,7 @@
 // after onnx_pb.h, which defines ONNX_API
 #include <onnx/onnx-data.pb.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <filesystem>
@@ -103,7 +104,14 @@ std::vector<std::byte> external_bytes(const Proto& t, size_t expected, const Con
   fs::path relative(location);
   if (location.empty() || relative.is_absolute() || relative.lexically_normal().string().rfind("..", 0) == 0)
     fail(c, what, "external data location '" + location + "' is not a file inside the model's folder");
-  formats::MappedFile file((c.folder / relative).string());
+  // Symbolic links are followed only as far as the folder: one that leads outside it is refused.
+  std::error_code error;
+  fs::path folder = fs::weakly_canonical(c.folder.empty() ? fs::path(".") : c.folder, error);
+  fs::path target = fs::weakly_canonical(c.folder / relative, error);
+  auto [end, rest] = std::mismatch(folder.begin(), folder.end(), target.begin(), target.end());
+  if (error || end != folder.end())
+    fail(c, what, "external data location '" + location + "' leads outside the model's folder (a symbolic link?)");
+  formats::MappedFile file(target.string());
   auto bytes = file.bytes();
   if (length != expected || offset > bytes.size() || length > bytes.size() - offset)
     fail(c, what,
@@ -228,6 +236,10 @@ std::string element_type_name(int32_t type) {
 
 Model read_model(const std::string& path) {
   auto proto = parse<::onnx::ModelProto>(path, "model");
+  if (!proto.has_graph() || proto.graph().output_size() == 0)
+    throw FormatError("load", path + ": not an ONNX model (" +
+                                  std::string(proto.has_graph() ? "its graph has no outputs" : "no graph") +
+                                  "; an empty or truncated file?)");
   Context c{path, fs::path(path).parent_path()};
   Model model;
   model.ir_version = proto.ir_version();

@@ -32,6 +32,9 @@ template <class B> Values<B> loop(const OpCall<B>& c) {
   const Graph& g = body(c, "body");
   std::optional<int64_t> trips;
   if (c.has(0)) trips = c.host_ints(0).at(0);
+  if (trips && *trips > kMaxLoopIterations)  // refused before it runs, not after 2^24 iterations
+    c.template fail<ValueError>("a trip count of " + std::to_string(*trips) + " exceeds the limit of " +
+                                std::to_string(kMaxLoopIterations) + " iterations");
   bool go = c.has(1) ? host_bool(c, 1) : true;
   size_t carried = c.num_inputs() - 2;
   if (g.inputs.size() != carried + 2 || g.outputs.size() < carried + 1)
