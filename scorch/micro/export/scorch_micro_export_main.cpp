@@ -5,9 +5,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <string>
 
 #include "scorch/core/error.h"
 #include "scorch/micro/export/micro_export.h"
+#include "scorch/module/formats/json_parse.h"
 
 namespace {
 
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") return std::cout << kUsage, 0;
     bool has_value = i + 1 < argc;
     if (arg == "--name" && has_value) name = argv[++i];
     else if (arg == "--out-dir" && has_value) out_dir = argv[++i];
@@ -67,8 +71,8 @@ int main(int argc, char** argv) {
     if (!config_path.empty()) {
       std::ifstream in(config_path);
       if (!in) throw scorch::IoError("micro-export", "cannot read the config '" + config_path + "'");
-      config = nlohmann::json::parse(in, nullptr, false);
-      if (config.is_discarded()) throw scorch::FormatError("micro-export", "'" + config_path + "' is not JSON");
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      config = scorch::formats::parse_json_bounded<nlohmann::json>(text, "micro-export", config_path);
     }
     auto arrays = collect(load_record(model), options);
     Generated g = generate(arrays, config, options, name + ".h");
