@@ -2,8 +2,11 @@
 // the server's session executor (remote/session.h: ir::validate, then ir::execute) on a live Cpu backend. Each
 // record is of an op the bytes choose; its operand ids name tensors made earlier in the sequence (or none), and its
 // dims, sizes, shapes, ranges and options are small, edge or huge values. Every record must run or be refused with
-// a scorch::Error; a crash, a sanitizer report or any other exception is a finding.
+// a scorch::Error; a crash, a sanitizer report or any other exception is a finding. SCORCH_FUZZ_TRACE=1 prints each
+// record's op (to triage an artifact).
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -96,7 +99,8 @@ class Filler {
   }
   void fill(std::string_view, TensorData& data) {
     Shape shape = d_.shape();
-    if (shape.num_elements() > 4096) shape = Shape{2};
+    auto bytes = shape.checked_num_bytes(8);
+    if (!bytes || *bytes > 32768) shape = Shape{2};
     data = TensorData::zeros(shape, static_cast<DType>(d_.below(10)));
   }
   void fill(std::string_view, Distribution& v) {
@@ -145,6 +149,7 @@ template <size_t... I> auto record_makers(std::index_sequence<I...>) {
 
 void record_executor(std::span<const std::byte> bytes) {
   static const auto kMakers = record_makers(std::make_index_sequence<kOpCount>{});
+  static const bool kTrace = std::getenv("SCORCH_FUZZ_TRACE") != nullptr;  // names each record's op (triage)
   remote::Session<Cpu> session(CpuDevice{}, uint64_t{16} << 20);  // a 16 MiB session, as a server would bound it
   Draw draw(bytes);
   uint64_t next_id = 1;
@@ -152,11 +157,17 @@ void record_executor(std::span<const std::byte> bytes) {
     size_t op = (size_t{draw.byte()} << 8 | draw.byte()) % kOpCount;
     remote::Request request;
     request.kind = draw.byte() < 32 ? remote::RequestKind::Call : remote::RequestKind::Op;
+    uint64_t first_out = next_id;
     request.record = kMakers[op](draw, next_id);
+    if (kTrace) std::fprintf(stderr, "record_executor: %s\n", std::string(kOpNames[op]).c_str());
     try {
       (void)session.handle(request);
     } catch (const Error&) {  // a refused record: the session goes on
     }
+    for (uint64_t id = first_out; kTrace && id < next_id; ++id) try {
+        std::fprintf(stderr, "  -> %s\n", session.meta(ir::TensorIr{id, {}, {}}).shape.to_string().c_str());
+      } catch (const Error&) {
+      }
   }
 }
 

@@ -946,11 +946,11 @@ def tensor_params(op):
 # The layout and indexing ops' checks, by name: each kind's op of that name has the same parameters.
 NAMED_CHECKS = {
     "matmul": "matmul(a, b)", "reshape": "reshape(x, shape)", "permute": "permutation(axes, x)",
-    "swap_dims": 'dim("a", a, x); dim("b", b, x)', "flip": "distinct_dims(axes, x)", "expand": "expand(x, shape)",
+    "swap_dims": 'dim("a", a, x); dim("b", b, x)', "flip": "distinct_dims(axes, x)", "expand": "size expand(x, shape)",
     "slice": "slice(x, ranges)", "slice_assign": "slice_assign(x, ranges, values)", "cat": "size cat(parts, dim)",
     "unfold": "size unfold(x, dim, size, step)", "gather": "gather(dim, x, indices)",
     "scatter_add": "scatter(dim, x, indices, values)", "select": "size select(x, dim, indices)",
-    "select_add": "select_add(x, dim, indices, values)",
+    "select_add": "select_add(x, dim, indices, values)", "arange": "arange(step); int_dtype(dtype)",
 }
 
 

@@ -24,8 +24,15 @@ class Scalar {
   bool is_float() const { return kind_ == Kind::Float; }
   /// The value as a double (ints convert exactly up to 2^53).
   double to_double() const { return kind_ == Kind::Float ? f_ : static_cast<double>(i_); }
-  /// The value as an int64, truncating a float toward zero.
-  int64_t to_int() const { return kind_ == Kind::Float ? static_cast<int64_t>(f_) : i_; }
+  /// The value as an int64, truncating a float toward zero (saturating past int64's range; NaN is 0).
+  int64_t to_int() const { return kind_ == Kind::Float ? saturated_int(f_) : i_; }
+  /// v truncated toward zero and clamped to int64's range; NaN is 0.
+  static int64_t saturated_int(double v) {
+    if (!(v == v)) return 0;
+    if (v >= 9223372036854775808.0) return INT64_MAX;
+    if (v < -9223372036854775808.0) return INT64_MIN;
+    return static_cast<int64_t>(v);
+  }
   bool to_bool() const { return kind_ == Kind::Float ? f_ != 0.0 : i_ != 0; }
   /// The value converted to a storage type T (f16/bf16 round to nearest).
   template <class T> T as() const {

@@ -73,10 +73,14 @@ TensorData TensorData::from_bytes(std::vector<std::byte> bytes, Shape shape, DTy
 }
 
 TensorData TensorData::full(Shape shape, Scalar value, DType dtype) {
+  auto checked = shape.checked_num_bytes(dtype_size(dtype));
+  if (!checked)
+    throw ShapeError("TensorData::full", "shape " + shape.to_string() + " of " + std::string(dtype_name(dtype)) +
+                                             " overflows the element count");
   TensorData d;
   d.shape_ = shape;
   d.dtype_ = dtype;
-  d.bytes_.resize(shape.num_elements() * dtype_size(dtype));
+  d.bytes_.resize(*checked);
   visit_dtype(dtype, [&]<class T>() {
     T v = value.as<T>();
     for (size_t i = 0; i < d.num_elements(); ++i) std::memcpy(d.bytes_.data() + i * sizeof(T), &v, sizeof(T));

@@ -85,13 +85,18 @@ void distinct_dims(const char* op, const std::vector<size_t>& axes, const Meta& 
   }
 }
 
-void reshape(const char* op, const Meta& x, const Shape& shape) { check::same_element_count(op, x.shape, shape); }
+void reshape(const char* op, const Meta& x, const Shape& shape) {
+  if (!shape.checked_num_bytes(8)) throw ShapeError(op, "target " + shape.to_string() + " is too large");
+  check::same_element_count(op, x.shape, shape);
+}
 
-void expand(const char* op, const Meta& x, const Shape& shape) {
+Shape expand(const char* op, const Meta& x, const Shape& shape) {
   std::vector<int64_t> to(shape.begin(), shape.end());
+  if (!shape.checked_num_bytes(8)) throw ShapeError(op, "target " + shape.to_string() + " is too large");
   for (int64_t v : to)
     if (v < 0) throw ShapeError(op, "target " + shape.to_string() + " is too large");
   (void)check::expand(x.shape, to);
+  return shape;  // a view, but every op on it makes a tensor of this size
 }
 
 void slice(const char* op, const Meta& x, const SliceRanges& ranges) {
@@ -147,6 +152,10 @@ void matmul(const char* op, const Meta& a, const Meta& b) {
   check::matmul(a.shape, b.shape);
 }
 
+void arange(const char* op, int64_t step) {
+  if (step == 0) throw ValueError(op, "step must not be 0");
+}
+
 void gather(const char* op, size_t d, const Meta& x, const Meta& indices) {
   dim(op, "dim", d, x);
   check::gather(op, x.shape, indices.shape, d);
@@ -189,8 +198,14 @@ void conv_backward(const char* op, const Meta& x, const Meta& w, const Meta& gra
 
 Shape pool(const char* op, const Meta& x, const PoolSpec& spec, bool unfold) {
   check::pool(op, x.shape, x.dtype, spec, unfold);
-  if (unfold) return Shape{};  // unfold's windows: the env checks the product of its operand's size
-  return check::pool_output(x.shape, spec);
+  Shape pooled = check::pool_output(x.shape, spec);
+  if (!unfold) return pooled;
+  // unfold's columns: [batch, channels · kernel elements, windows]
+  auto times = [](size_t a, size_t b) { return b && a > ~size_t{0} / b ? ~size_t{0} : a * b; };
+  size_t rows = x.shape[1], windows = 1;
+  for (size_t k : spec.kernel) rows = times(rows, k);
+  for (size_t d = 2; d < pooled.rank(); ++d) windows = times(windows, pooled[d]);
+  return Shape{x.shape[0], rows, windows};
 }
 
 void pool_backward(const char* op, const Meta& x, const Meta& grad, const PoolSpec& spec) {

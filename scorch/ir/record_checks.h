@@ -5,6 +5,7 @@
 // quant_scheme.h) applied to the operands' shapes and dtypes, so a record from any client (Remote's server, Router,
 // Fusion) is held to what Tensor asks of a call. Each throws a scorch::Error naming the op and its operands.
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <string_view>
@@ -54,12 +55,13 @@ void dim(const char* op, const char* name, size_t dim, const Meta& x);
 void permutation(const char* op, const std::vector<size_t>& axes, const Meta& x);
 void distinct_dims(const char* op, const std::vector<size_t>& axes, const Meta& x);
 void reshape(const char* op, const Meta& x, const Shape& shape);
-void expand(const char* op, const Meta& x, const Shape& shape);
+Shape expand(const char* op, const Meta& x, const Shape& shape);
 void slice(const char* op, const Meta& x, const SliceRanges& ranges);
 void slice_assign(const char* op, const Meta& x, const SliceRanges& ranges, const Meta& values);
 Shape cat(const char* op, const Metas& parts, size_t dim);
 Shape unfold(const char* op, const Meta& x, size_t dim, size_t size, size_t step);
 void matmul(const char* op, const Meta& a, const Meta& b);
+void arange(const char* op, int64_t step);
 
 // Indexing (the indices' values are the kernels' to check: they are data).
 void gather(const char* op, size_t dim, const Meta& x, const Meta& indices);

@@ -1,9 +1,11 @@
 #pragma once
 // Provided creation ops: zeros, ones, arange, a random seed.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "scorch/core/distribution.h"
+#include "scorch/core/error.h"
 #include "scorch/core/scalar.h"
 #include "scorch/core/shape.h"
 #include "scorch/core/tensor_data.h"
@@ -55,7 +57,16 @@ template <class B> auto bool_ones(const Shape& s, const typename B::Device& d, D
 template <class B>
 auto int_arange(int64_t start, int64_t end, int64_t step, const typename B::Device& device, DType dtype) {
   std::vector<int64_t> values;
-  for (int64_t v = start; step > 0 ? v < end : v > end; v += step) values.push_back(v);
+  // Counted in 128 bits: start + k·step never overflows, however far apart start and end are.
+  if (step == 0) throw ValueError("arange", "step is 0");
+  __int128 span = step > 0 ? __int128(end) - start : __int128(start) - end;
+  __int128 stride = step > 0 ? __int128(step) : -__int128(step);
+  __int128 count = span <= 0 ? 0 : (span + stride - 1) / stride;
+  if (count > __int128(1) << 40)
+    throw ValueError("arange", "[" + std::to_string(start) + ", " + std::to_string(end) + ") by " +
+                                   std::to_string(step) + " is too long");
+  values.reserve(static_cast<size_t>(count));
+  for (__int128 k = 0; k < count; ++k) values.push_back(static_cast<int64_t>(start + k * step));
   Shape shape{values.size()};
   return KindOps<B, Int>::from_data(TensorData(values, shape).convert(dtype), device);
 }

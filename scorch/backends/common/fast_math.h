@@ -14,7 +14,7 @@ SCORCH_HD inline float exp(float x) {
   return ::expf(x);
 #else
   constexpr float kHi = 88.72283935546875f, kLo = -103.972084045410f;
-  float xc = x < kLo ? kLo : (x > kHi ? kHi : x);
+  float xc = x > kLo ? (x < kHi ? x : kHi) : kLo;  // NaN takes kLo: n below stays an int (NaN is returned as is)
   float n = (xc * 1.44269504088896341f + 12582912.f) - 12582912.f;  // round to nearest
   float r = xc - n * 0.693359375f + n * 2.12194440e-4f;
   float p = 1.9875691500e-4f;

@@ -29,7 +29,12 @@ TensorData into_data(T x) {
 
 T to_device(T x, CpuDevice) { return x; }
 
-T empty(Shape shape, CpuDevice, DType dtype) { return T(shape, dtype); }
+T empty(Shape shape, CpuDevice, DType dtype) {
+  T out(shape, dtype);
+  // A bool byte must be 0 or 1 before anything reads it as a bool: empty bool tensors start false.
+  if (dtype == DType::Bool && out.numel()) std::memset(out.raw(), 0, out.numel());
+  return out;
+}
 
 T full(Shape shape, Scalar value, CpuDevice, DType dtype) {
   T out(shape, dtype);

@@ -2,6 +2,8 @@
 // Elementwise loops: contiguous operands run a flat vectorizable loop; others (views,
 // broadcasts) run strided rows. f16/bf16 compute in f32. Results reuse a uniquely owned input.
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "scorch/backends/cpu/cpu_tensor.h"
 #include "scorch/backends/cpu/kernels/strided.h"
@@ -12,8 +14,16 @@ namespace scorch::backends::cpu {
 
 template <class T> inline compute_t<T> load(const T* p) { return static_cast<compute_t<T>>(*p); }
 template <class T, class V> inline void store(T* p, V v) {
-  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) *p = T(static_cast<float>(v));
-  else *p = static_cast<T>(v);
+  if constexpr (std::is_same_v<T, f16> || std::is_same_v<T, bf16>) {
+    *p = T(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_floating_point_v<V>) {
+    // A float past the integer type's range saturates (NaN is 0): a cast of any value is defined.
+    constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<T>::max());
+    *p = !(v == v) ? T(0) : v <= lo ? std::numeric_limits<T>::min() : v >= hi ? std::numeric_limits<T>::max() : T(v);
+  } else {
+    *p = static_cast<T>(v);
+  }
 }
 
 /// out[i] = f(x[i]) with storage types In → Out.

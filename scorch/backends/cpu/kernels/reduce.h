@@ -13,6 +13,8 @@ struct Lanes {
     for (size_t i = 0; i < dim; ++i) outer *= s[i];
     n = s[dim];
     for (size_t i = dim + 1; i < s.rank(); ++i) inner *= s[i];
+    // No element (a zero dim beside dim): every loop over the lanes is empty, however long dim is.
+    if (outer == 0 || inner == 0) outer = inner = 0;
   }
 };
 
