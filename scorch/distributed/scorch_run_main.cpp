@@ -125,17 +125,28 @@ void claim_node_rank(scorch::distributed::TcpStore& store, const Launch& l) {
 
 void on_stop_signal(int signal) { g_stop_signal = signal; }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+/// Whether the arguments before "--" ask for the usage.
+bool wants_help(int argc, char** argv) {
   for (int i = 1; i < argc && std::string(argv[i]) != "--"; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return std::fputs(kUsage, stdout), 0;
-  Launch l;
-  if (!parse(argc, argv, l)) return std::fputs(kUsage, stderr), 2;
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return true;
+  return false;
+}
+
+/// SIGINT and SIGTERM set g_stop_signal (the wait loop stops the ranks).
+void catch_stop_signals() {
   struct sigaction action{};
   action.sa_handler = on_stop_signal;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (wants_help(argc, argv)) return std::fputs(kUsage, stdout), 0;
+  Launch l;
+  if (!parse(argc, argv, l)) return std::fputs(kUsage, stderr), 2;
+  catch_stop_signals();
   try {
     // Node 0's launcher serves the store (the server listens on every interface).
     std::optional<scorch::distributed::TcpStore> store;

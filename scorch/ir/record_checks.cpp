@@ -44,12 +44,18 @@ void rethrow_naming(std::string_view op) {
   }
 }
 
-void is_float(const char* op, const char* name, const Meta& m) { kind_of(op, name, m, scorch::is_float(m.dtype), "float"); }
+void is_float(const char* op, const char* name, const Meta& m) {
+  kind_of(op, name, m, scorch::is_float(m.dtype), "float");
+}
 void is_int(const char* op, const char* name, const Meta& m) {
   kind_of(op, name, m, !scorch::is_float(m.dtype) && !scorch::is_bool(m.dtype), "int");
 }
-void is_bool(const char* op, const char* name, const Meta& m) { kind_of(op, name, m, scorch::is_bool(m.dtype), "bool"); }
-void float_dtype(const char* op, DType d) { check::kind(op, "the dtype asked", d, scorch::is_float(d), "a float dtype"); }
+void is_bool(const char* op, const char* name, const Meta& m) {
+  kind_of(op, name, m, scorch::is_bool(m.dtype), "bool");
+}
+void float_dtype(const char* op, DType d) {
+  check::kind(op, "the dtype asked", d, scorch::is_float(d), "a float dtype");
+}
 void int_dtype(const char* op, DType d) {
   check::kind(op, "the dtype asked", d, !scorch::is_float(d) && !scorch::is_bool(d), "an int dtype");
 }
