@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -259,8 +260,19 @@ template <class B> void run_backend(Options& o) {
   if constexpr (onnx_backend) onnx_workloads<B>(o);
 }
 
-/// --filter, --reps and --backend from the command line.
+constexpr const char* kUsage =
+    "usage: scorch-bench [--filter SUBSTRING[,SUBSTRING...]] [--reps N]\n"
+    "                    [--backend cpu|fusion-cpu|libtorch|cuda|vulkan|remote|remote-cuda]\n"
+    "Prints one JSON line per workload (the median of N timed repetitions after warm-up), named as the PyTorch\n"
+    "anchors in bench/anchors/ name theirs, then the process's peak memory. bench/compare.py pairs them.\n";
+
+/// --filter, --reps and --backend from the command line; --help prints the usage and exits.
 Options parse_options(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") != 0 && std::strcmp(argv[i], "-h") != 0) continue;
+    std::fputs(kUsage, stdout);
+    std::exit(0);
+  }
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--filter") == 0) o.filter = argv[i + 1];
