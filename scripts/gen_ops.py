@@ -453,7 +453,8 @@ def loop_helper(kernel_ops):
     return "scalar_numeric" if scalar else "binary_numeric"
 
 
-def gen_strided_elementwise(ops, spec):
+def gen_strided_elementwise(ops, spec, shards=1):
+    """The elementwise kernels' definitions in `shards` sources (round robin), which compile in parallel."""
     name, namespace, kernel_ns, tensor, device, header, loops = spec.split(",")[:7]
     types = dict(f=tensor, i=tensor, bt=tensor, device=device)
     users = functor_users(ops)
@@ -465,18 +466,18 @@ def gen_strided_elementwise(ops, spec):
         args = ", ".join(f"std::move({n})" if t != "Scalar" else n for t, n in op.params)
         defs.append(f"{tensor} {kernel}({decl_params(op, **types)}) {{\n"
                     f"  return {loop_helper(kernel_ops)}(\"{kernel}\", {args}, scalar_ops::{op.functor}{{}});\n}}")
-    return f"""{HEADER}// {name}'s elementwise kernels whose table line names a scalar_ops functor: each maps the functor
-// over the elements with {name}'s loops ({loops}).
+    return [f"""{HEADER}// {name}'s elementwise kernels whose table line names a scalar_ops functor: each maps the functor
+// over the elements with {name}'s loops ({loops}); shard {shard + 1} of {shards}.
 #include "{loops}"
 #include "scorch/backends/common/scalar_ops.h"
 #include "scorch/gen/{name.lower()}_kernel_ops.h"
 
 namespace {namespace}::{kernel_ns} {{
 
-{chr(10).join(defs)}
+{chr(10).join(defs[shard::shards])}
 
 }}  // namespace {namespace}::{kernel_ns}
-"""
+""" for shard in range(shards)]
 
 
 def gen_strided_layout(ops, spec):
@@ -1391,7 +1392,7 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--kernel-backend", action="append", default=[],
                         help="Name,namespace,kernel namespace,tensor type,device type,tensor header"
-                             "[,strided loops header,elementwise source suffix]")
+                             "[,strided loops header,elementwise source suffix[,elementwise sources]]")
     parser.add_argument("--required-ops", action="append", default=[],
                         help="Kernel backend that also gets a <Name>RequiredKernelOps (required ops only)")
     parser.add_argument("--strided-ops", action="append", default=[],
@@ -1437,8 +1438,12 @@ def main():
             if backend == fields[0]:
                 names = [line.split("#")[0].strip() for line in pathlib.Path(path).read_text().splitlines()]
                 write(args.out, f"{stem}_host_kernels.cpp", gen_host_kernels(ops, spec, [n for n in names if n]))
-        if len(fields) == 8:
-            write(args.out, f"{stem}_elementwise.{fields[7]}", gen_strided_elementwise(ops, spec))
+        if len(fields) >= 8:
+            shards = int(fields[8]) if len(fields) > 8 else 1
+            sources = gen_strided_elementwise(ops, spec, shards)
+            for shard, text in enumerate(sources):
+                suffix = f"_{shard}" if shards > 1 else ""
+                write(args.out, f"{stem}_elementwise{suffix}.{fields[7]}", text)
             write(args.out, f"{stem}_layout.cpp", gen_strided_layout(ops, spec))
 
 

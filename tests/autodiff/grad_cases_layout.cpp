@@ -9,8 +9,6 @@ namespace {
 using T1 = Tensor<AD, 1>;
 using T2 = Tensor<AD, 2>;
 
-/// The flattened parts, concatenated.
-T1 join(const std::vector<T1>& parts) { return T1::cat(parts, 0); }
 
 void add_view_cases(std::vector<GradCase>& cases) {
   cases.push_back({"reshape", {"float_reshape", "float_swap_dims"}, [](const GradInputs& in) {

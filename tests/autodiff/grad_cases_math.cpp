@@ -15,9 +15,6 @@ namespace act = ::scorch::activation;
 using T1 = Tensor<AD, 1>;
 using T2 = Tensor<AD, 2>;
 
-/// The flattened parts, concatenated.
-T1 join(const std::vector<T1>& parts) { return T1::cat(parts, 0); }
-
 // One case "binary_<op>" per binary op with a test attribute in op_table.txt on [2, 3] and [1, 3] inputs, so the
 // gradients are un-broadcast; remainder broadcasts a [1, 3] divisor the same way.
 void add_arith_cases(std::vector<GradCase>& cases) {

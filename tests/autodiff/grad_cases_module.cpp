@@ -21,9 +21,6 @@ constexpr mod::InterpolateOptions kBilinearAC{InterpolateMode::Bilinear, true};
 constexpr mod::InterpolateOptions kBicubic{InterpolateMode::Bicubic, false};
 constexpr mod::InterpolateOptions kBicubicAC{InterpolateMode::Bicubic, true};
 
-/// The flattened parts, concatenated.
-T1 join(const std::vector<T1>& parts) { return T1::cat(parts, 0); }
-
 // Inputs x, weight [out, in/groups, kernel...] and (except conv1d_nobias) bias [out].
 void add_conv_cases(std::vector<GradCase>& cases) {
   cases.push_back({"conv1d", {"module_conv"}, [](const GradInputs& in) {

@@ -7,8 +7,6 @@ namespace scorch::gradcheck {
 namespace {
 using T1 = Tensor<AD, 1>;
 
-/// The flattened parts, concatenated.
-T1 join(const std::vector<T1>& parts) { return T1::cat(parts, 0); }
 
 // Full reductions give shape [1]; the *_dim ones keep the reduced dim with size 1.
 void add_sum_mean_cases(std::vector<GradCase>& cases) {

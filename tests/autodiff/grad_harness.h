@@ -50,6 +50,8 @@ struct GradCase {
 
 /// t flattened to rank 1.
 template <size_t D> Tensor<AD, 1> flat(const Tensor<AD, D>& t) { return t.template reshape<1>({-1}); }
+/// The flattened parts, concatenated.
+inline Tensor<AD, 1> join(const std::vector<Tensor<AD, 1>>& parts) { return Tensor<AD, 1>::cat(parts, 0); }
 
 /// Every gradient case (grad_cases_*.cpp).
 std::vector<GradCase> all_grad_cases();

@@ -57,7 +57,7 @@ Tensor<Cpu, 4, Bool> host_mask(MaskKind kind, size_t b, size_t h, size_t sq, siz
 
 using Case = std::tuple<DType, size_t>;
 /// Each case draws its values from its own seed, whatever ran before it.
-class FlashAttentionCuda : public testing::TestWithParam<Case> {
+class FlashAttentionCuda : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override { Cpu::seed(1234 + static_cast<uint64_t>(std::get<1>(GetParam()))); }
 };
@@ -70,7 +70,7 @@ TEST_P(FlashAttentionCuda, ForwardAndBackwardMatchCpuInF32) {
   for (auto [sq, sk] : {std::pair<size_t, size_t>{130, 77}, {1, 200}, {64, 64}, {300, 300}, {200, 330}})
     for (MaskKind kind : {MaskKind::None, MaskKind::Causal, MaskKind::Padding, MaskKind::Random, MaskKind::CausalFlag,
                           MaskKind::CausalFlagAndPadding}) {
-      SCOPED_TRACE(testing::Message() << "sq " << sq << " sk " << sk << " mask " << static_cast<int>(kind));
+      SCOPED_TRACE(::testing::Message() << "sq " << sq << " sk " << sk << " mask " << static_cast<int>(kind));
       auto [q, hq] = rounded_twin<4>({b, h, sq, d}, dtype);
       auto [k, hk] = rounded_twin<4>({b, h, sk, d}, dtype);
       auto [v, hv] = rounded_twin<4>({b, h, sk, d}, dtype);
@@ -104,7 +104,7 @@ TEST_P(FlashAttentionCuda, DropoutMatchesCpu) {
   const size_t b = 2, h = 3;
   for (auto [sq, sk] : {std::pair<size_t, size_t>{130, 77}, {300, 300}})
     for (MaskKind kind : {MaskKind::None, MaskKind::CausalFlagAndPadding}) {
-      SCOPED_TRACE(testing::Message() << "sq " << sq << " sk " << sk << " mask " << static_cast<int>(kind));
+      SCOPED_TRACE(::testing::Message() << "sq " << sq << " sk " << sk << " mask " << static_cast<int>(kind));
       AttentionDropout dropout{kind == MaskKind::None ? 0.1 : 0.4, 1000 + sq};
       auto [q, hq] = rounded_twin<4>({b, h, sq, d}, dtype);
       auto [k, hk] = rounded_twin<4>({b, h, sk, d}, dtype);
@@ -158,8 +158,8 @@ TEST_P(FlashAttentionCuda, HeadViewsOfProjectionsUnderAutodiff) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DtypesAndHeadSizes, FlashAttentionCuda,
-                         testing::Combine(testing::Values(DType::BF16, DType::F16, DType::F32),
-                                          testing::Values(32, 64, 128)),
+                         ::testing::Combine(::testing::Values(DType::BF16, DType::F16, DType::F32),
+                                          ::testing::Values(32, 64, 128)),
                          [](const auto& info) {
                            return std::string(dtype_name(std::get<0>(info.param))) + "_d" +
                                   std::to_string(std::get<1>(info.param));

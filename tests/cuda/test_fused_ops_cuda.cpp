@@ -27,7 +27,7 @@ Tolerance tolerance_for(DType dtype) {
 }
 
 /// Each case draws its values from one seed, whatever ran before it (bf16's tolerances hold for typical draws).
-class FusedOpsCuda : public testing::TestWithParam<DType> {
+class FusedOpsCuda : public ::testing::TestWithParam<DType> {
  protected:
   void SetUp() override { Cpu::seed(4321); }
 };
@@ -193,7 +193,7 @@ TEST_P(FusedOpsCuda, LinearMatchesCpu) {
   expect_near(r.weight, md::linear_backward(hx, hw, false, false, md::linear(hx, hw), hg).weight, tol);
 }
 
-INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOpsCuda, testing::Values(DType::F32, DType::BF16),
+INSTANTIATE_TEST_SUITE_P(Dtypes, FusedOpsCuda, ::testing::Values(DType::F32, DType::BF16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 }  // namespace

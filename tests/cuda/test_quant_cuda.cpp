@@ -5,7 +5,7 @@
 namespace scorch {
 namespace {
 
-struct Case {
+struct QuantCase {
   size_t m, k, n;
   QuantScheme scheme;
   InputQuant input;
@@ -13,7 +13,7 @@ struct Case {
 };
 
 /// y = x·W (+ b) with W quantized as c says, on Cuda and on the Cpu.
-void expect_same_as_cpu(const Case& c) {
+void expect_same_as_cpu(const QuantCase& c) {
   auto x = Tensor<Cpu, 2>::random({c.m, c.k}, Distribution::normal(0, 1.5));
   auto w = c.weight_t ? Tensor<Cpu, 2>::random({c.n, c.k}, Distribution::normal(0, 1))
                       : Tensor<Cpu, 2>::random({c.k, c.n}, Distribution::normal(0, 1));
@@ -38,23 +38,23 @@ TEST(QuantCuda, Int8ProductMatchesTheCpu) {
   InputQuant dynamic, fixed{false, false, QuantValue::UInt8, 0.03, 120},
       signed_input{false, false, QuantValue::Int8, 0.025, -3};
   dynamic.reduce_range = false;
-  for (const Case& c :
-       {Case{64, 256, 96, QuantScheme::int8_per_channel(0), dynamic, true, true, false},
-        Case{7, 36, 19, QuantScheme::int8_per_channel(1), dynamic, false, true, true},
-        Case{300, 512, 256, QuantScheme::int8(), fixed, true, false, false},
-        Case{5, 64, 33, QuantScheme::int8().with_mode(QuantMode::Affine), signed_input, true, true, false},
-        Case{3, 30, 8, QuantScheme::int8_per_channel(0), dynamic, true, false, false}})  // k % 4 != 0
+  for (const QuantCase& c :
+       {QuantCase{64, 256, 96, QuantScheme::int8_per_channel(0), dynamic, true, true, false},
+        QuantCase{7, 36, 19, QuantScheme::int8_per_channel(1), dynamic, false, true, true},
+        QuantCase{300, 512, 256, QuantScheme::int8(), fixed, true, false, false},
+        QuantCase{5, 64, 33, QuantScheme::int8().with_mode(QuantMode::Affine), signed_input, true, true, false},
+        QuantCase{3, 30, 8, QuantScheme::int8_per_channel(0), dynamic, true, false, false}})  // k % 4 != 0
     expect_same_as_cpu(c);
 }
 
 TEST(QuantCuda, WeightOnlyProductMatchesTheCpu) {
   SCORCH_REQUIRE_CUDA();
   auto float_input = InputQuant::float_input();
-  for (const Case& c : {Case{1, 256, 128, QuantScheme::int8_per_channel(1), float_input, false, true, false},
-                        Case{5, 128, 64, QuantScheme::q4_blocks(0, 32), float_input, false, true, true},
-                        Case{16, 96, 40, QuantScheme::q4_blocks(0, 32), float_input, false, false, false},
-                        Case{40, 64, 32, QuantScheme::q4_blocks(0, 16), float_input, false, true, false},  // > 16 rows
-                        Case{2, 64, 32, QuantScheme::q4_blocks(1, 16), float_input, true, true, false}})
+  for (const QuantCase& c : {QuantCase{1, 256, 128, QuantScheme::int8_per_channel(1), float_input, false, true, false},
+                        QuantCase{5, 128, 64, QuantScheme::q4_blocks(0, 32), float_input, false, true, true},
+                        QuantCase{16, 96, 40, QuantScheme::q4_blocks(0, 32), float_input, false, false, false},
+                        QuantCase{40, 64, 32, QuantScheme::q4_blocks(0, 16), float_input, false, true, false},  // > 16 rows
+                        QuantCase{2, 64, 32, QuantScheme::q4_blocks(1, 16), float_input, true, true, false}})
     expect_same_as_cpu(c);
 }
 

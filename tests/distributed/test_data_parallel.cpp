@@ -21,7 +21,7 @@ namespace {
 
 using AD = Autodiff<Cpu>;
 
-ProcessGroup& group() { return *default_group(); }
+ProcessGroup& world() { return *default_group(); }
 
 // n items whose classes follow their index; each image lights a block that depends on its class, plus noise.
 data::DatasetPtr<data::MnistItem> items(size_t n) {
@@ -79,7 +79,7 @@ std::string fresh_run_dir(const std::string& name) {
   std::string dir = run_dir(name);
   std::error_code ignored;  // another rank may be removing the same files
   std::filesystem::remove_all(dir, ignored);
-  group().barrier();
+  world().barrier();
   return dir;
 }
 
@@ -96,7 +96,7 @@ std::vector<int64_t> epoch_targets(
 }
 
 TEST(Distributed, ShardsCoverEachEpochOnceWithOneShuffle) {
-  ProcessGroup& g = group();
+  ProcessGroup& g = world();
   const size_t world = size_t(g.size()), n = 103;
   auto all = loader(n, 4);
   for (uint64_t epoch : {0, 3}) {
@@ -127,7 +127,7 @@ TEST(Distributed, ShardsCoverEachEpochOnceWithOneShuffle) {
 // buckets, sent while backward runs or all at the end.
 template <class B> void expect_partial_gradients_averaged(typename B::Device device) {
   using Inner = typename B::InnerBackend;
-  ProcessGroup& g = group();
+  ProcessGroup& g = world();
   auto model = fresh_model<B>(3, device);
   auto local_grads = [&](int rank) {
     std::vector<float> v(4 * 1024);
@@ -187,7 +187,7 @@ std::pair<guide::Model<B>, std::vector<double>> reference_training(size_t n, siz
 }
 
 TEST(Distributed, LearnerTrainsTheGuideModelAsOneProcessWithTheGlobalBatch) {
-  ProcessGroup& g = group();
+  ProcessGroup& g = world();
   const size_t per_rank = 4, steps = 200, global = per_rank * size_t(g.size()), n = steps * global;
   const double lr = 1e-3;
   auto dir = fresh_run_dir("match-rank" + std::to_string(g.rank()));
@@ -224,14 +224,14 @@ TEST(Distributed, LearnerTrainsTheGuideModelAsOneProcessWithTheGlobalBatch) {
 #ifdef SCORCH_HAVE_CUDA
 // Partial gradients on Cuda: buckets and presence flags summed by NCCL (skipped without a GPU per rank).
 TEST(Distributed, CudaPartialGradientsAverageAcrossRanks) {
-  if (backends::cuda::device_count() < group().size()) GTEST_SKIP() << "needs a GPU per rank";
-  expect_partial_gradients_averaged<Autodiff<Cuda>>(CudaDevice{group().local_rank()});
+  if (backends::cuda::device_count() < world().size()) GTEST_SKIP() << "needs a GPU per rank";
+  expect_partial_gradients_averaged<Autodiff<Cuda>>(CudaDevice{world().local_rank()});
 }
 
 // The same on Cuda, one GPU per rank, gradients summed by NCCL during backward (skipped without a GPU per rank).
 TEST(Distributed, CudaLearnerTrainsAsOneGpuWithTheGlobalBatch) {
   using CAD = Autodiff<Cuda>;
-  ProcessGroup& g = group();
+  ProcessGroup& g = world();
   if (backends::cuda::device_count() < g.size()) GTEST_SKIP() << "needs a GPU per rank";
   const size_t per_rank = 8, steps = 100, global = per_rank * size_t(g.size()), n = steps * global;
   std::vector<CudaDevice> devices;
@@ -264,7 +264,7 @@ TEST(Distributed, CudaLearnerTrainsAsOneGpuWithTheGlobalBatch) {
 #endif
 
 TEST(Distributed, AStopOnOneRankStopsEveryRank) {
-  ProcessGroup& g = group();
+  ProcessGroup& g = world();
   train::Interrupter interrupter;
   if (g.rank() == g.size() - 1) interrupter.stop("asked on the last rank");
   auto dir = fresh_run_dir("stop");
@@ -282,7 +282,7 @@ TEST(Distributed, AStopOnOneRankStopsEveryRank) {
 }
 
 TEST(Distributed, ResumeContinuesTheDataParallelRun) {
-  ProcessGroup& g = group();
+  ProcessGroup& g = world();
   const size_t n = 24 * 4 * size_t(g.size());
   auto fit = [&](const std::string& dir, size_t epochs, std::optional<size_t> resume, uint64_t seed) {
     auto builder = train::LearnerBuilder(dir);
@@ -309,7 +309,7 @@ TEST(Distributed, ResumeContinuesTheDataParallelRun) {
 template <class B = AD> struct LeavingBatcher final : data::Batcher<B, data::MnistItem, guide::MnistBatch<B>> {
   mutable size_t batches = 0;
   guide::MnistBatch<B> batch(std::vector<data::MnistItem> items, const typename B::Device& device) const override {
-    if (group().rank() == 1 && ++batches == 5) std::_Exit(0);
+    if (world().rank() == 1 && ++batches == 5) std::_Exit(0);
     return guide::MnistBatcher<B>().batch(std::move(items), device);
   }
 };
@@ -343,8 +343,8 @@ TEST(DistributedDeadPeerTraining, TrainingWithAGonePeerIsAnError) {
 // The same on NCCL: the communicator's watchdog aborts the bucket all-reduce that waits for rank 1.
 TEST(DistributedDeadPeerTraining, CudaTrainingWithAGonePeerIsAnError) {
   using CAD = Autodiff<Cuda>;
-  if (backends::cuda::device_count() < group().size()) GTEST_SKIP() << "needs a GPU per rank";
-  CudaDevice mine{group().local_rank()};
+  if (backends::cuda::device_count() < world().size()) GTEST_SKIP() << "needs a GPU per rank";
+  CudaDevice mine{world().local_rank()};
   auto learner = train::LearnerBuilder(fresh_run_dir("dead-cuda"))
                      .devices(std::vector<CudaDevice>{mine})
                      .data_parallel(default_group())

@@ -129,7 +129,7 @@ TEST(Module, LoadKeepsRequireGradAndConvertsDtype) {
 }
 
 /// Expects load_record to throw E whose message contains each of parts, leaving the module as it was.
-template <class E> void expect_load_error(const Net<Cpu>& net, const Record& r, std::vector<std::string> parts) {
+template <class E> void expect_record_error(const Net<Cpu>& net, const Record& r, std::vector<std::string> parts) {
   auto before = net.layers[0].weight.val().to_data();
   try {
     (void)net.load_record(r);
@@ -148,27 +148,27 @@ TEST(Module, LoadRecordErrorsNameTheKey) {
   Record missing = good;
   missing.find_mut("layers")->as_list_mut()[1].as_map_mut().erase(
       missing.find_mut("layers")->as_list_mut()[1].as_map_mut().begin());
-  expect_load_error<FormatError>(net, missing, {"[load_record]", "'layers.1.weight'", "missing key"});
+  expect_record_error<FormatError>(net, missing, {"[load_record]", "'layers.1.weight'", "missing key"});
 
   Record extra = good;
   extra.find_mut("conv")->set("gamma", Record(TensorData({1.f}, Shape{1})));
-  expect_load_error<FormatError>(net, extra, {"'conv.gamma'", "unexpected key"});
+  expect_record_error<FormatError>(net, extra, {"'conv.gamma'", "unexpected key"});
 
   Record shape = good;
   shape.find_mut("conv")->set("bias", Record(TensorData({1.f, 2.f}, Shape{2})));
-  expect_load_error<ShapeError>(net, shape, {"'conv.bias'", "record shape [2]", "module expects [4]"});
+  expect_record_error<ShapeError>(net, shape, {"'conv.bias'", "record shape [2]", "module expects [4]"});
 
   Record kind = good;
   kind.find_mut("conv")->set("bias", Record(TensorData(std::vector<int64_t>{1, 2, 3, 4}, Shape{4})));
-  expect_load_error<DTypeError>(net, kind, {"'conv.bias'", "i64", "Float"});
+  expect_record_error<DTypeError>(net, kind, {"'conv.bias'", "i64", "Float"});
 
   Record not_tensor = good;
   not_tensor.find_mut("conv")->set("bias", Record(1.5));
-  expect_load_error<FormatError>(net, not_tensor, {"'conv.bias'", "expected a tensor"});
+  expect_record_error<FormatError>(net, not_tensor, {"'conv.bias'", "expected a tensor"});
 
   Record short_list = good;
   short_list.find_mut("layers")->as_list_mut().pop_back();
-  expect_load_error<FormatError>(net, short_list, {"'layers'", "1 elements, the module has 2"});
+  expect_record_error<FormatError>(net, short_list, {"'layers'", "1 elements, the module has 2"});
 }
 
 TEST(Module, PartialAndUnusedRecordsWithOptions) {

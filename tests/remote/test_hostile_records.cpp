@@ -21,7 +21,7 @@ namespace {
 
 using testing::ServerProcess;
 namespace rec = ir::records;
-constexpr const char* kToken = "hostile-records-token";
+constexpr const char* kHostileToken = "hostile-records-token";
 constexpr size_t kHuge = size_t{1} << 40;
 
 /// A raw session on a server: records go as they are, with no front end in between.
@@ -33,7 +33,7 @@ class RawClient {
     socket_.connect(endpoint);
     remote::Request hello;
     hello.kind = remote::RequestKind::Hello;
-    hello.token = kToken;
+    hello.token = kHostileToken;
     EXPECT_EQ(exchange(hello).kind, remote::ReplyKind::Ok);
   }
   /// Sends record with fresh output ids (an op has no reply of its own).
@@ -74,7 +74,7 @@ ir::TensorIr t(uint64_t id) { return ir::TensorIr{id, {}, {}}; }
 
 class HostileRecords : public ::testing::Test {
  protected:
-  HostileRecords() : server_(kToken, {"--backend", "cpu", "--session-memory-mb", "64"}), client_(server_.endpoint()) {}
+  HostileRecords() : server_(kHostileToken, {"--backend", "cpu", "--session-memory-mb", "64"}), client_(server_.endpoint()) {}
 
   /// Sends record; the next sync must be an error naming op, then the session must answer Ok again.
   template <class R> void refused(R record, const std::string& op) {
@@ -90,7 +90,7 @@ class HostileRecords : public ::testing::Test {
   }
   void TearDown() override {
     EXPECT_TRUE(server_alive()) << "the server must survive every record";
-    auto device = Remote::connect(server_.endpoint(), kToken, std::chrono::milliseconds(5000));
+    auto device = Remote::connect(server_.endpoint(), kHostileToken, std::chrono::milliseconds(5000));
     double total = Tensor<Remote, 1>::ones({3}, device).sum().into_scalar().to_double();
     EXPECT_EQ(total, 3.0) << "the server must keep serving other clients";
   }
@@ -177,7 +177,7 @@ TEST_F(HostileRecords, ResultsOverTheLimitAreRefusedBeforeTheyAreMade) {
 }
 
 TEST(RemoteLimits, EmptyTensorsCountAgainstTheLimit) {
-  ServerProcess server(kToken, {"--backend", "cpu", "--session-memory-mb", "1"});
+  ServerProcess server(kHostileToken, {"--backend", "cpu", "--session-memory-mb", "1"});
   RawClient client(server.endpoint());
   for (int i = 0; i < 5000; ++i) client.zeros({0});  // 5,000 × 256 bytes of bookkeeping > 1 MiB
   remote::Reply reply = client.sync();
@@ -186,7 +186,7 @@ TEST(RemoteLimits, EmptyTensorsCountAgainstTheLimit) {
 }
 
 TEST(RemoteHello, WrongTokensAreAnsweredSlowerAndSlower) {
-  ServerProcess server(kToken, {"--backend", "cpu"});
+  ServerProcess server(kHostileToken, {"--backend", "cpu"});
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);

@@ -7,6 +7,14 @@
 
 namespace scorch::testing {
 
+/// An emptied folder under the system temp dir named scorch-<name>, kept after the test (its files can be looked at).
+inline std::filesystem::path fresh_temp_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("scorch-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 class TempDir {
  public:
   explicit TempDir(const std::string& name = "test")

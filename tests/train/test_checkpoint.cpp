@@ -7,6 +7,8 @@
 #include <scorch/scorch.hpp>
 #include <scorch/train.hpp>
 
+#include "support/temp_dir.h"
+
 using namespace scorch;
 using namespace scorch::train;
 namespace fs = std::filesystem;
@@ -14,12 +16,7 @@ using Action = CheckpointingAction;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("scorch-train-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path checkpoint_dir(const std::string& name) { return scorch::testing::fresh_temp_dir("train-" + name); }
 
 /// A store whose valid loss per epoch is losses[epoch - 1].
 MetricsStore losses(const std::vector<double>& values) {
@@ -67,7 +64,7 @@ TEST(Checkpointing, ComposedDeletesOnlyWhenEveryStrategyAgrees) {
 }
 
 TEST(Checkpointing, FileCheckpointerWritesReadsAndRemoves) {
-  auto dir = temp_dir("checkpointer");
+  auto dir = checkpoint_dir("checkpointer");
   FileCheckpointer c((dir / "checkpoint").string(), "model", AnyRecorder::from(CompactRecorder{}));
   Record r = Record::map();
   r.set("step", int64_t{7});
@@ -85,7 +82,7 @@ TEST(Checkpointing, FileCheckpointerWritesReadsAndRemoves) {
 }
 
 TEST(Checkpointing, LatestCheckpointNeedsAllThreeFiles) {
-  auto dir = temp_dir("latest");
+  auto dir = checkpoint_dir("latest");
   EXPECT_FALSE(latest_checkpoint(dir.string()));
   fs::create_directories(dir / "checkpoint");
   for (const char* f : {"model-1.mpk", "optim-1.mpk", "scheduler-1.mpk", "model-2.mpk", "optim-2.mpk",
@@ -124,7 +121,7 @@ TEST(Store, EpochValueIsTheMeanOfIterations) {
 }
 
 TEST(Loggers, FileLoggerWritesTheBookLayoutAndReadsItBack) {
-  auto dir = temp_dir("logger");
+  auto dir = checkpoint_dir("logger");
   FileMetricLogger logger(dir.string());
   logger.log(Split::Train, 1, {"Accuracy", "", "75", 75.0, 75.0});
   logger.log(Split::Train, 1, {"Accuracy", "", "25", 25.0, 50.0});
@@ -144,7 +141,7 @@ TEST(Loggers, FileLoggerWritesTheBookLayoutAndReadsItBack) {
 }
 
 TEST(Reports, PlotsAndSummary) {
-  auto dir = temp_dir("plots");
+  auto dir = checkpoint_dir("plots");
   MetricsStore store;
   for (size_t e = 1; e <= 3; ++e) {
     store.add(Split::Train, "Accuracy", e, 60.0 + 10.0 * static_cast<double>(e));

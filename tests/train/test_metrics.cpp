@@ -7,6 +7,8 @@
 #include <scorch/scorch.hpp>
 #include <scorch/train.hpp>
 
+#include "support/temp_dir.h"
+
 using namespace scorch;
 using namespace scorch::train;
 
@@ -25,12 +27,7 @@ AccuracyInput four_rows(std::vector<int64_t> targets) {
       {0.1f, 0.7f, 0.2f, /**/ 0.6f, 0.1f, 0.3f, /**/ 0.2f, 0.3f, 0.5f, /**/ 0.3f, 0.1f, 0.6f}, 3, std::move(targets)};
 }
 
-std::filesystem::path temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("scorch-metrics-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+std::filesystem::path metrics_dir(const std::string& name) { return scorch::testing::fresh_temp_dir("metrics-" + name); }
 
 void write(const std::filesystem::path& file, const std::string& text) {
   std::filesystem::create_directories(file.parent_path());
@@ -57,7 +54,7 @@ TEST(Metrics, AccuracyIsTheShareOfRowsWhoseArgmaxIsTheTarget) {
 TEST(Metrics, EpochValuesWeighEachBatchByItsRowsAndResumeTheSameFromTheLogs) {
   AccuracyMetric accuracy;
   MetricsStore store;
-  auto dir = temp_dir("weights");
+  auto dir = metrics_dir("weights");
   FileMetricLogger logger(dir.string());
   for (auto entry : {accuracy.update(four_rows({1, 0, 0, 2}), meta()),                                // 3 of 4
                      accuracy.update({{0.9f, 0.1f, 0.0f, 0.9f, 0.1f, 0.0f}, 3, {1, 2}}, meta(2))}) {  // 0 of 2
@@ -201,7 +198,7 @@ TEST(Metrics, LossLearningRateAndSpeed) {
 }
 
 TEST(Metrics, CpuUseAndMemoryReadProcFiles) {
-  auto dir = temp_dir("proc");
+  auto dir = metrics_dir("proc");
   // busy = user + nice + system + irq + softirq + steal = 100 + 0 + 50 + 5 + 5 + 0 = 160; total = 160 + 800 + 40 = 1000
   write(dir / "stat", "cpu  100 0 50 800 40 5 5 0 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n");
   CpuUse cpu((dir / "stat").string());
@@ -217,7 +214,7 @@ TEST(Metrics, CpuUseAndMemoryReadProcFiles) {
 }
 
 TEST(Metrics, CpuTemperatureReadsCpuSensorsOrSaysUnavailable) {
-  auto dir = temp_dir("sys");
+  auto dir = metrics_dir("sys");
   write(dir / "class/thermal/thermal_zone0/type", "acpitz\n");
   write(dir / "class/thermal/thermal_zone0/temp", "99000\n");  // not a CPU zone: ignored
   write(dir / "class/thermal/thermal_zone1/type", "x86_pkg_temp\n");

@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <limits>
 
+#include "scorch/core/deflate.h"
 #include "scorch/core/error.h"
 #include "scorch/core/shape.h"
 
 namespace scorch::data {
 
 namespace {
-constexpr size_t kMaxDeflateRatio = 1032;  // no deflate byte inflates to more than this
 constexpr size_t kChunk = size_t{1} << 16;
 
 /// A file read through zlib's gz* functions: gzip (one or more members) is inflated as it is read, other files pass

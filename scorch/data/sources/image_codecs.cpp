@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "scorch/core/deflate.h"
 #include "scorch/core/error.h"
 #include "scorch/core/shape.h"
 #include "scorch/data/sources/image.h"
@@ -23,7 +24,6 @@ namespace scorch::data {
 
 namespace {
 constexpr size_t kMaxImageBytes = size_t{1} << 30;  // decoded bytes (height × width × channels) of one image
-constexpr size_t kMaxDeflateRatio = 1032;           // PNG: no deflate byte inflates to more than this
 constexpr size_t kMaxJpegPixelsPerByte = 1024;      // JPEG: baseline files hold at most ~256 pixels per byte
 
 struct JpegError {

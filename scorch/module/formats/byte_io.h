@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "scorch/core/deflate.h"
+
 namespace scorch::formats {
 
 /// Somewhere to write bytes; write throws IoError on failure.
@@ -82,9 +84,6 @@ class MappedFile {
   const std::byte* data_ = nullptr;
   size_t size_ = 0;
 };
-
-/// Deflate's largest possible expansion: no compressed byte inflates to more than this many bytes.
-inline constexpr size_t kMaxDeflateRatio = 1032;
 
 /// How much gunzip may produce and what the inflated data must start with.
 struct InflateLimit {

@@ -14,7 +14,7 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "the binary record format is little-endian");
 constexpr char kMagic[8] = {'S', 'C', 'O', 'R', 'C', 'H', 'B', '1'};
 constexpr size_t kAlign = 64;
-constexpr int kMaxDepth = 128;
+constexpr int kMaxBinDepth = 128;
 constexpr uint64_t kMaxReserve = 4096;  // list slots reserved up front; more grow as elements parse
 enum Tag : uint8_t { kNull, kFalse, kTrue, kInt, kFloat, kString, kList, kMap, kTensor };
 
@@ -49,7 +49,7 @@ void BinWriter::tensor(const RecordTensor& t) {
 }
 
 void BinWriter::value(const Record& r, int depth) {
-  if (depth > kMaxDepth) throw FormatError("save", "records nest deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (depth > kMaxBinDepth) throw FormatError("save", "records nest deeper than " + std::to_string(kMaxBinDepth) + " levels");
   switch (r.kind()) {
     case RecordKind::Null: return raw<uint8_t>(kNull);
     case RecordKind::Bool: return raw<uint8_t>(r.as_bool() ? kTrue : kFalse);
@@ -130,7 +130,7 @@ Record BinReader::tensor(const std::string& path) {
 }
 
 Record BinReader::value(int depth, const std::string& path) {
-  if (depth > kMaxDepth) fail(path, "records nest deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (depth > kMaxBinDepth) fail(path, "records nest deeper than " + std::to_string(kMaxBinDepth) + " levels");
   auto tag = raw<uint8_t>(path);
   switch (tag) {
     case kNull: return Record();

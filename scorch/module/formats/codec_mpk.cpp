@@ -11,7 +11,7 @@
 namespace scorch::formats {
 
 namespace {
-constexpr int kMaxDepth = 24;  // msgpack-c parses at most 32 nested containers; tensors add two
+constexpr int kMaxMpkDepth = 24;  // msgpack-c parses at most 32 nested containers; tensors add two
 
 class MpkWriter {
  public:
@@ -53,8 +53,8 @@ void MpkWriter::tensor(const RecordTensor& t, const std::string& path) {
 }
 
 void MpkWriter::value(const Record& r, int depth, const std::string& path) {
-  if (depth > kMaxDepth)
-    throw FormatError("save", "'" + path + "': records nest deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (depth > kMaxMpkDepth)
+    throw FormatError("save", "'" + path + "': records nest deeper than " + std::to_string(kMaxMpkDepth) + " levels");
   switch (r.kind()) {
     case RecordKind::Null: msgpack_pack_nil(&pk_); return;
     case RecordKind::Bool: r.as_bool() ? msgpack_pack_true(&pk_) : msgpack_pack_false(&pk_); return;

@@ -11,14 +11,14 @@
 namespace scorch::backends::cuda::kernels {
 namespace {
 
-DType compute_dtype(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
+DType attention_compute_dtype(DType d) { return d == DType::F64 ? DType::F64 : DType::F32; }
 T in_dtype(T x, DType d) { return x.dtype() == d ? std::move(x) : cast(std::move(x), d); }
 
 // dropout(softmax(q·kᵀ·scale, masked)), computed in the compute dtype and written in q's, and each row's
 // log-sum-exp.
 std::pair<T, T> probabilities(const T& q, const T& k, const std::optional<T>& mask, double scale, bool causal,
                               const AttentionDropout& dropout) {
-  T scores = matmul_to(q, swap_dims(in_dtype(k, q.dtype()), 2, 3), compute_dtype(q.dtype()));
+  T scores = matmul_to(q, swap_dims(in_dtype(k, q.dtype()), 2, 3), attention_compute_dtype(q.dtype()));
   return attention_rows::softmax_with_lse(scores, mask, causal, dropout, scale, q.dtype());
 }
 
@@ -40,7 +40,7 @@ std::pair<T, T> attention_with_stats(T q, T k, T v, const std::optional<T>& mask
 
 AttentionGradients<T> attention_backward(T q, T k, T v, const std::optional<T>& mask, double scale, bool causal,
                                          const AttentionDropout& dropout, T out, T logsumexp, T grad) {
-  DType d = q.dtype(), cd = compute_dtype(d);
+  DType d = q.dtype(), cd = attention_compute_dtype(d);
   k = in_dtype(std::move(k), d), v = in_dtype(std::move(v), d);
   if (flash::supports(q, k, v)) return flash::backward(q, k, v, mask, scale, causal, dropout, out, logsumexp, grad);
   // Each is read by two products: made contiguous once (a head view would be copied by each product).

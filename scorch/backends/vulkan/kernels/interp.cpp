@@ -23,7 +23,7 @@ struct InterpPush {
 };
 static_assert(sizeof(InterpPush) == 48, "must match interp.comp");
 
-enum Mode : int32_t { kForward = 0, kBackward = 1 };
+enum InterpMode : int32_t { kForward = 0, kBackward = 1 };
 
 // The geometry of interpolating an image of x_shape by spec (spatial dims right-aligned into 3).
 InterpPush interp_geometry(const Shape& x_shape, const InterpolateSpec& spec) {
@@ -55,7 +55,7 @@ size_t gather_iterations(const InterpPush& p) {
   return total;
 }
 
-void run_interp(const char* op, InterpPush p, const T& src, const T& dst, Mode mode) {
+void run_interp(const char* op, InterpPush p, const T& src, const T& dst, InterpMode mode) {
   p.total = static_cast<int32_t>(dst.numel());
   if (p.total == 0) return;
   check_index_range(op, src);

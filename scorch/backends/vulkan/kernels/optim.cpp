@@ -18,7 +18,7 @@ namespace {
 constexpr int64_t kChunk = 4096;       // values per workgroup (optim.comp's CHUNK)
 constexpr int64_t kMaxGroups = 65535;  // workgroups per dispatch
 
-enum Mode : int32_t { kAdam = 0, kSgd = 1 };
+enum OptimMode : int32_t { kAdam = 0, kSgd = 1 };
 enum Flags : int32_t { kDecoupled = 1, kDecays = 2, kWithMomentum = 4, kHasVelocity = 8, kNesterov = 16 };
 
 /// optim.comp's StepParams header (std430), then one StepEntry per tensor.
@@ -56,7 +56,7 @@ struct StepOperands {
 
 /// Records the steps (tensors of dtype on ctx's device) in dispatches of at most kMaxGroups workgroups; a tensor
 /// longer than one dispatch's share is split into pieces at offset addresses.
-void run_steps(Mode mode, const StepHeader& header, const std::vector<StepOperands>& steps, DType dtype,
+void run_steps(OptimMode mode, const StepHeader& header, const std::vector<StepOperands>& steps, DType dtype,
                detail::Context& ctx) {
   std::vector<StepEntry> table;
   int64_t groups = 0;
@@ -103,7 +103,7 @@ class StepGroups {
     group.first = &context_of(param);
     group.second.push_back(step);
   }
-  void run(Mode mode, const StepHeader& header) {
+  void run(OptimMode mode, const StepHeader& header) {
     for (auto& [key, group] : groups_) run_steps(mode, header, group.second, key.second, *group.first);
   }
 

@@ -25,7 +25,7 @@ struct PoolParams {
 };
 static_assert(sizeof(PoolParams) == 112, "must match pool.comp");
 
-enum Mode : int32_t { kAvg = 0, kAvgBackward = 1, kMax = 2, kAdaptiveMax = 3 };
+enum PoolMode : int32_t { kAvg = 0, kAvgBackward = 1, kMax = 2, kAdaptiveMax = 3 };
 
 // dims (one per spatial dim) right-aligned into 3, fill before.
 Dims3 pad3(const std::vector<size_t>& dims, int32_t fill) {
@@ -56,7 +56,7 @@ PoolParams pool_geometry(const Shape& x, const PoolSpec& spec, Shape& out_shape)
   return p;
 }
 
-void run_pool(const char* op, PoolParams p, const T& src, const T& dst, const T* indices, Mode mode) {
+void run_pool(const char* op, PoolParams p, const T& src, const T& dst, const T* indices, PoolMode mode) {
   p.total = static_cast<int32_t>(dst.numel());
   if (p.total == 0) return;
   for (const T* x : {&src, &dst}) check_index_range(op, *x);
@@ -70,7 +70,7 @@ void run_pool(const char* op, PoolParams p, const T& src, const T& dst, const T*
                                        groups_for(p.total));
 }
 
-std::pair<T, T> max_pool_as(const char* op, T x, PoolParams p, const Shape& out_shape, Mode mode) {
+std::pair<T, T> max_pool_as(const char* op, T x, PoolParams p, const Shape& out_shape, PoolMode mode) {
   T values(out_shape, x.dtype(), x.device()), indices(out_shape, DType::I64, x.device());
   run_pool(op, p, x, values, &indices, mode);
   return {std::move(values), std::move(indices)};

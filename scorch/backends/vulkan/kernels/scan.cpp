@@ -11,7 +11,7 @@ using T = VulkanTensor;
 
 namespace {
 
-enum ScanOp : int32_t { kSum = 0, kProd = 1, kMin = 2, kMax = 3 };
+enum ScanOp : int32_t { kScanSum = 0, kScanProd = 1, kScanMin = 2, kScanMax = 3 };
 
 template <class HostFn> T scan(const char* name, T x, size_t dim, ScanOp op, HostFn on_host) {
   check_dim_in_range(name, x, dim);
@@ -27,7 +27,7 @@ template <class HostFn> T scan(const char* name, T x, size_t dim, ScanOp op, Hos
   int32_t spec[] = {static_cast<int32_t>(x.dtype()), op, is_float(x.dtype()) ? 1 : 0};
   // Sums and products accumulate in double and int64 where the device has them, as the Cpu backend's; min and max
   // are exact in the dtype (a round trip through double would not keep a NaN's payload on every GPU).
-  bool wide = (op == kSum || op == kProd) && ctx.info().float64 && ctx.info().int64;
+  bool wide = (op == kScanSum || op == kScanProd) && ctx.info().float64 && ctx.info().int64;
   ctx.dispatch(wide ? "scan_wide" : variant("scan", {x.dtype()}), spec, &p, sizeof(p),
                groups_for(static_cast<int64_t>(lanes)));
   return out;
@@ -36,16 +36,16 @@ template <class HostFn> T scan(const char* name, T x, size_t dim, ScanOp op, Hos
 }  // namespace
 
 T cumsum(T x, size_t dim) {
-  return scan("cumsum", std::move(x), dim, kSum, [](auto&&... a) { return cpu::kernels::cumsum(a...); });
+  return scan("cumsum", std::move(x), dim, kScanSum, [](auto&&... a) { return cpu::kernels::cumsum(a...); });
 }
 T cumprod(T x, size_t dim) {
-  return scan("cumprod", std::move(x), dim, kProd, [](auto&&... a) { return cpu::kernels::cumprod(a...); });
+  return scan("cumprod", std::move(x), dim, kScanProd, [](auto&&... a) { return cpu::kernels::cumprod(a...); });
 }
 T cummin(T x, size_t dim) {
-  return scan("cummin", std::move(x), dim, kMin, [](auto&&... a) { return cpu::kernels::cummin(a...); });
+  return scan("cummin", std::move(x), dim, kScanMin, [](auto&&... a) { return cpu::kernels::cummin(a...); });
 }
 T cummax(T x, size_t dim) {
-  return scan("cummax", std::move(x), dim, kMax, [](auto&&... a) { return cpu::kernels::cummax(a...); });
+  return scan("cummax", std::move(x), dim, kScanMax, [](auto&&... a) { return cpu::kernels::cummax(a...); });
 }
 
 }  // namespace scorch::backends::vulkan::kernels

@@ -16,7 +16,7 @@ struct SortPush {
   int32_t x_offset, lanes, n, inner, padded, size, stride;
 };
 
-enum Mode : int32_t { kWholeLane = 0, kFirstBlocks = 1, kGlobalStep = 2, kBlockSteps = 3 };
+enum SortMode : int32_t { kWholeLane = 0, kFirstBlocks = 1, kGlobalStep = 2, kBlockSteps = 3 };
 
 // Sorts x's lanes along dim into values and/or indices (each fresh, x's shape); x contiguous.
 void sort_on_device(const char* name, const T& x, size_t dim, bool descending, const T* values, const T* indices) {
@@ -37,7 +37,7 @@ void sort_on_device(const char* name, const T& x, size_t dim, bool descending, c
   p.padded = static_cast<int32_t>(padded);
   std::string shader = variant(is_float(x.dtype()) ? "sort" : "sort_int", {x.dtype()});
   detail::Context& ctx = context_of(x);
-  auto run = [&](Mode mode, uint32_t groups) {
+  auto run = [&](SortMode mode, uint32_t groups) {
     int32_t spec[] = {static_cast<int32_t>(x.dtype()), descending ? 1 : 0, values ? 1 : 0, indices ? 1 : 0, mode};
     ctx.dispatch(shader, spec, &p, sizeof(p), std::min<uint32_t>(groups, 65535));
   };
