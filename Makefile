@@ -21,7 +21,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build install test format guide embedded bench bench-compare bench-compare-gpu example \
+.PHONY: deps configure build install test format guide hello embedded bench bench-compare bench-compare-gpu example \
   fixtures clean fuzz fuzz-build clang-test docs wasm wasm-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
@@ -107,6 +107,11 @@ guide: configure
 	@$(BUILD)/examples/guide train --artifact-dir $(GUIDE_DIR) $(GUIDE_TRAIN_FLAGS)
 	@$(BUILD)/examples/guide infer --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
 	@$(BUILD)/examples/guide quantize --artifact-dir $(GUIDE_DIR) $(GUIDE_FLAGS)
+
+# The quickest first build: the core, the Cpu backend and examples/hello only, then runs it.
+hello: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target hello
+	@$(BUILD)/examples/hello
 
 # The bare-metal example (docs/embedded.md): train and export on the host, build the firmware with arm-none-eabi-gcc,
 # run it on QEMU's Cortex-M4 and compare it with the hosted Cpu backend; prints flash, RAM, arena, instructions.

@@ -14,6 +14,7 @@
 #include "scorch/distributed/data_parallel.h"
 #include "scorch/stacks/cuda/autodiff.h"
 #include "text-generation/gpt.h"
+#include <scorch/core/cli.h>
 
 namespace {
 
@@ -93,6 +94,10 @@ void gpt(const Args& a, std::shared_ptr<distributed::ProcessGroup> g, int device
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: scorch-run --nproc N scorch-dp-bench [--reps R] [--filter NAME]\nData-parallel scaling on Cuda: "
+      "one JSON line per workload from rank 0 (world size, median step time, samples per second).");
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--reps")) a.reps = std::max(1, std::atoi(argv[i + 1]));

@@ -3,8 +3,13 @@
 #include <iostream>
 
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: autodiff\nThe book's autodiff example: Cpu wrapped in Autodiff, a computation, backward() and a gradient "
+      "printed (docs/book/04-autodiff.md). No options.");
   using namespace scorch;
   using Backend = Autodiff<Cpu>;
 

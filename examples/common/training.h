@@ -7,17 +7,19 @@
 #include <string>
 #include <vector>
 
+#include <scorch/core/cli.h>
 #include <scorch/core/error.h>
 #include <scorch/train.hpp>
 
 namespace scorch::examples {
 
 /// The `--name value` pairs of argv by name (without the dashes), starting from defaults; ValueError naming the
-/// program and its usage for an unknown name or a name without a value.
+/// program and its usage for an unknown name or a name without a value. -h or --help prints the usage and exits 0.
 inline std::map<std::string, std::string> parse_options(int argc, char** argv, const std::string& program,
                                                         std::map<std::string, std::string> defaults) {
   std::string usage = "usage: " + program;
   for (const auto& [name, value] : defaults) usage += " [--" + name + " VALUE (default " + value + ")]";
+  cli::answer_help(argc, argv, usage);
   for (int i = 1; i < argc; i += 2) {
     std::string option = argv[i];
     if (option.rfind("--", 0) != 0 || !defaults.contains(option.substr(2)))

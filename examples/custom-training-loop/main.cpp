@@ -6,6 +6,7 @@
 
 #include "common/backend_choice.h"
 #include "training_loop.h"
+#include <scorch/core/cli.h>
 
 using scorch::examples::BackendChoice;
 
@@ -21,6 +22,10 @@ void run(const BackendChoice& backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: custom-training-loop [--backend NAME]\nThe guide's CNN "
+      "trained by a hand-written loop (forward, backward, optimizer step) instead of the Learner.");
   try {
     BackendChoice backend;
     for (int i = 1; i < argc; ++i) {

@@ -3,8 +3,13 @@
 #include <iostream>
 
 #include "fused_matmul_add_relu.h"
+#include <scorch/core/cli.h>
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           "usage: custom_op\nA custom op with its own Cpu kernel and backward: inference on Cpu, "
+                           "training on Autodiff<Cpu>. "
+                           "No options.");
   using namespace scorch;
   using AD = Autodiff<Cpu>;
   auto x = Tensor<AD, 2>::random({4, 8}, Distribution::Default);

@@ -12,6 +12,7 @@
 #include "guide/model.hpp"
 #include "model.h"
 #include "scorch/micro/export/micro_export.h"
+#include <scorch/core/cli.h>
 
 namespace {
 
@@ -189,6 +190,10 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           "usage: embedded-prepare --out-dir DIR [--count 200] [--epochs 5] "
+                           "[--hidden 32] [--record FILE --config FILE]\nThe embedded example's host half: trains (or "
+                           "loads) the guide's CNN, exports test digits as C++ arrays and checks the micro runtime.");
   try {
     return run(parse(argc, argv));
   } catch (const std::exception& e) {

@@ -14,7 +14,9 @@
 #include <scorch/core/error.h>
 #include <scorch/train/renderer.h>
 
+#include "common/artifacts.h"
 #include "guide.hpp"
+#include <scorch/core/cli.h>
 
 namespace {
 
@@ -28,13 +30,16 @@ struct Args {
   size_t epochs = 10, show = 10;
 };
 
+const char* kUsage =
+    "usage: guide train|infer|quantize [--backend cpu|fusion<cpu>|libtorch|cuda:0|vulkan:0|...] [--digits] "
+    "[--resume] [--fusion] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]\n"
+    "The Burn Book's guide: train trains the CNN on Fashion-MNIST (--digits: the MNIST digits) and saves it in the "
+    "artifact dir (default /tmp/guide); infer classifies the test set with it; quantize makes and checks its int8 "
+    "copy.";
+
 Args parse(int argc, char** argv) {
   Args a;
-  if (argc < 2)
-    throw scorch::ValueError(
-        "guide",
-        "usage: guide train|infer|quantize [--backend cpu|fusion<cpu>|libtorch|cuda:0|vulkan:0|...] [--digits] "
-        "[--resume] [--fusion] [--epochs N] [--cli] [--show N] [--artifact-dir DIR]");
+  if (argc < 2) throw scorch::ValueError("guide", kUsage);
   a.command = argv[1];
   for (int i = 2; i < argc; ++i) {
     std::string f = argv[i];
@@ -64,13 +69,18 @@ int train(const Args& args) {
   if (args.cli) options.renderer = std::make_shared<scorch::train::CliRenderer>();
   auto report = guide::train_guide(args.artifact_dir, options);
   if (!scorch::distributed::is_main_process()) return report.interrupted ? 130 : 0;  // rank 0 reports
-  std::cout << "trained " << report.epochs_completed << " epochs"
-            << (report.interrupted ? " (stopped: " + report.reason + ")" : "") << "; model saved to "
-            << args.artifact_dir << "/model.mpk.gz" << std::endl;
+  std::string stopped = report.interrupted ? " (stopped: " + report.reason + ")" : "";
+  if (report.epochs_completed == 0)
+    std::cout << "no epoch completed" << stopped << "; the model in " << args.artifact_dir << " was left as it was"
+              << std::endl;
+  else
+    std::cout << "trained " << report.epochs_completed << " epochs" << stopped << "; model saved to "
+              << args.artifact_dir << "/model.mpk.gz" << std::endl;
   return report.interrupted ? 130 : 0;
 }
 
 int infer(const Args& args) {
+  scorch::examples::require_trained_model("guide", args.artifact_dir);
   auto result = guide::evaluate_guide(
       args.artifact_dir, args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion, args.show, args.backend);
   auto name = [&](int64_t c) { return args.digits ? std::to_string(c) : std::string(kFashionNames[c]); };
@@ -86,6 +96,9 @@ int infer(const Args& args) {
 }
 
 int quantize(const Args& args) {
+  scorch::examples::require_trained_model("guide", args.artifact_dir);
+  std::cout << "quantizing the model in " << args.artifact_dir
+            << " to int8, then classifying the test set in f32 and both int8 forms..." << std::endl;
   auto r = guide::evaluate_quantized(args.artifact_dir,
                                      args.digits ? guide::DataSource::Digits : guide::DataSource::Fashion);
   std::printf("int8 post-training quantization: %zu weights, parameters %zu -> %zu bytes (%.2fx smaller)\n",
@@ -98,6 +111,7 @@ int quantize(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv, kUsage);
   try {
     Args args = parse(argc, argv);
     if (args.command == "quantize") return quantize(args);

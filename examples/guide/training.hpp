@@ -87,7 +87,9 @@ train::FitReport run_training(const std::string& artifact_dir, const TrainingCon
     if (auto epoch = train::latest_checkpoint(artifact_dir)) builder.checkpoint(*epoch);
   auto learner = builder.build(config.model.init<B>(device), config.optimizer.init(), config.learning_rate);
   auto model_trained = learner.fit(loader_train, loader_test);
-  if (main_process) model_trained.save_file(artifact_dir + "/model", CompactRecorder{});
+  // Stopped before its first epoch ended, the run learned nothing: a model trained earlier stays in place.
+  if (main_process && learner.report().epochs_completed > 0)
+    model_trained.save_file(artifact_dir + "/model", CompactRecorder{});
   return learner.report();
 }
 

@@ -2,10 +2,13 @@
 #include <iostream>
 
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           "usage: hello\nThe Burn Book's first snippet: two tensors added and printed. No options.");
   using B = Cpu;
   auto device = B::Device{};
   // Creation of two tensors, the first with explicit values and the second one with ones,

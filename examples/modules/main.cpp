@@ -2,11 +2,16 @@
 #include <iostream>
 
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 namespace md = scorch::functional;
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: modules\nThe functional ops on a small image batch: convolution, pooling, resampling, attention. "
+      "No options.");
   using B = Cpu;
   B::seed(0);
   auto images = Tensor<B, 4>::random({2, 3, 32, 32}, Distribution::normal(0, 1));

@@ -4,6 +4,7 @@
 
 #include <scorch/scorch.hpp>
 #include <scorch/tensor/named.h>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
@@ -12,7 +13,10 @@ SCORCH_NAMED_DIM(Batch);
 SCORCH_NAMED_DIM(SeqLength);
 SCORCH_NAMED_DIM(DModel);
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: named-tensor\nNamed dimensions that the compiler checks: prints tensors with named dims. No options.");
   using B = Cpu;
   const size_t batch_size = 4, seq_length = 256, d_model = 64;
   auto weights = NamedTensor<B, Batch, DModel, DModel>::random({1, d_model, d_model}, Distribution::uniform(-1, 1));

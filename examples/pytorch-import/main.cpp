@@ -7,6 +7,7 @@
 #include <scorch/scorch.hpp>
 
 #include "circle_grid.h"
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
@@ -26,6 +27,10 @@ template <class B> struct CircleNet {
 };
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           "usage: pytorch-import [checkpoint.pt]\nLoads a PyTorch "
+                           "checkpoint's \"model\" entry (default: circle.pt) into the same MLP declared in Scorch and "
+                           "classifies points with it.");
   std::string file = argc > 1 ? argv[1] : std::string(SCORCH_EXAMPLE_DIR) + "/circle.pt";
   auto recorder = PyTorchFileRecorder<>{}
                       .with_top_level_key("model")

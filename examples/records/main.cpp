@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
@@ -39,7 +40,11 @@ struct MlpConfig {
   }
 };
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: records\nModules, configs and records: saves and loads a config and a model with several recorders, "
+      "loads it on another backend, embeds it as bytes and shows what a corrupt file does. No options.");
   using AD = Autodiff<Cpu>;
   std::string dir = (std::filesystem::temp_directory_path() / "scorch-records-example").string();
   std::filesystem::create_directories(dir);

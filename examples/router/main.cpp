@@ -11,6 +11,7 @@
 
 #include "guide/model.hpp"
 #include "guide/synthetic.hpp"
+#include <scorch/core/cli.h>
 
 namespace {
 
@@ -46,7 +47,11 @@ Tensor<B, 1, Int> classify(const guide::Model<B>& model, const TensorData& bytes
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: router\nThe guide's CNN behind Router: pre-processing on the Cpu, the model on Cuda when a GPU is "
+      "visible (else a second Cpu), predictions back on the Cpu. No options.");
   try {
     Cpu::seed(5);
     auto config = guide::ModelConfig(10, 128);

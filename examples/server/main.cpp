@@ -13,6 +13,7 @@
 #include "guide/inference.hpp"
 #include "guide/synthetic.hpp"
 #include "scorch/data/sources/mnist.h"
+#include <scorch/core/cli.h>
 
 namespace guide {
 template struct Model<scorch::Cpu>;  // declared extern by the guide, which compiles it in its inference.cpp
@@ -105,14 +106,18 @@ bool evaluate_synthetic(const Remote::Device& device) {
   bool same_classes = Tensor<Cpu, 2>::from_data(remote_logits).argmax(1).to_data() ==
                       Tensor<Cpu, 2>::from_data(local_logits).argmax(1).to_data();
   std::cout << "64 synthetic images: the largest logit difference between Remote and the local Cpu is " << largest
-            << ", classes " << (same_classes ? "equal" : "DIFFER") << " (" << remote_s * 1e3
-            << " ms through Remote, " << local_s * 1e3 << " ms locally)\n";
+            << ", classes " << (same_classes ? "equal" : "DIFFER") << " (" << remote_s * 1e3 << " ms through Remote, "
+            << local_s * 1e3 << " ms locally)\n";
   return same_classes && largest < 1e-3;  // 0 on a Cpu server; a GPU's kernels round differently
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           "usage: remote-inference [--endpoint tcp://127.0.0.1:7878] "
+                           "[--artifact-dir DIR] [--show N] [--synthetic]\nThe guide's CNN classifying images on a "
+                           "scorch-server and on the local Cpu; the token is $SCORCH_REMOTE_TOKEN.");
   try {
     Args a = parse(argc, argv);
     Remote::Device device{a.endpoint};

@@ -11,6 +11,7 @@
 
 #ifdef SCORCH_HAVE_CUDA
 #include <scorch/stacks/cuda/autodiff.h>
+#include <scorch/core/cli.h>
 #endif
 
 using namespace scorch;
@@ -61,7 +62,11 @@ template <class AD> void compare(const char* name, size_t steps) {
             << "making each batch on the host and reading its loss)\n";
 }
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: step-graph\nThe guide's CNN trained with train::StepGraph (one CUDA graph launch per step on a GPU), "
+      "eager and replayed steps timed side by side. No options.");
 #ifdef SCORCH_HAVE_CUDA
   if (backends::cuda::is_available()) {
     compare<Autodiff<Cuda>>("Autodiff<Cuda>", 200);

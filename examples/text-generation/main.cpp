@@ -9,7 +9,9 @@
 // compares f32, bf16 and loss-scaled f16 training (the ctest `amp`).
 #include <iostream>
 
+#include "common/artifacts.h"
 #include "training.h"
+#include <scorch/core/cli.h>
 
 namespace {
 
@@ -24,7 +26,9 @@ struct Args {
 const char* kUsage =
     "usage: text-generation train|generate|amp-check [--backend cpu|fusion<cpu>|libtorch|cuda:0|...] "
     "[--artifact-dir DIR] [--corpus DIR] [--epochs N] [--windows N] [--seq N] [--precision f32|bf16|f16] "
-    "[--prompt TEXT] [--length N] [--temperature T] [--top-k K] [--steps N]";
+    "[--prompt TEXT] [--length N] [--temperature T] [--top-k K] [--steps N]\n"
+    "A small GPT: train learns the corpus' characters, generate continues --prompt with the trained model, "
+    "amp-check compares mixed-precision steps with f32.";
 
 Args parse(int argc, char** argv) {
   if (argc < 2) throw scorch::ValueError("text-generation", kUsage);
@@ -65,6 +69,7 @@ int run(const Args& a) {
     return report.interrupted ? 130 : 0;
   }
   if (a.command == "generate") {
+    scorch::examples::require_trained_model("text-generation", a.artifact_dir);
     std::cout << a.prompt << textgen::generate(a.artifact_dir, a.prompt, a.length, a.temperature, a.top_k, 1, a.backend)
               << std::endl;
     return 0;
@@ -79,6 +84,7 @@ int run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv, kUsage);
   try {
     return run(parse(argc, argv));
   } catch (const std::exception& e) {

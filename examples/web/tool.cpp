@@ -17,6 +17,7 @@
 #include "../custom-image-dataset/model.h"
 #include "../guide/training.hpp"
 #include "onnx_export.h"
+#include <scorch/core/cli.h>
 
 namespace {
 
@@ -105,6 +106,10 @@ void predict(const std::string& out, const std::string& inputs_path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           "usage: web-tool export digits|icons ARTIFACT_DIR OUT_DIR | predict "
+                           "OUT_DIR INPUTS\nExports the web pages' models (ONNX and records) and answers for the same "
+                           "inputs natively.");
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
     if (args.size() == 4 && args[0] == "export") export_model(args[1], args[2], args[3]);

@@ -143,14 +143,18 @@ template <Module M> Record into_record(const M& m) {
 /// its device. Throws (naming the key) on a missing or unexpected key, a wrong shape or kind; m is unchanged.
 template <Module M> M load_record(const M& m, const Record& record, const LoadOptions& options = {}) {
   detail::LoadContext ctx{options, {}, {}, {}};
-  return FieldOps<M>::load(m, &record, ctx);
+  M out = FieldOps<M>::load(m, &record, ctx);
+  ctx.throw_problems();
+  return out;
 }
 
 /// load_record for a record read from source (named in errors), placing parameters on device.
 template <Module M, class Device> M load_record_from(const M& m, const Record& record, const std::string& source,
                                                      const Device& device, const LoadOptions& options = {}) {
   detail::LoadContext ctx{options, source, std::any(device), {}};
-  return FieldOps<M>::load(m, &record, ctx);
+  M out = FieldOps<M>::load(m, &record, ctx);
+  ctx.throw_problems();
+  return out;
 }
 
 /// Saves the module with recorder at path (the recorder adds its extension); returns the file written.

@@ -3,7 +3,9 @@
 // by field type — Param (a parameter), Tensor (a constant: moved, never saved), a nested
 // module, std::vector / std::optional / std::array of those, and plain values (left alone).
 #include <any>
+#include <exception>
 #include <string>
+#include <vector>
 
 #include "scorch/core/error.h"
 #include "scorch/module/module_traits.h"
@@ -56,6 +58,23 @@ struct LoadContext {
     if (r && !options.allow_unused && (r->tensor_count() > 0 || (!r->is_null() && !r->is_map() && !r->is_list())))
       fail("unexpected entry " + describe(*r) + " (the module stores nothing here)");
   }
+  /// Runs f for the field name; an Error it throws is kept and the next field goes on, so that one load reports
+  /// every mismatched key (throw_problems).
+  template <class F> void field(std::string_view name, F&& f) {
+    path.with(name, [&]() {
+      try {
+        f();
+      } catch (const Error& e) {
+        if (!first_problem) first_problem = std::current_exception();
+        problems.emplace_back(e.what());
+      }
+    });
+  }
+  /// Throws the kept problems as one error of the first one's type that lists each of them.
+  void throw_problems() const;
+
+  std::vector<std::string> problems;  ///< what() of each field that failed, in the order met
+  std::exception_ptr first_problem;
 };
 
 }  // namespace detail
@@ -163,15 +182,15 @@ template <class T, class Seq> void load_sequence(Seq& out, const Seq& in, const 
     ctx.fail("the record has " + std::to_string(r->size()) + " elements, the module has " + std::to_string(in.size()));
   for (size_t i = 0; i < in.size(); ++i) {
     const Record* element = !r ? nullptr : r->is_list() ? &r->at(i) : r->find(std::to_string(i));
-    ctx.path.with(std::to_string(i), [&]() { out[i] = FieldOps<T>::load(in[i], element, ctx); });
+    ctx.field(std::to_string(i), [&]() { out[i] = FieldOps<T>::load(in[i], element, ctx); });
   }
   if (r && r->is_map() && !ctx.options.allow_unused)
     for (const auto& [key, value] : r->as_map()) {
       bool known = false;
       for (size_t i = 0; i < in.size() && !known; ++i) known = key == std::to_string(i);
       if (!known)
-        ctx.path.with(
-            key, [&]() { ctx.fail("unexpected key (the module has " + std::to_string(in.size()) + " elements)"); });
+        ctx.field(key,
+                  [&]() { ctx.fail("unexpected key (the module has " + std::to_string(in.size()) + " elements)"); });
     }
 }
 /// Element records as a list; null when no element saves anything.
@@ -279,7 +298,7 @@ template <Module M> struct FieldOps<M> {
     M out = m;
     for_each_field_pair(out, m, [&](std::string_view name, auto& out_field, const auto& in_field) {
       const Record* field_record = r ? r->find(name) : nullptr;
-      ctx.path.with(name, [&]() {
+      ctx.field(name, [&]() {
         out_field = FieldOps<std::remove_cvref_t<decltype(in_field)>>::load(in_field, field_record, ctx);
       });
     });
@@ -288,7 +307,7 @@ template <Module M> struct FieldOps<M> {
         bool known = false;
         for (std::string_view name : module_field_names<M>) known = known || name == key;
         if (!known)
-          ctx.path.with(key, [&]() {
+          ctx.field(key, [&]() {
             ctx.fail("unexpected key (module " + std::string(M::scorch_module_name) + " has no such field)");
           });
       }

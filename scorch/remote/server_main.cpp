@@ -11,6 +11,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/remote/server.h"
+#include "scorch/core/cli.h"
 
 namespace {
 scorch::remote::Server* g_server = nullptr;
@@ -19,10 +20,12 @@ void on_signal(int) {
   if (g_server) g_server->stop();
 }
 
+const char* kUsage =
+    "usage: scorch-server --backend cpu|cuda [--port N | --bind ENDPOINT [--allow-remote]] "
+    "[--token-file F] [--max-message-mb N] [--session-memory-mb N] [--max-sessions N]\n";
+
 [[noreturn]] void usage(const std::string& why) {
-  std::cerr << "scorch-server: " << why << "\n"
-            << "usage: scorch-server --backend cpu|cuda [--port N | --bind ENDPOINT [--allow-remote]] "
-               "[--token-file F] [--max-message-mb N] [--session-memory-mb N] [--max-sessions N]\n";
+  std::cerr << "scorch-server: " << why << "\n" << kUsage;
   std::exit(2);
 }
 
@@ -52,6 +55,11 @@ scorch::remote::SessionFactory sessions_for(const std::string& backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           std::string(kUsage) +
+                               "Runs Remote's op records on a local backend for the clients that "
+                               "present the token ($SCORCH_SERVER_TOKEN or --token-file); listens on 127.0.0.1 unless "
+                               "--allow-remote.");
   scorch::remote::ServerOptions options;
   std::string backend = "cpu", token_file;
   bool allow_remote = false;
@@ -61,7 +69,7 @@ int main(int argc, char** argv) {
       allow_remote = true;
       continue;
     }
-    if (i + 1 >= argc) usage(flag == "--help" ? "help" : flag + " needs a value");
+    if (i + 1 >= argc) usage(flag + " needs a value");
     std::string value = argv[++i];
     if (flag == "--backend") backend = value;
     else if (flag == "--port") options.endpoint = "tcp://127.0.0.1:" + value;

@@ -4,6 +4,7 @@
 // wraps backend K's result as the router's, move_to() moves a tensor between backends through its values.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -33,8 +34,18 @@ template <class... Bs> struct Placement {
   void note(const RouterDevice<Bs...>& d) {
     if (!first) first = d;
     else if (first->backend() != d.backend())
-      throw DeviceError(op, "operands on two backends: " + first->to_string() + " and " + d.to_string() +
-                                " (move one with to_device first)");
+      throw DeviceError(user_op_name(op), "operands on two backends: " + describe(*first) + " and " + describe(d) +
+                                              " (move one with to_device first)");
+  }
+  /// "backend 1 (cpu:Cpu)": the router's position tells apart two backends of one type.
+  static std::string describe(const RouterDevice<Bs...>& d) {
+    return "backend " + std::to_string(d.backend()) + " (" + d.to_string() + ")";
+  }
+  /// The Tensor method's name for a backend op: float_add and int_add are add.
+  static std::string user_op_name(std::string_view name) {
+    for (std::string_view kind : {"float_", "int_"})
+      if (name.substr(0, kind.size()) == kind) return std::string(name.substr(kind.size()));
+    return std::string(name);
   }
   template <class Kind> void note(const RouterTensor<Kind, Bs...>& t) { note(t.device()); }
   template <class T> void note(const std::optional<T>& t) {

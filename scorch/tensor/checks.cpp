@@ -1,12 +1,99 @@
 #include "scorch/tensor/checks.h"
 
 #include <algorithm>
+#include <cctype>
+#include <utility>
 
 namespace scorch::check {
 namespace {
 std::string name(DType d) { return std::string(dtype_name(d)); }
 std::string str(int64_t v) { return std::to_string(v); }
+
+/// The op an operator stands for ("operator+=" and "operator+": add; unary "operator-": neg).
+std::string operator_op(std::string_view name, bool unary) {
+  static const std::pair<std::string_view, std::string_view> kOps[] = {{"+", "add"},
+                                                                       {"-", "sub"},
+                                                                       {"*", "mul"},
+                                                                       {"/", "div"},
+                                                                       {"%", "remainder"},
+                                                                       {"==", "equal"},
+                                                                       {"!=", "not_equal"},
+                                                                       {"<", "lower"},
+                                                                       {"<=", "lower_equal"},
+                                                                       {">", "greater"},
+                                                                       {">=", "greater_equal"},
+                                                                       {"&", "bool_and"},
+                                                                       {"&&", "bool_and"},
+                                                                       {"|", "bool_or"},
+                                                                       {"||", "bool_or"},
+                                                                       {"^", "bool_xor"},
+                                                                       {"!", "bool_not"},
+                                                                       {"~", "bool_not"}};
+  std::string_view symbol = name.substr(8);  // after "operator"
+  if (unary && symbol == "-") return "neg";
+  bool compound = symbol.size() >= 2 && symbol.back() == '=' && symbol != "==" && symbol != "!=" && symbol != "<=" &&
+                  symbol != ">=";
+  if (compound) symbol.remove_suffix(1);
+  for (const auto& [sym, op] : kOps)
+    if (sym == symbol) return std::string(op);
+  return std::string(name);
+}
+
+/// Whether a parameter list has a comma outside template arguments (two or more parameters).
+bool several_params(std::string_view params) {
+  int depth = 0;
+  for (char c : params) {
+    if (c == '<' || c == '(') ++depth;
+    if (c == '>' || c == ')') --depth;
+    if (c == ',' && depth == 0) return true;
+  }
+  return false;
+}
+
+/// "operator+" when head ends in an operator's name, else empty.
+std::string_view trailing_operator(std::string_view head) {
+  size_t at = head.rfind("operator");
+  if (at == std::string_view::npos || at + 8 == head.size()) return {};
+  for (char c : head.substr(at + 8))
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ') return {};
+  return head.substr(at);
+}
 }  // namespace
+
+std::string method_name(std::string_view function) {
+  function = function.substr(0, function.find(" [with "));   // g++ appends the template arguments
+  function = function.substr(0, function.find(" requires "));  // and the constraints, which hold parentheses
+  size_t close = function.rfind(')');
+  if (close == std::string_view::npos) return std::string(function);
+  int depth = 0;
+  size_t open = close;
+  for (; open != std::string_view::npos; --open) {  // the parameter list's '('
+    if (function[open] == ')') ++depth;
+    if (function[open] == '(' && --depth == 0) break;
+    if (open == 0) return std::string(function);
+  }
+  std::string_view head = function.substr(0, open);
+  if (auto op = trailing_operator(head); !op.empty())
+    return operator_op(op, !several_params(function.substr(open + 1, close - open - 1)));
+  depth = 0;
+  size_t start = head.size();
+  while (start > 0) {  // back to the "::" or space before the name, skipping template argument lists
+    char c = head[start - 1];
+    if (c == '>') ++depth;
+    if (c == '<') --depth;
+    if (depth == 0 && (c == ':' || c == ' ')) break;
+    --start;
+  }
+  return std::string(head.substr(start));
+}
+
+void empty_operand(const std::string& op, const char* which) {
+  std::string operand = *which ? std::string(" (the ") + which + ")" : "";
+  throw ValueError(op, "tensor is empty (moved from or default-constructed)" + operand +
+                           ": assign a tensor to it first, or use the tensor it was moved into");
+}
+
+void empty_tensor(const char* function) { empty_operand(method_name(function), ""); }
 
 void same_dtype(const char* op, DType lhs, DType rhs) {
   if (lhs != rhs)

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "scorch/backend/options.h"
@@ -14,6 +15,14 @@
 #include "scorch/tensor/slice.h"
 
 namespace scorch::check {
+
+/// Throws ValueError "[op] tensor is empty (moved from or default-constructed): ...", naming the operand (lhs, rhs)
+/// when which is not empty.
+[[noreturn]] void empty_operand(const std::string& op, const char* which);
+/// empty_operand for the method that function (a std::source_location's function_name()) names.
+[[noreturn]] void empty_tensor(const char* function);
+/// The method name in a compiler's function signature ("... FloatMethods<B, D, K>::exp() const& [with ...]": exp).
+std::string method_name(std::string_view function);
 
 /// Both operands have one dtype.
 void same_dtype(const char* op, DType lhs, DType rhs);

@@ -134,8 +134,9 @@ template <class B, size_t D> Tensor<B, D, Bool> operator^(const Tensor<B, D, Boo
   return a.bool_xor(b);
 }
 
-/// Prints data, shape, device, backend, kind and dtype.
+/// Prints data, shape, device, backend, kind and dtype; an empty handle prints as one line that says so.
 template <class B, size_t D, class K> std::ostream& operator<<(std::ostream& os, const Tensor<B, D, K>& t) {
+  if (t.is_empty()) return os << "Tensor { empty (moved from or default-constructed) }";
   format_tensor(os, t.to_data(), TensorDescription{t.device().to_string(), B::name(), std::string(K::name)});
   return os;
 }

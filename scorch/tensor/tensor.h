@@ -5,7 +5,9 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <source_location>
 #include <string>
+#include <utility>
 
 #include "scorch/backend/concepts.h"
 #include "scorch/gen/kind_ops.h"
@@ -42,6 +44,8 @@ namespace detail {
 /// a is taken by value so a temporary hands its buffer on.
 /// Inside an autocast scope, float operands of different dtypes first meet in the wider one.
 template <class Out, class T, class F> Out checked_binary(const char* op, T a, const T& b, F f) {
+  if (a.is_empty() || b.is_empty()) [[unlikely]]
+    check::empty_operand(op, a.is_empty() ? "lhs" : "rhs");
   check::broadcast(op, a.shape(), b.shape());
   if constexpr (std::same_as<typename T::Kind, Float>) {
     if (a.dtype() != b.dtype() && amp::autocast_dtype()) {
@@ -86,20 +90,53 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
   using FloatMethods<B, D, K>::int_;  // Float → Int and Bool → Int share the name
   using IntBoolMethods<B, D, K>::int_;
 
-  /// An empty handle (no values); assign a tensor to it before use.
+  /// An empty handle (no values, shape []); an op on it throws "[op] tensor is empty". Assign a tensor first.
   Tensor() = default;
   /// Wraps a primitive (rank trusted; use from_primitive to check it).
-  explicit Tensor(Primitive p) : prim_(std::move(p)) {}
+  explicit Tensor(Primitive p) : prim_(std::move(p)), present_(true) {}
+  Tensor(const Tensor&) = default;
+  Tensor& operator=(const Tensor&) = default;
+  /// Moving leaves other empty, as a default-constructed handle.
+  Tensor(Tensor&& other) noexcept : prim_(std::move(other.prim_)), present_(std::exchange(other.present_, false)) {}
+  Tensor& operator=(Tensor&& other) noexcept {
+    if (this != &other) {
+      prim_ = std::move(other.prim_);
+      present_ = std::exchange(other.present_, false);
+    }
+    return *this;
+  }
   /// Wraps a primitive after checking its rank is D.
   static Tensor from_primitive(Primitive p) {
     check::rank("from_primitive", D, p.shape());
     return Tensor(std::move(p));
   }
-  /// The primitive, shared (cheap: reference counted).
-  const Primitive& primitive() const& { return prim_; }
-  /// The primitive, moved out: lets the next op reuse the buffer.
-  Primitive into_primitive() && { return std::move(prim_); }
-  Primitive into_primitive() const& { return prim_; }
+  /// True for a default-constructed or moved-from handle (no values).
+  bool is_empty() const { return !present_; }
+  /// Throws "[op] tensor is empty" for an empty handle, op being the calling method (the where argument's default).
+  void require_values(std::source_location where = std::source_location::current()) const {
+    if (!present_) [[unlikely]]
+      check::empty_tensor(where.function_name());
+  }
+  /// Throws "[op] tensor is empty" for an empty handle.
+  void require_values(const char* op) const {
+    if (!present_) [[unlikely]]
+      check::empty_operand(op, "");
+  }
+  /// The primitive, shared (cheap: reference counted); an empty handle throws, naming the calling op.
+  const Primitive& primitive(std::source_location where = std::source_location::current()) const& {
+    require_values(where);
+    return prim_;
+  }
+  /// The primitive, moved out (the handle becomes empty): lets the next op reuse the buffer.
+  Primitive into_primitive(std::source_location where = std::source_location::current()) && {
+    require_values(where);
+    present_ = false;
+    return std::move(prim_);
+  }
+  Primitive into_primitive(std::source_location where = std::source_location::current()) const& {
+    require_values(where);
+    return prim_;
+  }
 
   // ---- creation
   /// Uninitialized values of shape.
@@ -133,47 +170,87 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
     check::rank("random", D, shape);
     return Tensor(Ops::random(shape, dist, device, K::default_dtype));
   }
-  Tensor empty_like() const { return Tensor(Ops::empty(shape(), device(), dtype())); }
-  Tensor zeros_like() const { return full_like(Scalar(0)); }
-  Tensor ones_like() const { return full_like(Scalar(1)); }
-  Tensor full_like(Scalar value) const { return Tensor(Ops::full(shape(), value, device(), dtype())); }
+  Tensor empty_like() const {
+    require_values("empty_like");
+    return Tensor(Ops::empty(shape(), device(), dtype()));
+  }
+  Tensor zeros_like() const {
+    require_values("zeros_like");
+    return full_like(Scalar(0));
+  }
+  Tensor ones_like() const {
+    require_values("ones_like");
+    return full_like(Scalar(1));
+  }
+  Tensor full_like(Scalar value) const {
+    require_values("full_like");
+    return Tensor(Ops::full(shape(), value, device(), dtype()));
+  }
   /// The same as other.zeros_like() etc., in the book's `Tensor::<B, D>::ones_like(&t)` form.
   static Tensor zeros_like(const Tensor& other) { return other.zeros_like(); }
   static Tensor ones_like(const Tensor& other) { return other.ones_like(); }
   static Tensor full_like(const Tensor& other, Scalar value) { return other.full_like(value); }
   Tensor random_like(Distribution dist) const requires(!BoolKind<K>) {
+    require_values("random_like");
     return Tensor(Ops::random(shape(), dist, device(), dtype()));
   }
 
   // ---- metadata
-  /// The dims as an array (structured bindings: auto [b, h, w] = x.dims()).
-  std::array<size_t, D> dims() const { return prim_.shape().template dims<D>(); }
-  Shape shape() const { return prim_.shape(); }
+  /// The dims as an array (structured bindings: auto [b, h, w] = x.dims()); an empty handle throws.
+  std::array<size_t, D> dims() const {
+    require_values("dims");
+    return prim_.shape().template dims<D>();
+  }
+  /// The shape; [] for an empty handle.
+  Shape shape() const { return present_ ? prim_.shape() : Shape{}; }
   static constexpr size_t rank() { return D; }
-  DType dtype() const { return prim_.dtype(); }
-  Device device() const { return prim_.device(); }
-  size_t num_elements() const { return prim_.shape().num_elements(); }
+  DType dtype() const {
+    require_values("dtype");
+    return prim_.dtype();
+  }
+  Device device() const {
+    require_values("device");
+    return prim_.device();
+  }
+  /// The number of values; 0 for an empty handle.
+  size_t num_elements() const { return present_ ? prim_.shape().num_elements() : 0; }
 
   // ---- data out (waits for async backends)
-  TensorData into_data() && { return Ops::into_data(std::move(prim_)); }
-  TensorData into_data() const& { return Ops::into_data(prim_); }
-  TensorData to_data() const { return Ops::into_data(prim_); }
+  TensorData into_data() && {
+    require_values("into_data");
+    present_ = false;
+    return Ops::into_data(std::move(prim_));
+  }
+  TensorData into_data() const& {
+    require_values("into_data");
+    return Ops::into_data(prim_);
+  }
+  TensorData to_data() const {
+    require_values("to_data");
+    return Ops::into_data(prim_);
+  }
   /// The single value of a one-element tensor; throws ShapeError otherwise.
   Scalar into_scalar() const {
+    require_values("into_scalar");
     if (num_elements() != 1)
       throw ShapeError("into_scalar", "tensor of shape " + shape().to_string() + " has more than one value");
     return to_data().scalar_at(0);
   }
   /// The tensor on another device.
-  Tensor to_device(const Device& target) const { return Tensor(Ops::to_device(prim_, target)); }
+  Tensor to_device(const Device& target) const {
+    require_values("to_device");
+    return Tensor(Ops::to_device(prim_, target));
+  }
   /// Values converted to another dtype of the same kind (Float: f64/f32/f16/bf16; Int: i64...u8).
   Tensor cast(DType target) const requires(!BoolKind<K>) {
+    require_values("cast");
     check::data_kind("cast", target, dtype_fits_kind<K>(target), K::name.data());
     return Tensor(Ops::cast(prim_, target));
   }
 
  private:
   Primitive prim_;
+  bool present_ = false;  ///< false for a default-constructed or moved-from handle
 };
 
 }  // namespace scorch

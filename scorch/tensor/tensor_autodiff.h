@@ -1,7 +1,8 @@
 #pragma once
 // Autodiff methods of Tensor: backward, grad, grad_remove, grad_replace, inner and from_inner.
-// They exist only on autodiff backends (AutodiffBackend<B>): calling backward() on Cpu does
-// not compile. detach / require_grad live with the float methods and are no-ops elsewhere.
+// They exist only on autodiff backends (AutodiffBackend<B>): calling backward() on Cpu is a compile
+// error that says so. detach / require_grad live with the float methods and are no-ops elsewhere.
+#include <source_location>
 #include <optional>
 
 #include "scorch/tensor/functional_checks.h"
@@ -12,11 +13,22 @@ template <class B, size_t D, class K> class AutodiffMethods {
   using Self = Tensor<B, D, K>;
   using InnerTensor = Tensor<InnerOf<B>, D, K>;
   using Grads = GradientsOf<B>;
-  const Self& self() const { return static_cast<const Self&>(*this); }
+  // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
+  const Self& self(std::source_location where = std::source_location::current()) const {
+    static_cast<const Self&>(*this).require_values(where);
+    return static_cast<const Self&>(*this);
+  }
 
  public:
   /// Backpropagates from this tensor, seeded with ones; returns every kept gradient.
   Grads backward() const requires(AutodiffBackend<B>&& FloatKind<K>) { return B::backward(self().primitive()); }
+  /// On a backend without gradients: a compile error (where the call is compiled) that says what to use instead.
+  template <class Plain = B> Grads backward() const requires(!AutodiffBackend<Plain>) {
+    static_assert(sizeof(Plain) == 0,
+                  "backward() needs an Autodiff backend: compute on Tensor<Autodiff<B>, D> (e.g. Autodiff<Cpu>), "
+                  "mark the leaves with require_grad(), then call backward() on the result");
+    return {};
+  }
   /// This tensor's gradient (on the inner backend), if grads has one.
   std::optional<InnerTensor> grad(const Grads& grads) const requires(AutodiffBackend<B>&& FloatKind<K>) {
     auto g = B::grad(self().primitive(), grads);

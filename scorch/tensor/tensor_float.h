@@ -1,5 +1,6 @@
 #pragma once
 // Float methods of Tensor: elementwise math, powers, variance, closeness, NaN tests, autodiff hooks.
+#include <source_location>
 #include <cmath>
 #include <numbers>
 #include <utility>
@@ -10,13 +11,21 @@ template <class B, size_t D, class K> class FloatMethods {
   using Self = Tensor<B, D, K>;
   using Ops = KindOps<B, K>;
   using Mask = Tensor<B, D, Bool>;
-  const Self& self() const { return static_cast<const Self&>(*this); }
+  // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
+  const Self& self(std::source_location where = std::source_location::current()) const {
+    static_cast<const Self&>(*this).require_values(where);
+    return static_cast<const Self&>(*this);
+  }
   Self& moved() { return static_cast<Self&>(*this); }
-  auto prim() const { return self().primitive(); }
+  auto prim(std::source_location where = std::source_location::current()) const {
+    return static_cast<const Self&>(*this).primitive(where);
+  }
   // The buffer of an rvalue tensor, handed to the op (which may then write in place).
-  auto take() { return std::move(moved()).into_primitive(); }
+  auto take(std::source_location where = std::source_location::current()) {
+    return std::move(moved()).into_primitive(where);
+  }
   template <class F> Self binary(const char* op, const Self& other, F f) const {
-    return detail::checked_binary<Self>(op, self(), other, f);
+    return detail::checked_binary<Self>(op, static_cast<const Self&>(*this), other, f);  // names op
   }
 
  public:
@@ -184,7 +193,7 @@ template <class B, size_t D, class K> class FloatMethods {
       return Self(B::float_set_require_grad(prim(), require));
     else return self();
   }
-  Self require_grad() const requires FloatKind<K> { return set_require_grad(true); }
+  Self require_grad() const requires FloatKind<K> { return self().set_require_grad(true); }
   bool is_require_grad() const requires FloatKind<K> {
     if constexpr (requires { B::float_is_require_grad(prim()); }) return B::float_is_require_grad(prim());
     else return false;

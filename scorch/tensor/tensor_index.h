@@ -1,5 +1,6 @@
 #pragma once
 // Indexing and equality methods of Tensor (every kind): gather, scatter, select, masks, any/all.
+#include <source_location>
 #include <vector>
 
 namespace scorch {
@@ -10,8 +11,14 @@ template <class B, size_t D, class K> class IndexMethods {
   using Mask = Tensor<B, D, Bool>;
   using Index = Tensor<B, D, Int>;
   using Index1 = Tensor<B, 1, Int>;
-  const Self& self() const { return static_cast<const Self&>(*this); }
-  auto prim() const { return self().primitive(); }
+  // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
+  const Self& self(std::source_location where = std::source_location::current()) const {
+    static_cast<const Self&>(*this).require_values(where);
+    return static_cast<const Self&>(*this);
+  }
+  auto prim(std::source_location where = std::source_location::current()) const {
+    return static_cast<const Self&>(*this).primitive(where);
+  }
 
  public:
   /// out[..i..] = self[.. indices[..i..] at dim ..] (torch.gather).

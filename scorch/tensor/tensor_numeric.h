@@ -1,5 +1,6 @@
 #pragma once
 // Numeric methods of Tensor (Float and Int): arithmetic, sums and products, matmul, pad, triangles.
+#include <source_location>
 #include <utility>
 #include <vector>
 
@@ -13,12 +14,20 @@ Tensor<B, D, Bool> triangle_mask(const Shape& shape, int64_t offset, bool upper,
 template <class B, size_t D, class K> class NumericMethods {
   using Self = Tensor<B, D, K>;
   using Ops = KindOps<B, K>;
-  const Self& self() const { return static_cast<const Self&>(*this); }
-  auto prim() const { return self().primitive(); }
+  // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
+  const Self& self(std::source_location where = std::source_location::current()) const {
+    static_cast<const Self&>(*this).require_values(where);
+    return static_cast<const Self&>(*this);
+  }
+  auto prim(std::source_location where = std::source_location::current()) const {
+    return static_cast<const Self&>(*this).primitive(where);
+  }
   // The primitive in f32 when it is f16/bf16 inside an autocast scope (the policy for sums).
-  auto full_prim() const { return amp::to_full(self()).primitive(); }
+  auto full_prim(std::source_location where = std::source_location::current()) const {
+    return amp::to_full(self(where)).primitive();
+  }
   template <class F> Self binary(const char* op, const Self& other, F f) const {
-    return detail::checked_binary<Self>(op, self(), other, f);
+    return detail::checked_binary<Self>(op, static_cast<const Self&>(*this), other, f);  // names op
   }
 
  public:
@@ -106,6 +115,7 @@ template <class B, size_t D, class K> class NumericMethods {
   /// Matrix product over the last two dims; leading dims broadcast.
   /// Inside an autocast scope, f32 operands are multiplied in the autocast dtype.
   Self matmul(const Self& other) const requires NumericKind<K> {
+    other.require_values("matmul");
     check::matmul(self().shape(), other.shape());
     auto lhs = amp::to_autocast(self()), rhs = amp::to_autocast(other);
     check::same_dtype("matmul", lhs.dtype(), rhs.dtype());

@@ -1,5 +1,6 @@
 #pragma once
 // Ordered methods of Tensor (Float and Int): comparisons, sorting, top-k, min/max, clamps, one_hot.
+#include <source_location>
 #include <utility>
 
 namespace scorch {
@@ -9,10 +10,16 @@ template <class B, size_t D, class K> class OrderedMethods {
   using Ops = KindOps<B, K>;
   using Mask = Tensor<B, D, Bool>;
   using Index = Tensor<B, D, Int>;
-  const Self& self() const { return static_cast<const Self&>(*this); }
-  auto prim() const { return self().primitive(); }
+  // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
+  const Self& self(std::source_location where = std::source_location::current()) const {
+    static_cast<const Self&>(*this).require_values(where);
+    return static_cast<const Self&>(*this);
+  }
+  auto prim(std::source_location where = std::source_location::current()) const {
+    return static_cast<const Self&>(*this).primitive(where);
+  }
   template <class F> Mask compare(const char* op, const Self& other, F f) const {
-    return detail::checked_binary<Mask>(op, self(), other, f);
+    return detail::checked_binary<Mask>(op, static_cast<const Self&>(*this), other, f);  // names op
   }
   size_t dim_of(const char* op, int64_t dim) const { return check::dim(op, dim, D); }
 

@@ -1,5 +1,6 @@
 #pragma once
 // Shape methods of Tensor (every kind): reshape, squeeze, permute, expand, slice, cat, ...
+#include <source_location>
 #include <numeric>
 #include <vector>
 
@@ -11,8 +12,14 @@ template <class B, size_t D, class K> class ShapeMethods {
   using Self = Tensor<B, D, K>;
   using Ops = KindOps<B, K>;
   template <size_t N> using Ranked = Tensor<B, N, K>;
-  const Self& self() const { return static_cast<const Self&>(*this); }
-  auto prim() const { return self().primitive(); }
+  // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
+  const Self& self(std::source_location where = std::source_location::current()) const {
+    static_cast<const Self&>(*this).require_values(where);
+    return static_cast<const Self&>(*this);
+  }
+  auto prim(std::source_location where = std::source_location::current()) const {
+    return static_cast<const Self&>(*this).primitive(where);
+  }
 
  public:
   /// Same values in a new shape of rank N; -1 infers one dim, a literal 0 keeps the source dim (a size_t 0 is
@@ -234,12 +241,16 @@ template <class B, size_t D, class K> class ShapeMethods {
   }
 
  private:
-  template <size_t N> Ranked<N> reshape_to(const std::vector<int64_t>& dims) const {
+  template <size_t N> Ranked<N> reshape_to(const std::vector<int64_t>& dims,
+                                           std::source_location where = std::source_location::current()) const {
+    self(where);
     if (dims.size() != N)
       throw ShapeError("reshape", std::to_string(dims.size()) + " dims given for rank " + std::to_string(N));
     return Ranked<N>(Ops::reshape(prim(), check::reshape(self().shape(), dims)));
   }
-  template <size_t N> Ranked<N> reshape_exact(const Shape& shape) const {
+  template <size_t N>
+  Ranked<N> reshape_exact(const Shape& shape, std::source_location where = std::source_location::current()) const {
+    self(where);
     if (shape.rank() != N) throw ShapeError("reshape", shape.to_string() + " given for rank " + std::to_string(N));
     check::same_element_count("reshape", self().shape(), shape);
     return Ranked<N>(Ops::reshape(prim(), shape));

@@ -59,18 +59,22 @@ template <Module M, class Optim> class Learner {
   /// Trains for the configured epochs (validating after each) and returns the model; a stop
   /// (quit key, Ctrl-C, Interrupter::stop, early stopping) returns the model as it is then.
   template <class BT, class IT, class OT, class BV, class IV, class OV>
-  requires TrainStep<M, OT> M fit(std::shared_ptr<data::DataLoader<BT, IT, OT>> train,
-                                  std::shared_ptr<data::DataLoader<BV, IV, OV>> valid) {
-    if (!train) throw ValueError("Learner::fit", "no training data loader");
-    if (options_.group) shard_for_rank(train, valid);
-    using Item = typename detail::TrainItemOf<decltype(model_.train_step(std::declval<const OT&>()))>::type;
+  M fit(std::shared_ptr<data::DataLoader<BT, IT, OT>> train, std::shared_ptr<data::DataLoader<BV, IV, OV>> valid) {
     using ValidModel = decltype(model_.valid());
-    using ValidItem = decltype(std::declval<const ValidModel&>().valid_step(std::declval<const OV&>()));
-    Hooks<BT, IT, OT, BV, IV, OV, Item, ValidItem> hooks(*this, std::move(train), std::move(valid));
-    TrainingLoop loop(options_);
-    report_ = loop.run(hooks);
-    store_ = loop.store();
-    return model_;
+    if constexpr (!TrainStep<M, OT>) {
+      static_assert(TrainStep<M, OT>,
+                    "Learner::fit: the model has no train_step for the training loader's batches; declare "
+                    "`TrainOutput<Item> train_step(const Batch&) const` on the model (docs/book/05-modules.md)");
+      return model_;
+    } else if constexpr (!ValidStep<ValidModel, OV>) {
+      static_assert(ValidStep<ValidModel, OV>,
+                    "Learner::fit: model.valid().valid_step does not take the validation loader's batches. "
+                    "model.valid() runs on the inner backend (Cpu for Autodiff<Cpu>): build the validation loader's "
+                    "batcher for B::InnerBackend, as the guide does with MnistBatcher<Inner>");
+      return model_;
+    } else {
+      return fit_checked(std::move(train), std::move(valid));
+    }
   }
   /// How the last fit ended, and what it logged.
   const FitReport& report() const { return report_; }
@@ -82,6 +86,21 @@ template <Module M, class Optim> class Learner {
   const std::shared_ptr<distributed::ProcessGroup>& group() const { return options_.group; }
 
  private:
+  template <class BT, class IT, class OT, class BV, class IV, class OV>
+  M fit_checked(std::shared_ptr<data::DataLoader<BT, IT, OT>> train,
+                std::shared_ptr<data::DataLoader<BV, IV, OV>> valid) {
+    if (!train) throw ValueError("Learner::fit", "no training data loader");
+    if (options_.group) shard_for_rank(train, valid);
+    using Item = typename detail::TrainItemOf<decltype(model_.train_step(std::declval<const OT&>()))>::type;
+    using ValidModel = decltype(model_.valid());
+    using ValidItem = decltype(std::declval<const ValidModel&>().valid_step(std::declval<const OV&>()));
+    Hooks<BT, IT, OT, BV, IV, OV, Item, ValidItem> hooks(*this, std::move(train), std::move(valid));
+    TrainingLoop loop(options_);
+    report_ = loop.run(hooks);
+    store_ = loop.store();
+    return model_;
+  }
+
   /// Data-parallel: this rank's share of the loaders (unless already sharded), on this rank's device.
   template <class BT, class IT, class OT, class BV, class IV, class OV>
   void shard_for_rank(std::shared_ptr<data::DataLoader<BT, IT, OT>>& train,

@@ -9,7 +9,6 @@ namespace {
 using T1 = Tensor<AD, 1>;
 using T2 = Tensor<AD, 2>;
 
-
 void add_view_cases(std::vector<GradCase>& cases) {
   cases.push_back({"reshape", {"float_reshape", "float_swap_dims"}, [](const GradInputs& in) {
                      return flat(in.f<3>(0).reshape<2>({4, 6}).swap_dims(0, 1));

@@ -89,15 +89,15 @@ void add_unary_cases(std::vector<GradCase>& cases) {
   using Fn = T2 (*)(const T2&);
 #define SCORCH_GRAD_UNARY(op, domain, torch) {"unary_", #op, [](const T2& x) { return x.op(); }},
 #define SCORCH_GRAD_DIM(op, domain, torch) {"dim_", #op, [](const T2& x) { return x.op(1); }},
-  const std::vector<std::tuple<const char*, const char*, Fn>> registry = {
-      SCORCH_UNARY_CASES(SCORCH_GRAD_UNARY) SCORCH_DIM_CASES(SCORCH_GRAD_DIM)};
+  const std::vector<std::tuple<const char*, const char*, Fn>> registry = {SCORCH_UNARY_CASES(SCORCH_GRAD_UNARY)
+                                                                              SCORCH_DIM_CASES(SCORCH_GRAD_DIM)};
 #undef SCORCH_GRAD_UNARY
 #undef SCORCH_GRAD_DIM
   for (const auto& [prefix, name, fn] : registry) {
     Fn f = fn;
-    cases.push_back({std::string(prefix) + name,
-                     {std::string("float_") + name},
-                     [f](const GradInputs& in) { return flat(f(in.f<2>(0))); }});
+    cases.push_back({std::string(prefix) + name, {std::string("float_") + name}, [f](const GradInputs& in) {
+                       return flat(f(in.f<2>(0)));
+                     }});
   }
 }
 

@@ -149,19 +149,18 @@ void add_unfold_attention_norm_cases(std::vector<GradCase>& cases) {
                      return join({flat(mod::rms_norm(x, g)), flat(mod::rms_norm(x, none, 1e-2))});
                    }});
   // The causal flag: 3 queries over 5 keys, then 5 over 3 (scale 0.4).
-  cases.push_back(
-      {"attention_causal", {"module_attention", "module_attention_with_stats"}, [](const GradInputs& in) {
-         auto q = in.f<4>(0), k = in.f<4>(1), v = in.f<4>(2);
-         return join({flat(mod::attention<AD>(q, k, v, std::nullopt, std::nullopt, true)),
-                      flat(mod::attention<AD>(k, q, q, std::nullopt, 0.4, true))});
-       }});
-  // x [3, 5], weight [5, 4], bias [4]: with relu, without bias, with bias alone.
-  cases.push_back({"linear", {"module_linear"}, [](const GradInputs& in) {
-                     auto x = in.f<2>(0), w = in.f<2>(1);
-                     std::optional<Tensor<AD, 1>> b = in.f<1>(2);
-                     return join({flat(mod::linear(x, w, b, true)), flat(mod::linear(x, w)),
-                                  flat(mod::linear(x, w, b))});
+  cases.push_back({"attention_causal", {"module_attention", "module_attention_with_stats"}, [](const GradInputs& in) {
+                     auto q = in.f<4>(0), k = in.f<4>(1), v = in.f<4>(2);
+                     return join({flat(mod::attention<AD>(q, k, v, std::nullopt, std::nullopt, true)),
+                                  flat(mod::attention<AD>(k, q, q, std::nullopt, 0.4, true))});
                    }});
+  // x [3, 5], weight [5, 4], bias [4]: with relu, without bias, with bias alone.
+  cases.push_back(
+      {"linear", {"module_linear"}, [](const GradInputs& in) {
+         auto x = in.f<2>(0), w = in.f<2>(1);
+         std::optional<Tensor<AD, 1>> b = in.f<1>(2);
+         return join({flat(mod::linear(x, w, b, true)), flat(mod::linear(x, w)), flat(mod::linear(x, w, b))});
+       }});
   // logits [4, 6], class targets [4].
   cases.push_back({"cross_entropy", {"module_cross_entropy"}, [](const GradInputs& in) {
                      return flat(mod::cross_entropy(in.f<2>(0), in.i<1>(1)));

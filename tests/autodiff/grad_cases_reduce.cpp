@@ -7,7 +7,6 @@ namespace scorch::gradcheck {
 namespace {
 using T1 = Tensor<AD, 1>;
 
-
 // Full reductions give shape [1]; the *_dim ones keep the reduced dim with size 1.
 void add_sum_mean_cases(std::vector<GradCase>& cases) {
   cases.push_back({"sum", {"float_sum"}, [](const GradInputs& in) { return in.f<3>(0).sum(); }});

@@ -50,11 +50,12 @@ TEST(QuantCuda, Int8ProductMatchesTheCpu) {
 TEST(QuantCuda, WeightOnlyProductMatchesTheCpu) {
   SCORCH_REQUIRE_CUDA();
   auto float_input = InputQuant::float_input();
-  for (const QuantCase& c : {QuantCase{1, 256, 128, QuantScheme::int8_per_channel(1), float_input, false, true, false},
-                        QuantCase{5, 128, 64, QuantScheme::q4_blocks(0, 32), float_input, false, true, true},
-                        QuantCase{16, 96, 40, QuantScheme::q4_blocks(0, 32), float_input, false, false, false},
-                        QuantCase{40, 64, 32, QuantScheme::q4_blocks(0, 16), float_input, false, true, false},  // > 16 rows
-                        QuantCase{2, 64, 32, QuantScheme::q4_blocks(1, 16), float_input, true, true, false}})
+  for (const QuantCase& c :
+       {QuantCase{1, 256, 128, QuantScheme::int8_per_channel(1), float_input, false, true, false},
+        QuantCase{5, 128, 64, QuantScheme::q4_blocks(0, 32), float_input, false, true, true},
+        QuantCase{16, 96, 40, QuantScheme::q4_blocks(0, 32), float_input, false, false, false},
+        QuantCase{40, 64, 32, QuantScheme::q4_blocks(0, 16), float_input, false, true, false},  // > 16 rows
+        QuantCase{2, 64, 32, QuantScheme::q4_blocks(1, 16), float_input, true, true, false}})
     expect_same_as_cpu(c);
 }
 

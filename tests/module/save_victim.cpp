@@ -4,8 +4,13 @@
 #include <iostream>
 
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: scorch_save_victim FILE N_FLOATS\nSaves one record of N_FLOATS floats to FILE and exits "
+      "(the interrupted-save test kills it mid-write).");
   if (argc != 3) {
     std::cerr << "usage: scorch_save_victim FILE N_FLOATS\n";
     return 2;

@@ -78,6 +78,23 @@ TEST(Config, SaveAndLoadRoundTrip) {
   EXPECT_NE(printed.str().find("\"weight_decay\": null"), std::string::npos) << printed.str();
 }
 
+TEST(Config, SaveCreatesMissingFoldersOrNamesTheOneItCannot) {
+  TempDir dir("config-folders");
+  auto config = TrainingSettings(3, LayerSettings({2, 2}));
+  config.save(dir.file("runs/a/config.json"));
+  EXPECT_EQ(TrainingSettings::load(dir.file("runs/a/config.json")), config);
+  std::ofstream(dir.file("blocker")) << "a file where a folder should be";
+  try {
+    config.save(dir.file("blocker/sub/config.json"));
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    std::string expected = "[save] " + dir.file("blocker/sub/config.json") + ": its folder " + dir.file("blocker/sub") +
+                           " is missing and cannot be created";
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).find(".tmp-"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Config, MissingDefaultedFieldsKeepTheirDefaults) {
   auto config = TrainingSettings::from_json(R"({"num_classes": 3, "layer": {"kernel_size": [2, 2]}})");
   EXPECT_EQ(config.dropout, 0.5);

@@ -171,6 +171,25 @@ TEST(Module, LoadRecordErrorsNameTheKey) {
   expect_record_error<FormatError>(net, short_list, {"'layers'", "1 elements, the module has 2"});
 }
 
+TEST(Module, LoadRecordListsEveryMismatchedKey) {
+  auto net = Net<Cpu>::make();
+  Record record = net.into_record();
+  record.find_mut("conv")->set("bias", Record(TensorData({1.f, 2.f}, Shape{2})));
+  record.find_mut("conv")->set("gamma", Record(TensorData({1.f}, Shape{1})));
+  auto& second = record.find_mut("layers")->as_list_mut()[1].as_map_mut();
+  second.erase(second.begin());
+  try {
+    (void)net.load_record(record);
+    FAIL() << "no error";
+  } catch (const ShapeError& e) {  // the first mismatch's type
+    std::string text = e.what();
+    EXPECT_EQ(text.rfind("[load_record] 3 mismatched keys:\n", 0), 0u) << text;
+    for (const char* part :
+         {"'conv.bias': record shape [2]", "'conv.gamma': unexpected key", "'layers.1.weight': missing"})
+      EXPECT_NE(text.find(part), std::string::npos) << text << " lacks " << part;
+  }
+}
+
 TEST(Module, PartialAndUnusedRecordsWithOptions) {
   auto net = Net<Cpu>::make();
   Record partial = Record::map().set("conv", net.into_record().at("conv"));

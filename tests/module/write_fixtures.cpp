@@ -4,8 +4,13 @@
 #include <iostream>
 
 #include "module/test_models.h"
+#include <scorch/core/cli.h>
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: scorch_module_fixture_writer DIR\nWrites scorch_net.safetensors, scorch_net.mpk and scorch_net.json "
+      "into DIR for the safetensors interop check (make fixtures).");
   using namespace scorch;
   using namespace scorch::testing;
   if (argc != 2) {

@@ -9,6 +9,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log"
+
+echo "== make install does nothing when nothing changed: configure again, no target to rebuild, every file up to date"
+cmake "$build" > "$work/reconfigure.log"
+if ninja -C "$build" | grep -E "Building|Linking"; then
+  echo "package: configuring again made the build compile or link the steps above" >&2
+  exit 1
+fi
+if cmake --install "$build" --prefix "$prefix" | grep -e '-- Installing:'; then
+  echo "package: a second install with nothing changed copied the files above again" >&2
+  exit 1
+fi
 # The consumer uses the build's compiler and build type (a clang or sanitizer build exports flags for those).
 cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
 compiler=$(cache CMAKE_CXX_COMPILER) build_type=$(cache CMAKE_BUILD_TYPE)

@@ -74,7 +74,8 @@ ir::TensorIr t(uint64_t id) { return ir::TensorIr{id, {}, {}}; }
 
 class HostileRecords : public ::testing::Test {
  protected:
-  HostileRecords() : server_(kHostileToken, {"--backend", "cpu", "--session-memory-mb", "64"}), client_(server_.endpoint()) {}
+  HostileRecords()
+      : server_(kHostileToken, {"--backend", "cpu", "--session-memory-mb", "64"}), client_(server_.endpoint()) {}
 
   /// Sends record; the next sync must be an error naming op, then the session must answer Ok again.
   template <class R> void refused(R record, const std::string& op) {

@@ -7,6 +7,8 @@
 
 #include <scorch/dyn/dyn.h>
 
+#include "scorch/core/cli.h"
+
 namespace scorch::testing {
 
 /// The stacks named by --stack NAME / --stack=NAME, removed from argv (GoogleTest reads the rest).
@@ -24,11 +26,7 @@ inline std::vector<std::string> take_stacks(int& argc, char** argv) {
 }
 
 /// Whether argv asks for --help (or -h).
-inline bool wants_help(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return true;
-  return false;
-}
+inline bool wants_help(int argc, char** argv) { return cli::asks_help(argc, argv); }
 
 /// Prints usage, then the stacks this build registers, then a pointer to GoogleTest's flags.
 inline void print_stack_help(const char* usage) {

@@ -83,16 +83,11 @@ template <class T>
 concept HasAdd = requires(T t) {
   t + t;
 };
-template <class T>
-concept HasBackward = requires(T t) {
-  t.backward();
-};
 static_assert(HasExp<Tensor<B, 2>>);
 static_assert(!HasExp<Tensor<B, 2, Bool>>);
 static_assert(!HasExp<Tensor<B, 2, Int>>);
 static_assert(HasAdd<Tensor<B, 2, Int>>);
 static_assert(!HasAdd<Tensor<B, 2, Bool>>);
-static_assert(!HasBackward<Tensor<B, 2>>, "backward() needs an autodiff backend");
 static_assert(!AutodiffBackend<Cpu>);
 
 }  // namespace

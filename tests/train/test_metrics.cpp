@@ -27,7 +27,9 @@ AccuracyInput four_rows(std::vector<int64_t> targets) {
       {0.1f, 0.7f, 0.2f, /**/ 0.6f, 0.1f, 0.3f, /**/ 0.2f, 0.3f, 0.5f, /**/ 0.3f, 0.1f, 0.6f}, 3, std::move(targets)};
 }
 
-std::filesystem::path metrics_dir(const std::string& name) { return scorch::testing::fresh_temp_dir("metrics-" + name); }
+std::filesystem::path metrics_dir(const std::string& name) {
+  return scorch::testing::fresh_temp_dir("metrics-" + name);
+}
 
 void write(const std::filesystem::path& file, const std::string& text) {
   std::filesystem::create_directories(file.parent_path());

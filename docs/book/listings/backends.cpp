@@ -4,6 +4,7 @@
 
 #include <scorch/scorch.hpp>
 #include <scorch/stacks/fusion_cpu/autodiff.h>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
@@ -15,7 +16,11 @@ template <Backend B> Tensor<B, 2> gelu_softmax(const Tensor<B, 2>& x) {
 }
 // [/book:generic]
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: backends\nThe book's backends chapter: one function run on Cpu, Fusion<Cpu> and their Autodiff "
+      "decorators. No options.");
   PrintOptions digits;
   digits.precision = 4;  // the last digits of exp and erf differ between vector instruction sets
   set_print_options(digits);

@@ -5,6 +5,7 @@
 #include <scorch/data/dataloader.h>
 #include <scorch/data/transforms.h>
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
@@ -35,7 +36,9 @@ template <class B> struct PointBatcher final : data::Batcher<B, Point, PointBatc
 };
 // [/book:item]
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           "usage: data\nThe book's data chapter: a dataset, its transforms and a loader. No options.");
   using B = Cpu;
   // [book:dataset]
   std::vector<Point> points;

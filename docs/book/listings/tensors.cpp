@@ -3,10 +3,13 @@
 #include <iostream>
 
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv, "usage: tensors\nThe book's tensor chapter: creation, arithmetic and layout of tensors. No options.");
   // [book:create]
   using B = Cpu;
   B::seed(7);  // every random tensor below is the same on each run and for any thread count

@@ -60,6 +60,17 @@ std::string temporary_name(const std::string& path) {
   return path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
 }
 
+/// Creates path's folder (and its parents) when missing; IoError naming the folder when that fails.
+void create_folder_of(const std::string& path) {
+  auto folder = std::filesystem::path(path).parent_path();
+  std::error_code failed;
+  if (folder.empty() || std::filesystem::is_directory(folder, failed)) return;
+  std::filesystem::create_directories(folder, failed);
+  if (failed)
+    throw IoError("save", path + ": its folder " + folder.string() + " is missing and cannot be created (" +
+                              failed.message() + ")");
+}
+
 void sync_folder(const std::string& path) {
   auto folder = std::filesystem::path(path).parent_path();
   int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
@@ -88,9 +99,10 @@ uint64_t HashingSink::digest() const { return XXH3_64bits_digest(static_cast<XXH
 uint64_t checksum(std::span<const std::byte> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
 void atomic_write(const std::string& path, const std::function<void(ByteSink&)>& write) {
+  create_folder_of(path);
   std::string tmp = temporary_name(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw IoError("save", path + ": cannot create " + tmp + ": " + errno_text());
+  if (fd < 0) throw IoError("save", path + ": cannot write in its folder: " + errno_text());
   try {
     FdSink sink(fd, path);
     write(sink);

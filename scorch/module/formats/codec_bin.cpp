@@ -49,7 +49,8 @@ void BinWriter::tensor(const RecordTensor& t) {
 }
 
 void BinWriter::value(const Record& r, int depth) {
-  if (depth > kMaxBinDepth) throw FormatError("save", "records nest deeper than " + std::to_string(kMaxBinDepth) + " levels");
+  if (depth > kMaxBinDepth)
+    throw FormatError("save", "records nest deeper than " + std::to_string(kMaxBinDepth) + " levels");
   switch (r.kind()) {
     case RecordKind::Null: return raw<uint8_t>(kNull);
     case RecordKind::Bool: return raw<uint8_t>(r.as_bool() ? kTrue : kFalse);

@@ -5,10 +5,15 @@
 #include <filesystem>
 
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
-int main() {
+int main(int argc, char** argv) {
+  scorch::cli::answer_help(
+      argc, argv,
+      "usage: consumer\nAn installed Scorch's user: a tensor op, a layer's forward and backward, a record round trip; "
+      "prints \"consumer ok\". No options.");
   using B = Autodiff<Cpu>;
   auto x = Tensor<B, 2>::from_data({{1., 2.}, {3., 4.}}, B::Device{}).require_grad();
   auto loss = (x * x).sum();

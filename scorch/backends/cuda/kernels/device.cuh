@@ -15,6 +15,16 @@
 
 namespace scorch::backends::cuda {
 
+/// Calls f.template operator()<W>() with W an unsigned word of the given byte size (1, 2, 4, else 8): copies.
+template <class F> void visit_word(size_t bytes, F&& f) {
+  switch (bytes) {
+    case 1: f.template operator()<uint8_t>(); break;
+    case 2: f.template operator()<uint16_t>(); break;
+    case 4: f.template operator()<uint32_t>(); break;
+    default: f.template operator()<uint64_t>(); break;
+  }
+}
+
 /// Arithmetic type for a device storage type: f32 for the 16-bit floats, itself otherwise.
 template <class E> struct DeviceCompute { using type = E; };
 template <> struct DeviceCompute<__half> { using type = float; };

@@ -14,16 +14,6 @@ namespace {
 
 constexpr unsigned long long kNoBadIndex = ~0ull;
 
-// Calls f.template operator()<W>() with W an unsigned word of the given byte size (copies only).
-template <class F> void visit_word(size_t bytes, F&& f) {
-  switch (bytes) {
-    case 1: f.template operator()<uint8_t>(); break;
-    case 2: f.template operator()<uint16_t>(); break;
-    case 4: f.template operator()<uint32_t>(); break;
-    default: f.template operator()<uint64_t>(); break;
-  }
-}
-
 // Guarantees out[i] = in[i] resolved against n (negative counts from the end); the smallest i that is
 // out of [-n, n) is recorded in *bad (atomicMin) and its out[i] set to 0.
 __global__ void normalize_kernel(const int64_t* in, int64_t* out, int64_t count, int64_t n, unsigned long long* bad) {
@@ -36,7 +26,6 @@ __global__ void normalize_kernel(const int64_t* in, int64_t* out, int64_t count,
   }
   out[i] = v < 0 ? v + n : v;
 }
-
 
 // Maps element i (row-major over shape) to its offset in a contiguous base tensor whose coordinate
 // dim is replaced by an index: idx[i] when per_element (gather, scatter_add), else idx[coord[dim]].

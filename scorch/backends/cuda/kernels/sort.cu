@@ -46,16 +46,6 @@ template <class W> __global__ void permute_kernel(const W* x, const int64_t* ord
   if (i < count) out[i] = x[(i / n) * n + order[i]];
 }
 
-// Calls f.template operator()<W>() with W an unsigned word of the given byte size.
-template <class F> void visit_word(size_t bytes, F&& f) {
-  switch (bytes) {
-    case 1: f.template operator()<uint8_t>(); break;
-    case 2: f.template operator()<uint16_t>(); break;
-    case 4: f.template operator()<uint32_t>(); break;
-    default: f.template operator()<uint64_t>(); break;
-  }
-}
-
 // A fresh contiguous I64 buffer of count elements on device (pooled).
 T i64_buffer(int64_t count, Device device) { return T(Shape{static_cast<size_t>(count)}, DType::I64, device); }
 

@@ -7,8 +7,15 @@
 
 #include "scorch/import/onnx/codegen/codegen.h"
 #include "scorch/module/recorder.h"
+#include "scorch/core/cli.h"
+
+const char* kUsage = "usage: scorch-onnx model.onnx --name NAME [--out-dir DIR]\n";
 
 int main(int argc, char** argv) {
+  scorch::cli::answer_help(argc, argv,
+                           std::string(kUsage) +
+                               "Writes NAME.h (a module whose forward runs the model's graph) and "
+                               "NAME.mpk (its weights) from an ONNX file, into DIR (default: the current folder).");
   std::string model, name, out_dir = ".";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--name") == 0 && i + 1 < argc) name = argv[++i];
@@ -16,7 +23,7 @@ int main(int argc, char** argv) {
     else model = argv[i];
   }
   if (model.empty() || name.empty()) {
-    std::cerr << "usage: scorch-onnx model.onnx --name NAME [--out-dir DIR]\n";
+    std::cerr << kUsage;
     return 2;
   }
   try {

@@ -1,0 +1,30 @@
+# The ctest `help`: every executable target of the build answers -h and --help (tests/help/check_help.sh), so a new
+# binary is checked the day it is added. Call after every add_subdirectory.
+
+# out = the executable targets defined in dir and its subdirectories.
+function(scorch_executables_under dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  set(found)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      list(APPEND found ${target})
+    endif()
+  endforeach()
+  foreach(subdir IN LISTS subdirs)
+    scorch_executables_under(${subdir} below)
+    list(APPEND found ${below})
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+function(scorch_add_help_test)
+  scorch_executables_under(${PROJECT_SOURCE_DIR} executables)
+  set(files)
+  foreach(target IN LISTS executables)
+    list(APPEND files $<TARGET_FILE:${target}>)
+  endforeach()
+  add_test(NAME help COMMAND ${PROJECT_SOURCE_DIR}/tests/help/check_help.sh ${files})
+  set_tests_properties(help PROPERTIES LABELS "help")
+endfunction()
