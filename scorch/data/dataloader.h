@@ -235,24 +235,27 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
   std::optional<Shard> shard_;
 };
 
-/// Configures and builds a DataLoader.
+/// Configures and builds a DataLoader. Defaults: batch size 1, the dataset's order (no shuffling), no worker threads
+/// (batches are made on the caller's thread when asked for), the backend's default device.
 template <class B, class I, class O> class DataLoaderBuilder {
  public:
   explicit DataLoaderBuilder(std::shared_ptr<const Batcher<B, I, O>> batcher) : batcher_(std::move(batcher)) {}
+  /// Items per batch (default 1; 0 is refused by build); an epoch's last batch holds what is left.
   DataLoaderBuilder& batch_size(size_t n) {
     batch_size_ = n;
     return *this;
   }
-  /// Shuffles every epoch (epoch e uses seed + e).
+  /// Shuffles every epoch (epoch e uses seed + e); default: the dataset's order.
   DataLoaderBuilder& shuffle(uint64_t seed) {
     seed_ = seed;
     return *this;
   }
-  /// Worker threads prefetching batches (0: batches are made on the caller's thread).
+  /// Worker threads prefetching batches (default 0: batches are made on the caller's thread).
   DataLoaderBuilder& num_workers(size_t n) {
     workers_ = n;
     return *this;
   }
+  /// The device the batcher makes batches on (default: the backend's default device).
   DataLoaderBuilder& set_device(const typename B::Device& device) {
     device_ = device;
     return *this;

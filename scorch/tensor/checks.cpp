@@ -58,13 +58,31 @@ std::string_view trailing_operator(std::string_view head) {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' ') return {};
   return head.substr(at);
 }
+
+/// name without a trailing template argument list (g++'s __builtin_FUNCTION: "reshape<1>", "operator+<B, 2, K>").
+std::string_view without_template_args(std::string_view name) {
+  if (name.empty() || name.back() != '>') return name;
+  int depth = 0;
+  for (size_t i = name.size(); i-- > 0;) {
+    if (name[i] == '>') ++depth;
+    if (name[i] == '<' && --depth == 0) {
+      std::string_view head = name.substr(0, i);
+      while (!head.empty() && head.back() == ' ') head.remove_suffix(1);
+      return head == "operator" ? name : head;
+    }
+  }
+  return name;
+}
 }  // namespace
 
 std::string method_name(std::string_view function) {
-  function = function.substr(0, function.find(" [with "));   // g++ appends the template arguments
+  function = function.substr(0, function.find(" [with "));     // g++ appends the template arguments
   function = function.substr(0, function.find(" requires "));  // and the constraints, which hold parentheses
   size_t close = function.rfind(')');
-  if (close == std::string_view::npos) return std::string(function);
+  if (close == std::string_view::npos) {  // a plain name (__builtin_FUNCTION)
+    std::string_view name = without_template_args(function);
+    return name.rfind("operator", 0) == 0 && name.size() > 8 ? operator_op(name, false) : std::string(name);
+  }
   int depth = 0;
   size_t open = close;
   for (; open != std::string_view::npos; --open) {  // the parameter list's '('

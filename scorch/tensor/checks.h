@@ -19,7 +19,7 @@ namespace scorch::check {
 /// Throws ValueError "[op] tensor is empty (moved from or default-constructed): ...", naming the operand (lhs, rhs)
 /// when which is not empty.
 [[noreturn]] void empty_operand(const std::string& op, const char* which);
-/// empty_operand for the method that function (a std::source_location's function_name()) names.
+/// empty_operand for the method function names (__builtin_FUNCTION()'s plain name, or a compiler's signature).
 [[noreturn]] void empty_tensor(const char* function);
 /// The method name in a compiler's function signature ("... FloatMethods<B, D, K>::exp() const& [with ...]": exp).
 std::string method_name(std::string_view function);

@@ -115,8 +115,7 @@ template <class B, size_t D> Tensor<B, D> conv_transpose(const Tensor<B, D>& x, 
   auto spec = detail::conv_spec(options);
   auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight);  // the autocast policy
   auto lb = amp::to_autocast(bias);
-  check::conv("conv_transpose", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), detail::shape_of(bias), spec,
-              true);
+  check::conv("conv_transpose", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), detail::shape_of(bias), spec, true);
   return Tensor<B, D>(
       detail::ModOps<B>::conv_transpose(lx.primitive(), lw.primitive(), detail::bias_primitive(lb), spec));
 }
@@ -126,8 +125,7 @@ template <class B, size_t D> ConvGrads<B, D> conv_transpose_backward(const Tenso
                                                                      const ConvTransposeOptions<D - 2>& options = {}) {
   auto spec = detail::conv_spec(options);
   auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight), lg = amp::to_autocast(grad);  // the autocast policy
-  check::conv("conv_transpose_backward", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), std::nullopt, spec,
-              true);
+  check::conv("conv_transpose_backward", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), std::nullopt, spec, true);
   check::grad_shape("conv_transpose_backward", check::conv_output(x.shape(), weight.shape(), spec, true), grad.shape());
   return detail::wrap_grads<B, D>(
       detail::ModOps<B>::conv_transpose_backward(lx.primitive(), lw.primitive(), has_bias, lg.primitive(), spec));
@@ -338,8 +336,7 @@ Tensor<B, 4> attention(const Tensor<B, 4>& q, const Tensor<B, 4>& k, const Tenso
   std::optional<typename B::BoolTensor> m;
   if (mask) m = mask->primitive();
   double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
-  return Tensor<B, 4>(
-      detail::ModOps<B>::attention(lq.primitive(), lk.primitive(), lv.primitive(), m, s, causal, drop));
+  return Tensor<B, 4>(detail::ModOps<B>::attention(lq.primitive(), lk.primitive(), lv.primitive(), m, s, causal, drop));
 }
 
 }  // namespace scorch::functional

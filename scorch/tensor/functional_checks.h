@@ -35,8 +35,8 @@ void cross_entropy(const char* op, const Shape& logits, const Shape& rows, const
 void attention_backward(const Shape& q, const Shape& v, const Shape& out, const Shape& logsumexp, const Shape& grad);
 /// adam_update's operands: the gradient and both moments (in that order) of the parameter's shape and float dtype;
 /// β₁, β₂ in [0, 1); step ≥ 1.
-void adam_update(const Shape& param, DType dtype, const std::array<std::pair<Shape, DType>, 3>& others,
-                 double beta_1, double beta_2, double step);
+void adam_update(const Shape& param, DType dtype, const std::array<std::pair<Shape, DType>, 3>& others, double beta_1,
+                 double beta_2, double step);
 /// Throws unless x is a float tensor of rank >= 1 and gamma / beta (when given) are [x's last dim] of
 /// x's dtype; grad (when given) has x's shape. op names the caller.
 void norm(const char* op, const Shape& x, DType dtype, const std::optional<Shape>& gamma,

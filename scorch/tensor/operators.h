@@ -117,7 +117,7 @@ operator/(Scalar s, Tensor<B, D, K> t) {
 /// -t.
 template <class B, size_t D, class K>
 requires NumericKind<K> Tensor<B, D, K>
-operator-(Tensor<B, D, K> t) { return Tensor<B, D, K>(KindOps<B, K>::neg(std::move(t).into_primitive())); }
+operator-(Tensor<B, D, K> t) { return Tensor<B, D, K>(KindOps<B, K>::neg(std::move(t).into_primitive("neg"))); }
 
 /// Logical not.
 template <class B, size_t D> Tensor<B, D, Bool> operator!(const Tensor<B, D, Bool>& t) { return t.bool_not(); }

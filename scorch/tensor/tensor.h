@@ -5,7 +5,6 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
-#include <source_location>
 #include <string>
 #include <utility>
 
@@ -112,28 +111,24 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
   }
   /// True for a default-constructed or moved-from handle (no values).
   bool is_empty() const { return !present_; }
-  /// Throws "[op] tensor is empty" for an empty handle, op being the calling method (the where argument's default).
-  void require_values(std::source_location where = std::source_location::current()) const {
+  /// Throws "[op] tensor is empty" for an empty handle, op being the calling function (where's default) or the name
+  /// passed.
+  void require_values(const char* where = __builtin_FUNCTION()) const {
     if (!present_) [[unlikely]]
-      check::empty_tensor(where.function_name());
-  }
-  /// Throws "[op] tensor is empty" for an empty handle.
-  void require_values(const char* op) const {
-    if (!present_) [[unlikely]]
-      check::empty_operand(op, "");
+      check::empty_tensor(where);
   }
   /// The primitive, shared (cheap: reference counted); an empty handle throws, naming the calling op.
-  const Primitive& primitive(std::source_location where = std::source_location::current()) const& {
+  const Primitive& primitive(const char* where = __builtin_FUNCTION()) const& {
     require_values(where);
     return prim_;
   }
   /// The primitive, moved out (the handle becomes empty): lets the next op reuse the buffer.
-  Primitive into_primitive(std::source_location where = std::source_location::current()) && {
+  Primitive into_primitive(const char* where = __builtin_FUNCTION()) && {
     require_values(where);
     present_ = false;
     return std::move(prim_);
   }
-  Primitive into_primitive(std::source_location where = std::source_location::current()) const& {
+  Primitive into_primitive(const char* where = __builtin_FUNCTION()) const& {
     require_values(where);
     return prim_;
   }

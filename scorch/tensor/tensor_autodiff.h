@@ -2,7 +2,6 @@
 // Autodiff methods of Tensor: backward, grad, grad_remove, grad_replace, inner and from_inner.
 // They exist only on autodiff backends (AutodiffBackend<B>): calling backward() on Cpu is a compile
 // error that says so. detach / require_grad live with the float methods and are no-ops elsewhere.
-#include <source_location>
 #include <optional>
 
 #include "scorch/tensor/functional_checks.h"
@@ -14,7 +13,7 @@ template <class B, size_t D, class K> class AutodiffMethods {
   using InnerTensor = Tensor<InnerOf<B>, D, K>;
   using Grads = GradientsOf<B>;
   // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
-  const Self& self(std::source_location where = std::source_location::current()) const {
+  const Self& self(const char* where = __builtin_FUNCTION()) const {
     static_cast<const Self&>(*this).require_values(where);
     return static_cast<const Self&>(*this);
   }

@@ -1,6 +1,5 @@
 #pragma once
 // Float methods of Tensor: elementwise math, powers, variance, closeness, NaN tests, autodiff hooks.
-#include <source_location>
 #include <cmath>
 #include <numbers>
 #include <utility>
@@ -12,18 +11,14 @@ template <class B, size_t D, class K> class FloatMethods {
   using Ops = KindOps<B, K>;
   using Mask = Tensor<B, D, Bool>;
   // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
-  const Self& self(std::source_location where = std::source_location::current()) const {
+  const Self& self(const char* where = __builtin_FUNCTION()) const {
     static_cast<const Self&>(*this).require_values(where);
     return static_cast<const Self&>(*this);
   }
   Self& moved() { return static_cast<Self&>(*this); }
-  auto prim(std::source_location where = std::source_location::current()) const {
-    return static_cast<const Self&>(*this).primitive(where);
-  }
+  auto prim(const char* where = __builtin_FUNCTION()) const { return static_cast<const Self&>(*this).primitive(where); }
   // The buffer of an rvalue tensor, handed to the op (which may then write in place).
-  auto take(std::source_location where = std::source_location::current()) {
-    return std::move(moved()).into_primitive(where);
-  }
+  auto take(const char* where = __builtin_FUNCTION()) { return std::move(moved()).into_primitive(where); }
   template <class F> Self binary(const char* op, const Self& other, F f) const {
     return detail::checked_binary<Self>(op, static_cast<const Self&>(*this), other, f);  // names op
   }

@@ -1,6 +1,5 @@
 #pragma once
 // Indexing and equality methods of Tensor (every kind): gather, scatter, select, masks, any/all.
-#include <source_location>
 #include <vector>
 
 namespace scorch {
@@ -12,13 +11,11 @@ template <class B, size_t D, class K> class IndexMethods {
   using Index = Tensor<B, D, Int>;
   using Index1 = Tensor<B, 1, Int>;
   // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
-  const Self& self(std::source_location where = std::source_location::current()) const {
+  const Self& self(const char* where = __builtin_FUNCTION()) const {
     static_cast<const Self&>(*this).require_values(where);
     return static_cast<const Self&>(*this);
   }
-  auto prim(std::source_location where = std::source_location::current()) const {
-    return static_cast<const Self&>(*this).primitive(where);
-  }
+  auto prim(const char* where = __builtin_FUNCTION()) const { return static_cast<const Self&>(*this).primitive(where); }
 
  public:
   /// out[..i..] = self[.. indices[..i..] at dim ..] (torch.gather).

@@ -1,6 +1,5 @@
 #pragma once
 // Int-only methods (arange, bitwise ops, float_) and Bool-only methods (logic, argwhere, masks).
-#include <source_location>
 #include <vector>
 
 namespace scorch {
@@ -9,13 +8,11 @@ template <class B, size_t D, class K> class IntBoolMethods {
   using Self = Tensor<B, D, K>;
   using Ops = KindOps<B, K>;
   // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
-  const Self& self(std::source_location where = std::source_location::current()) const {
+  const Self& self(const char* where = __builtin_FUNCTION()) const {
     static_cast<const Self&>(*this).require_values(where);
     return static_cast<const Self&>(*this);
   }
-  auto prim(std::source_location where = std::source_location::current()) const {
-    return static_cast<const Self&>(*this).primitive(where);
-  }
+  auto prim(const char* where = __builtin_FUNCTION()) const { return static_cast<const Self&>(*this).primitive(where); }
   template <class F> Self binary(const char* op, const Self& other, F f) const {
     return detail::checked_binary<Self>(op, static_cast<const Self&>(*this), other, f);  // names op
   }

@@ -1,6 +1,5 @@
 #pragma once
 // Numeric methods of Tensor (Float and Int): arithmetic, sums and products, matmul, pad, triangles.
-#include <source_location>
 #include <utility>
 #include <vector>
 
@@ -15,17 +14,13 @@ template <class B, size_t D, class K> class NumericMethods {
   using Self = Tensor<B, D, K>;
   using Ops = KindOps<B, K>;
   // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
-  const Self& self(std::source_location where = std::source_location::current()) const {
+  const Self& self(const char* where = __builtin_FUNCTION()) const {
     static_cast<const Self&>(*this).require_values(where);
     return static_cast<const Self&>(*this);
   }
-  auto prim(std::source_location where = std::source_location::current()) const {
-    return static_cast<const Self&>(*this).primitive(where);
-  }
+  auto prim(const char* where = __builtin_FUNCTION()) const { return static_cast<const Self&>(*this).primitive(where); }
   // The primitive in f32 when it is f16/bf16 inside an autocast scope (the policy for sums).
-  auto full_prim(std::source_location where = std::source_location::current()) const {
-    return amp::to_full(self(where)).primitive();
-  }
+  auto full_prim(const char* where = __builtin_FUNCTION()) const { return amp::to_full(self(where)).primitive(); }
   template <class F> Self binary(const char* op, const Self& other, F f) const {
     return detail::checked_binary<Self>(op, static_cast<const Self&>(*this), other, f);  // names op
   }

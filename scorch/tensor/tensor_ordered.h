@@ -1,6 +1,5 @@
 #pragma once
 // Ordered methods of Tensor (Float and Int): comparisons, sorting, top-k, min/max, clamps, one_hot.
-#include <source_location>
 #include <utility>
 
 namespace scorch {
@@ -11,13 +10,11 @@ template <class B, size_t D, class K> class OrderedMethods {
   using Mask = Tensor<B, D, Bool>;
   using Index = Tensor<B, D, Int>;
   // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
-  const Self& self(std::source_location where = std::source_location::current()) const {
+  const Self& self(const char* where = __builtin_FUNCTION()) const {
     static_cast<const Self&>(*this).require_values(where);
     return static_cast<const Self&>(*this);
   }
-  auto prim(std::source_location where = std::source_location::current()) const {
-    return static_cast<const Self&>(*this).primitive(where);
-  }
+  auto prim(const char* where = __builtin_FUNCTION()) const { return static_cast<const Self&>(*this).primitive(where); }
   template <class F> Mask compare(const char* op, const Self& other, F f) const {
     return detail::checked_binary<Mask>(op, static_cast<const Self&>(*this), other, f);  // names op
   }

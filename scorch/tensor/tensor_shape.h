@@ -1,6 +1,5 @@
 #pragma once
 // Shape methods of Tensor (every kind): reshape, squeeze, permute, expand, slice, cat, ...
-#include <source_location>
 #include <numeric>
 #include <vector>
 
@@ -13,13 +12,11 @@ template <class B, size_t D, class K> class ShapeMethods {
   using Ops = KindOps<B, K>;
   template <size_t N> using Ranked = Tensor<B, N, K>;
   // self() and prim() throw "[method] tensor is empty" for an empty handle, naming the method that calls them.
-  const Self& self(std::source_location where = std::source_location::current()) const {
+  const Self& self(const char* where = __builtin_FUNCTION()) const {
     static_cast<const Self&>(*this).require_values(where);
     return static_cast<const Self&>(*this);
   }
-  auto prim(std::source_location where = std::source_location::current()) const {
-    return static_cast<const Self&>(*this).primitive(where);
-  }
+  auto prim(const char* where = __builtin_FUNCTION()) const { return static_cast<const Self&>(*this).primitive(where); }
 
  public:
   /// Same values in a new shape of rank N; -1 infers one dim, a literal 0 keeps the source dim (a size_t 0 is
@@ -241,15 +238,14 @@ template <class B, size_t D, class K> class ShapeMethods {
   }
 
  private:
-  template <size_t N> Ranked<N> reshape_to(const std::vector<int64_t>& dims,
-                                           std::source_location where = std::source_location::current()) const {
+  template <size_t N>
+  Ranked<N> reshape_to(const std::vector<int64_t>& dims, const char* where = __builtin_FUNCTION()) const {
     self(where);
     if (dims.size() != N)
       throw ShapeError("reshape", std::to_string(dims.size()) + " dims given for rank " + std::to_string(N));
     return Ranked<N>(Ops::reshape(prim(), check::reshape(self().shape(), dims)));
   }
-  template <size_t N>
-  Ranked<N> reshape_exact(const Shape& shape, std::source_location where = std::source_location::current()) const {
+  template <size_t N> Ranked<N> reshape_exact(const Shape& shape, const char* where = __builtin_FUNCTION()) const {
     self(where);
     if (shape.rank() != N) throw ShapeError("reshape", shape.to_string() + " given for rank " + std::to_string(N));
     check::same_element_count("reshape", self().shape(), shape);

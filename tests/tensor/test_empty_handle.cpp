@@ -115,6 +115,10 @@ TEST(EmptyHandle, MethodNameReadsCompilerSignatures) {
   EXPECT_EQ(check::method_name("scorch::Tensor<B, D, K> scorch::operator-(Tensor<B, D, K>) [with B = X]"), "neg");
   EXPECT_EQ(check::method_name("auto scorch::operator<(const Tensor<B, D, K>&, const Tensor<B, D, K>&)"), "lower");
   EXPECT_EQ(check::method_name("void f()"), "f");
+  EXPECT_EQ(check::method_name("exp"), "exp");  // __builtin_FUNCTION's forms
+  EXPECT_EQ(check::method_name("reshape<1>"), "reshape");
+  EXPECT_EQ(check::method_name("operator+<scorch::Cpu, 2, scorch::Float>"), "add");
+  EXPECT_EQ(check::method_name("operator< <scorch::Cpu, 2, scorch::Float>"), "lower");
   EXPECT_EQ(check::method_name("Grads scorch::AutodiffMethods<B, D, K>::backward() const requires (AutodiffBackend<B>) "
                                "&& (FloatKind<K>) [with B = X]"),
             "backward");
