@@ -998,7 +998,7 @@ def attribute_checks(op, tensors):
 def validate_case(op):
     """One op's case in ir::validate: its operands' metas, their kinds, then its checks."""
     tensors = tensor_params(op)
-    lines = [f'      constexpr const char* OP = "{op.full}";',
+    lines = [f'      [[maybe_unused]] constexpr const char* OP = "{op.full}";',
              f"      [[maybe_unused]] auto& r = get<records::{camel(op.full)}>(record);"]
     for wrapper, kind, n in tensors:
         lines.append(f"      [[maybe_unused]] const auto m_{n} = meta_of(s, r.{n});")

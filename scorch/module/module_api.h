@@ -142,7 +142,8 @@ template <Module M> Record into_record(const M& m) {
 /// A copy of m with its parameters from record, converted to each parameter's dtype and kept on
 /// its device. Throws (naming the key) on a missing or unexpected key, a wrong shape or kind; m is unchanged.
 template <Module M> M load_record(const M& m, const Record& record, const LoadOptions& options = {}) {
-  detail::LoadContext ctx{options, {}, {}, {}};
+  detail::LoadContext ctx;
+  ctx.options = options;
   M out = FieldOps<M>::load(m, &record, ctx);
   ctx.throw_problems();
   return out;
@@ -151,7 +152,10 @@ template <Module M> M load_record(const M& m, const Record& record, const LoadOp
 /// load_record for a record read from source (named in errors), placing parameters on device.
 template <Module M, class Device> M load_record_from(const M& m, const Record& record, const std::string& source,
                                                      const Device& device, const LoadOptions& options = {}) {
-  detail::LoadContext ctx{options, source, std::any(device), {}};
+  detail::LoadContext ctx;
+  ctx.options = options;
+  ctx.source = source;
+  ctx.device = device;
   M out = FieldOps<M>::load(m, &record, ctx);
   ctx.throw_problems();
   return out;

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 
+#include "distributed/launched_group.h"
 #include "guide/training.hpp"
 #include "scorch/distributed/collectives.h"
 #ifdef SCORCH_HAVE_CUDA
@@ -21,7 +22,7 @@ namespace {
 
 using AD = Autodiff<Cpu>;
 
-ProcessGroup& world() { return *default_group(); }
+ProcessGroup& world() { return *launched_group(); }
 
 // n items whose classes follow their index; each image lights a block that depends on its class, plus noise.
 data::DatasetPtr<data::MnistItem> items(size_t n) {
@@ -150,7 +151,7 @@ template <class B> void expect_partial_gradients_averaged(typename B::Device dev
     return sum;
   };
   for (bool overlap : {true, false}) {
-    auto reducer = make_gradient_reducer<guide::Model<B>>(default_group(), device, {size_t(4) << 10, overlap});
+    auto reducer = make_gradient_reducer<guide::Model<B>>(launched_group(), device, {size_t(4) << 10, overlap});
     reducer->begin(model);
     auto grads = reducer->finish(model, local_grads(g.rank()));
     for (const auto* p : {&model.linear1.weight, &model.linear2.weight}) {
@@ -192,7 +193,7 @@ TEST(Distributed, LearnerTrainsTheGuideModelAsOneProcessWithTheGlobalBatch) {
   const double lr = 1e-3;
   auto dir = fresh_run_dir("match-rank" + std::to_string(g.rank()));
   auto learner = train::LearnerBuilder(dir)
-                     .data_parallel(default_group(), {size_t(16) << 10, true})  // several buckets
+                     .data_parallel(launched_group(), {size_t(16) << 10, true})  // several buckets
                      .metric_train_numeric(train::LossMetric{})
                      .num_epochs(1)
                      .plots(false)
@@ -239,7 +240,7 @@ TEST(Distributed, CudaLearnerTrainsAsOneGpuWithTheGlobalBatch) {
   CudaDevice mine{g.local_rank()};
   auto learner = train::LearnerBuilder(fresh_run_dir("cuda-rank" + std::to_string(g.rank())))
                      .devices(devices)
-                     .data_parallel(default_group(), {size_t(16) << 10, true})
+                     .data_parallel(launched_group(), {size_t(16) << 10, true})
                      .metric_train_numeric(train::LossMetric{})
                      .num_epochs(1)
                      .plots(false)
@@ -347,7 +348,7 @@ TEST(DistributedDeadPeerTraining, CudaTrainingWithAGonePeerIsAnError) {
   CudaDevice mine{world().local_rank()};
   auto learner = train::LearnerBuilder(fresh_run_dir("dead-cuda"))
                      .devices(std::vector<CudaDevice>{mine})
-                     .data_parallel(default_group())
+                     .data_parallel(launched_group())
                      .num_epochs(1)
                      .plots(false)
                      .renderer(std::make_shared<train::CliRenderer>(std::cerr, std::chrono::hours(1)))

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "distributed/launched_group.h"
 #include "scorch/distributed/collectives.h"
 #include "scorch/scorch.hpp"
 #ifdef SCORCH_HAVE_CUDA
@@ -14,7 +15,7 @@ namespace scorch::distributed {
 namespace {
 
 // The process-wide group (the one a Learner built under scorch-run joins too).
-ProcessGroup& group() { return *default_group(); }
+ProcessGroup& group() { return *launched_group(); }
 
 // Rank r's value i.
 float input(int r, size_t i) { return float((int(i) * 7 + r * 13) % 29 - 14); }
