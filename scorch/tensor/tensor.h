@@ -79,12 +79,19 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
   static_assert(D >= 1 && D <= kMaxRank, "Tensor rank must be between 1 and kMaxRank");
 
  public:
+  /// The backend the tensor lives on.
   using Backend = B;
+  /// Float, Int or Bool.
   using Kind = K;
+  /// The backend's device type.
   using Device = typename B::Device;
+  /// The backend's primitive for this kind (what Ops take and return).
   using Primitive = typename K::template Primitive<B>;
+  /// The backend's ops for this kind.
   using Ops = KindOps<B, K>;
+  /// The C++ type of literals of this kind: double, int64_t or bool.
   using Elem = typename LiteralElem<K>::type;
+  /// The rank D, checked at compile time.
   static constexpr size_t kRank = D;
   using FloatMethods<B, D, K>::int_;  // Float → Int and Bool → Int share the name
   using IntBoolMethods<B, D, K>::int_;
@@ -94,9 +101,11 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
   /// Wraps a primitive (rank trusted; use from_primitive to check it).
   explicit Tensor(Primitive p) : prim_(std::move(p)), present_(true) {}
   Tensor(const Tensor&) = default;
+  /// Copies share the values (a handle copy, no data copy).
   Tensor& operator=(const Tensor&) = default;
   /// Moving leaves other empty, as a default-constructed handle.
   Tensor(Tensor&& other) noexcept : prim_(std::move(other.prim_)), present_(std::exchange(other.present_, false)) {}
+  /// Moving leaves other empty.
   Tensor& operator=(Tensor&& other) noexcept {
     if (this != &other) {
       prim_ = std::move(other.prim_);
@@ -165,26 +174,33 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
     check::rank("random", D, shape);
     return Tensor(Ops::random(shape, dist, device, K::default_dtype));
   }
+  /// Uninitialized values of the same shape, dtype and device.
   Tensor empty_like() const {
     require_values("empty_like");
     return Tensor(Ops::empty(shape(), device(), dtype()));
   }
+  /// Zeros of the same shape, dtype and device.
   Tensor zeros_like() const {
     require_values("zeros_like");
     return full_like(Scalar(0));
   }
+  /// Ones of the same shape, dtype and device.
   Tensor ones_like() const {
     require_values("ones_like");
     return full_like(Scalar(1));
   }
+  /// value everywhere, same shape, dtype and device.
   Tensor full_like(Scalar value) const {
     require_values("full_like");
     return Tensor(Ops::full(shape(), value, device(), dtype()));
   }
   /// The same as other.zeros_like() etc., in the book's `Tensor::<B, D>::ones_like(&t)` form.
   static Tensor zeros_like(const Tensor& other) { return other.zeros_like(); }
+  /// other.ones_like().
   static Tensor ones_like(const Tensor& other) { return other.ones_like(); }
+  /// other.full_like(value).
   static Tensor full_like(const Tensor& other, Scalar value) { return other.full_like(value); }
+  /// Values drawn from dist, same shape, dtype and device.
   Tensor random_like(Distribution dist) const requires(!BoolKind<K>) {
     require_values("random_like");
     return Tensor(Ops::random(shape(), dist, device(), dtype()));
@@ -198,11 +214,14 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
   }
   /// The shape; [] for an empty handle.
   Shape shape() const { return present_ ? prim_.shape() : Shape{}; }
+  /// The rank D (a compile-time constant).
   static constexpr size_t rank() { return D; }
+  /// The element type of the values.
   DType dtype() const {
     require_values("dtype");
     return prim_.dtype();
   }
+  /// The device holding the values.
   Device device() const {
     require_values("device");
     return prim_.device();
@@ -211,6 +230,7 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
   size_t num_elements() const { return present_ ? prim_.shape().num_elements() : 0; }
 
   // ---- data out (waits for async backends)
+  /// The values on the host (waits for async backends); an rvalue hands its buffer over and is left empty.
   TensorData into_data() && {
     require_values("into_data");
     present_ = false;
@@ -220,6 +240,7 @@ template <class B, size_t D, class K> class Tensor : public ShapeMethods<B, D, K
     require_values("into_data");
     return Ops::into_data(prim_);
   }
+  /// The values on the host, the tensor kept (waits for async backends).
   TensorData to_data() const {
     require_values("to_data");
     return Ops::into_data(prim_);

@@ -121,6 +121,7 @@ template <class B, size_t D, class K> class FloatMethods {
   Self rad2deg() const requires FloatKind<K> { return self().mul_scalar(Scalar(180.0 / std::numbers::pi)); }
   /// Remainder with the dividend's sign (C fmod, torch.fmod), broadcast.
   Self fmod(const Self& o) const requires FloatKind<K> { return to_fmod(self().remainder(o), self(), o); }
+  /// fmod with a scalar divisor (the result takes the dividend's sign).
   Self fmod_scalar(Scalar s) const requires FloatKind<K> {
     return to_fmod(self().remainder_scalar(s), self(), self().full_like(s));
   }
@@ -160,7 +161,9 @@ template <class B, size_t D, class K> class FloatMethods {
   bool all_close(const Self& o, double rtol = 1e-5, double atol = 1e-8) const requires FloatKind<K> {
     return is_close(o, rtol, atol).all().into_scalar().to_bool();
   }
+  /// True where the value is NaN.
   Mask is_nan() const requires FloatKind<K> { return Mask(Ops::is_nan(prim())); }
+  /// True where the value is +inf or -inf.
   Mask is_inf() const requires FloatKind<K> { return Mask(Ops::is_inf(prim())); }
   /// Neither NaN nor infinite.
   Mask is_finite() const requires FloatKind<K> { return is_nan().bool_or(is_inf()).bool_not(); }
@@ -179,16 +182,20 @@ template <class B, size_t D, class K> class FloatMethods {
   }
 
   // ---- autodiff hooks: no-ops unless B tracks gradients
+  /// The same values cut from the autodiff graph: no gradient flows back through the result.
   Self detach() const requires FloatKind<K> {
     if constexpr (requires { B::float_detach(prim()); }) return Self(B::float_detach(prim()));
     else return self();
   }
+  /// Marks a leaf as needing its gradient (autodiff backends; elsewhere the tensor unchanged).
   Self set_require_grad(bool require) const requires FloatKind<K> {
     if constexpr (requires { B::float_set_require_grad(prim(), require); })
       return Self(B::float_set_require_grad(prim(), require));
     else return self();
   }
+  /// set_require_grad(true).
   Self require_grad() const requires FloatKind<K> { return self().set_require_grad(true); }
+  /// True if backward() computes a gradient for this tensor (false off autodiff backends).
   bool is_require_grad() const requires FloatKind<K> {
     if constexpr (requires { B::float_is_require_grad(prim()); }) return B::float_is_require_grad(prim());
     else return false;

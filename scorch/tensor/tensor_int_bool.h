@@ -41,30 +41,41 @@ template <class B, size_t D, class K> class IntBoolMethods {
   Tensor<B, D, Int> int_() const requires BoolKind<K> {
     return Tensor<B, D, Int>(Ops::into_int(prim(), Int::default_dtype));
   }
+  /// Bitwise and, broadcast.
   Self bitwise_and(const Self& o) const requires IntKind<K> {
     return binary("bitwise_and", o, [](auto a, auto b) { return Ops::bitwise_and(a, b); });
   }
+  /// Bitwise or, broadcast.
   Self bitwise_or(const Self& o) const requires IntKind<K> {
     return binary("bitwise_or", o, [](auto a, auto b) { return Ops::bitwise_or(a, b); });
   }
+  /// Bitwise exclusive or, broadcast.
   Self bitwise_xor(const Self& o) const requires IntKind<K> {
     return binary("bitwise_xor", o, [](auto a, auto b) { return Ops::bitwise_xor(a, b); });
   }
+  /// self << other, broadcast.
   Self bitwise_left_shift(const Self& o) const requires IntKind<K> {
     return binary("bitwise_left_shift", o, [](auto a, auto b) { return Ops::bitwise_left_shift(a, b); });
   }
+  /// self >> other (arithmetic shift), broadcast.
   Self bitwise_right_shift(const Self& o) const requires IntKind<K> {
     return binary("bitwise_right_shift", o, [](auto a, auto b) { return Ops::bitwise_right_shift(a, b); });
   }
+  /// Bitwise and with a scalar.
   Self bitwise_and_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_and_scalar(prim(), s)); }
+  /// Bitwise or with a scalar.
   Self bitwise_or_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_or_scalar(prim(), s)); }
+  /// Bitwise exclusive or with a scalar.
   Self bitwise_xor_scalar(Scalar s) const requires IntKind<K> { return Self(Ops::bitwise_xor_scalar(prim(), s)); }
+  /// self << s.
   Self bitwise_left_shift_scalar(Scalar s) const requires IntKind<K> {
     return Self(Ops::bitwise_left_shift_scalar(prim(), s));
   }
+  /// self >> s (arithmetic shift).
   Self bitwise_right_shift_scalar(Scalar s) const requires IntKind<K> {
     return Self(Ops::bitwise_right_shift_scalar(prim(), s));
   }
+  /// Bitwise complement (~self).
   Self bitwise_not() const requires IntKind<K> { return Self(Ops::bitwise_not(prim())); }
 
   // ---- Bool
@@ -72,13 +83,17 @@ template <class B, size_t D, class K> class IntBoolMethods {
   static Self from_bool(nested_t<bool, D> literal, const typename B::Device& device = {}) requires BoolKind<K> {
     return Self::from_data(literal, device);
   }
+  /// Logical not.
   Self bool_not() const requires BoolKind<K> { return Self(Ops::logical_not(prim())); }
+  /// Logical and, broadcast.
   Self bool_and(const Self& o) const requires BoolKind<K> {
     return binary("bool_and", o, [](auto a, auto b) { return Ops::logical_and(a, b); });
   }
+  /// Logical or, broadcast.
   Self bool_or(const Self& o) const requires BoolKind<K> {
     return binary("bool_or", o, [](auto a, auto b) { return Ops::logical_or(a, b); });
   }
+  /// Logical exclusive or, broadcast.
   Self bool_xor(const Self& o) const requires BoolKind<K> {
     return binary("bool_xor", o, [](auto a, auto b) { return Ops::logical_xor(a, b); });
   }

@@ -46,10 +46,15 @@ template <class B, size_t D, class K> class NumericMethods {
   Self remainder(const Self& o) const requires NumericKind<K> {
     return binary("remainder", o, [](auto a, auto b) { return Ops::remainder(std::move(a), std::move(b)); });
   }
+  /// self + s.
   Self add_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::add_scalar(prim(), s)); }
+  /// self - s.
   Self sub_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::sub_scalar(prim(), s)); }
+  /// self * s.
   Self mul_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::mul_scalar(prim(), s)); }
+  /// self / s (ints: floor division; a zero divisor throws ValueError).
   Self div_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::div_scalar(prim(), s)); }
+  /// Remainder of self / s with the divisor's sign (torch.remainder).
   Self remainder_scalar(Scalar s) const requires NumericKind<K> { return Self(Ops::remainder_scalar(prim(), s)); }
   /// -self.
   Self neg() const requires NumericKind<K> { return Self(Ops::neg(prim())); }
@@ -76,15 +81,21 @@ template <class B, size_t D, class K> class NumericMethods {
 
   // ---- reductions: full ones give shape [1]; *_dim keep the dim with size 1
   // (inside an autocast scope, f16/bf16 values are summed in f32: full_prim)
+  /// Sum of all values, shape [1].
   Tensor<B, 1, K> sum() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::sum(full_prim())); }
+  /// Mean of all values, shape [1] (NaN for zero values, as PyTorch).
   Tensor<B, 1, K> mean() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::mean(full_prim())); }
+  /// Product of all values, shape [1] (1 for zero values).
   Tensor<B, 1, K> prod() const requires NumericKind<K> { return Tensor<B, 1, K>(Ops::prod(full_prim())); }
+  /// Sum along dim, which is kept with size 1.
   Self sum_dim(int64_t dim) const requires NumericKind<K> {
     return Self(Ops::sum_dim(full_prim(), check::dim("sum_dim", dim, D)));
   }
+  /// Mean along dim, which is kept with size 1.
   Self mean_dim(int64_t dim) const requires NumericKind<K> {
     return Self(Ops::mean_dim(full_prim(), check::dim("mean_dim", dim, D)));
   }
+  /// Product along dim, which is kept with size 1.
   Self prod_dim(int64_t dim) const requires NumericKind<K> {
     return Self(Ops::prod_dim(full_prim(), check::dim("prod_dim", dim, D)));
   }
@@ -92,9 +103,11 @@ template <class B, size_t D, class K> class NumericMethods {
   Self sum_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> {
     return over_dims("sum_dims", dims, &Self::sum_dim);
   }
+  /// mean_dim over each listed dim (all kept with size 1).
   Self mean_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> {
     return over_dims("mean_dims", dims, &Self::mean_dim);
   }
+  /// prod_dim over each listed dim (all kept with size 1).
   Self prod_dims(std::initializer_list<int64_t> dims) const requires NumericKind<K> {
     return over_dims("prod_dims", dims, &Self::prod_dim);
   }

@@ -21,37 +21,51 @@ template <class B, size_t D, class K> class OrderedMethods {
   size_t dim_of(const char* op, int64_t dim) const { return check::dim(op, dim, D); }
 
  public:
+  /// self > other, broadcast.
   Mask greater(const Self& o) const requires NumericKind<K> {
     return compare("greater", o, [](auto a, auto b) { return Ops::greater(a, b); });
   }
+  /// self >= other, broadcast.
   Mask greater_equal(const Self& o) const requires NumericKind<K> {
     return compare("greater_equal", o, [](auto a, auto b) { return Ops::greater_equal(a, b); });
   }
+  /// self < other, broadcast.
   Mask lower(const Self& o) const requires NumericKind<K> {
     return compare("lower", o, [](auto a, auto b) { return Ops::lower(a, b); });
   }
+  /// self <= other, broadcast.
   Mask lower_equal(const Self& o) const requires NumericKind<K> {
     return compare("lower_equal", o, [](auto a, auto b) { return Ops::lower_equal(a, b); });
   }
+  /// self > s.
   Mask greater_elem(Scalar s) const requires NumericKind<K> { return Mask(Ops::greater_elem(prim(), s)); }
+  /// self >= s.
   Mask greater_equal_elem(Scalar s) const requires NumericKind<K> { return Mask(Ops::greater_equal_elem(prim(), s)); }
+  /// self < s.
   Mask lower_elem(Scalar s) const requires NumericKind<K> { return Mask(Ops::lower_elem(prim(), s)); }
+  /// self <= s.
   Mask lower_equal_elem(Scalar s) const requires NumericKind<K> { return Mask(Ops::lower_equal_elem(prim(), s)); }
 
   // ---- sorting (stable; NaN sorts as the largest value)
+  /// Values sorted ascending along dim (stable; NaN sorts as the largest value).
   Self sort(int64_t dim) const requires NumericKind<K> { return Self(Ops::sort(prim(), dim_of("sort", dim), false)); }
+  /// Values sorted descending along dim (stable; NaN first).
   Self sort_descending(int64_t dim) const requires NumericKind<K> {
     return Self(Ops::sort(prim(), dim_of("sort", dim), true));
   }
+  /// sort and the source index of each sorted value.
   std::pair<Self, Index> sort_with_indices(int64_t dim) const requires NumericKind<K> {
     return sorted_pair(dim, false);
   }
+  /// sort_descending and the source index of each sorted value.
   std::pair<Self, Index> sort_descending_with_indices(int64_t dim) const requires NumericKind<K> {
     return sorted_pair(dim, true);
   }
+  /// The indices that sort dim ascending (stable).
   Index argsort(int64_t dim) const requires NumericKind<K> {
     return Index(Ops::argsort(prim(), dim_of("argsort", dim), false));
   }
+  /// The indices that sort dim descending (stable).
   Index argsort_descending(int64_t dim) const requires NumericKind<K> {
     return Index(Ops::argsort(prim(), dim_of("argsort", dim), true));
   }
@@ -70,28 +84,37 @@ template <class B, size_t D, class K> class OrderedMethods {
   Index argtopk(size_t k, int64_t dim) const requires NumericKind<K> { return topk_with_indices(k, dim).second; }
 
   // ---- extremes
+  /// Index of the largest value along dim (the first on ties), dim kept with size 1.
   Index argmax(int64_t dim) const requires NumericKind<K> { return Index(Ops::argmax(prim(), dim_of("argmax", dim))); }
+  /// Index of the smallest value along dim (the first on ties), dim kept with size 1.
   Index argmin(int64_t dim) const requires NumericKind<K> { return Index(Ops::argmin(prim(), dim_of("argmin", dim))); }
+  /// The largest value, shape [1] (NaN if any; a tensor without values throws).
   Tensor<B, 1, K> max() const requires NumericKind<K> {
     non_empty("max");
     return Tensor<B, 1, K>(Ops::max(prim()));
   }
+  /// The smallest value, shape [1] (NaN if any; a tensor without values throws).
   Tensor<B, 1, K> min() const requires NumericKind<K> {
     non_empty("min");
     return Tensor<B, 1, K>(Ops::min(prim()));
   }
+  /// Largest value along dim, kept with size 1.
   Self max_dim(int64_t dim) const requires NumericKind<K> { return Self(Ops::max_dim(prim(), dim_of("max_dim", dim))); }
+  /// Smallest value along dim, kept with size 1.
   Self min_dim(int64_t dim) const requires NumericKind<K> { return Self(Ops::min_dim(prim(), dim_of("min_dim", dim))); }
+  /// max_dim and argmax together.
   std::pair<Self, Index> max_dim_with_indices(int64_t dim) const requires NumericKind<K> {
     auto [v, i] = Ops::max_dim_with_indices(prim(), dim_of("max_dim_with_indices", dim));
     return {Self(std::move(v)), Index(std::move(i))};
   }
+  /// min_dim and argmin together.
   std::pair<Self, Index> min_dim_with_indices(int64_t dim) const requires NumericKind<K> {
     auto [v, i] = Ops::min_dim_with_indices(prim(), dim_of("min_dim_with_indices", dim));
     return {Self(std::move(v)), Index(std::move(i))};
   }
   /// Largest |value|, shape [1].
   Tensor<B, 1, K> max_abs() const requires NumericKind<K> { return self().abs().max(); }
+  /// Largest |value| along dim, kept with size 1.
   Self max_abs_dim(int64_t dim) const requires NumericKind<K> { return self().abs().max_dim(dim); }
   /// Elementwise maximum of two tensors (NaN propagates), broadcast.
   Self max_pair(const Self& other) const requires NumericKind<K> {
@@ -114,7 +137,9 @@ template <class B, size_t D, class K> class OrderedMethods {
       throw ValueError("clamp", "min " + lo.to_string() + " exceeds max " + hi.to_string());
     return Self(Ops::clamp(prim(), lo, hi));
   }
+  /// max(self, lo) (NaN stays NaN).
   Self clamp_min(Scalar lo) const requires NumericKind<K> { return Self(Ops::clamp_min(prim(), lo)); }
+  /// min(self, hi) (NaN stays NaN).
   Self clamp_max(Scalar hi) const requires NumericKind<K> { return Self(Ops::clamp_max(prim(), hi)); }
   /// One-hot encoding of class indices along a new last dim of num_classes (values outside throw).
   Tensor<B, D + 1, K> one_hot(size_t num_classes) const requires NumericKind<K> {

@@ -27,6 +27,7 @@ template <class B, size_t D, class K> class ShapeMethods {
   template <size_t N, class A>
   requires std::same_as<A, std::array<size_t, N>> Ranked<N> reshape(const A& dims)
   const { return reshape_exact<N>(Shape(std::span<const size_t>(dims.data(), dims.size()))); }
+  /// Same values in the dims of a Shape (its rank must be N).
   template <size_t N, std::same_as<Shape> S> Ranked<N> reshape(const S& shape) const { return reshape_exact<N>(shape); }
   /// Merges dims start..end (inclusive) into one; the result has rank N = D - (end - start).
   template <size_t N> Ranked<N> flatten(int64_t start, int64_t end) const {
@@ -43,6 +44,7 @@ template <class B, size_t D, class K> class ShapeMethods {
   }
   /// Removes dim (which must have size 1).
   template <size_t N = D - 1> Ranked<N> squeeze(int64_t dim) const { return squeeze_dims<N>({dim}); }
+  /// The same as squeeze(dim).
   template <size_t N = D - 1> Ranked<N> squeeze_dim(int64_t dim) const { return squeeze_dims<N>({dim}); }
   /// Removes the listed dims (each must have size 1).
   template <size_t N> Ranked<N> squeeze_dims(std::initializer_list<int64_t> dims) const {
@@ -78,6 +80,7 @@ template <class B, size_t D, class K> class ShapeMethods {
   }
   /// Swaps the last two dims.
   Self transpose() const { return D < 2 ? self() : swap_dims(-2, -1); }
+  /// The same as transpose().
   Self t() const { return transpose(); }
   /// Reorders dims: result dim i is source dim axes[i].
   Self permute(const std::array<int64_t, D>& axes) const {
@@ -143,6 +146,7 @@ template <class B, size_t D, class K> class ShapeMethods {
   // ---- slicing
   /// The sub-tensor selected by one Slice per leading dim (missing ones take the whole dim).
   Self slice(std::initializer_list<Slice> slices) const { return slice(std::vector<Slice>(slices)); }
+  /// The same with the slices in a vector.
   Self slice(const std::vector<Slice>& slices) const {
     return Self(Ops::slice(prim(), check::slices("slice", self().shape(), slices)));
   }
