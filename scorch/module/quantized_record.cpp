@@ -84,7 +84,6 @@ TensorData stored_values(const TensorData& values, DType storage) {
 
 // The logical shape the stored values stand for, checked against the scheme.
 Shape logical_shape(const QuantizedRecord& q, size_t rank) {
-  DType expected = q.scheme.value == QuantValue::Int8 ? DType::I8 : DType::U8;
   if (!is_int(q.values.dtype()))
     throw DTypeError(kOp, "quantized parameter: " + to_string(q.scheme) + " values must be integers, found " +
                               std::string(dtype_name(q.values.dtype())));
