@@ -22,7 +22,11 @@ CliRenderer::CliRenderer() : CliRenderer(std::cout) {}
 
 void CliRenderer::start(const RunInfo& info) {
   num_epochs_ = info.num_epochs;
+  auto every_s = std::chrono::duration_cast<std::chrono::seconds>(interval_).count();
   if (info.first_epoch > 1) out_ << "resuming at epoch " << info.first_epoch << "/" << info.num_epochs << std::endl;
+  else
+    out_ << "training " << info.num_epochs << (info.num_epochs == 1 ? " epoch" : " epochs")
+         << ": a line after the first iteration, then at most every " << every_s << " s" << std::endl;
 }
 
 void CliRenderer::update(Split split, const std::vector<MetricEntry>& entries, const TrainingProgress& p) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 #include <scorch/scorch.hpp>
 #include <scorch/train.hpp>
@@ -248,3 +249,22 @@ TEST(Metrics, ClassificationOutputAdaptsToTheInputs) {
   auto conf = Adaptor<ClassificationOutput<B>, ConfusionStatsInput>::adapt(out);
   EXPECT_EQ(conf.targets, (std::vector<uint8_t>{0, 1, 0, 1}));
 }
+
+namespace scorch::train {
+namespace {
+
+TEST(CliRenderer, SaysTheRunStartedBeforeTheFirstIterationAndReportsTheFirstAtOnce) {
+  std::ostringstream out;
+  CliRenderer renderer(out, std::chrono::seconds(10));
+  renderer.start(RunInfo{3, 1, {}, nullptr});
+  EXPECT_EQ(out.str(), "training 3 epochs: a line after the first iteration, then at most every 10 s\n");
+  renderer.update(Split::Train, {}, TrainingProgress{1, 3, 1, 8, 64});
+  EXPECT_NE(out.str().find("[train] epoch 1/3 iteration 1 (8/64 items)"), std::string::npos) << out.str();
+  std::ostringstream resumed;
+  CliRenderer again(resumed);
+  again.start(RunInfo{3, 2, {}, nullptr});
+  EXPECT_EQ(resumed.str(), "resuming at epoch 2/3\n");
+}
+
+}  // namespace
+}  // namespace scorch::train

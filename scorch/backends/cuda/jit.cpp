@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <nvrtc.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <utility>
@@ -10,6 +11,7 @@
 
 #include "scorch/backends/cuda/device_runtime.h"
 #include "scorch/core/error.h"
+#include "scorch/core/slow_work.h"
 #include "scorch/gen/scalar_ops_text.h"
 
 namespace scorch::backends::cuda::jit {
@@ -85,6 +87,12 @@ struct ProgramGuard {
   }
 };
 
+// Says on stderr when fused kernels' compiles add up (the first iterations of a run on Fusion<Cuda>).
+SlowWorkNotice& compile_notice() {
+  static SlowWorkNotice notice("cuda", "fused kernels compiled by NVRTC");
+  return notice;
+}
+
 }  // namespace
 
 bool nvrtc_available() { return nvrtc().error.empty(); }
@@ -106,7 +114,9 @@ std::string compile(const std::string& source, const std::string& program, int a
               program, "nvrtcCreateProgram");
   const std::string arch_flag = "--gpu-architecture=sm_" + std::to_string(arch);
   const char* options[] = {"-std=c++20", arch_flag.c_str(), "--fmad=true"};
+  auto started = std::chrono::steady_clock::now();
   nvrtcResult status = n.compile(guard.program, 3, options);
+  compile_notice().add(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   if (status != NVRTC_SUCCESS)
     throw DeviceError(
         kOp, program + " does not compile (" + n.error_string(status) + "):\n" + program_log(n, guard.program));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -552,7 +553,9 @@ VkPipeline Context::pipeline(const std::string& shader, std::span<const int32_t>
   ci.stage.pSpecializationInfo = &si;
   ci.layout = layout_;
   VkPipeline p;
+  auto started = std::chrono::steady_clock::now();
   check(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &ci, nullptr, &p), "vkCreateComputePipelines");
+  pipeline_notice_.add(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   ++work_.pipelines;
   pipelines_.emplace(key, p);
   return p;

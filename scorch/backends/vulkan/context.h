@@ -20,6 +20,7 @@
 
 #include "scorch/backends/vulkan/profile.h"
 #include "scorch/backends/vulkan/runtime.h"
+#include "scorch/core/slow_work.h"
 
 namespace scorch::backends::vulkan::detail {
 
@@ -138,6 +139,7 @@ class Context {
   std::deque<std::unique_ptr<Batch>> in_flight_, idle_;
   PoolStats stats_;
   WorkStats work_;
+  SlowWorkNotice pipeline_notice_{"vulkan", "compute pipelines compiled"};  // lavapipe takes seconds per pipeline
   Profiler profiler_;
   std::atomic<bool> specialized_{true};
 };
