@@ -143,7 +143,7 @@ struct PReluConfig {
   SCORCH_CONFIG(PReluConfig, (), (num_parameters, alpha))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> PRelu<B> init(const typename B::Device& device = {}) const;
 };
@@ -167,7 +167,7 @@ struct SwiGluConfig {
   SCORCH_CONFIG(SwiGluConfig, (d_input, d_output), (bias, initializer, layout))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> SwiGlu<B> init(const typename B::Device& device = {}) const {
     auto linear = LinearConfig(d_input, d_output).with_bias(bias).with_initializer(initializer).with_layout(layout);

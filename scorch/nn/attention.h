@@ -108,7 +108,7 @@ struct MultiHeadAttentionConfig {
   /// Throws ValueError unless n_heads divides d_model.
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> MultiHeadAttention<B> init(const typename B::Device& device = {}) const;
 };
@@ -268,7 +268,7 @@ struct CrossAttentionConfig {
   /// Throws ValueError unless n_heads_kv divides n_heads.
   template <class B> CrossAttention<B> init(const typename B::Device& device = {}) const;
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
 };
 

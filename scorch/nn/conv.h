@@ -43,7 +43,7 @@ template <size_t N> struct ConvConfig {
   /// A layer with fresh weights (fan_in = in/groups·∏kernel).
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> Conv<B, N> init(const typename B::Device& device = {}) const;
 };
@@ -111,7 +111,7 @@ template <size_t N> struct ConvTransposeConfig {
   /// A layer with fresh weights (fan_in = out/groups·∏kernel, as PyTorch computes it from the weight).
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> ConvTranspose<B, N> init(const typename B::Device& device = {}) const;
 };

@@ -30,7 +30,7 @@ struct DeformConv2dConfig {
                 (stride, dilation, weight_groups, offset_groups, padding, bias, initializer))
   template <class B> DeformConv2d<B> init(const typename B::Device& device = {}) const;
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
 };
 

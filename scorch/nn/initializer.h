@@ -7,6 +7,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/module/config.h"
+#include "scorch/module/init_budget.h"
 #include "scorch/module/param.h"
 
 namespace scorch::nn {
@@ -73,6 +74,7 @@ struct Initializer {
   template <class B, size_t D> Param<Tensor<B, D>> init_with(const Shape& shape, std::optional<size_t> fan_in,
                                                              std::optional<size_t> fan_out,
                                                              const typename B::Device& device = {}) const {
+    RecordInitBudget::charge(shape);  // inside init_with(record): no more than the record can fill
     return Param(tensor<B, D>(shape, fan_in, fan_out, device));
   }
   /// A parameter for initializers that need no fans.

@@ -22,7 +22,7 @@ struct LinearConfig {
   /// A layer with fresh weights (fan_in = d_input, fan_out = d_output).
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> Linear<B> init(const typename B::Device& device = {}) const;
 };
@@ -82,7 +82,7 @@ struct EmbeddingConfig {
   SCORCH_CONFIG(EmbeddingConfig, (n_embedding, d_model), (initializer))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> Embedding<B> init(const typename B::Device& device = {}) const;
 };

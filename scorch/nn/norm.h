@@ -38,7 +38,7 @@ struct BatchNormConfig {
   SCORCH_CONFIG(BatchNormConfig, (num_features), (epsilon, momentum))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> BatchNorm<B> init(const typename B::Device& device = {}) const;
 };
@@ -99,7 +99,7 @@ struct LayerNormConfig {
   SCORCH_CONFIG(LayerNormConfig, (d_model), (epsilon, bias))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> LayerNorm<B> init(const typename B::Device& device = {}) const;
 };
@@ -140,7 +140,7 @@ struct GroupNormConfig {
   SCORCH_CONFIG(GroupNormConfig, (num_groups, num_channels), (epsilon, affine))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const;
 };
@@ -187,7 +187,7 @@ struct InstanceNormConfig {
   SCORCH_CONFIG(InstanceNormConfig, (num_channels), (epsilon, affine))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> GroupNorm<B> init(const typename B::Device& device = {}) const {
     return GroupNormConfig(num_channels, num_channels)
@@ -208,7 +208,7 @@ struct RmsNormConfig {
   SCORCH_CONFIG(RmsNormConfig, (d_model), (epsilon))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> RmsNorm<B> init(const typename B::Device& device = {}) const;
 };

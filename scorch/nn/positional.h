@@ -33,7 +33,7 @@ struct PositionalEncodingConfig {
   SCORCH_CONFIG(PositionalEncodingConfig, (d_model), (max_sequence_size, max_timescale))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> PositionalEncoding<B> init(const typename B::Device& device = {}) const {
     return PositionalEncoding<B>{generate_sinusoids<B>(max_sequence_size, d_model, max_timescale, device)};
@@ -64,7 +64,7 @@ struct RotaryEncodingConfig {
   SCORCH_CONFIG(RotaryEncodingConfig, (max_sequence_length, d_model), (theta))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> RotaryEncoding<B> init(const typename B::Device& device = {}) const {
     return init_with_frequency_scaling<B>([](double f) { return f; }, device);

@@ -61,7 +61,7 @@ struct LstmConfig {
                  hidden_activation))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> Lstm<B> init(const typename B::Device& device = {}) const;
 };
@@ -147,7 +147,7 @@ struct BiLstmConfig {
   SCORCH_CONFIG(BiLstmConfig, (lstm), ())
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> BiLstm<B> init(const typename B::Device& device = {}) const {
     return {lstm.with_reverse(false).template init<B>(device), lstm.with_reverse(true).template init<B>(device)};
@@ -168,7 +168,7 @@ struct GruConfig {
                 (bias, reset_after, initializer, batch_first, reverse, clip, gate_activation, hidden_activation))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> Gru<B> init(const typename B::Device& device = {}) const;
 };
@@ -233,7 +233,7 @@ struct BiGruConfig {
   SCORCH_CONFIG(BiGruConfig, (gru), ())
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> BiGru<B> init(const typename B::Device& device = {}) const {
     return {gru.with_reverse(false).template init<B>(device), gru.with_reverse(true).template init<B>(device)};
@@ -252,7 +252,7 @@ struct RnnConfig {
   SCORCH_CONFIG(RnnConfig, (d_input, d_hidden), (bias, initializer, batch_first, reverse, clip, hidden_activation))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> Rnn<B> init(const typename B::Device& device = {}) const;
 };
@@ -309,7 +309,7 @@ struct BiRnnConfig {
   SCORCH_CONFIG(BiRnnConfig, (rnn), ())
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> BiRnn<B> init(const typename B::Device& device = {}) const {
     return {rnn.with_reverse(false).template init<B>(device), rnn.with_reverse(true).template init<B>(device)};

@@ -18,7 +18,7 @@ struct PositionWiseFeedForwardConfig {
   SCORCH_CONFIG(PositionWiseFeedForwardConfig, (d_model, d_ff), (dropout, initializer, activation))
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> PositionWiseFeedForward<B> init(const typename B::Device& device = {}) const {
     return {LinearConfig(d_model, d_ff).with_initializer(initializer).template init<B>(device),
@@ -76,7 +76,7 @@ template <class Tag> struct TransformerConfig {
   /// A `TransformerEncoder<B>` or `TransformerDecoder<B>` with fresh weights.
   /// The layer with its parameters read from record (as saved by into_record / a recorder).
   template <class B> auto init_with(const Record& record, const typename B::Device& device = {}) const {
-    return this->template init<B>(device).load_record(record);
+    return init_from_record(record, [&] { return this->template init<B>(device); });
   }
   template <class B> auto init(const typename B::Device& device = {}) const;
 };

@@ -3,12 +3,15 @@
 #include <filesystem>
 
 #include "scorch/core/error.h"
+#include "scorch/module/formats/byte_io.h"
 
 namespace scorch::train {
 namespace fs = std::filesystem;
 
 FileCheckpointer::FileCheckpointer(std::string directory, std::string name, AnyRecorder recorder)
-    : dir_(std::move(directory)), name_(std::move(name)), recorder_(std::move(recorder)) {}
+    : dir_(std::move(directory)), name_(std::move(name)), recorder_(std::move(recorder)) {
+  formats::remove_stale_temporaries(dir_, name_ + "-");  // what a writer killed mid-save left behind
+}
 
 std::string FileCheckpointer::base(size_t epoch) const {
   return (fs::path(dir_) / (name_ + "-" + std::to_string(epoch))).string();

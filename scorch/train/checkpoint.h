@@ -30,6 +30,7 @@ struct AnyRecorder {
 
 class FileCheckpointer {
  public:
+  /// Removes the temporary files of earlier runs killed while saving this checkpointer's files.
   FileCheckpointer(std::string directory, std::string name, AnyRecorder recorder);
   /// Writes the epoch's record; returns the file written.
   std::string save(size_t epoch, const Record& record) const;

@@ -166,6 +166,32 @@ TEST(AdversarialSources, ImageHeadersClaimingGigapixels) {
                   "header claims 60000x60000x3 pixels");
 }
 
+TEST(AdversarialSources, ImagesOverThePixelLimitAreRefusedBeforeDecoding) {
+  TempDir dir("adv-pixels");
+  EXPECT_EQ(max_image_pixels(), kDefaultMaxImagePixels);
+  Image image{100, 100, 3, Bytes(100 * 100 * 3, 7)};
+  write_png(dir.file("a.png"), image);
+  write_jpeg(dir.file("a.jpg"), image);
+  struct Restore {
+    ~Restore() { set_max_image_pixels(kDefaultMaxImagePixels); }
+  } restore;
+  set_max_image_pixels(5000);
+  for (const char* name : {"a.png", "a.jpg"})
+    expect_rejected([&] { read_image(dir.file(name)); }, "read_image", dir.file(name),
+                    "header claims 100x100x3 pixels (10000), over the limit of 5000 pixels");
+  set_max_image_pixels(10000);  // at the limit: decoded
+  EXPECT_EQ(read_image(dir.file("a.png")).pixels, image.pixels);
+  EXPECT_EQ(read_image(dir.file("a.jpg")).width, 100u);
+  EXPECT_THROW(set_max_image_pixels(0), ValueError);
+  // The limit holds before decoding: a header whose pixels its file could hold (a compressible image) is refused
+  // from the header alone. The default is PIL's: 16384 × 16384 (268 M pixels) is over it.
+  write_file(dir.file("600.png"), png_claiming(600, 600));
+  set_max_image_pixels(100000);
+  expect_rejected([&] { read_image(dir.file("600.png")); }, "read_image", dir.file("600.png"),
+                  "header claims 600x600x3 pixels (360000), over the limit of 100000 pixels");
+  EXPECT_EQ(kDefaultMaxImagePixels, 89478485u);
+}
+
 TEST(AdversarialSources, TruncatedJpegIsAnError) {
   TempDir dir("adv-jpeg");
   Image image{64, 64, 3, Bytes(64 * 64 * 3)};

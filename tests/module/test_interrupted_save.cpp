@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "module/record_fixtures.h"
+#include "scorch/train/checkpoint.h"
 
 extern char** environ;
 
@@ -47,6 +50,38 @@ TEST(InterruptedSave, KilledWriterLeavesTheOldFile) {
     }
   }
   EXPECT_TRUE(interrupted) << "the writer finished before it could be killed in 5 attempts";
+  EXPECT_TRUE(temporary_larger_than(dir.path(), 0)) << "the killed writer's temporary file should be there";
+  NamedMpkFileRecorder<>{}.record(old, file);  // the next save of the file removes what the dead writer left
+  EXPECT_FALSE(temporary_larger_than(dir.path(), 0));
+}
+
+/// The id of a process that has ended.
+pid_t ended_process() {
+  pid_t pid;
+  char path[] = "/bin/true";
+  char* argv[] = {path, nullptr};
+  EXPECT_EQ(posix_spawn(&pid, path, nullptr, nullptr, argv, environ), 0);
+  waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+TEST(InterruptedSave, StaleTemporariesOfEndedWritersAloneAreRemoved) {
+  TempDir dir("stale-temporaries");
+  auto touch = [&](const std::string& name) { std::ofstream(dir.file(name)) << "partial"; };
+  std::string dead = std::to_string(ended_process()), alive = std::to_string(getppid());
+  touch("model-3.mpk.tmp-" + dead + "-0");   // a writer killed mid-save: removed
+  touch("model-3.mpk.tmp-" + alive + "-0");  // a writer still running: kept
+  touch("optim-3.mpk.tmp-" + dead + "-1");   // another prefix: kept by a prefixed call
+  touch("notes.tmp-draft");                  // not an atomic_write temporary: kept
+  EXPECT_EQ(formats::remove_stale_temporaries(dir.path().string(), "model-"), 1u);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("model-3.mpk.tmp-" + dead + "-0")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("model-3.mpk.tmp-" + alive + "-0")));
+  EXPECT_EQ(formats::remove_stale_temporaries(dir.path().string()), 1u);  // optim's
+  EXPECT_TRUE(std::filesystem::exists(dir.file("notes.tmp-draft")));
+  // A checkpointer removes its own stale files when it is made (a run resumed after kill -9).
+  touch("model-4.mpk.tmp-" + dead + "-2");
+  train::FileCheckpointer checkpointer(dir.path().string(), "model", train::AnyRecorder::from(NamedMpkFileRecorder<>{}));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("model-4.mpk.tmp-" + dead + "-2")));
 }
 
 }  // namespace

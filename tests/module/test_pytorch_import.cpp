@@ -130,6 +130,16 @@ void expect_refused(const std::string& file, const std::string& expected) {
   expect_load_error([&] { (void)pytorch::load(kDir + file); }, file, expected);
 }
 
+TEST(PyTorchImport, RepeatedStoragesAreChargedBeforeTheyAreCopied) {
+  // One 256 KiB tensor referenced 64 times: 16 MiB of copies from a 257 KiB file, over 4 × its size + 1 MiB.
+  expect_refused("shared_many.pt", "the tensors copied would pass 4 times the file's size (views repeating values, "
+                                   "shared storages); LoadOptions::max_copy_ratio raises the limit");
+  pytorch::LoadOptions trusted;
+  trusted.max_copy_ratio = 100;
+  Record r = pytorch::load(kDir + "shared_many.pt", trusted);
+  EXPECT_EQ(at_key(r, "copies.63").as_tensor().data.shape(), Shape{65536});
+}
+
 TEST(PyTorchImport, HostileAndBrokenFilesAreRefusedWithoutRunningAnything) {
   std::filesystem::remove("/tmp/scorch-pwned");
   expect_refused("evil_global.pt", "global 'posix.system' is not allowed");

@@ -274,6 +274,19 @@ TEST(Configs, InitWithRecordLoadsTheWeights) {
                                     "[load_record]");
 }
 
+TEST(Configs, InitWithRecordRefusesAConfigTheRecordCannotFillBeforeAllocating) {
+  auto record = nn::LinearConfig(4, 3).init<Cpu>().into_record();  // 12 + 3 values
+  // 2^20 × 2^20 floats (4 TiB) asked of a record of 15 values: refused by the record's budget, never allocated.
+  testing::expect_error<ShapeError>(
+      [&] { (void)nn::LinearConfig(size_t{1} << 20, size_t{1} << 20).init_with<Cpu>(record); },
+      "[init_with] a parameter of shape [1048576, 1048576] (1099511627776 values) is more than the record it is "
+      "loaded from can fill (15 values): the config does not match that record");
+  EXPECT_EQ(record_values(record), 15u);
+  EXPECT_EQ(nn::LinearConfig(300, 300).init<Cpu>().num_params(), 90300u);  // plain init: nothing charged
+  auto budget_closed = nn::LinearConfig(4, 3).init_with<Cpu>(record);      // the scope closed with the error
+  EXPECT_EQ(nn::LinearConfig(300, 300).init<Cpu>().num_params(), 90300u);
+}
+
 TEST(Recurrent, ReverseAndSequenceFirstLayouts) {
   auto fwd = nn::GruConfig(3, 4).init<Cpu>();
   auto rev = fwd;

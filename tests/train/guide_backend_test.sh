@@ -41,4 +41,22 @@ else
   echo "note: the run finished an epoch before its interrupt; the overwrite rule was not exercised"
   cat "$dir/stopped.log"
 fi
+# A config that does not match the model file (hidden size 10^6) fails before allocating its parameters: the error
+# names the parameter, and the process's peak memory stays under 1 GiB (it was 4 GB; the LibTorch stack maps about 400 MB).
+mkdir -p "$dir/wrong" && cp "$dir/run/model.mpk.gz" "$dir/wrong/"
+sed 's/"hidden_size": *[0-9]*/"hidden_size": 1000000/' "$dir/run/config.json" > "$dir/wrong/config.json"
+grep -q '"hidden_size": 1000000' "$dir/wrong/config.json" || { echo "FAIL: could not edit config.json"; exit 1; }
+peak_kb=$(python3 - "$guide" "$backend" "$dir/wrong" "$dir/wrong.log" <<'PY'
+import resource, subprocess, sys
+guide, backend, folder, log = sys.argv[1:]
+with open(log, "w") as out:
+    status = subprocess.call([guide, "infer", "--backend", backend, "--digits", "--artifact-dir", folder],
+                             stdout=out, stderr=subprocess.STDOUT)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if status != 0 else -1)
+PY
+)
+grep -q "\[init_with\] a parameter of shape \[1024, 1000000\]" "$dir/wrong.log" ||
+  { echo "FAIL: a mismatched config gave: $(cat "$dir/wrong.log")"; exit 1; }
+((peak_kb > 0 && peak_kb < 1048576)) || { echo "FAIL: peak memory ${peak_kb} KiB for a mismatched config"; exit 1; }
+echo "a mismatched config: $(head -1 "$dir/wrong.log") (peak ${peak_kb} KiB)"
 echo "guide --backend $backend ok"

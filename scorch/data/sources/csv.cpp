@@ -71,29 +71,48 @@ std::ifstream open_file(const std::string& path, const char* op) {
 }  // namespace
 
 const std::string& CsvRow::at(const std::string& column) const {
-  auto it = columns_->find(column);
-  if (it == columns_->end()) throw FormatError("read_csv", where_ + ": no column '" + column + "'");
+  auto it = table_->columns.find(column);
+  if (it == table_->columns.end()) throw FormatError("read_csv", where() + ": no column '" + column + "'");
   return fields_[it->second];
 }
 
-std::vector<CsvRow> read_csv(const std::string& path, char delimiter) {
+void for_each_csv_row(const std::string& path, const std::function<void(const CsvRow&)>& on_row, char delimiter) {
   std::ifstream in = open_file(path, "read_csv");
   CsvReader reader(in, path, delimiter);
   std::vector<std::string> header;
   if (!reader.next(header, kMaxCsvFields, " (the most a CSV header may have)"))
     throw FormatError("read_csv", path + ": empty file (no header)");
-  auto columns = std::make_shared<std::map<std::string, size_t>>();
-  for (size_t i = 0; i < header.size(); ++i) (*columns)[header[i]] = i;
+  auto table = std::make_shared<CsvTable>();
+  table->path = path;
+  for (size_t i = 0; i < header.size(); ++i) table->columns[header[i]] = i;
   std::string too_many = ", the header has " + std::to_string(header.size());
-  std::vector<CsvRow> rows;
   std::vector<std::string> fields;
   for (size_t row_line = reader.line(); reader.next(fields, header.size(), too_many); row_line = reader.line()) {
     if (fields.size() == 1 && fields[0].empty()) continue;  // blank line
-    std::string where = path + ":" + std::to_string(row_line);
     if (fields.size() != header.size())
-      throw FormatError("read_csv", where + ": " + std::to_string(fields.size()) + " fields" + too_many);
-    rows.emplace_back(columns, std::move(fields), std::move(where));
+      throw FormatError("read_csv", path + ":" + std::to_string(row_line) + ": " + std::to_string(fields.size()) +
+                                        " fields" + too_many);
+    on_row(CsvRow(table, std::move(fields), row_line));
+    fields.clear();
   }
+}
+
+std::vector<CsvRow> read_csv(const std::string& path, char delimiter, const CsvLimits& limits) {
+  std::vector<CsvRow> rows;
+  size_t bytes = 0;
+  auto over = [&](const CsvRow& row, const std::string& what) {
+    return FormatError("read_csv", row.where() + ": the rows read so far exceed " + what +
+                                       "; raise CsvLimits, or convert rows as they are read (csv_dataset, "
+                                       "for_each_csv_row), which keeps none");
+  };
+  for_each_csv_row(path, [&](const CsvRow& row) {
+    if (rows.size() == limits.max_rows) throw over(row, std::to_string(limits.max_rows) + " rows (CsvLimits::max_rows)");
+    bytes += 64;
+    for (size_t i = 0; i < row.size(); ++i) bytes += 64 + row.field(i).size();
+    if (bytes > limits.max_bytes)
+      throw over(row, std::to_string(limits.max_bytes) + " bytes (CsvLimits::max_bytes)");
+    rows.push_back(row);
+  }, delimiter);
   return rows;
 }
 

@@ -1,5 +1,6 @@
 // PNG through libpng's simplified API; JPEG through libjpeg, whose errors longjmp out of the
 // decoder (the frames in between hold only C objects).
+#include <atomic>
 #include <csetjmp>
 #include <cstddef>
 #include <cstdio>
@@ -21,6 +22,17 @@
 #include "scorch/data/sources/image.h"
 
 namespace scorch::data {
+
+namespace {
+std::atomic<size_t> max_pixels{kDefaultMaxImagePixels};
+}  // namespace
+
+size_t max_image_pixels() { return max_pixels.load(std::memory_order_relaxed); }
+
+void set_max_image_pixels(size_t pixels) {
+  if (pixels == 0) throw ValueError("set_max_image_pixels", "the limit must be at least 1 pixel");
+  max_pixels.store(pixels, std::memory_order_relaxed);
+}
 
 namespace {
 constexpr size_t kMaxImageBytes = size_t{1} << 30;  // decoded bytes (height × width × channels) of one image
@@ -62,6 +74,10 @@ std::string dims_problem(size_t height, size_t width, size_t channels, size_t fi
     return "header claims " + dims + " pixels, over the " + std::to_string(kMaxImageBytes) + "-byte limit";
   if (*pixels / pixels_per_byte > file_size)
     return "header claims " + dims + " pixels, more than a " + std::to_string(file_size) + "-byte file can hold";
+  if (*pixels > max_image_pixels())
+    return "header claims " + dims + " pixels (" + std::to_string(*pixels) + "), over the limit of " +
+           std::to_string(max_image_pixels()) + " pixels against decompression bombs; data::set_max_image_pixels(n) "
+           "raises it (PIL's Image.MAX_IMAGE_PIXELS)";
   return "";
 }
 

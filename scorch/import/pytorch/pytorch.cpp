@@ -9,6 +9,7 @@
 #include <span>
 
 #include "scorch/core/error.h"
+#include "scorch/core/shape.h"
 #include "scorch/import/pytorch/pickle.h"
 #include "scorch/module/formats/codec.h"
 #include "scorch/module/formats/dotted_keys.h"
@@ -21,7 +22,6 @@ using detail::Ref;
 using detail::Value;
 
 constexpr size_t kMaxDepth = 64;  // nesting of dicts and lists a file may have
-constexpr size_t kMaxRepeat = 64;        // all tensors copied may be this many times the file's size (stride-0 views)
 constexpr size_t kMaxLeaves = 1u << 16;  // values a file may hold (a memoised object counts wherever it is placed)
 constexpr size_t kMaxKey = 4096;         // characters of a dotted key
 
@@ -85,7 +85,11 @@ class LegacyStorages : public StorageSource {
 class Reader {
  public:
   Reader(StorageSource& storages, size_t file_size, const std::string& file, const LoadOptions& options)
-      : storages_(storages), file_size_(file_size), file_(file), builder_(file, options.key_remaps) {}
+      : storages_(storages),
+        file_size_(file_size),
+        max_copy_ratio_(options.max_copy_ratio),
+        file_(file),
+        builder_(file, options.key_remaps) {}
 
   void add(const Value& v, const std::string& key, size_t depth);
   Record take() { return builder_.take(); }
@@ -99,7 +103,7 @@ class Reader {
   std::span<const std::byte> storage(const detail::StorageRef& s, const std::string& key);
 
   StorageSource& storages_;
-  size_t file_size_, copied_ = 0, leaves_ = 0;
+  size_t file_size_, max_copy_ratio_, copied_ = 0, leaves_ = 0;
   const std::string& file_;
   formats::DottedRecordBuilder builder_;
 };
@@ -172,9 +176,13 @@ TensorData Reader::tensor(const detail::TensorRef& t, const std::string& key) {
     fail(key, "reads past its storage '" + t.storage.key + "' of " + std::to_string(t.storage.numel) + " values");
   Shape shape = formats::shape_from_file(dims, file_, key);
   size_t element = dtype_size(t.storage.dtype), n = shape.num_elements();
-  size_t budget = kMaxRepeat * file_size_ + (1u << 20) - copied_;  // stride-0 views and shared ones repeat values
+  // Charged before the copy is made: stride-0 views and storages shared by several tensors repeat values.
+  size_t limit = std::min(checked_mul(max_copy_ratio_, file_size_).value_or(SIZE_MAX), SIZE_MAX / 2) + (1u << 20);
+  size_t budget = limit > copied_ ? limit - copied_ : 0;
   if (n > budget / element)
-    fail(key, "the tensors copied would pass " + std::to_string(kMaxRepeat) + " times the file's size");
+    fail(key, "the tensors copied would pass " + std::to_string(max_copy_ratio_) +
+                  " times the file's size (views repeating values, shared storages); "
+                  "LoadOptions::max_copy_ratio raises the limit for a file you trust");
   copied_ += n * element;
   std::vector<std::byte> out(n * element);
   int64_t row_major = 1;  // a view laid out row-major (a state dict's usual tensor) is one block of its storage

@@ -17,6 +17,9 @@ struct LoadOptions {
   /// (pattern, replacement) pairs applied in order to every dotted key (std::regex_replace, $1 style).
   std::vector<std::pair<std::string, std::string>> key_remaps;
   std::optional<std::string> top_level_key;  // the entry of a top-level dict to read ("model", "state_dict")
+  /// The tensors read may total at most this many times the file's size, plus 1 MiB, charged before each copy:
+  /// stride-0 views and storages shared by several tensors (tied weights: 2) count each time they are read.
+  size_t max_copy_ratio = 4;
 };
 
 /// Reads a torch.save file into a record. Dicts (state dicts, nested dicts) become maps, a dotted key nesting

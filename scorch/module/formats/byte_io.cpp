@@ -1,6 +1,7 @@
 #include "scorch/module/formats/byte_io.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <string_view>
 
 #include "scorch/core/error.h"
 
@@ -98,8 +100,37 @@ uint64_t HashingSink::digest() const { return XXH3_64bits_digest(static_cast<XXH
 
 uint64_t checksum(std::span<const std::byte> bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
 
+// The writer's process id of an atomic_write temporary name ("NAME.tmp-PID-N"), or 0 when name is not one.
+pid_t temporary_writer(const std::string& name) {
+  auto at = name.rfind(".tmp-");
+  if (at == std::string::npos) return 0;
+  auto digits = [](std::string_view text) {
+    return !text.empty() && text.size() < 12 &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  std::string_view rest = std::string_view(name).substr(at + 5);
+  auto dash = rest.find('-');
+  if (dash == std::string_view::npos || !digits(rest.substr(0, dash)) || !digits(rest.substr(dash + 1))) return 0;
+  return static_cast<pid_t>(std::stol(std::string(rest.substr(0, dash))));
+}
+
+size_t remove_stale_temporaries(const std::string& folder, const std::string& prefix) {
+  std::error_code failed;
+  size_t removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder.empty() ? "." : folder, failed)) {
+    std::string name = entry.path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    pid_t writer = temporary_writer(name);
+    if (writer <= 0 || writer == ::getpid() || ::kill(writer, 0) == 0 || errno != ESRCH) continue;
+    if (std::filesystem::remove(entry.path(), failed)) ++removed;
+  }
+  return removed;
+}
+
 void atomic_write(const std::string& path, const std::function<void(ByteSink&)>& write) {
   create_folder_of(path);
+  auto target = std::filesystem::path(path);
+  remove_stale_temporaries(target.parent_path().string(), target.filename().string() + ".tmp-");
   std::string tmp = temporary_name(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError("save", path + ": cannot write in its folder: " + errno_text());

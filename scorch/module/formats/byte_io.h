@@ -69,7 +69,12 @@ uint64_t checksum(std::span<const std::byte> bytes);
 
 /// Writes path through a temporary file in the same folder, synced and renamed over path on
 /// success; on any error the temporary file is removed and path keeps its old contents.
+/// Temporary files of writers that died (a kill -9 mid-write) are removed first: see remove_stale_temporaries.
 void atomic_write(const std::string& path, const std::function<void(ByteSink&)>& write);
+
+/// Removes the temporary files atomic_write left in folder (`NAME.tmp-PID-N`, only those starting with prefix)
+/// whose writing process no longer runs; a live writer's (this process's included) are kept. Returns how many went.
+size_t remove_stale_temporaries(const std::string& folder, const std::string& prefix = "");
 
 /// A file's bytes, mapped read-only (or empty for an empty file); throws IoError naming path.
 class MappedFile {
