@@ -12,8 +12,7 @@ class SlowWorkNotice {
  public:
   using Sink = std::function<void(const std::string&)>;
   /// who: the op-style prefix ("vulkan"); what: the work in the plural ("compute pipelines compiled").
-  SlowWorkNotice(std::string who, std::string what, double first_after_s = 2.0, double every_s = 30.0,
-                 Sink sink = {});
+  SlowWorkNotice(std::string who, std::string what, double first_after_s = 2.0, double every_s = 30.0, Sink sink = {});
   /// Counts one piece of work that took seconds; prints a line when the total crosses the next threshold.
   void add(double seconds);
   /// Pieces counted and their total seconds.

@@ -11,7 +11,8 @@ namespace scorch::distributed {
 inline std::shared_ptr<ProcessGroup> launched_group() {
   auto group = default_group();
   if (!group)
-    throw ValueError("distributed tests", "no process group: these tests need ranks; run them under the launcher, "
+    throw ValueError("distributed tests",
+                     "no process group: these tests need ranks; run them under the launcher, "
                      "e.g. scorch-run --nproc 2 build/tests/scorch_distributed_tests (ctest -L distributed)");
   return group;
 }

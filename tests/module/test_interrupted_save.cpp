@@ -80,7 +80,8 @@ TEST(InterruptedSave, StaleTemporariesOfEndedWritersAloneAreRemoved) {
   EXPECT_TRUE(std::filesystem::exists(dir.file("notes.tmp-draft")));
   // A checkpointer removes its own stale files when it is made (a run resumed after kill -9).
   touch("model-4.mpk.tmp-" + dead + "-2");
-  train::FileCheckpointer checkpointer(dir.path().string(), "model", train::AnyRecorder::from(NamedMpkFileRecorder<>{}));
+  train::FileCheckpointer checkpointer(dir.path().string(), "model",
+                                       train::AnyRecorder::from(NamedMpkFileRecorder<>{}));
   EXPECT_FALSE(std::filesystem::exists(dir.file("model-4.mpk.tmp-" + dead + "-2")));
 }
 

@@ -42,7 +42,8 @@ else
   cat "$dir/stopped.log"
 fi
 # A config that does not match the model file (hidden size 10^6) fails before allocating its parameters: the error
-# names the parameter, and the process's peak memory stays under 1 GiB (it was 4 GB; the LibTorch stack maps about 400 MB).
+# names the parameter, and the process's peak memory stays under 1 GiB (it was 4 GB; the LibTorch stack maps about
+# 400 MB).
 mkdir -p "$dir/wrong" && cp "$dir/run/model.mpk.gz" "$dir/wrong/"
 sed 's/"hidden_size": *[0-9]*/"hidden_size": 1000000/' "$dir/run/config.json" > "$dir/wrong/config.json"
 grep -q '"hidden_size": 1000000' "$dir/wrong/config.json" || { echo "FAIL: could not edit config.json"; exit 1; }

@@ -105,14 +105,18 @@ std::vector<CsvRow> read_csv(const std::string& path, char delimiter, const CsvL
                                        "; raise CsvLimits, or convert rows as they are read (csv_dataset, "
                                        "for_each_csv_row), which keeps none");
   };
-  for_each_csv_row(path, [&](const CsvRow& row) {
-    if (rows.size() == limits.max_rows) throw over(row, std::to_string(limits.max_rows) + " rows (CsvLimits::max_rows)");
-    bytes += 64;
-    for (size_t i = 0; i < row.size(); ++i) bytes += 64 + row.field(i).size();
-    if (bytes > limits.max_bytes)
-      throw over(row, std::to_string(limits.max_bytes) + " bytes (CsvLimits::max_bytes)");
-    rows.push_back(row);
-  }, delimiter);
+  for_each_csv_row(
+      path,
+      [&](const CsvRow& row) {
+        if (rows.size() == limits.max_rows)
+          throw over(row, std::to_string(limits.max_rows) + " rows (CsvLimits::max_rows)");
+        bytes += 64;
+        for (size_t i = 0; i < row.size(); ++i) bytes += 64 + row.field(i).size();
+        if (bytes > limits.max_bytes)
+          throw over(row, std::to_string(limits.max_bytes) + " bytes (CsvLimits::max_bytes)");
+        rows.push_back(row);
+      },
+      delimiter);
   return rows;
 }
 

@@ -17,7 +17,8 @@ struct Image {
   uint8_t at(size_t y, size_t x, size_t c) const { return pixels[(y * width + x) * channels + c]; }
 };
 
-/// Most pixels (height × width) read_image decodes by default: PIL's decompression-bomb limit (Image.MAX_IMAGE_PIXELS).
+/// Most pixels (height × width) read_image decodes by default: PIL's decompression-bomb limit
+/// (Image.MAX_IMAGE_PIXELS).
 inline constexpr size_t kDefaultMaxImagePixels = 89'478'485;
 /// The process-wide pixel limit of read_image: an image whose header claims more is a FormatError before decoding.
 size_t max_image_pixels();
