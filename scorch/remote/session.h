@@ -151,8 +151,21 @@ template <class B> class Session final : public SessionBase {
   static constexpr uint64_t kTensorOverhead = 256;  // bytes charged per tensor beside its values
   struct Stored {
     std::variant<F, I, Bt> tensor;
-    uint64_t bytes;
+    uint64_t bytes;                  // charged for this tensor: its bookkeeping (and its values without a storage)
+    const void* storage = nullptr;   // the buffer it views, charged once for all its views (storages_)
   };
+  struct StorageCharge {
+    uint64_t bytes = 0;
+    size_t views = 0;
+  };
+  /// The buffer a primitive views and its bytes, for backends whose primitives expose storage() (Cpu): a kept
+  /// 1-element slice of a 16 MB tensor holds 16 MB, and is charged so. Others: none (values charged per tensor).
+  template <class P> static std::pair<const void*, uint64_t> storage_of(const P& tensor) {
+    if constexpr (requires { tensor.storage().get(); tensor.storage()->size(); }) {
+      if (tensor.storage()) return {tensor.storage().get(), tensor.storage()->size()};
+    }
+    return {nullptr, 0};
+  }
 
   /// K's place in Stored's variant (a backend may use one primitive type for every kind, as Cpu does).
   template <class K> static constexpr size_t kind_index() {
@@ -176,6 +189,10 @@ template <class B> class Session final : public SessionBase {
     auto it = tensors_.find(id);
     if (it == tensors_.end()) return;
     bytes_ -= it->second.bytes;
+    if (auto s = storages_.find(it->second.storage); s != storages_.end() && --s->second.views == 0) {
+      bytes_ -= s->second.bytes;
+      storages_.erase(s);
+    }
     tensors_.erase(it);
   }
 
@@ -185,19 +202,28 @@ template <class B> class Session final : public SessionBase {
     ir::TensorIr& slot = slots[at++];
     if (slot.id == 0 || tensors_.contains(slot.id))
       throw ValueError(op_name(), "output id " + std::to_string(slot.id) + " is 0 or already in use");
-    auto checked = tensor.shape().checked_num_bytes(dtype_size(tensor.dtype()));
-    // Every tensor costs its bookkeeping too, so many empty tensors reach the limit as large ones do.
+    auto [storage, storage_bytes] = storage_of(tensor);
+    auto checked = storage ? std::optional<size_t>(0) : tensor.shape().checked_num_bytes(dtype_size(tensor.dtype()));
+    // Every tensor costs its bookkeeping too, so many empty tensors reach the limit as large ones do; a view costs
+    // its whole buffer once, however small the view, until its last view goes.
     uint64_t size = checked && *checked < (uint64_t{1} << 62) ? *checked + kTensorOverhead
                                                               : std::numeric_limits<uint64_t>::max();
-    if (size > limit_ - bytes_)
+    uint64_t new_storage = storage && !storages_.contains(storage) ? storage_bytes : 0;
+    if (new_storage > limit_ - bytes_ || size > limit_ - bytes_ - new_storage)
       throw ValueError(op_name(), "the session's memory limit of " + std::to_string(limit_) + " bytes is reached (" +
-                                      std::to_string(bytes_) + " held, " + std::to_string(size) + " more asked)");
+                                      std::to_string(bytes_) + " held, " + std::to_string(size + new_storage) +
+                                      " more asked)");
     slot.shape = tensor.shape();
     slot.dtype = tensor.dtype();
     outputs_.push_back(TensorMeta{slot.id, slot.shape, slot.dtype});
     fresh_.push_back(slot.id);
-    bytes_ += size;
-    tensors_.emplace(slot.id, Stored{hold(std::move(tensor)), size});
+    bytes_ += size + new_storage;
+    if (storage) {
+      auto& charge = storages_[storage];
+      charge.bytes = storage_bytes;
+      ++charge.views;
+    }
+    tensors_.emplace(slot.id, Stored{hold(std::move(tensor)), size, storage});
     if (fresh_.size() > kMaxFresh) fresh_.clear();  // a stream with no reads: its tensors are described when asked
   }
   /// tensor under its kind: its type's, or its dtype's when kinds share the type (Cpu).
@@ -302,6 +328,7 @@ template <class B> class Session final : public SessionBase {
   typename B::Device device_;
   uint64_t limit_;
   std::unordered_map<uint64_t, Stored> tensors_;
+  std::unordered_map<const void*, StorageCharge> storages_;
   uint64_t bytes_ = 0;
   std::vector<uint64_t> fresh_;
   std::optional<Reply> pending_;

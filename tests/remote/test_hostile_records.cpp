@@ -4,6 +4,8 @@
 // refused before they are made, every tensor's bookkeeping counts against it, and wrong tokens are answered slower
 // and slower.
 #include <gtest/gtest.h>
+
+#include <utility>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -43,6 +45,7 @@ class RawClient {
     remote::Request request;
     request.kind = remote::RequestKind::Op;
     request.record = ir::OpRecord(std::move(record));
+    request.drops = std::exchange(drops_, {});
     auto bytes = remote::encode_request(request);
     socket_.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
     return ids;
@@ -55,9 +58,12 @@ class RawClient {
   }
   /// Waits for the ops sent so far: the first error among them, or Ok.
   remote::Reply sync() { return exchange(remote::Request{}); }
+  /// Tells the server, with the next message, that the client no longer holds tensor id.
+  void drop(uint64_t id) { drops_.push_back(id); }
 
  private:
-  remote::Reply exchange(const remote::Request& request) {
+  remote::Reply exchange(remote::Request request) {
+    request.drops = std::exchange(drops_, {});
     auto bytes = remote::encode_request(request);
     socket_.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
     zmq::message_t reply;
@@ -68,6 +74,7 @@ class RawClient {
   zmq::context_t context_;
   zmq::socket_t socket_;
   uint64_t next_id_ = 1;
+  std::vector<uint64_t> drops_;
 };
 
 ir::TensorIr t(uint64_t id) { return ir::TensorIr{id, {}, {}}; }
@@ -184,6 +191,32 @@ TEST(RemoteLimits, EmptyTensorsCountAgainstTheLimit) {
   remote::Reply reply = client.sync();
   EXPECT_EQ(reply.kind, remote::ReplyKind::Error);
   EXPECT_NE(reply.error_what.find("memory limit"), std::string::npos) << reply.error_what;
+}
+
+TEST(RemoteLimits, AKeptSliceIsChargedItsWholeBuffer) {
+  ServerProcess server(kHostileToken, {"--backend", "cpu", "--session-memory-mb", "64"});
+  RawClient client(server.endpoint());
+  // 40 × (a 16 MB tensor, keep a 1-element slice of it, drop the tensor) held 650 MB under a 64 MB limit.
+  std::vector<uint64_t> slices;
+  for (int i = 0; i < 40; ++i) {
+    uint64_t big = client.zeros({size_t{4} << 20});
+    uint64_t slice = client.op(rec::FloatSlice{t(big), {{0, 1, 1}}, {}})[0];
+    client.drop(big);
+    remote::Reply reply = client.sync();
+    if (reply.kind == remote::ReplyKind::Error) {
+      EXPECT_NE(reply.error_what.find("memory limit"), std::string::npos) << reply.error_what;
+      break;
+    }
+    slices.push_back(slice);
+  }
+  EXPECT_LE(slices.size(), 3u) << "each kept slice holds its 16 MB buffer: 64 MB hold fewer than 4 with a new one";
+  EXPECT_GE(slices.size(), 2u);
+  // Dropping the slices frees their buffers: the session holds 16 MB tensors again.
+  for (uint64_t id : slices) client.drop(id);
+  EXPECT_EQ(client.sync().kind, remote::ReplyKind::Ok);
+  for (int i = 0; i < 2; ++i) client.zeros({size_t{4} << 20});  // (creation ops are checked at 8 bytes a value)
+  remote::Reply after = client.sync();
+  EXPECT_EQ(after.kind, remote::ReplyKind::Ok) << after.error_what;
 }
 
 TEST(RemoteHello, WrongTokensAreAnsweredSlowerAndSlower) {
