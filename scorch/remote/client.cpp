@@ -1,6 +1,8 @@
 // Remote's connection to a scorch-server (client.h) and its primitives (remote_tensor.h).
 #include "scorch/remote/client.h"
 
+#include <cstring>
+
 #include <zmq.hpp>
 
 #include <cstdlib>
@@ -59,9 +61,20 @@ Client::Client(std::string endpoint, ClientOptions options)
   s.set(zmq::sockopt::reconnect_ivl, -1);  // a new connection would be a new session: fail instead
   s.set(zmq::sockopt::rcvtimeo, static_cast<int>(options_.timeout.count()));
   s.set(zmq::sockopt::sndtimeo, static_cast<int>(options_.timeout.count()));
+  s.set(zmq::sockopt::plain_username, std::string("scorch"));  // the token opens the ZeroMQ handshake itself
+  s.set(zmq::sockopt::plain_password, options_.token);
+  std::string monitor_endpoint = "inproc://scorch-client-" + std::to_string(reinterpret_cast<uintptr_t>(this));
+  zmq_socket_monitor(s.handle(), monitor_endpoint.c_str(),
+                     ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                         ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL);
+  zmq::socket_t monitor(socket_->context, zmq::socket_type::pair);
+  monitor.set(zmq::sockopt::rcvtimeo, static_cast<int>(options_.timeout.count()));
+  monitor.connect(monitor_endpoint);
   try {
     s.connect(endpoint_);
   } catch (const zmq::error_t& e) { throw DeviceError("Remote", "cannot connect to " + endpoint_ + ": " + e.what()); }
+  await_handshake(monitor);
+  zmq_socket_monitor(s.handle(), nullptr, 0);
   Request hello;
   hello.kind = RequestKind::Hello;
   hello.token = options_.token;
@@ -70,6 +83,26 @@ Client::Client(std::string endpoint, ClientOptions options)
 }
 
 Client::~Client() = default;
+
+void Client::await_handshake(zmq::socket_t& monitor) {
+  zmq::message_t event, address;
+  zmq::recv_result_t got;
+  try {
+    got = monitor.recv(event, zmq::recv_flags::none);
+    if (got && event.more()) (void)monitor.recv(address, zmq::recv_flags::none);
+  } catch (const zmq::error_t& e) { throw DeviceError("Remote", endpoint_ + ": " + e.what()); }
+  if (!got || event.size() < 6)
+    throw DeviceError("Remote", endpoint_ + ": no answer from the server within " +
+                                    std::to_string(options_.timeout.count()) + " ms (is scorch-server running there?)");
+  uint16_t kind;
+  std::memcpy(&kind, event.data(), 2);
+  if (kind == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) return;
+  if (kind == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+    throw DeviceError("Remote", endpoint_ + ": the server refused the token; set SCORCH_REMOTE_TOKEN (or "
+                                            "ClientOptions::token) to the server's SCORCH_SERVER_TOKEN");
+  throw DeviceError("Remote", endpoint_ + ": the ZeroMQ handshake failed; is it a scorch-server of this version "
+                                          "(which asks for the token in the handshake)?");
+}
 
 std::shared_ptr<Client> Client::of(const RemoteDevice& device) {
   std::string endpoint = device.resolved();

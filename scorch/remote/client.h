@@ -13,6 +13,10 @@
 #include "scorch/remote/protocol.h"
 #include "scorch/remote/remote_tensor.h"
 
+namespace zmq {
+class socket_t;
+}  // namespace zmq
+
 namespace scorch::remote {
 
 /// How a client connects: the token the server wants and how long a reply may take.
@@ -64,6 +68,9 @@ class Client : public std::enable_shared_from_this<Client> {
   Reply ask(Request request);
   [[noreturn]] void lose(const std::string& why);
   void check_open() const;
+  /// Waits for the first handshake event monitor reports: DeviceError saying why when the server refuses the token,
+  /// or when nothing answers within the timeout.
+  void await_handshake(zmq::socket_t& monitor);
 
   std::string endpoint_;
   ClientOptions options_;

@@ -4,6 +4,8 @@
 
 #include <arpa/inet.h>
 #include <sys/socket.h>
+
+#include <deque>
 #include <zmq.hpp>
 
 #include <algorithm>
@@ -70,8 +72,22 @@ struct Server::State {
   zmq::context_t context{1};
   zmq::socket_t router{context, zmq::socket_type::router};
   zmq::socket_t monitor{context, zmq::socket_type::pair};
+  zmq::socket_t zap{context, zmq::socket_type::router};  // ZAP: the PLAIN handshake's token check, before any message
   std::map<std::string, SessionSlot> sessions;  // by the client's routing id
-  std::map<std::string, Throttle> refused;       // by the client's address: failed hellos
+  std::map<std::string, Throttle> refused;       // by the client's address: failed hellos and handshakes
+  std::deque<std::pair<std::chrono::steady_clock::time_point, std::vector<zmq::message_t>>> zap_later;
+
+  /// When a client address that just failed (at now) may hear back: now, or later after earlier failures. Counts it.
+  std::chrono::steady_clock::time_point refuse_until(const std::string& address,
+                                                     std::chrono::steady_clock::time_point now) {
+    if (refused.size() > 4096) refused.clear();
+    Throttle& t = refused[address];
+    auto answer_at = std::max(now, t.until);
+    t.failures = std::min(t.failures + 1, 7);
+    t.until = std::min(answer_at + std::chrono::milliseconds(std::min(25 << t.failures, 5000)),
+                       now + std::chrono::seconds(5));
+    return answer_at;
+  }
 
   void reply(const std::string& peer, const Reply& reply) {
     std::vector<std::byte> bytes = encode_reply(reply);
@@ -88,7 +104,50 @@ struct Server::State {
   void on_message(const std::string& peer, zmq::message_t& body);
   void on_request(const std::string& peer, int fd, Request& request);
   void on_monitor();
+  void on_zap();
+  void send_due_zap_replies();
 };
+
+// A ZAP request (RFC 27 over a ROUTER: routing id, empty, then version, request id, domain, address, identity,
+// mechanism, credentials) answered 200 for PLAIN with the server's token as password, else 400 — a wrong one after
+// the address's throttle. A peer that fails the handshake never sends a message: nothing of it is buffered.
+void Server::State::on_zap() {
+  std::vector<zmq::message_t> frames;
+  for (bool more = true; more && frames.size() < 16;) {
+    zmq::message_t frame;
+    if (!zap.recv(frame, zmq::recv_flags::dontwait)) return;
+    more = frame.more();
+    frames.push_back(std::move(frame));
+  }
+  if (frames.size() < 8) return;
+  auto text = [&](size_t i) { return i < frames.size() ? frames[i].to_string() : std::string(); };
+  bool ok = text(7) == "PLAIN" && frames.size() >= 10 && same_token(text(9), options.token);
+  std::vector<zmq::message_t> answer;
+  for (size_t i = 0; i < 2; ++i) answer.emplace_back(frames[i].data(), frames[i].size());  // routing id, empty
+  answer.emplace_back(std::string("1.0"));
+  answer.emplace_back(frames[3].data(), frames[3].size());  // request id
+  answer.emplace_back(std::string(ok ? "200" : "400"));
+  answer.emplace_back(std::string(ok ? "OK" : "bad token"));
+  answer.emplace_back(std::string(ok ? "scorch" : ""));
+  answer.emplace_back();
+  auto now = std::chrono::steady_clock::now(), at = ok ? now : refuse_until(text(5), now);
+  if (!ok && zap_later.size() >= 1024) return;  // a flood of failing handshakes: left to time out (ZMQ_HANDSHAKE_IVL)
+  zap_later.emplace_back(at, std::move(answer));
+  send_due_zap_replies();
+}
+
+void Server::State::send_due_zap_replies() {
+  auto now = std::chrono::steady_clock::now();
+  for (auto it = zap_later.begin(); it != zap_later.end();) {
+    if (it->first > now) {
+      ++it;
+      continue;
+    }
+    for (size_t i = 0; i < it->second.size(); ++i)
+      (void)zap.send(it->second[i], i + 1 < it->second.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    it = zap_later.erase(it);
+  }
+}
 
 void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
   std::span<const std::byte> bytes(static_cast<const std::byte*>(body.data()), body.size());
@@ -119,12 +178,8 @@ void Server::State::on_request(const std::string& peer, int fd, Request& request
     if (!same_token(request.token, options.token)) {
       // A client guessing tokens hears back at most once per 50 ms · 2^failures (5 s at most); its other hellos
       // go unanswered. A right token is never held back.
-      if (refused.size() > 4096) refused.clear();
-      Throttle& t = refused[address_of(fd)];
       auto now = std::chrono::steady_clock::now();
-      if (now < t.until) return;
-      t.failures = std::min(t.failures + 1, 7);
-      t.until = now + std::chrono::milliseconds(std::min(25 << t.failures, 5000));
+      if (refuse_until(address_of(fd), now) > now) return;
       return reply(peer, error_of("DeviceError", "bad token: session refused"));
     }
     if (slot != sessions.end()) sessions.erase(slot);
@@ -181,6 +236,10 @@ Server::Server(ServerOptions options, SessionFactory factory, bool allow_remote)
   state_->options = std::move(options);
   state_->factory = std::move(factory);
   auto& router = state_->router;
+  state_->zap.set(zmq::sockopt::linger, 0);
+  state_->zap.bind("inproc://zeromq.zap.01");  // the handler libzmq asks during every PLAIN handshake
+  router.set(zmq::sockopt::plain_server, 1);   // clients present the token before they can send anything
+  router.set(zmq::sockopt::zap_domain, std::string("scorch"));
   router.set(zmq::sockopt::linger, 0);
   router.set(zmq::sockopt::router_mandatory, 0);
   uint64_t cap = std::min<uint64_t>(state_->options.max_message_bytes, uint64_t{1} << 50) + (uint64_t{1} << 16);
@@ -203,13 +262,17 @@ std::string Server::endpoint() const { return state_->router.get(zmq::sockopt::l
 void Server::run() {
   auto& s = *state_;
   while (!stopping_) {
-    zmq::pollitem_t items[] = {{s.router.handle(), 0, ZMQ_POLLIN, 0}, {s.monitor.handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::pollitem_t items[] = {{s.router.handle(), 0, ZMQ_POLLIN, 0},
+                               {s.monitor.handle(), 0, ZMQ_POLLIN, 0},
+                               {s.zap.handle(), 0, ZMQ_POLLIN, 0}};
     try {
-      zmq::poll(items, 2, std::chrono::milliseconds(100));
+      zmq::poll(items, 3, std::chrono::milliseconds(s.zap_later.empty() ? 100 : 10));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       throw;
     }
+    if (items[2].revents & ZMQ_POLLIN) s.on_zap();
+    s.send_due_zap_replies();
     if (items[1].revents & ZMQ_POLLIN) s.on_monitor();
     if (!(items[0].revents & ZMQ_POLLIN)) continue;
     zmq::message_t peer, body;

@@ -13,7 +13,16 @@
 #include <string>
 #include <vector>
 
+#include <zmq.hpp>
+
 namespace scorch::testing {
+
+/// Gives a raw DEALER socket the credentials of scorch-server's ZeroMQ PLAIN handshake (the token as password), as
+/// remote::Client does; without them the server never reads the socket's messages.
+inline void present_token(zmq::socket_t& socket, const std::string& token) {
+  socket.set(zmq::sockopt::plain_username, std::string("scorch"));
+  socket.set(zmq::sockopt::plain_password, token);
+}
 
 class ServerProcess {
  public:

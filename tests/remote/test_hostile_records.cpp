@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <utility>
+#include <thread>
+#include <fstream>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -32,6 +34,7 @@ class RawClient {
   explicit RawClient(const std::string& endpoint) : socket_(context_, zmq::socket_type::dealer) {
     socket_.set(zmq::sockopt::rcvtimeo, 10000);
     socket_.set(zmq::sockopt::linger, 0);
+    testing::present_token(socket_, kHostileToken);
     socket_.connect(endpoint);
     remote::Request hello;
     hello.kind = remote::RequestKind::Hello;
@@ -219,12 +222,82 @@ TEST(RemoteLimits, AKeptSliceIsChargedItsWholeBuffer) {
   EXPECT_EQ(after.kind, remote::ReplyKind::Ok) << after.error_what;
 }
 
+/// The server process's resident memory in KiB (VmRSS).
+long resident_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+TEST(RemoteHello, NothingIsReadFromAPeerBeforeItPresentsTheToken) {
+  ServerProcess server(kHostileToken, {"--backend", "cpu"});
+  long before = resident_kib(server.pid());
+  // Six raw connections without the token each send a 256 MiB message (1 GiB messages held 3.3 GB before).
+  zmq::context_t context;
+  std::vector<zmq::socket_t> peers;
+  std::vector<std::byte> big(size_t{256} << 20, std::byte{0x90});
+  for (int i = 0; i < 6; ++i) {
+    peers.emplace_back(context, zmq::socket_type::dealer);
+    peers.back().set(zmq::sockopt::linger, 0);
+    peers.back().set(zmq::sockopt::sndtimeo, 200);
+    if (i % 2) testing::present_token(peers.back(), "a-guess");  // a wrong token, or no PLAIN credentials at all
+    peers.back().connect(server.endpoint());
+    (void)peers.back().send(zmq::buffer(big.data(), big.size()), zmq::send_flags::dontwait);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  long after = resident_kib(server.pid());
+  EXPECT_LT(after - before, 64 * 1024) << "the server grew from " << before << " KiB to " << after << " KiB";
+  for (auto& peer : peers) {
+    peer.set(zmq::sockopt::rcvtimeo, 100);
+    zmq::message_t reply;
+    EXPECT_FALSE(peer.recv(reply, zmq::recv_flags::none)) << "a peer without the token hears nothing";
+  }
+  RawClient client(server.endpoint());  // the right token is served at once
+  EXPECT_EQ(client.sync().kind, remote::ReplyKind::Ok);
+}
+
+TEST(RemoteHello, WrongTokensInTheHandshakeAreAnsweredSlowerAndSlower) {
+  ServerProcess server(kHostileToken, {"--backend", "cpu"});
+  zmq::context_t context;
+  zmq::socket_t guesser(context, zmq::socket_type::dealer);
+  guesser.set(zmq::sockopt::linger, 0);
+  guesser.set(zmq::sockopt::reconnect_ivl, 20);  // libzmq retries the handshake every 20 ms
+  testing::present_token(guesser, "a-guess");
+  const std::string monitor_endpoint = "inproc://hostile-guesser";
+  zmq_socket_monitor(guesser.handle(), monitor_endpoint.c_str(), ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
+  zmq::socket_t monitor(context, zmq::socket_type::pair);
+  monitor.set(zmq::sockopt::rcvtimeo, 100);
+  monitor.connect(monitor_endpoint);
+  guesser.connect(server.endpoint());
+  int refusals = 0;
+  for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2); std::chrono::steady_clock::now() < end;) {
+    zmq::message_t event;
+    if (!monitor.recv(event, zmq::recv_flags::none)) continue;
+    if (event.more()) (void)monitor.recv(event, zmq::recv_flags::none);
+    else continue;
+    ++refusals;
+  }
+  EXPECT_GE(refusals, 1);
+  EXPECT_LE(refusals, 8) << "handshakes retried every 20 ms for 2 s: the throttle answers a few";
+  zmq_socket_monitor(guesser.handle(), nullptr, 0);
+  RawClient client(server.endpoint());  // the right token is never held back
+  EXPECT_EQ(client.sync().kind, remote::ReplyKind::Ok);
+}
+
 TEST(RemoteHello, WrongTokensAreAnsweredSlowerAndSlower) {
   ServerProcess server(kHostileToken, {"--backend", "cpu"});
   zmq::context_t context;
   zmq::socket_t socket(context, zmq::socket_type::dealer);
   socket.set(zmq::sockopt::linger, 0);
+  testing::present_token(socket, kHostileToken);
   socket.connect(server.endpoint());
+  // Connected first (the handshake done): a request without a session is answered at once.
+  socket.set(zmq::sockopt::rcvtimeo, 10000);
+  auto no_session = remote::encode_request(remote::Request{});
+  socket.send(zmq::buffer(no_session.data(), no_session.size()), zmq::send_flags::none);
+  zmq::message_t first;
+  ASSERT_TRUE(socket.recv(first, zmq::recv_flags::none));
   remote::Request hello;
   hello.kind = remote::RequestKind::Hello;
   hello.token = "a-guess";

@@ -115,7 +115,7 @@ class StepGroups {
 T dense(T x, DType dtype) { return dense_from_start(x.dtype() == dtype ? std::move(x) : cast(std::move(x), dtype)); }
 
 // A tensor of shape and dtype for a result computed from x: x itself when it may be overwritten.
-T output_for(const T& x, const Shape& shape, DType dtype) {
+T update_target(const T& x, const Shape& shape, DType dtype) {
   return reusable(x, shape, dtype) ? x : T(shape, dtype, x.device());
 }
 
@@ -132,7 +132,7 @@ std::vector<AdamUpdate<T>> adam_update_many(std::vector<T> params, std::vector<T
     T p = dense(std::move(params[i]), dtype), g = dense(std::move(grads[i]), dtype);
     T m = dense(std::move(moments_1[i]), dtype), v = dense(std::move(moments_2[i]), dtype);
     const Shape& shape = p.shape();
-    out[i] = {output_for(p, shape, dtype), output_for(m, shape, dtype), output_for(v, shape, dtype)};
+    out[i] = {update_target(p, shape, dtype), update_target(m, shape, dtype), update_target(v, shape, dtype)};
     groups.add(p, {&p, &g, &m, &v, &out[i].param, &out[i].moment_1, &out[i].moment_2});
     // the operands live until the dispatches are recorded: no later allocation may take their buffers first
     params[i] = std::move(p), grads[i] = std::move(g), moments_1[i] = std::move(m), moments_2[i] = std::move(v);
@@ -155,10 +155,10 @@ std::vector<SgdUpdate<T>> sgd_update_many(std::vector<T> params, std::vector<T> 
     DType dtype = params[i].dtype();
     T p = dense(std::move(params[i]), dtype), g = dense(std::move(grads[i]), dtype);
     const Shape& shape = p.shape();
-    out[i].param = output_for(p, shape, dtype);
+    out[i].param = update_target(p, shape, dtype);
     if (has_velocity) velocities[i] = dense(std::move(velocities[i]), dtype);
     if (s.with_momentum)
-      out[i].velocity = has_velocity ? output_for(velocities[i], shape, dtype) : T(shape, dtype, p.device());
+      out[i].velocity = has_velocity ? update_target(velocities[i], shape, dtype) : T(shape, dtype, p.device());
     const T* velocity = has_velocity && s.with_momentum ? &velocities[i] : nullptr;
     groups.add(p, {&p, &g, velocity, &out[i].param, out[i].velocity ? &*out[i].velocity : nullptr});
     params[i] = std::move(p), grads[i] = std::move(g);
