@@ -254,7 +254,8 @@ void micro_graphs(const fs::path& out) {
     write("model" + std::to_string(i), bytes);
   }
 }
-/// Requests for store_request: a set, a get of it, an add, a wait, and a length past the limit.
+/// Requests for store_request: a set, a get of it, an add, a wait, and a length past the limit, on each connection
+/// kind (open store; the job-token store with and without its hello, a wrong one, a huge value before it).
 void store_requests(const fs::path& out) {
   auto write = seed_writer(out, "store_request");
   auto request = [](char op, const std::string& key, const std::string& value) {
@@ -274,8 +275,15 @@ void store_requests(const fs::path& out) {
     std::memcpy(b.data(), s.data(), s.size());
     return b;
   };
-  write("session", as_bytes(bytes));
-  write("huge_length", as_bytes(std::string("S\xff\xff\xff\x7f", 5)));
+  // The first byte picks the connection (store_target.cpp): 0 the open store, 1 the guarded one with its token
+  // presented, 2 the guarded one without it.
+  write("session", as_bytes(std::string(1, '\0') + bytes));
+  write("huge_length", as_bytes(std::string("\0S\xff\xff\xff\x7f", 6)));
+  write("token_session", as_bytes(std::string(1, '\1') + bytes));
+  write("no_token", as_bytes(std::string(1, '\2') + bytes));
+  write("wrong_token", as_bytes(std::string(1, '\2') + request('H', "a-guess", "") + bytes));
+  write("right_token_raw", as_bytes(std::string(1, '\2') + request('H', "fuzz-job-token", "") + bytes));
+  write("pre_token_huge_value", as_bytes(std::string(1, '\2') + std::string("H\3\0\0\0abc\xff\xff\xff\x7f", 12)));
 }
 /// Op sequences for record_executor: three tensors made (float, int and bool zeros of shape [2, 3]), then ops the
 /// bytes of a fixed pseudo-random stream choose (executor_target.cpp reads them).

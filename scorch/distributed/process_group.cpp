@@ -82,6 +82,7 @@ ProcessGroupOptions options_from_env() {
   o.rank0_serves_store = std::getenv("SCORCH_STORE_SERVED") == nullptr;
   o.timeout = std::chrono::milliseconds(env_number("SCORCH_DIST_TIMEOUT_MS", 30000, 1, 86400000));
   if (const char* host = std::getenv("SCORCH_DIST_HOSTNAME"); host && *host) o.hostname = host;
+  if (const char* token = std::getenv("SCORCH_STORE_TOKEN"); token && *token) o.store_token = token;
   return o;
 }
 
@@ -113,7 +114,7 @@ ProcessGroup::ProcessGroup(const ProcessGroupOptions& o) : impl_(std::make_uniqu
                      "rank " + std::to_string(o.rank) + " is not in a world of " + std::to_string(o.world_size));
   impl_->local_rank = o.local_rank, impl_->timeout = o.timeout;
   bool serve = o.rank == 0 && o.rank0_serves_store;
-  impl_->store = std::make_unique<TcpStore>(o.master_addr, o.master_port, serve, o.timeout);
+  impl_->store = std::make_unique<TcpStore>(o.master_addr, o.master_port, serve, o.timeout, o.store_token);
   guarded("distributed::ProcessGroup", [&] {
     gloo::transport::tcp::attr attr;
     attr.hostname = o.hostname;

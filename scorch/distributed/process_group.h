@@ -26,6 +26,8 @@ struct ProcessGroupOptions {
   std::string hostname = "127.0.0.1";
   /// How long rendezvous and each collective may wait for a peer before failing.
   std::chrono::milliseconds timeout{30000};
+  /// The job's token that opens the store's connections ($SCORCH_STORE_TOKEN, which scorch-run sets); empty: none.
+  std::string store_token;
 };
 
 /// Options from torchrun's environment: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT; SCORCH_STORE_SERVED=1

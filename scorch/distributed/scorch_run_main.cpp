@@ -7,7 +7,8 @@
 // (SCORCH_DIST_HOSTNAME unless set). A rank lost on another machine reaches the others as a collective's error.
 // The ranks die with the launcher: SIGINT or SIGTERM to scorch-run stops them (SIGKILL after 5 s), and a launcher
 // killed outright takes them along (each rank's parent-death signal). A busy --master-port and a node rank that two
-// launchers claim are errors within seconds; the store listens on --master's interface only (loopback by default).
+// launchers claim are errors within seconds; the store listens on --master's interface only (loopback by default)
+// and answers only connections that present the job's token (SCORCH_STORE_TOKEN, or a random one on one machine).
 //   scorch-run --nproc N [--nnodes M --node-rank R --master host:port] [--master-port P] [--timeout-ms T]
 //              [--] program args...
 #include <signal.h>
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -35,7 +37,9 @@ constexpr const char* kUsage =
     "  --nproc N          ranks on this machine (1 to 1024)\n"
     "  --nnodes M         machines (one scorch-run each), --node-rank R this one's place (0 serves the store)\n"
     "  --master host:port the store's address (node 0's interface); --master-port P alone: on 127.0.0.1\n"
-    "  --timeout-ms T     how long a rank waits for its peers (default 30000)\n";
+    "  --timeout-ms T     how long a rank waits for its peers (default 30000)\n"
+    "The store answers only this job's ranks: SCORCH_STORE_TOKEN (required, the same, on every machine of a\n"
+    "multi-machine run; on one machine a random one is made), passed to the ranks in their environment.\n";
 
 /// Set by SIGINT / SIGTERM: the launcher stops its ranks and exits.
 volatile sig_atomic_t g_stop_signal = 0;
@@ -46,6 +50,7 @@ struct Launch {
   std::string master_host = "127.0.0.1";
   long timeout_ms = 30000;
   std::vector<char*> argv;
+  std::string token;  // the job's store token (job_token)
 };
 
 // "host:port" into the launch; false when malformed.
@@ -109,9 +114,27 @@ pid_t spawn(const Launch& l, int rank, uint16_t port) {
   set("GROUP_RANK", std::to_string(l.node_rank));
   if (l.nnodes > 1 && !std::getenv("SCORCH_DIST_HOSTNAME")) set("SCORCH_DIST_HOSTNAME", this_host());
   set("SCORCH_DIST_TIMEOUT_MS", std::to_string(l.timeout_ms));
+  set("SCORCH_STORE_TOKEN", l.token);
   ::execvp(l.argv[0], l.argv.data());
   std::fprintf(stderr, "scorch-run: cannot run '%s'\n", l.argv[0]);
   ::_exit(127);
+}
+
+/// The job's store token: $SCORCH_STORE_TOKEN, or on one machine a fresh random one (the ranks inherit it). Several
+/// machines must share one, so there it is required.
+std::string job_token(const Launch& l) {
+  if (const char* given = std::getenv("SCORCH_STORE_TOKEN"); given && *given) return given;
+  if (l.nnodes > 1)
+    throw scorch::ValueError("scorch-run", "a run over " + std::to_string(l.nnodes) +
+                                               " machines needs one job token on every machine: set "
+                                               "SCORCH_STORE_TOKEN to the same secret for each scorch-run");
+  unsigned char bytes[16];
+  std::ifstream random("/dev/urandom", std::ios::binary);
+  if (!random.read(reinterpret_cast<char*>(bytes), sizeof bytes))
+    throw scorch::IoError("scorch-run", "cannot read /dev/urandom for the job token");
+  std::string token;
+  for (unsigned char b : bytes) token += "0123456789abcdef"[b >> 4], token += "0123456789abcdef"[b & 15];
+  return token;
 }
 
 /// Claims this launcher's node rank in the store: an IoError when another launcher holds it already.
@@ -149,15 +172,16 @@ int main(int argc, char** argv) {
   catch_stop_signals();
   try {
     // Node 0's launcher serves the store (the server listens on every interface).
+    l.token = job_token(l);
     std::optional<scorch::distributed::TcpStore> store;
     uint16_t port = uint16_t(l.port);
     if (l.node_rank == 0) {
-      store.emplace(l.master_host, port, true, std::chrono::milliseconds(l.timeout_ms));
+      store.emplace(l.master_host, port, true, std::chrono::milliseconds(l.timeout_ms), l.token);
       port = store->port();
     }
     if (l.nnodes > 1) {  // every launcher claims its node rank, so two claiming one are told within seconds
       std::optional<scorch::distributed::TcpStore> client;
-      if (!store) client.emplace(l.master_host, port, false, std::chrono::milliseconds(l.timeout_ms));
+      if (!store) client.emplace(l.master_host, port, false, std::chrono::milliseconds(l.timeout_ms), l.token);
       claim_node_rank(store ? *store : *client, l);
     }
     std::vector<pid_t> ranks;

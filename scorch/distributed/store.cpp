@@ -1,5 +1,6 @@
 // TcpStore (store.h): a blocking request/reply protocol over one TCP connection per client.
-// Request: op (1 byte: 'S'et, 'G'et, 'W'ait, 'A'dd), key length (u32), key, value length (u32), value.
+// Request: op (1 byte: 'S'et, 'G'et, 'W'ait, 'A'dd, 'H'ello), key length (u32), key, value length (u32), value.
+// A store served with a token answers a connection only after its first request, a Hello, carries it as key.
 // Reply: status (1 byte: 0 ok, 1 timed out), length (u32), data. Get, Wait and Add carry their timeout or delta in
 // the value (8 bytes).
 #include "scorch/distributed/store.h"
@@ -68,6 +69,13 @@ int64_t read_i64(const std::string& s) {
 
 std::string i64_bytes(int64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
 
+// a == b in a time that does not depend on where they differ.
+bool same_token(const std::string& a, const std::string& b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(b.size(), 1)]);
+  return diff == 0;
+}
+
 // The address the server listens on: host's own (loopback stays loopback); every interface only for "0.0.0.0".
 in_addr_t interface_of(const std::string& host) {
   addrinfo hints{}, *found = nullptr;
@@ -90,18 +98,28 @@ struct TcpStore::Server {
   std::vector<std::thread> threads;
   std::vector<int> clients;
   bool stopping = false;
+  std::string token;  // the job's: a connection's first request must present it (none: every connection is served)
 
   // Serves one connection until it closes.
   void serve(int fd) {
-    for (;;) {
+    for (bool opened = token.empty();;) {
       char op = 0;
       std::string key, value;
-      if (!recv_all(fd, &op, 1) || !recv_block(fd, key, kMaxKey) || !recv_block(fd, value, kMaxValue)) break;
+      // Before the token, a request is a Hello of a short key and no value: nothing larger is read.
+      uint32_t key_limit = opened ? kMaxKey : 256, value_limit = opened ? kMaxValue : 0;
+      if (!recv_all(fd, &op, 1) || !recv_block(fd, key, key_limit) || !recv_block(fd, value, value_limit)) break;
+      if (!opened && !(op == 'H' && same_token(key, token))) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a guess costs the guesser time
+        break;
+      }
+      opened = true;
       char status = 0;
       std::string reply;
       {
         std::unique_lock lock(mutex);
-        if (op == 'S') values[key] = value, changed.notify_all();
+        if (op == 'H') {
+          // presented (or none asked): nothing to store
+        } else if (op == 'S') values[key] = value, changed.notify_all();
         else if (op == 'A') {
           uint64_t sum =
               uint64_t(read_i64(values.count(key) ? values[key] : std::string())) + uint64_t(read_i64(value));
@@ -151,10 +169,12 @@ struct TcpStore::Server {
   }
 };
 
-TcpStore::TcpStore(const std::string& host, uint16_t port, bool serve, std::chrono::milliseconds timeout)
+TcpStore::TcpStore(const std::string& host, uint16_t port, bool serve, std::chrono::milliseconds timeout,
+                   const std::string& token)
     : port_(port), timeout_(timeout) {
   if (serve) {
     server_ = std::make_unique<Server>();
+    server_->token = token;
     server_->listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     ::setsockopt(server_->listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -191,6 +211,15 @@ TcpStore::TcpStore(const std::string& host, uint16_t port, bool serve, std::chro
   ::freeaddrinfo(found);
   int one = 1;
   ::setsockopt(socket_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (token.empty()) return;
+  try {
+    request('H', token, {});
+  } catch (const IoError&) {
+    ::close(socket_);
+    socket_ = -1;
+    throw IoError(kOp, "the store at " + host + ":" + std::to_string(port_) +
+                           " refused this job's token: every scorch-run of a job needs the same SCORCH_STORE_TOKEN");
+  }
 }
 
 TcpStore::~TcpStore() {

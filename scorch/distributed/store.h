@@ -1,7 +1,7 @@
 #pragma once
 // The rendezvous store of a distributed run, as PyTorch's TCPStore: rank 0 serves a key-value map over TCP, every
 // rank sets and reads keys (blocking until they exist, within a timeout). Process groups exchange their addresses
-// through it.
+// through it. A job token, when given, opens each connection.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -14,8 +14,11 @@ namespace scorch::distributed {
 class TcpStore {
  public:
   /// Connects to host:port, retrying until timeout; with serve, first listens on port and serves the map from a
-  /// background thread for as long as this object lives. Throws IoError naming host and port.
-  TcpStore(const std::string& host, uint16_t port, bool serve, std::chrono::milliseconds timeout);
+  /// background thread for as long as this object lives. Throws IoError naming host and port. With a token (the
+  /// job's: scorch-run's $SCORCH_STORE_TOKEN), a served store answers only connections whose first request presents
+  /// it, and this client presents it; a refused one is an IoError saying so.
+  TcpStore(const std::string& host, uint16_t port, bool serve, std::chrono::milliseconds timeout,
+           const std::string& token = "");
   ~TcpStore();
   TcpStore(const TcpStore&) = delete;
   TcpStore& operator=(const TcpStore&) = delete;

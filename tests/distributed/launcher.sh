@@ -62,6 +62,29 @@ grep -q "cannot listen on 127.0.0.1:$port" "$work/busy.err" || fail "a busy port
 ((SECONDS - start < 10)) || fail "a busy port took $((SECONDS - start)) s"
 echo "ok: a busy port is an error: $(cat "$work/busy.err")"
 
+# Several machines need the job's store token; the store answers no connection without it.
+free_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+master=127.0.0.1:$free_port
+if env -u SCORCH_STORE_TOKEN "$run" --nproc 1 --nnodes 2 --node-rank 0 --master "$master" -- true 2> "$work/token.err"
+then fail "a two-machine run without SCORCH_STORE_TOKEN started"; fi
+grep -q "needs one job token on every machine: set SCORCH_STORE_TOKEN" "$work/token.err" ||
+  fail "no token: $(cat "$work/token.err")"
+echo "ok: several machines without a token: $(cat "$work/token.err")"
+export SCORCH_STORE_TOKEN=launcher-test-token
+"$run" --nproc 1 --nnodes 2 --node-rank 0 --master "$master" --timeout-ms 20000 -- sleep 30 2>/dev/null &
+serving=$!
+sleep 1
+start=$SECONDS
+SCORCH_STORE_TOKEN=a-guess timeout 20 "$run" --nproc 1 --nnodes 2 --node-rank 1 --master "$master" \
+  --timeout-ms 20000 -- true 2> "$work/guess.err"
+code=$?
+((code == 1)) || fail "a wrong token: exit code $code ($(cat "$work/guess.err"))"
+grep -q "refused this job's token" "$work/guess.err" || fail "a wrong token: $(cat "$work/guess.err")"
+((SECONDS - start < 10)) || fail "a wrong token took $((SECONDS - start)) s"
+echo "ok: a wrong token is refused: $(cat "$work/guess.err")"
+kill $serving 2>/dev/null || true
+wait $serving 2>/dev/null || true
+
 # Two launchers claiming node rank 1 of 3.
 free_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 master=127.0.0.1:$free_port
