@@ -104,7 +104,7 @@ pid_t spawn(const Launch& l, int rank, uint16_t port) {
   pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid != 0) return pid;
-  ::setpgid(0, 0);  // its own process group: stopping a rank stops what it started too
+  ::setpgid(0, 0);                     // its own process group: stopping a rank stops what it started too
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the launcher killed outright takes its ranks along
   if (::getppid() != parent) ::_exit(128 + SIGKILL);  // it died before the signal was set
   auto set = [](const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); };
@@ -140,8 +140,7 @@ std::string job_token(const Launch& l) {
 /// Claims this launcher's node rank in the store: an IoError when another launcher holds it already.
 void claim_node_rank(scorch::distributed::TcpStore& store, const Launch& l) {
   if (store.add("scorch-run/node/" + std::to_string(l.node_rank), 1) != 1)
-    throw scorch::IoError("scorch-run", "node rank " + std::to_string(l.node_rank) + " of " +
-                                            std::to_string(l.nnodes) +
+    throw scorch::IoError("scorch-run", "node rank " + std::to_string(l.node_rank) + " of " + std::to_string(l.nnodes) +
                                             " is claimed by another scorch-run already: give each machine its own "
                                             "--node-rank");
 }
@@ -157,7 +156,7 @@ bool wants_help(int argc, char** argv) {
 
 /// SIGINT and SIGTERM set g_stop_signal (the wait loop stops the ranks).
 void catch_stop_signals() {
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = on_stop_signal;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);

@@ -142,7 +142,7 @@ struct TcpStore::Server {
   void accept_loop() {
     for (;;) {
       int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);  // ranks a launcher starts inherit none
-      if (fd < 0) return;  // the listener was shut down
+      if (fd < 0) return;                                            // the listener was shut down
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       std::lock_guard lock(mutex);

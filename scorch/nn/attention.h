@@ -203,8 +203,7 @@ template <class B> struct MultiHeadAttention {
       auto future = Tensor<B, 4, Bool>::tril_mask({size_t{1}, size_t{1}, sq, sk}, 0, q.device());
       mask = mask ? mask->bool_or(future) : future;
     }
-    if (mask)
-      scores = scores.mask_fill(mask->expand_to({b, h, sq, sk}), min_float);
+    if (mask) scores = scores.mask_fill(mask->expand_to({b, h, sq, sk}), min_float);
     auto weights = quiet_softmax ? activation::quiet_softmax(scores, 3) : activation::softmax(scores, 3);
     auto context = dropout.forward(weights).matmul(v).swap_dims(1, 2).template reshape<3>({b, sq, h * dk});
     return {output.forward(context), weights};

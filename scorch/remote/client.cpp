@@ -98,10 +98,12 @@ void Client::await_handshake(zmq::socket_t& monitor) {
   std::memcpy(&kind, event.data(), 2);
   if (kind == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) return;
   if (kind == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
-    throw DeviceError("Remote", endpoint_ + ": the server refused the token; set SCORCH_REMOTE_TOKEN (or "
-                                            "ClientOptions::token) to the server's SCORCH_SERVER_TOKEN");
-  throw DeviceError("Remote", endpoint_ + ": the ZeroMQ handshake failed; is it a scorch-server of this version "
-                                          "(which asks for the token in the handshake)?");
+    throw DeviceError("Remote", endpoint_ +
+                                    ": the server refused the token; set SCORCH_REMOTE_TOKEN (or "
+                                    "ClientOptions::token) to the server's SCORCH_SERVER_TOKEN");
+  throw DeviceError("Remote", endpoint_ +
+                                  ": the ZeroMQ handshake failed; is it a scorch-server of this version "
+                                  "(which asks for the token in the handshake)?");
 }
 
 std::shared_ptr<Client> Client::of(const RemoteDevice& device) {

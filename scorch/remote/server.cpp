@@ -73,8 +73,8 @@ struct Server::State {
   zmq::socket_t router{context, zmq::socket_type::router};
   zmq::socket_t monitor{context, zmq::socket_type::pair};
   zmq::socket_t zap{context, zmq::socket_type::router};  // ZAP: the PLAIN handshake's token check, before any message
-  std::map<std::string, SessionSlot> sessions;  // by the client's routing id
-  std::map<std::string, Throttle> refused;       // by the client's address: failed hellos and handshakes
+  std::map<std::string, SessionSlot> sessions;           // by the client's routing id
+  std::map<std::string, Throttle> refused;               // by the client's address: failed hellos and handshakes
   std::deque<std::pair<std::chrono::steady_clock::time_point, std::vector<zmq::message_t>>> zap_later;
 
   /// When a client address that just failed (at now) may hear back: now, or later after earlier failures. Counts it.

@@ -151,8 +151,8 @@ template <class B> class Session final : public SessionBase {
   static constexpr uint64_t kTensorOverhead = 256;  // bytes charged per tensor beside its values
   struct Stored {
     std::variant<F, I, Bt> tensor;
-    uint64_t bytes;                  // charged for this tensor: its bookkeeping (and its values without a storage)
-    const void* storage = nullptr;   // the buffer it views, charged once for all its views (storages_)
+    uint64_t bytes;                 // charged for this tensor: its bookkeeping (and its values without a storage)
+    const void* storage = nullptr;  // the buffer it views, charged once for all its views (storages_)
   };
   struct StorageCharge {
     uint64_t bytes = 0;
@@ -161,7 +161,10 @@ template <class B> class Session final : public SessionBase {
   /// The buffer a primitive views and its bytes, for backends whose primitives expose storage() (Cpu): a kept
   /// 1-element slice of a 16 MB tensor holds 16 MB, and is charged so. Others: none (values charged per tensor).
   template <class P> static std::pair<const void*, uint64_t> storage_of(const P& tensor) {
-    if constexpr (requires { tensor.storage().get(); tensor.storage()->size(); }) {
+    if constexpr (requires {
+                    tensor.storage().get();
+                    tensor.storage()->size();
+                  }) {
       if (tensor.storage()) return {tensor.storage().get(), tensor.storage()->size()};
     }
     return {nullptr, 0};
@@ -206,8 +209,8 @@ template <class B> class Session final : public SessionBase {
     auto checked = storage ? std::optional<size_t>(0) : tensor.shape().checked_num_bytes(dtype_size(tensor.dtype()));
     // Every tensor costs its bookkeeping too, so many empty tensors reach the limit as large ones do; a view costs
     // its whole buffer once, however small the view, until its last view goes.
-    uint64_t size = checked && *checked < (uint64_t{1} << 62) ? *checked + kTensorOverhead
-                                                              : std::numeric_limits<uint64_t>::max();
+    uint64_t size =
+        checked && *checked < (uint64_t{1} << 62) ? *checked + kTensorOverhead : std::numeric_limits<uint64_t>::max();
     uint64_t new_storage = storage && !storages_.contains(storage) ? storage_bytes : 0;
     if (new_storage > limit_ - bytes_ || size > limit_ - bytes_ - new_storage)
       throw ValueError(op_name(), "the session's memory limit of " + std::to_string(limit_) + " bytes is reached (" +

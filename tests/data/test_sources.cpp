@@ -159,13 +159,21 @@ TEST(Csv, ReadCsvKeepsRowsWithinItsLimitsAndCsvDatasetKeepsNone) {
     for (int i = 0; i < 1000; ++i) out << i << "," << i * 2 << "\n";
   }
   EXPECT_EQ(read_csv(dir.file("big.csv")).size(), 1000u);
-  expect_error<FormatError>([&] { read_csv(dir.file("big.csv"), ',', CsvLimits{100, size_t{1} << 30}); },
-                            "[read_csv] " + dir.file("big.csv") + ":102: the rows read so far exceed 100 rows "
-                            "(CsvLimits::max_rows); raise CsvLimits, or convert rows as they are read");
+  expect_error<FormatError>(
+      [&] {
+        read_csv(dir.file("big.csv"), ',', CsvLimits{100, size_t{1} << 30});
+      },
+      "[read_csv] " + dir.file("big.csv") +
+          ":102: the rows read so far exceed 100 rows "
+          "(CsvLimits::max_rows); raise CsvLimits, or convert rows as they are read");
   // Each row: 64 + 2 × 64 bytes of bookkeeping and its digits; 10 rows pass 1,920 bytes.
-  expect_error<FormatError>([&] { read_csv(dir.file("big.csv"), ',', CsvLimits{size_t{1} << 24, 2000}); },
-                            "[read_csv] " + dir.file("big.csv") + ":12: the rows read so far exceed 2000 bytes "
-                            "(CsvLimits::max_bytes)");
+  expect_error<FormatError>(
+      [&] {
+        read_csv(dir.file("big.csv"), ',', CsvLimits{size_t{1} << 24, 2000});
+      },
+      "[read_csv] " + dir.file("big.csv") +
+          ":12: the rows read so far exceed 2000 bytes "
+          "(CsvLimits::max_bytes)");
   // csv_dataset converts each row as it is read: no row limit applies, and memory follows its items.
   auto sums = csv_dataset(dir.file("big.csv"), [](const CsvRow& r) { return r.get<int>("a") + r.get<int>("b"); });
   ASSERT_EQ(sums.len(), 1000u);

@@ -54,8 +54,7 @@ TEST(PyTorchImport, StateDictLoadsIntoTheModuleAndGivesPyTorchOutputs) {
 TEST(PyTorchImport, LegacyFormatProtocolFourAndParametersLoadToo) {
   for (const auto& dir : kVersions) {
     SCOPED_TRACE(dir);
-    expect_pytorch_outputs(Net<Cpu>::make().load_file(dir + "legacy.pt", PyTorchFileRecorder<>{}, Cpu::Device{}),
-                           dir);
+    expect_pytorch_outputs(Net<Cpu>::make().load_file(dir + "legacy.pt", PyTorchFileRecorder<>{}, Cpu::Device{}), dir);
   }
   for (const char* file : {"protocol4.pt", "parameters.pt"}) {
     SCOPED_TRACE(file);
@@ -132,8 +131,9 @@ void expect_refused(const std::string& file, const std::string& expected) {
 
 TEST(PyTorchImport, RepeatedStoragesAreChargedBeforeTheyAreCopied) {
   // One 256 KiB tensor referenced 64 times: 16 MiB of copies from a 257 KiB file, over 4 × its size + 1 MiB.
-  expect_refused("shared_many.pt", "the tensors copied would pass 4 times the file's size (views repeating values, "
-                                   "shared storages); LoadOptions::max_copy_ratio raises the limit");
+  expect_refused("shared_many.pt",
+                 "the tensors copied would pass 4 times the file's size (views repeating values, "
+                 "shared storages); LoadOptions::max_copy_ratio raises the limit");
   pytorch::LoadOptions trusted;
   trusted.max_copy_ratio = 100;
   Record r = pytorch::load(kDir + "shared_many.pt", trusted);

@@ -109,9 +109,7 @@ TEST(Quantize, RecordsRoundTripInEveryFormat) {
     auto loaded = load_file(make_net<B>(), (dir / "net").string(), recorder, CpuDevice{});
     ASSERT_TRUE(loaded.hidden.weight.is_quantized()) << file;
     EXPECT_EQ(loaded.hidden.weight.quantized().input, q.hidden.weight.quantized().input) << file;
-    if (keeps_ids) {
-      EXPECT_EQ(loaded.hidden.weight.id(), q.hidden.weight.id()) << file;
-    }
+    if (keeps_ids) { EXPECT_EQ(loaded.hidden.weight.id(), q.hidden.weight.id()) << file; }
     EXPECT_EQ(loaded.conv.weight.quantized().scheme, q.conv.weight.quantized().scheme) << file;
     loaded.forward(x).to_data().assert_approx_eq(expected.to_data(), Tolerance::rel_abs(1e-6, 1e-6));
   };

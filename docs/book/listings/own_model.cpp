@@ -21,9 +21,7 @@ struct Sample {
 };
 
 /// Samples → features [n, 3] and targets [n, 1] on a device of B.
-template <class B> struct SampleBatch {
-  Tensor<B, 2> features, targets;
-};
+template <class B> struct SampleBatch { Tensor<B, 2> features, targets; };
 
 template <class B> struct SampleBatcher final : data::Batcher<B, Sample, SampleBatch<B>> {
   SampleBatch<B> batch(std::vector<Sample> items, const typename B::Device& device) const override {
@@ -147,11 +145,11 @@ int main(int argc, char** argv) try {
   auto mae = learner.store().epoch_values(train::Split::Valid, "Mean Absolute Error");
   auto weights = model.linear.weight.val().into_data().to_vector<float>();
   auto bias = model.linear.bias->val().into_data().to_vector<float>();
-  std::cout << std::fixed << std::setprecision(1) << "learned y = " << weights[0] << " a + " << weights[1]
-            << " b + " << weights[2] << " c + " << bias[0] << "\n"
-            << "epochs " << mae.size() << ", validation mean absolute error below 0.05: "
-            << (mae.back().second < 0.05 ? "yes" : "no") << " (first epoch above 0.3: "
-            << (mae.front().second > 0.3 ? "yes" : "no") << ")\n";
+  std::cout << std::fixed << std::setprecision(1) << "learned y = " << weights[0] << " a + " << weights[1] << " b + "
+            << weights[2] << " c + " << bias[0] << "\n"
+            << "epochs " << mae.size()
+            << ", validation mean absolute error below 0.05: " << (mae.back().second < 0.05 ? "yes" : "no")
+            << " (first epoch above 0.3: " << (mae.front().second > 0.3 ? "yes" : "no") << ")\n";
 } catch (const std::exception& e) {
   std::cerr << e.what() << "\n";
   return 1;

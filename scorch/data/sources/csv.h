@@ -77,7 +77,8 @@ std::vector<CsvRow> read_csv(const std::string& path, char delimiter = ',', cons
 template <class F> auto csv_dataset(const std::string& path, F to_item, char delimiter = ',') {
   using I = std::invoke_result_t<F&, const CsvRow&>;
   std::vector<I> items;
-  for_each_csv_row(path, [&](const CsvRow& row) { items.push_back(to_item(row)); }, delimiter);
+  for_each_csv_row(
+      path, [&](const CsvRow& row) { items.push_back(to_item(row)); }, delimiter);
   return InMemDataset<I>(std::move(items));
 }
 

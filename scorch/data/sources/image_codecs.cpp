@@ -76,7 +76,8 @@ std::string dims_problem(size_t height, size_t width, size_t channels, size_t fi
     return "header claims " + dims + " pixels, more than a " + std::to_string(file_size) + "-byte file can hold";
   if (*pixels > max_image_pixels())
     return "header claims " + dims + " pixels (" + std::to_string(*pixels) + "), over the limit of " +
-           std::to_string(max_image_pixels()) + " pixels against decompression bombs; data::set_max_image_pixels(n) "
+           std::to_string(max_image_pixels()) +
+           " pixels against decompression bombs; data::set_max_image_pixels(n) "
            "raises it (PIL's Image.MAX_IMAGE_PIXELS)";
   return "";
 }

@@ -21,7 +21,7 @@ namespace {
 using detail::Ref;
 using detail::Value;
 
-constexpr size_t kMaxDepth = 64;  // nesting of dicts and lists a file may have
+constexpr size_t kMaxDepth = 64;         // nesting of dicts and lists a file may have
 constexpr size_t kMaxLeaves = 1u << 16;  // values a file may hold (a memoised object counts wherever it is placed)
 constexpr size_t kMaxKey = 4096;         // characters of a dotted key
 
