@@ -27,6 +27,7 @@ namespace {
 constexpr const char* kOp = "distributed::TcpStore";
 constexpr uint32_t kMaxKey = 4096, kMaxValue = 64u << 20;  // a length field never allocates more
 constexpr int64_t kMaxWaitMs = 86400000;                   // one day
+constexpr size_t kMaxConnections = 16384;                  // open at once; more are closed at accept
 
 bool send_all(int fd, const void* data, size_t n) {
   auto* p = static_cast<const char*>(data);
@@ -95,8 +96,9 @@ struct TcpStore::Server {
   std::mutex mutex;
   std::condition_variable changed;
   std::map<std::string, std::string> values;
-  std::vector<std::thread> threads;
-  std::vector<int> clients;
+  std::thread acceptor;
+  std::map<int, std::thread> workers;  // by connection: a worker's fd is closed and it is joined once it ends
+  std::vector<std::thread> ended;      // workers whose connection closed, joined by the acceptor (or at the end)
   bool stopping = false;
   std::string token;  // the job's: a connection's first request must present it (none: every connection is served)
 
@@ -136,13 +138,29 @@ struct TcpStore::Server {
       }
       if (!send_all(fd, &status, 1) || !send_block(fd, reply)) break;
     }
+    std::lock_guard lock(mutex);
     ::close(fd);
+    if (auto it = workers.find(fd); it != workers.end()) {  // this thread: joined later by the acceptor
+      ended.push_back(std::move(it->second));
+      workers.erase(it);
+    }
+  }
+
+  // Joins the workers whose connections ended (a store opened and closed a million times keeps no threads).
+  void join_ended() {
+    std::vector<std::thread> done;
+    {
+      std::lock_guard lock(mutex);
+      done.swap(ended);
+    }
+    for (auto& t : done) t.join();
   }
 
   void accept_loop() {
     for (;;) {
       int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);  // ranks a launcher starts inherit none
       if (fd < 0) return;                                            // the listener was shut down
+      join_ended();
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       std::lock_guard lock(mutex);
@@ -150,8 +168,11 @@ struct TcpStore::Server {
         ::close(fd);
         return;
       }
-      clients.push_back(fd);
-      threads.emplace_back([this, fd] { serve(fd); });
+      if (workers.size() >= kMaxConnections) {  // more connections than any job has ranks and launchers
+        ::close(fd);
+        continue;
+      }
+      workers.emplace(fd, std::thread([this, fd] { serve(fd); }));
     }
   }
 
@@ -159,13 +180,21 @@ struct TcpStore::Server {
     {
       std::lock_guard lock(mutex);
       stopping = true;
-      for (int fd : clients) ::shutdown(fd, SHUT_RDWR);
+      for (auto& [fd, worker] : workers) ::shutdown(fd, SHUT_RDWR);
     }
     changed.notify_all();
     ::shutdown(listener, SHUT_RDWR);
-    if (!threads.empty()) threads.front().join();  // the acceptor first: then nothing adds threads
+    if (acceptor.joinable()) acceptor.join();  // the acceptor first: then nothing adds workers
     if (listener >= 0) ::close(listener);
-    for (size_t i = 1; i < threads.size(); ++i) threads[i].join();
+    for (;;) {  // each worker moves itself to `ended` as its connection closes
+      join_ended();
+      {
+        std::lock_guard lock(mutex);
+        if (workers.empty() && ended.empty()) break;
+      }
+      changed.notify_all();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
 };
 
@@ -189,7 +218,7 @@ TcpStore::TcpStore(const std::string& host, uint16_t port, bool serve, std::chro
     socklen_t len = sizeof addr;
     ::getsockname(server_->listener, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);
-    server_->threads.emplace_back([s = server_.get()] { s->accept_loop(); });
+    server_->acceptor = std::thread([s = server_.get()] { s->accept_loop(); });
   }
   addrinfo hints{}, *found = nullptr;
   hints.ai_family = AF_INET, hints.ai_socktype = SOCK_STREAM;

@@ -20,7 +20,7 @@
 
 namespace scorch::remote {
 
-namespace {
+namespace server_detail {  // named: Server::State holds these types (-Wsubobject-linkage in unity builds)
 struct SessionSlot {
   std::unique_ptr<SessionBase> session;
   int fd = -1;
@@ -64,7 +64,8 @@ Reply error_of(const char* type, const std::string& what) {
   reply.error_what = "[scorch-server] " + what;
   return reply;
 }
-}  // namespace
+}  // namespace server_detail
+using namespace server_detail;
 
 struct Server::State {
   ServerOptions options;
@@ -151,7 +152,6 @@ void Server::State::send_due_zap_replies() {
 
 void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
   std::span<const std::byte> bytes(static_cast<const std::byte*>(body.data()), body.size());
-  auto slot = sessions.find(peer);
   auto refuse = [&](const Reply& error) {
     // An op or a seed gets no reply of its own: its error waits for the session's next one (a peer without a
     // session is told so at its next request).
