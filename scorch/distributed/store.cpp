@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "scorch/core/error.h"
+#include "scorch/core/secret.h"
 
 namespace scorch::distributed {
 namespace {
@@ -70,13 +71,6 @@ int64_t read_i64(const std::string& s) {
 
 std::string i64_bytes(int64_t v) { return std::string(reinterpret_cast<const char*>(&v), 8); }
 
-// a == b in a time that does not depend on where they differ.
-bool same_token(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(b.size(), 1)]);
-  return diff == 0;
-}
-
 // The address the server listens on: host's own (loopback stays loopback); every interface only for "0.0.0.0".
 in_addr_t interface_of(const std::string& host) {
   addrinfo hints{}, *found = nullptr;
@@ -110,7 +104,7 @@ struct TcpStore::Server {
       // Before the token, a request is a Hello of a short key and no value: nothing larger is read.
       uint32_t key_limit = opened ? kMaxKey : 256, value_limit = opened ? kMaxValue : 0;
       if (!recv_all(fd, &op, 1) || !recv_block(fd, key, key_limit) || !recv_block(fd, value, value_limit)) break;
-      if (!opened && !(op == 'H' && same_token(key, token))) {
+      if (!opened && !(op == 'H' && same_secret(key, token))) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a guess costs the guesser time
         break;
       }

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "scorch/core/error.h"
+#include "scorch/core/secret.h"
 #include "scorch/ir/ir_msgpack.h"
 
 namespace scorch::remote {
@@ -42,13 +43,6 @@ std::string address_of(int fd) {
   else if (address.ss_family == AF_INET6)
     ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&address)->sin6_addr, text, sizeof text);
   return text;
-}
-
-/// a == b in a time that does not depend on where they differ.
-bool same_token(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % std::max<size_t>(b.size(), 1)]);
-  return diff == 0 && !b.empty();
 }
 
 /// Failed hellos of one client address: it is answered again only after `until` (50 ms doubling to 5 s).
@@ -122,7 +116,7 @@ void Server::State::on_zap() {
   }
   if (frames.size() < 8) return;
   auto text = [&](size_t i) { return i < frames.size() ? frames[i].to_string() : std::string(); };
-  bool ok = text(7) == "PLAIN" && frames.size() >= 10 && same_token(text(9), options.token);
+  bool ok = text(7) == "PLAIN" && frames.size() >= 10 && same_secret(text(9), options.token);
   std::vector<zmq::message_t> answer;
   for (size_t i = 0; i < 2; ++i) answer.emplace_back(frames[i].data(), frames[i].size());  // routing id, empty
   answer.emplace_back(std::string("1.0"));
@@ -175,7 +169,7 @@ void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
 void Server::State::on_request(const std::string& peer, int fd, Request& request) {
   auto slot = sessions.find(peer);
   if (request.kind == RequestKind::Hello) {
-    if (!same_token(request.token, options.token)) {
+    if (!same_secret(request.token, options.token)) {
       // A client guessing tokens hears back at most once per 50 ms · 2^failures (5 s at most); its other hellos
       // go unanswered. A right token is never held back.
       auto now = std::chrono::steady_clock::now();

@@ -222,6 +222,14 @@ TEST(RemoteLimits, AKeptSliceIsChargedItsWholeBuffer) {
   EXPECT_EQ(after.kind, remote::ReplyKind::Ok) << after.error_what;
 }
 
+/// A raw DEALER socket presenting token in the handshake (no lingering on close).
+zmq::socket_t dealer(zmq::context_t& context, const std::string& token) {
+  zmq::socket_t socket(context, zmq::socket_type::dealer);
+  socket.set(zmq::sockopt::linger, 0);
+  testing::present_token(socket, token);
+  return socket;
+}
+
 /// The server process's resident memory in KiB (VmRSS).
 long resident_kib(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -260,10 +268,8 @@ TEST(RemoteHello, NothingIsReadFromAPeerBeforeItPresentsTheToken) {
 TEST(RemoteHello, WrongTokensInTheHandshakeAreAnsweredSlowerAndSlower) {
   ServerProcess server(kHostileToken, {"--backend", "cpu"});
   zmq::context_t context;
-  zmq::socket_t guesser(context, zmq::socket_type::dealer);
-  guesser.set(zmq::sockopt::linger, 0);
+  zmq::socket_t guesser = dealer(context, "a-guess");
   guesser.set(zmq::sockopt::reconnect_ivl, 20);  // libzmq retries the handshake every 20 ms
-  testing::present_token(guesser, "a-guess");
   const std::string monitor_endpoint = "inproc://hostile-guesser";
   zmq_socket_monitor(guesser.handle(), monitor_endpoint.c_str(), ZMQ_EVENT_HANDSHAKE_FAILED_AUTH);
   zmq::socket_t monitor(context, zmq::socket_type::pair);
@@ -288,9 +294,7 @@ TEST(RemoteHello, WrongTokensInTheHandshakeAreAnsweredSlowerAndSlower) {
 TEST(RemoteHello, WrongTokensAreAnsweredSlowerAndSlower) {
   ServerProcess server(kHostileToken, {"--backend", "cpu"});
   zmq::context_t context;
-  zmq::socket_t socket(context, zmq::socket_type::dealer);
-  socket.set(zmq::sockopt::linger, 0);
-  testing::present_token(socket, kHostileToken);
+  zmq::socket_t socket = dealer(context, kHostileToken);
   socket.connect(server.endpoint());
   // Connected first (the handshake done): a request without a session is answered at once.
   socket.set(zmq::sockopt::rcvtimeo, 10000);
