@@ -12,7 +12,9 @@
 #include <iostream>
 
 #include "module/expect_load_error.h"
+#include "scorch/import/onnx/graph_budget.h"
 #include "scorch/import/onnx/onnx_model.h"
+#include "support/expect_error.h"
 
 namespace scorch::onnx {
 namespace {
@@ -20,6 +22,33 @@ namespace fs = std::filesystem;
 
 const fs::path kTestData = "/usr/include/onnx/backend/test/data";  // libonnx-testdata
 const std::string kFixtures = std::string(SCORCH_MODULE_FIXTURES) + "/onnx/";
+
+/// Protobuf's wire form, enough to write models with many nodes (onnx.proto's field numbers).
+std::string varint(uint64_t n) {
+  std::string out;
+  for (; n >= 0x80; n >>= 7) out += static_cast<char>((n & 0x7f) | 0x80);
+  return out + static_cast<char>(n);
+}
+std::string field(int number, const std::string& payload) {  // a length-delimited field
+  return varint(static_cast<uint64_t>(number) << 3 | 2) + varint(payload.size()) + payload;
+}
+std::string value_info(const std::string& name) {  // ValueInfoProto{name, type: tensor of FLOAT}
+  return field(1, name) + field(2, field(1, varint(1 << 3) + varint(1)));
+}
+
+/// A GraphProto of `nodes` Relu nodes, each reading x and writing y<i>; its output is y0.
+std::string wide_graph(size_t nodes) {
+  std::string graph;
+  for (size_t i = 0; i < nodes; ++i)
+    graph += field(1, field(1, "x") + field(2, "y" + std::to_string(i)) + field(4, "Relu"));
+  return graph + field(2, "wide") + field(11, value_info("x")) + field(12, value_info("y0"));
+}
+
+/// A ModelProto (ir_version 8, opset 13) around graph, written to path.
+void write_model(const fs::path& path, const std::string& graph) {
+  std::ofstream(path, std::ios::binary) << varint(1 << 3) + varint(8) + field(8, varint(2 << 3) + varint(13)) +
+                                               field(7, graph);
+}
 
 /// Whether e is the error for an element type Scorch has no dtype for (strings, unsigned above 8 bits, complex).
 bool lacks_dtype(const FormatError& e) {
@@ -158,14 +187,56 @@ TEST(OnnxModel, EmptyFilesAndSymlinksOutOfTheFolderAreRefused) {
                              "not an ONNX model");
   // external.bin is a link to a file outside the model's folder: refused, not read.
   fs::create_symlink(root / "secret.bin", root / "model" / "external.bin");
-  testing::expect_load_error([&] { (void)read_model((root / "model" / "external.onnx").string()); },
-                             "external.onnx", "leads outside the model's folder");
+  testing::expect_load_error([&] { (void)read_model((root / "model" / "external.onnx").string()); }, "external.onnx",
+                             "leads outside the model's folder");
   // A link that stays inside the folder is followed.
   fs::remove(root / "model" / "external.bin");
   fs::copy_file(kFixtures + "external.bin", root / "model" / "weights.bin");
   fs::create_symlink("weights.bin", root / "model" / "external.bin");
   Model model = read_model((root / "model" / "external.onnx").string());
   EXPECT_EQ(model.graph.initializers.at("w").to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  fs::remove_all(root);
+}
+
+TEST(OnnxModel, GraphsOfMoreEntriesThanTheBudgetAreRefusedBeforeParsing) {
+  fs::path root = fs::temp_directory_path() / ("scorch-onnx-budget-" + std::to_string(::getpid()));
+  fs::create_directories(root);
+  // A graph 10^6 nodes wide (20 MB; 1 GB once loaded and planned before the budget): 4 entries a node.
+  write_model(root / "wide.onnx", wide_graph(1'000'000));
+  testing::expect_rejected([&] { (void)read_model((root / "wide.onnx").string()); }, "load",
+                           (root / "wide.onnx").string(), "more than 1000000 entries");
+  // Nodes inside a subgraph (an If's then_branch, attribute field 6) count as the top graph's do.
+  std::string branch = field(1, "then_branch") + field(6, wide_graph(30)) + varint(20 << 3) + varint(5);
+  std::string if_node = field(1, field(1, "c") + field(2, "y0") + field(4, "If") + field(5, branch));
+  write_model(root / "nested.onnx", if_node + field(11, value_info("c")) + field(12, value_info("y0")));
+  setenv("SCORCH_ONNX_MAX_GRAPH_ENTRIES", "50", 1);
+  testing::expect_load_error([&] { (void)read_model((root / "nested.onnx").string()); }, "nested.onnx",
+                             "set_max_graph_entries");
+  setenv("SCORCH_ONNX_MAX_GRAPH_ENTRIES", "fifty", 1);
+  testing::expect_error<ValueError>([&] { (void)read_model((root / "nested.onnx").string()); },
+                                    "[load] SCORCH_ONNX_MAX_GRAPH_ENTRIES='fifty'");
+  unsetenv("SCORCH_ONNX_MAX_GRAPH_ENTRIES");
+  EXPECT_EQ(read_model((root / "nested.onnx").string())
+                .graph.nodes.at(0)
+                .attributes.at("then_branch")
+                .graphs.at(0)
+                .nodes.size(),
+            30u);
+  // The setter overrides the environment; a limit the file fits exactly reads.
+  std::string nested = [&] {
+    std::ifstream in(root / "nested.onnx", std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  auto bytes = std::as_bytes(std::span(nested.data(), nested.size()));
+  size_t entries = count_model_entries(bytes, 1'000);
+  EXPECT_GT(entries, 4u * 30);
+  set_max_graph_entries(entries - 1);
+  testing::expect_load_error([&] { (void)read_model((root / "nested.onnx").string()); }, "nested.onnx",
+                             "more than " + std::to_string(entries - 1) + " entries");
+  set_max_graph_entries(entries);
+  EXPECT_NO_THROW((void)read_model((root / "nested.onnx").string()));
+  EXPECT_THROW(set_max_graph_entries(0), ValueError);
+  set_max_graph_entries(kDefaultMaxGraphEntries);
   fs::remove_all(root);
 }
 

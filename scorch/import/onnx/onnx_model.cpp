@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "scorch/core/error.h"
+#include "scorch/import/onnx/graph_budget.h"
 #include "scorch/module/formats/byte_io.h"
 #include "scorch/module/formats/codec.h"
 
@@ -219,6 +220,7 @@ Graph graph_from(const ::onnx::GraphProto& g, const Context& c, int depth) {
 template <class M> M parse(const std::string& path, const char* what) {
   formats::MappedFile file(path);
   auto bytes = file.bytes();
+  check_graph_budget(bytes, *M::descriptor(), path);
   M message;
   bool fits = bytes.size() <= static_cast<size_t>(INT_MAX);  // protobuf's limit
   if (!fits || !message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
