@@ -16,27 +16,24 @@
 
 namespace scorch::fusion {
 
-/// Position of kind K in Value's variant.
-template <class K> constexpr size_t kKindIndex = std::is_same_v<K, Float> ? 0 : std::is_same_v<K, Int> ? 1 : 2;
-
 /// One of B's primitives, tagged with its kind (a backend may use one type for every kind).
 template <class B> struct Value {
   std::variant<typename B::FloatTensor, typename B::IntTensor, typename B::BoolTensor> primitive;
 
   /// p as a value of kind K.
   template <class K> static Value of(typename K::template Primitive<B> p) {
-    return {decltype(primitive)(std::in_place_index<kKindIndex<K>>, std::move(p))};
+    return {decltype(primitive)(std::in_place_index<K::index>, std::move(p))};
   }
   /// The primitive of kind K (a copy: storage is shared).
-  template <class K> typename K::template Primitive<B> get() const { return std::get<kKindIndex<K>>(primitive); }
-  /// p as a value of the kind at kKindIndex position kind.
+  template <class K> typename K::template Primitive<B> get() const { return std::get<K::index>(primitive); }
+  /// p as a value of the kind whose index (Float::index, ...) is kind.
   static Value of_kind(size_t kind, typename B::FloatTensor p) requires(
       std::is_same_v<typename B::FloatTensor, typename B::IntTensor>&&
           std::is_same_v<typename B::FloatTensor, typename B::BoolTensor>) {
     return kind == 0 ? of<Float>(std::move(p)) : kind == 1 ? of<Int>(std::move(p)) : of<Bool>(std::move(p));
   }
   /// The primitive of kind K, moved out.
-  template <class K> typename K::template Primitive<B> take() { return std::get<kKindIndex<K>>(std::move(primitive)); }
+  template <class K> typename K::template Primitive<B> take() { return std::get<K::index>(std::move(primitive)); }
 };
 
 /// The operands a recorded op runs on, in its table order.
@@ -68,7 +65,7 @@ template <class B> struct Node {
   Shape shape;
   DType dtype = DType::F32;
   typename B::Device device{};
-  size_t kind = 0;  // kKindIndex of its kind
+  size_t kind = 0;  // its kind's index (Float::index, Int::index, Bool::index)
   std::optional<Value<B>> value;
   std::unique_ptr<PendingOp<B>> pending;
 };
@@ -84,7 +81,7 @@ template <class B, class K> class FusionTensor {
     n->shape = p.shape();
     n->dtype = p.dtype();
     n->device = p.device();
-    n->kind = kKindIndex<K>;
+    n->kind = K::index;
     n->value = Value<B>::template of<K>(std::move(p));
     return FusionTensor(std::move(n));
   }

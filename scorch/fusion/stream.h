@@ -46,7 +46,7 @@ template <class B> class Stream {
     auto node = std::make_shared<Node<B>>();
     node->shape = shape;
     node->dtype = dtype;
-    node->kind = kKindIndex<K>;
+    node->kind = K::index;
     node->device = inputs.front()->device;
     node->pending.reset(new PendingOp<B>{std::move(record), std::move(inputs), std::min(chain, kMaxChain)});
     node->pending->after = after;
@@ -70,7 +70,7 @@ template <class B> class Stream {
       node->shape = input->shape;
       if (keep_dim) node->shape[dim] = 1;
       node->dtype = input->dtype;
-      node->kind = kKindIndex<K>;
+      node->kind = K::index;
       node->device = input->device;
       node->pending.reset(
           new PendingOp<B>{std::move(record), {input}, static_cast<NodeCount>(input->pending->chain + 1), dim});
@@ -91,7 +91,7 @@ template <class B> class Stream {
     auto node = std::make_shared<Node<B>>();
     node->shape = std::move(shape);
     node->dtype = dtype;
-    node->kind = kKindIndex<K>;
+    node->kind = K::index;
     node->device = inputs.front()->device;
     node->pending.reset(new PendingOp<B>{std::move(record), std::move(inputs), 1});
     node->pending->head = true;

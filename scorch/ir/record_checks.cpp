@@ -20,8 +20,7 @@ void kind_of(const char* op, const char* name, const Meta& m, bool ok, const cha
 }
 std::optional<Shape> shape_of(const OptMeta& m) { return m ? std::optional<Shape>(m->shape) : std::nullopt; }
 void same_rank(const char* op, const char* name, const Meta& m, size_t rank) {
-  if (m.shape.rank() != rank)
-    throw ShapeError(op, described(name, m) + " must have rank " + str(rank));
+  if (m.shape.rank() != rank) throw ShapeError(op, described(name, m) + " must have rank " + str(rank));
 }
 
 }  // namespace
@@ -122,8 +121,8 @@ void slice_assign(const char* op, const Meta& x, const SliceRanges& ranges, cons
   std::vector<size_t> dims;
   for (const SliceRange& r : ranges) dims.push_back(r.length());
   if (!(values.shape == Shape(dims)))
-    throw ShapeError(op, "values " + values.shape.to_string() + " must have the slice's shape " +
-                             Shape(dims).to_string());
+    throw ShapeError(op,
+                     "values " + values.shape.to_string() + " must have the slice's shape " + Shape(dims).to_string());
 }
 
 Shape cat(const char* op, const Metas& parts, size_t d) {
@@ -145,8 +144,8 @@ Shape cat(const char* op, const Metas& parts, size_t d) {
 
 Shape unfold(const char* op, const Meta& x, size_t d, size_t size, size_t step) {
   dim(op, "dim", d, x);
-  if (step == 0 || size == 0) throw ValueError(op, "window size and step must be at least 1, got " + str(size) +
-                                                       " and " + str(step));
+  if (step == 0 || size == 0)
+    throw ValueError(op, "window size and step must be at least 1, got " + str(size) + " and " + str(step));
   std::vector<size_t> dims(x.shape.begin(), x.shape.end());
   dims[d] = x.shape[d] >= size ? (x.shape[d] - size) / step + 1 : 0;
   dims.push_back(size);
@@ -228,8 +227,8 @@ void max_pool_backward(const char* op, const Meta& x, const Meta& grad, const Me
   check::same_shape(op, grad.shape, indices.shape);
   for (size_t d = 0; d < 2; ++d)
     if (grad.shape[d] != x.shape[d])
-      throw ShapeError(op, "grad " + grad.shape.to_string() + " and input " + x.shape.to_string() +
-                               " differ in batch or channels");
+      throw ShapeError(
+          op, "grad " + grad.shape.to_string() + " and input " + x.shape.to_string() + " differ in batch or channels");
 }
 
 Shape adaptive(const char* op, const Meta& x, const SpatialDims& output_size) {
@@ -345,9 +344,13 @@ void sgd_update_many(const char* op, const Metas& params, const Metas& grads, co
 }
 
 void quantize(const char* op, const Meta& x, const Meta& scales, const Meta& offsets, const QuantScheme& scheme) {
-  Shape logical = x.shape;
-  if (std::string_view(op) == "module_dequantize" && scheme.value == QuantValue::Q4 && logical.rank() > 0)
-    logical[logical.rank() - 1] *= 2;  // q4 values are stored two to a byte
+  quant::check_params(op, x.shape, scales.shape, offsets.shape, scheme);
+}
+
+void dequantize(const char* op, const Meta& values, const Meta& scales, const Meta& offsets,
+                const QuantScheme& scheme) {
+  Shape logical = values.shape;
+  if (scheme.value == QuantValue::Q4 && logical.rank() > 0) logical[logical.rank() - 1] *= 2;  // two to a byte
   quant::check_params(op, logical, scales.shape, offsets.shape, scheme);
 }
 

@@ -98,6 +98,8 @@ void adam_update_many(const char* op, const Metas& params, const Metas& grads, c
                       const Metas& moments_2, const AdamStep& step);
 void sgd_update_many(const char* op, const Metas& params, const Metas& grads, const Metas& velocities);
 void quantize(const char* op, const Meta& x, const Meta& scales, const Meta& offsets, const QuantScheme& scheme);
+/// dequantize's: quantize's check of the values' logical shape (q4 values hold two to a byte along the last dim).
+void dequantize(const char* op, const Meta& values, const Meta& scales, const Meta& offsets, const QuantScheme& scheme);
 void quantized_linear(const char* op, const Meta& x, const Meta& weight, const Meta& scales, const Meta& offsets,
                       const OptMeta& bias, const QuantScheme& scheme);
 

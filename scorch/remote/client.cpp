@@ -95,8 +95,14 @@ void Client::await_handshake(zmq::socket_t& monitor) {
     throw DeviceError("Remote", endpoint_ + ": no answer from the server within " +
                                     std::to_string(options_.timeout.count()) + " ms (is scorch-server running there?)");
   uint16_t kind;
+  int32_t status;
   std::memcpy(&kind, event.data(), 2);
+  std::memcpy(&status, static_cast<const char*>(event.data()) + 2, 4);
   if (kind == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) return;
+  if (kind == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH && status == 500)
+    throw DeviceError("Remote", endpoint_ +
+                                    ": the server has as many connections as it takes (scorch-server "
+                                    "--max-connections); close other clients or try again later");
   if (kind == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
     throw DeviceError("Remote", endpoint_ +
                                     ": the server refused the token; set SCORCH_REMOTE_TOKEN (or "

@@ -1,5 +1,5 @@
 // scorch-server's loop (server.h): a ROUTER socket for the clients and a monitor socket that reports their
-// disconnections (a session is found by the file descriptor its messages came on).
+// disconnections (connections are counted, and a session found, by the file descriptor messages came on).
 #include "scorch/remote/server.h"
 
 #include <arpa/inet.h>
@@ -13,6 +13,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "scorch/core/error.h"
@@ -71,6 +72,14 @@ struct Server::State {
   std::map<std::string, SessionSlot> sessions;           // by the client's routing id
   std::map<std::string, Throttle> refused;               // by the client's address: failed hellos and handshakes
   std::deque<std::pair<std::chrono::steady_clock::time_point, std::vector<zmq::message_t>>> zap_later;
+  std::set<int> connected;  // the file descriptors of connections that sent a message (all presented the token)
+  std::deque<std::chrono::steady_clock::time_point> admitting;  // tokens accepted, no message yet
+
+  /// Whether another connection may complete its handshake (admissions without a message for 5 s are dropped).
+  bool room_for_a_connection(std::chrono::steady_clock::time_point now) {
+    while (!admitting.empty() && admitting.front() < now - std::chrono::seconds(5)) admitting.pop_front();
+    return connected.size() + admitting.size() < options.max_connections;
+  }
 
   /// When a client address that just failed (at now) may hear back: now, or later after earlier failures. Counts it.
   std::chrono::steady_clock::time_point refuse_until(const std::string& address,
@@ -117,15 +126,18 @@ void Server::State::on_zap() {
   if (frames.size() < 8) return;
   auto text = [&](size_t i) { return i < frames.size() ? frames[i].to_string() : std::string(); };
   bool ok = text(7) == "PLAIN" && frames.size() >= 10 && same_secret(text(9), options.token);
+  auto now = std::chrono::steady_clock::now();
+  bool full = ok && !room_for_a_connection(now);  // 500: the client reports a full server
+  if (ok && !full) admitting.push_back(now);
   std::vector<zmq::message_t> answer;
   for (size_t i = 0; i < 2; ++i) answer.emplace_back(frames[i].data(), frames[i].size());  // routing id, empty
   answer.emplace_back(std::string("1.0"));
   answer.emplace_back(frames[3].data(), frames[3].size());  // request id
-  answer.emplace_back(std::string(ok ? "200" : "400"));
-  answer.emplace_back(std::string(ok ? "OK" : "bad token"));
-  answer.emplace_back(std::string(ok ? "scorch" : ""));
+  answer.emplace_back(std::string(full ? "500" : ok ? "200" : "400"));
+  answer.emplace_back(std::string(full ? "server full" : ok ? "OK" : "bad token"));
+  answer.emplace_back(std::string(ok && !full ? "scorch" : ""));
   answer.emplace_back();
-  auto now = std::chrono::steady_clock::now(), at = ok ? now : refuse_until(text(5), now);
+  auto at = ok ? now : refuse_until(text(5), now);
   if (!ok && zap_later.size() >= 1024) return;  // a flood of failing handshakes: left to time out (ZMQ_HANDSHAKE_IVL)
   zap_later.emplace_back(at, std::move(answer));
   send_due_zap_replies();
@@ -163,6 +175,13 @@ void Server::State::on_message(const std::string& peer, zmq::message_t& body) {
   try {
     fd = body.get(ZMQ_SRCFD);
   } catch (const zmq::error_t&) {}
+  if (fd >= 0 && !connected.contains(fd)) {  // a connection's first message
+    if (connected.size() >= options.max_connections)
+      return refuse(error_of("DeviceError", "the server has as many connections as it takes (--max-connections " +
+                                                std::to_string(options.max_connections) + ")"));
+    connected.insert(fd);
+    if (!admitting.empty()) admitting.pop_front();
+  }
   on_request(peer, fd, request);
 }
 
@@ -217,6 +236,7 @@ void Server::State::on_monitor() {
   std::memcpy(&kind, event.data(), 2);
   std::memcpy(&value, static_cast<const char*>(event.data()) + 2, 4);
   if (kind != ZMQ_EVENT_DISCONNECTED) return;
+  connected.erase(value);
   std::erase_if(sessions, [&](const auto& entry) { return entry.second.fd == value; });
 }
 
@@ -238,7 +258,7 @@ Server::Server(ServerOptions options, SessionFactory factory, bool allow_remote)
   router.set(zmq::sockopt::router_mandatory, 0);
   uint64_t cap = std::min<uint64_t>(state_->options.max_message_bytes, uint64_t{1} << 50) + (uint64_t{1} << 16);
   router.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(cap));
-  router.set(zmq::sockopt::rcvhwm, 64);  // messages queued per client before ZeroMQ stops reading its socket
+  router.set(zmq::sockopt::rcvhwm, ServerOptions::kQueuedMessages);  // then ZeroMQ stops reading the socket
   try {
     router.bind(state_->options.endpoint);
   } catch (const zmq::error_t& e) {

@@ -46,6 +46,13 @@ struct ServerOptions {
   uint64_t session_memory_bytes = uint64_t{8} << 30;
   /// Hellos beyond this many open sessions are refused.
   uint64_t max_sessions = 64;
+  /// Handshakes beyond this many open connections that presented the token are refused ("the server is full"), as
+  /// is a connection's first message when that many others sent theirs.
+  /// With kQueuedMessages a connection, what the server may hold unread is at most max_connections ×
+  /// kQueuedMessages × max_message_bytes.
+  uint64_t max_connections = 128;
+  /// Messages ZeroMQ queues for one connection before it stops reading its socket.
+  static constexpr int kQueuedMessages = 8;
 };
 
 class Server {

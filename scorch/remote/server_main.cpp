@@ -1,6 +1,6 @@
 // scorch-server: serves Remote clients on the backend it is started with (scorch/remote/README.md).
 //   scorch-server --backend cpu|cuda [--port N | --bind ENDPOINT [--allow-remote]] [--token-file F]
-//                 [--max-message-mb N] [--session-memory-mb N] [--max-sessions N]
+//                 [--max-message-mb N] [--session-memory-mb N] [--max-sessions N] [--max-connections N]
 // The token is the file's first line, else $SCORCH_SERVER_TOKEN; the server refuses to start without one.
 #include <csignal>
 #include <cstdio>
@@ -22,7 +22,7 @@ void on_signal(int) {
 
 const char* kUsage =
     "usage: scorch-server --backend cpu|cuda [--port N | --bind ENDPOINT [--allow-remote]] "
-    "[--token-file F] [--max-message-mb N] [--session-memory-mb N] [--max-sessions N]\n";
+    "[--token-file F] [--max-message-mb N] [--session-memory-mb N] [--max-sessions N] [--max-connections N]\n";
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "scorch-server: " << why << "\n" << kUsage;
@@ -55,11 +55,12 @@ scorch::remote::SessionFactory sessions_for(const std::string& backend) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  scorch::cli::answer_help(argc, argv,
-                           std::string(kUsage) +
-                               "Runs Remote's op records on a local backend for the clients that "
-                               "present the token ($SCORCH_SERVER_TOKEN or --token-file); listens on 127.0.0.1 unless "
-                               "--allow-remote.");
+  scorch::cli::answer_help(
+      argc, argv,
+      std::string(kUsage) +
+          "Runs Remote's op records on a local backend for the clients that "
+          "present the token ($SCORCH_SERVER_TOKEN or --token-file); listens on 127.0.0.1 unless "
+          "--allow-remote.\nUnread messages take at most --max-connections (128) x 8 x --max-message-mb (1024).");
   scorch::remote::ServerOptions options;
   std::string backend = "cpu", token_file;
   bool allow_remote = false;
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
     else if (flag == "--max-message-mb") options.max_message_bytes = count(flag, value) << 20;
     else if (flag == "--session-memory-mb") options.session_memory_bytes = count(flag, value) << 20;
     else if (flag == "--max-sessions") options.max_sessions = count(flag, value);
+    else if (flag == "--max-connections") options.max_connections = count(flag, value);
     else usage("unknown option " + flag);
   }
   try {

@@ -60,7 +60,7 @@ template <class B> class Session final : public SessionBase {
   template <class K> Primitive<K> in(const ir::TensorIr& t) const {
     auto it = tensors_.find(t.id);
     if (it == tensors_.end()) throw ShapeError(op_name(), "no tensor " + std::to_string(t.id) + " in this session");
-    if (auto* p = std::get_if<kind_index<K>()>(&it->second.tensor)) return *p;
+    if (auto* p = std::get_if<K::index>(&it->second.tensor)) return *p;
     throw DTypeError(op_name(), "tensor " + std::to_string(t.id) + " is not a " + kind_name<K>() + " tensor");
   }
   /// Operand t's shape and dtype (ir::validate reads them); ShapeError for an id the session does not hold.
@@ -170,10 +170,6 @@ template <class B> class Session final : public SessionBase {
     return {nullptr, 0};
   }
 
-  /// K's place in Stored's variant (a backend may use one primitive type for every kind, as Cpu does).
-  template <class K> static constexpr size_t kind_index() {
-    return std::is_same_v<K, Float> ? 0 : std::is_same_v<K, Int> ? 1 : 2;
-  }
   template <class K> static std::string kind_name() {
     if constexpr (std::is_same_v<K, Float>) return "float";
     else if constexpr (std::is_same_v<K, Int>) return "int";

@@ -25,7 +25,7 @@ template <class B> class RecordEnv {
  public:
   /// Keeps t as operand id size() + 1, which it returns.
   template <class Kind> uint64_t hold(typename Kind::template Primitive<B> t) {
-    operands_.emplace_back(std::in_place_index<index<Kind>()>, std::move(t));
+    operands_.emplace_back(std::in_place_index<Kind::index>, std::move(t));
     return operands_.size();
   }
   /// Keeps d as the device of a creation op.
@@ -33,12 +33,15 @@ template <class B> class RecordEnv {
 
   // What the generated executor calls.
   template <class Kind> typename Kind::template Primitive<B> in(const ir::TensorIr& t) {
-    return std::get<index<Kind>()>(std::move(operands_.at(t.id - 1)));
+    return std::get<Kind::index>(std::move(operands_.at(t.id - 1)));
   }
   /// Operand t's shape and dtype (ir::validate reads them).
   ir::Meta meta(const ir::TensorIr& t) const {
-    return std::visit([](const auto& p) { return ir::Meta{Shape(p.shape()), DType(p.dtype())}; },
-                      operands_.at(t.id - 1));
+    return std::visit(
+        [](const auto& p) {
+          return ir::Meta{Shape(p.shape()), DType(p.dtype())};
+        },
+        operands_.at(t.id - 1));
   }
   template <class Kind> std::vector<typename Kind::template Primitive<B>> list(const std::vector<ir::TensorIr>& ts) {
     std::vector<typename Kind::template Primitive<B>> out;
@@ -76,10 +79,6 @@ template <class B> class RecordEnv {
   }
 
  private:
-  template <class Kind> static constexpr size_t index() {
-    return std::is_same_v<Kind, Float> ? 0 : std::is_same_v<Kind, Int> ? 1 : 2;
-  }
-
   std::vector<std::variant<typename B::FloatTensor, typename B::IntTensor, typename B::BoolTensor>> operands_;
   std::optional<typename B::Device> device_;
   std::any result_;
@@ -131,9 +130,9 @@ template <class T, size_t K, class... Bs> struct BackendResult<std::optional<T>,
 template <class T, size_t K, class... Bs> struct BackendResult<std::vector<T>, K, Bs...> {
   using type = std::vector<BackendResultT<T, K, Bs...>>;
 };
-#define SCORCH_ROUTER_STRUCT_RESULT(S) \
+#define SCORCH_ROUTER_STRUCT_RESULT(S)                                             \
   template <class T, size_t K, class... Bs> struct BackendResult<S<T>, K, Bs...> { \
-    using type = S<BackendResultT<T, K, Bs...>>; \
+    using type = S<BackendResultT<T, K, Bs...>>;                                   \
   };
 SCORCH_ROUTER_STRUCT_RESULT(ConvGradients)
 SCORCH_ROUTER_STRUCT_RESULT(NormGradients)

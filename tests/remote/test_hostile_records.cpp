@@ -19,6 +19,7 @@
 #include "scorch/remote/remote.h"
 #include "scorch/scorch.hpp"
 #include "server_process.h"
+#include "support/expect_error.h"
 
 namespace scorch {
 namespace {
@@ -263,6 +264,47 @@ TEST(RemoteHello, NothingIsReadFromAPeerBeforeItPresentsTheToken) {
   }
   RawClient client(server.endpoint());  // the right token is served at once
   EXPECT_EQ(client.sync().kind, remote::ReplyKind::Ok);
+}
+
+TEST(RemoteLimits, ConnectionsPastTheLimitAreRefusedInTheHandshake) {
+  ServerProcess server(kHostileToken, {"--backend", "cpu", "--max-connections", "2"});
+  auto first = std::make_unique<RawClient>(server.endpoint());
+  RawClient second(server.endpoint());
+  // A third connection with the right token is told the server is full (ZAP 300), not that its token is wrong.
+  auto third = [&] { remote::Client(server.endpoint(), {kHostileToken, std::chrono::milliseconds(5000)}); };
+  testing::expect_error_mentions<DeviceError>(third, {"as many connections as it takes", "--max-connections"});
+  // Once a connection closes, its place is free again.
+  first.reset();
+  bool admitted = false;
+  for (int attempt = 0; attempt < 40 && !admitted; ++attempt) {
+    try {
+      third();
+      admitted = true;
+    } catch (const DeviceError&) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
+  }
+  EXPECT_TRUE(admitted);
+  EXPECT_EQ(second.sync().kind, remote::ReplyKind::Ok);
+}
+
+TEST(RemoteLimits, AConnectionSilentPastItsAdmissionIsRefusedAtItsFirstMessageWhenFull) {
+  ServerProcess server(kHostileToken, {"--backend", "cpu", "--max-connections", "1"});
+  zmq::context_t context;
+  zmq::socket_t silent = dealer(context, kHostileToken);
+  silent.set(zmq::sockopt::rcvtimeo, 5000);
+  silent.connect(server.endpoint());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5300));  // its admission lapses after 5 s without a message
+  RawClient active(server.endpoint());                           // takes the one place
+  remote::Request hello;
+  hello.kind = remote::RequestKind::Hello;
+  hello.token = kHostileToken;
+  auto bytes = remote::encode_request(hello);
+  silent.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
+  zmq::message_t reply;
+  ASSERT_TRUE(silent.recv(reply, zmq::recv_flags::none));
+  remote::Reply answer = remote::decode_reply({static_cast<const std::byte*>(reply.data()), reply.size()});
+  EXPECT_EQ(answer.kind, remote::ReplyKind::Error);
+  EXPECT_NE(answer.error_what.find("--max-connections 1"), std::string::npos) << answer.error_what;
+  EXPECT_EQ(active.sync().kind, remote::ReplyKind::Ok);
 }
 
 TEST(RemoteHello, WrongTokensInTheHandshakeAreAnsweredSlowerAndSlower) {
