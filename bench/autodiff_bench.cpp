@@ -39,7 +39,7 @@ Tensor<AD, 2> layer_norm(const Tensor<AD, 2>& x, const Tensor<AD, 2>& gamma, con
 
 // PyTorch's TransformerEncoderLayer(256, 8, 1024, dropout=0, batch_first=True), written with tensor
 // ops (the nn::TransformerEncoder version is transformer_layer_d256_fwd_bwd in nn_bench.cpp).
-template <class AD> void transformer_layer(const Options& o) {
+template <class AD> void transformer_layer_of_ops(const Options& o) {
   const size_t batch = 8, seq = 128, d = 256, heads = 8, ff = 1024, rows = batch * seq;
   auto param = [](size_t r, size_t c, double scale) -> Tensor<AD, 2> {
     return Tensor<AD, 2>::random({r, c}, Distribution::normal(0, scale)).require_grad();
@@ -74,7 +74,7 @@ template <class B> void autodiff_workloads(const Options& o) {
   add_chain<AD>(o, "op_overhead_add_4x4_autodiff_untracked", false, false);
   add_chain<AD>(o, "op_overhead_add_4x4_autodiff_tracked", true, false);
   add_chain<AD>(o, "op_overhead_add_4x4_autodiff_fwd_bwd", true, true);
-  transformer_layer<AD>(o);
+  transformer_layer_of_ops<AD>(o);
 }
 SCORCH_BENCH_INSTANTIATE(autodiff_workloads);
 

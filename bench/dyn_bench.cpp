@@ -7,9 +7,9 @@
 namespace scorch::bench {
 namespace {
 
-constexpr int kChain = 1000;
+constexpr int kDynChain = 1000;
 
-// kChain adds of y to x on device; the figure is µs per op.
+// kDynChain adds of y to x on device; the figure is µs per op.
 template <class B>
 void add_chain(const Options& o, const std::string& name, bool tracked, const typename B::Device& device) {
   auto x = Tensor<B, 2>::random({4, 4}, Distribution::Default, device);
@@ -18,9 +18,9 @@ void add_chain(const Options& o, const std::string& name, bool tracked, const ty
     if (tracked) x = x.require_grad();
   auto body = [&] {
     auto a = x;
-    for (int i = 0; i < kChain; ++i) a = a + y;
+    for (int i = 0; i < kDynChain; ++i) a = a + y;
   };
-  run(o, name, 20, body, "us_per_op", [](double ms) { return ms * 1e3 / kChain; });
+  run(o, name, 20, body, "us_per_op", [](double ms) { return ms * 1e3 / kDynChain; });
 }
 
 }  // namespace

@@ -60,8 +60,9 @@ template <class B> void guide_inference(const Options& o, const typename B::Devi
       o, name, 5, [&] { (void)model.forward(batch).to_data(); }, "img_per_s", [](double ms) { return 64 / ms * 1e3; });
 }
 
-/// The server's executor per op (a session on Local running x + 1 records: validation, kernel, bookkeeping) and
-/// the validation alone (ir::validate of the same record), both in µs per op.
+/// The server's executor per op (a session on Local running x + 1 records: validation, kernel, bookkeeping), the
+/// executor alone with and without validation, and the validation alone (ir::validate of the same record), in µs per
+/// op.
 template <class Local> void executor_costs(const Options& o) {
   remote::Session<Local> session(typename Local::Device{}, uint64_t{1} << 30);
   auto add_one = [](uint64_t out) {
@@ -84,6 +85,22 @@ template <class Local> void executor_costs(const Options& o) {
         }
       },
       "us_per_op", [](double ms) { return ms; });
+  // The same op through the executor with its validation (record_execute_checked) and without it (the executor as
+  // it was before ir::validate: record_execute_unchecked), in one run.
+  auto direct = [&](const char* name, auto execute) {
+    run(
+        o, name, 3,
+        [&] {
+          for (int i = 0; i < 1000; ++i) {
+            ir::OpRecord op = add_one(next);
+            (void)execute(op);
+            session.release({next++});
+          }
+        },
+        "us_per_op", [](double ms) { return ms; });
+  };
+  direct("record_execute_checked", [&](ir::OpRecord& op) { return ir::execute<Local>(session, op); });
+  direct("record_execute_unchecked", [&](ir::OpRecord& op) { return ir::execute_float<Local>(session, op); });
   ir::OpRecord record = add_one(0);
   run(
       o, "record_validate", 3,

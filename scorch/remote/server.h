@@ -52,7 +52,7 @@ struct ServerOptions {
   /// kQueuedMessages × max_message_bytes.
   uint64_t max_connections = 128;
   /// Messages ZeroMQ queues for one connection before it stops reading its socket.
-  static constexpr int kQueuedMessages = 8;
+  static constexpr int kQueuedMessages = 32;
 };
 
 class Server {

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       std::string(kUsage) +
           "Runs Remote's op records on a local backend for the clients that "
           "present the token ($SCORCH_SERVER_TOKEN or --token-file); listens on 127.0.0.1 unless "
-          "--allow-remote.\nUnread messages take at most --max-connections (128) x 8 x --max-message-mb (1024).");
+          "--allow-remote.\nUnread messages take at most --max-connections (128) x 32 x --max-message-mb (1024).");
   scorch::remote::ServerOptions options;
   std::string backend = "cpu", token_file;
   bool allow_remote = false;
