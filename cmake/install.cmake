@@ -57,7 +57,7 @@ configure_package_config_file(cmake/ScorchConfig.cmake.in ${CMAKE_BINARY_DIR}/Sc
   INSTALL_DESTINATION ${SCORCH_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/ScorchConfigVersion.cmake COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/ScorchConfig.cmake ${CMAKE_BINARY_DIR}/ScorchConfigVersion.cmake
-  cmake/ScorchOnnx.cmake DESTINATION ${SCORCH_CMAKE_DIR})
+  cmake/ScorchOnnx.cmake cmake/ScorchPrecompile.cmake DESTINATION ${SCORCH_CMAKE_DIR})
 
 # pkg-config: scorch-static.pc (the Cpu archives in link order, then what they need), scorch-shared.pc
 # (libscorch.so) and scorch.pc, a copy of the default form's.
