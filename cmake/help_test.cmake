@@ -1,14 +1,15 @@
 # The ctest `help`: every executable target of the build answers -h and --help (tests/help/check_help.sh), so a new
 # binary is checked the day it is added. Call after every add_subdirectory.
 
-# out = the executable targets defined in dir and its subdirectories.
+# out = the executable targets defined in dir and its subdirectories that the default build makes.
 function(scorch_executables_under dir out)
   get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
   set(found)
   foreach(target IN LISTS targets)
     get_target_property(type ${target} TYPE)
-    if(type STREQUAL "EXECUTABLE")
+    get_target_property(excluded ${target} EXCLUDE_FROM_ALL)  # built on demand only (scorch-dp-bench)
+    if(type STREQUAL "EXECUTABLE" AND NOT excluded)
       list(APPEND found ${target})
     endif()
   endforeach()
