@@ -72,6 +72,29 @@ def mpk_record(item):
     return body + b"\xcf" + struct.pack(">Q", xxh3(body) >> 1)
 
 
+def varint(n):
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n >= 0x80 else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
+def pb_field(number, payload):  # a protobuf length-delimited field
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
+
+
+def onnx_wide_graph(nodes):  # onnx.proto GraphProto: Relu nodes x -> y<i>, input x, output y0
+    tensor_info = lambda name: pb_field(1, name) + pb_field(2, pb_field(1, varint(1 << 3) + varint(1)))
+    body = b"".join(pb_field(1, pb_field(1, b"x") + pb_field(2, b"y%d" % i) + pb_field(4, b"Relu")) for i in range(nodes))
+    return body + pb_field(2, b"wide") + pb_field(11, tensor_info(b"x")) + pb_field(12, tensor_info(b"y0"))
+
+
+def onnx_model(graph):  # ModelProto{ir_version 8, opset 13, graph}
+    return varint(1 << 3) + varint(8) + pb_field(8, varint(2 << 3) + varint(13)) + pb_field(7, graph)
+
+
 def main():
     # Binary records (dtype codes: f32 1, bool 9), the same bytes for the file and in-memory loaders.
     for target in ["record_bin", "record_bin_bytes"]:
@@ -81,6 +104,13 @@ def main():
         write(target, "rank-9", bin_record(bin_tensor(1, [1] * 9, 4, bytes(4))))
         write(target, "list-2e63", bin_record(b"\x06" + u64(1 << 63) + b"\x00"))
         write(target, "nbytes-2e64", bin_record(bin_tensor(9, [1 << 62], (1 << 64) - 1)))
+
+    # ONNX graphs counted from the wire (graph_budget.h): an If whose then_branch holds 30 nodes, and a group field.
+    branch = pb_field(1, b"then_branch") + pb_field(6, onnx_wide_graph(30)) + varint(20 << 3) + varint(5)
+    if_node = pb_field(1, pb_field(1, b"c") + pb_field(2, b"y0") + pb_field(4, b"If") + pb_field(5, branch))
+    write("onnx_model", "nested-if-30.onnx", onnx_model(if_node + pb_field(11, b"") + pb_field(12, b"")))
+    write("onnx_model", "group-field.onnx", onnx_model(varint(15 << 3 | 3) + varint(1 << 3) + varint(1) +
+                                                        varint(15 << 3 | 4) + onnx_wide_graph(2)))
 
     deep = "[" * 1000 + "]" * 1000
     envelope = '{"metadata": {"format": "scorch-record", "version": 1}, "item": %s}'
