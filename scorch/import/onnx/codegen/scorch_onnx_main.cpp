@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
                                "Writes NAME.h (a module whose forward runs the model's graph) and "
                                "NAME.mpk (its weights) from an ONNX file, into DIR (default: the current folder).\n"
                                "SCORCH_ONNX_MAX_GRAPH_ENTRIES=n raises the limit on a file's nodes, names and tensors "
-                               "(default 1000000).");
+                               "(default 2000000).");
   std::string model, name, out_dir = ".";
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--name") == 0 && i + 1 < argc) name = argv[++i];
