@@ -5,6 +5,7 @@
 
 #include "circle.h"
 #include "conv_padded.h"
+#include "extremes.h"
 #include "module/onnx_node_suite.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/import/onnx/codegen/codegen.h"
@@ -28,6 +29,18 @@ TEST(OnnxCodegen, GeneratedModuleMatchesTheNodeSuite) {
   auto w = Tensor<Cpu, 4>::from_data(read_tensor(dir + "input_1.pb"));
   TensorData got = conv_padded::ConvPadded<Cpu>::init().forward(x, w).to_data();
   EXPECT_EQ(node_suite::compare(got, read_tensor(dir + "output_0.pb")), "");
+}
+
+TEST(OnnxCodegen, ExtremeConstantsAreWrittenExactly) {
+  // extremes.onnx (fixtures/onnx/gen_onnx.py): max(x, -inf f32), Slice to INT64_MAX, then the reversing Slice from -1
+  // to INT64_MIN that PyTorch exports for torch.flip. It compiled only once these were valid C++ literals.
+  TensorData x({1.0f, -2.0f, 3.0f, 4.0f, 5.0f, -6.0f}, Shape{2, 3});
+  TensorData got = extremes::Extremes<Cpu>::init().forward(Tensor<Cpu, 2>::from_data(x)).to_data();
+  EXPECT_EQ(got.to_vector<float>(), (std::vector<float>{3.0f, -2.0f, 1.0f, -6.0f, 5.0f, 4.0f}));
+  TensorData interpreted = load<Cpu>(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/extremes.onnx")
+                               .run(std::vector<TensorData>{x})
+                               .at(0);
+  EXPECT_EQ(node_suite::compare(got, interpreted, 0, 0), "");
 }
 
 TEST(OnnxCodegen, UnsupportedModelsAreNamedErrors) {

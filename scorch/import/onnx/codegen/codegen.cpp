@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -36,6 +37,20 @@ std::string number(double v) {
   return s;
 }
 
+/// v as a float literal: "0.5f", or a float's limits for NaN and the infinities.
+std::string float_number(double v) {
+  if (std::isnan(v)) return "std::numeric_limits<float>::quiet_NaN()";
+  if (std::isinf(v)) return v > 0 ? "std::numeric_limits<float>::infinity()" : "-std::numeric_limits<float>::infinity()";
+  return number(v) + "f";
+}
+
+/// v as an int64_t literal (INT64_MIN has none: it is written as an expression), or 0/1 for a bool.
+std::string integer(int64_t v, bool boolean) {
+  if (boolean) return v != 0 ? "1" : "0";
+  if (v == std::numeric_limits<int64_t>::min()) return "std::numeric_limits<int64_t>::min()";
+  return std::to_string(v);
+}
+
 /// A C++ identifier from an ONNX name ("0.weight" -> "w_0_weight"), unique among `used`.
 std::string identifier(const std::string& name, std::set<std::string>& used) {
   std::string id = "w_";
@@ -58,14 +73,15 @@ std::string tensor_literal(const TensorData& t, const std::string& what) {
   if (n > kMaxEmbedded)
     fail(what + " holds " + std::to_string(n) + " elements (" + std::string(dtype_name(t.dtype())) +
          "): only parameters (float initializers of rank 1 to 6) may be larger");
-  auto values = t.convert(DType::F64).to_vector<double>();
   DType d = t.dtype();
   std::string type = is_bool(d) ? "bool" : is_float(d) ? (d == DType::F64 ? "double" : "float") : "int64_t";
   std::string out = "scorch::TensorData(std::vector<" + type + ">{";
-  for (size_t i = 0; i < n; ++i) {
-    out += i ? ", " : "";
-    out += is_float(d) ? number(values[i]) + (d == DType::F64 ? "" : "f") : std::to_string(int64_t(values[i]));
-    if (is_bool(d)) out.back() = values[i] != 0 ? '1' : '0';
+  if (is_float(d)) {
+    auto values = t.convert(DType::F64).to_vector<double>();
+    for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + (d == DType::F64 ? number(values[i]) : float_number(values[i]));
+  } else {  // integers exactly (INT64_MAX, which PyTorch's Slice ends hold, has no double)
+    auto values = t.convert(DType::I64).to_vector<int64_t>();
+    for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + integer(values[i], is_bool(d));
   }
   out += "}, " + shape_literal(t.shape()) + ")";
   bool converted = d != DType::F64 && d != DType::F32 && d != DType::I64 && d != DType::Bool;
@@ -79,10 +95,10 @@ std::string attribute_literal(const Node& node, const std::string& name, const A
     return out + "}";
   };
   switch (a.kind) {
-    case Attribute::Kind::Int: return "i(" + std::to_string(a.i) + ")";
+    case Attribute::Kind::Int: return "i(" + integer(a.i, false) + ")";
     case Attribute::Kind::Float: return "f(" + number(a.f) + ")";
     case Attribute::Kind::String: return "s(" + quoted(a.s) + ")";
-    case Attribute::Kind::Ints: return "ints(" + list(a.ints, [](int64_t v) { return std::to_string(v); }) + ")";
+    case Attribute::Kind::Ints: return "ints(" + list(a.ints, [](int64_t v) { return integer(v, false); }) + ")";
     case Attribute::Kind::Floats: return "floats(" + list(a.floats, number) + ")";
     case Attribute::Kind::Strings: return "strings(" + list(a.strings, quoted) + ")";
     case Attribute::Kind::Tensor: return "tensor(" + tensor_literal(*a.t, "attribute '" + name + "'") + ")";
