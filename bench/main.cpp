@@ -144,6 +144,12 @@ template <class B> void linalg(const Options& o) {
   run(
       o, "matmul_f32_b8x128x256_w256", 5, [&] { (void)act.matmul(weight); }, "gflops",
       [&](double ms) { return 2.0 * 8 * 128 * 256 * 256 / ms / 1e6; });
+  // ViT-B/16's attention input projection as PyTorch exports it: [197, 1, 768] (a transposed view) · [768, 2304].
+  auto tokens_seq_first = Tensor<B, 3>::random({1, 197, 768}, Distribution::normal(0, 1)).swap_dims(0, 1);
+  auto in_proj = Tensor<B, 2>::random({768, 2304}, Distribution::normal(0, 1)).template unsqueeze<3>();
+  run(
+      o, "matmul_f32_197x1x768_w2304", 5, [&] { (void)tokens_seq_first.matmul(in_proj); }, "gflops",
+      [&](double ms) { return 2.0 * 197 * 768 * 2304 / ms / 1e6; });
   // The ONNX encoder's MLP projections (onnx_encoder_b8_s128): [1024, 256] · [256, 1024] and back.
   auto hidden = Tensor<B, 2>::random({1024, 1024}, Distribution::normal(0, 1));
   auto up = Tensor<B, 2>::random({256, 1024}, Distribution::normal(0, 1));

@@ -304,6 +304,22 @@ TEST(Module, FewRowProductsAndFoldedBatchesMatchTheNaiveProduct) {
       .cast(DType::F64)
       .to_data()
       .assert_approx_eq(expected, Tolerance::rel_abs(1e-4, 1e-4));
+  // One row a batch from a transposed view ([1, 50, 300] seen as [50, 1, 300], PyTorch's exported attention input
+  // projection): the rows are 300 apart whatever the size-1 dim's stride says, so it folds into one [50, 300] product.
+  auto rows = Tensor<B, 3>::random({1, 50, 300}, Distribution::normal(0, 1));
+  auto one_row_batches = rows.swap_dims(0, 1);
+  TensorData rows_expected(naive_matmul(rows.reshape({50, 300}), w), Shape{50, 1, 70});
+  one_row_batches.matmul(w.template unsqueeze<3>())
+      .cast(DType::F64)
+      .to_data()
+      .assert_approx_eq(rows_expected, Tolerance::rel_abs(1e-4, 1e-4));
+  // Batches stepping backwards (a flipped view) fold too, with a negative row stride.
+  auto flipped = rows.reshape({50, 1, 300}).flip({0});
+  TensorData flipped_expected(naive_matmul(rows.reshape({50, 300}).flip({0}), w), Shape{50, 1, 70});
+  flipped.matmul(w.template unsqueeze<3>())
+      .cast(DType::F64)
+      .to_data()
+      .assert_approx_eq(flipped_expected, Tolerance::rel_abs(1e-4, 1e-4));
 }
 
 TEST(Module, DepthwiseAndPointwiseConvolutionsMatchPerChannelProducts) {

@@ -37,9 +37,8 @@ TEST(OnnxCodegen, ExtremeConstantsAreWrittenExactly) {
   TensorData x({1.0f, -2.0f, 3.0f, 4.0f, 5.0f, -6.0f}, Shape{2, 3});
   TensorData got = extremes::Extremes<Cpu>::init().forward(Tensor<Cpu, 2>::from_data(x)).to_data();
   EXPECT_EQ(got.to_vector<float>(), (std::vector<float>{3.0f, -2.0f, 1.0f, -6.0f, 5.0f, 4.0f}));
-  TensorData interpreted = load<Cpu>(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/extremes.onnx")
-                               .run(std::vector<TensorData>{x})
-                               .at(0);
+  TensorData interpreted =
+      load<Cpu>(std::string(SCORCH_MODULE_FIXTURES) + "/onnx/extremes.onnx").run(std::vector<TensorData>{x}).at(0);
   EXPECT_EQ(node_suite::compare(got, interpreted, 0, 0), "");
 }
 

@@ -1,3 +1,4 @@
+#include <optional>
 #include <vector>
 
 #include "scorch/backends/cpu/kernels/blas.h"
@@ -65,13 +66,17 @@ BatchPlan plan_batches(const T& a, const T& b) {
   return p;
 }
 
-// True when every batch multiplies the same B and A's batches follow one another at m rows' distance: the batched
-// product is then one [count·m, k] · [k, n] product ([8, 128, 256] · [256, 256] as [1024, 256] · [256, 256]).
-bool batches_fold(const T& a, const BatchPlan& p) {
-  int64_t row_stride = a.strides()[a.shape().rank() - 2];
+// When every batch multiplies the same B and A's batches follow one another at m rows' distance, the batched
+// product is one [count·m, k] · [k, n] product ([8, 128, 256] · [256, 256] as [1024, 256] · [256, 256]): the row
+// stride of that tall A. With one row a batch (m = 1, as PyTorch exports attention's input projection,
+// [197, 1, 768] · [768, 2304] from a transposed view) the row's own stride does not matter, only the batches' step.
+std::optional<int64_t> folded_row_stride(const T& a, const BatchPlan& p) {
+  if (p.off_a.size() < 2) return std::nullopt;
+  int64_t row_stride = p.m == 1 ? p.off_a[1] - p.off_a[0] : a.strides()[a.shape().rank() - 2];
   for (size_t i = 0; i < p.off_a.size(); ++i)
-    if (p.off_b[i] != p.off_b[0] || p.off_a[i] != p.off_a[0] + static_cast<int64_t>(i * p.m) * row_stride) return false;
-  return true;
+    if (p.off_b[i] != p.off_b[0] || p.off_a[i] != p.off_a[0] + static_cast<int64_t>(i * p.m) * row_stride)
+      return std::nullopt;
+  return row_stride;
 }
 
 // Float matmul in compute type C, reading a and b through their strides (no copies).
@@ -88,8 +93,9 @@ template <class C> T float_matmul(const T& a, const T& b) {
     return gemm::Strided<C>{base + off, ptrdiff_t(t.strides()[r - 2]), ptrdiff_t(t.strides()[r - 1])};
   };
   size_t count = off_a.size();
-  if (count > 1 && batches_fold(a, plan)) {  // one tall product: B packed once, full-size tiles
-    blas::gemm_parallel<C>(count * m, n, k, operand(ap, a, off_a[0]), operand(bp, b, off_b[0]), cp, n);
+  if (auto row_stride = folded_row_stride(a, plan)) {  // one tall product: B packed once, full-size tiles
+    gemm::Strided<C> tall{ap + off_a[0], ptrdiff_t(*row_stride), ptrdiff_t(a.strides()[r - 1])};
+    blas::gemm_parallel<C>(count * m, n, k, tall, operand(bp, b, off_b[0]), cp, n);
     return out;
   }
   if (count >= num_threads() && count > 1) {

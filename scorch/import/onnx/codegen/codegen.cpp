@@ -40,7 +40,8 @@ std::string number(double v) {
 /// v as a float literal: "0.5f", or a float's limits for NaN and the infinities.
 std::string float_number(double v) {
   if (std::isnan(v)) return "std::numeric_limits<float>::quiet_NaN()";
-  if (std::isinf(v)) return v > 0 ? "std::numeric_limits<float>::infinity()" : "-std::numeric_limits<float>::infinity()";
+  if (std::isinf(v))
+    return v > 0 ? "std::numeric_limits<float>::infinity()" : "-std::numeric_limits<float>::infinity()";
   return number(v) + "f";
 }
 
@@ -78,7 +79,8 @@ std::string tensor_literal(const TensorData& t, const std::string& what) {
   std::string out = "scorch::TensorData(std::vector<" + type + ">{";
   if (is_float(d)) {
     auto values = t.convert(DType::F64).to_vector<double>();
-    for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + (d == DType::F64 ? number(values[i]) : float_number(values[i]));
+    for (size_t i = 0; i < n; ++i)
+      out += (i ? ", " : "") + (d == DType::F64 ? number(values[i]) : float_number(values[i]));
   } else {  // integers exactly (INT64_MAX, which PyTorch's Slice ends hold, has no double)
     auto values = t.convert(DType::I64).to_vector<int64_t>();
     for (size_t i = 0; i < n; ++i) out += (i ? ", " : "") + integer(values[i], is_bool(d));
