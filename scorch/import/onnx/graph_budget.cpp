@@ -5,6 +5,7 @@
 #include <google/protobuf/descriptor.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>

@@ -1,6 +1,8 @@
 // Operators computed on the host from the inputs' values (small, irregular or sequential work that gains nothing
 // from a device kernel): the window functions, ReverseSequence, MaxUnpool, Det, Unique, NonMaxSuppression,
 // TfIdfVectorizer (integer n-grams) and the ai.onnx.preview.training optimizers Adagrad, Momentum and Adam.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numbers>
