@@ -63,7 +63,7 @@ install(FILES ${CMAKE_BINARY_DIR}/ScorchConfig.cmake ${CMAKE_BINARY_DIR}/ScorchC
 # (libscorch.so) and scorch.pc, a copy of the default form's.
 set(SCORCH_STATIC_LIBS "")
 foreach(lib scorch_train scorch_optim scorch_nn scorch_onnx_runtime scorch_import_onnx scorch_import_pytorch scorch_data
-            scorch_module scorch_fusion_cpu scorch_dyn_core scorch_autodiff_cpu scorch_ir scorch_tensor scorch_cpu scorch_core)
+            scorch_module scorch_fusion_cpu scorch_dyn_cpu scorch_dyn_core scorch_autodiff_cpu scorch_ir scorch_tensor scorch_cpu scorch_core)
   string(APPEND SCORCH_STATIC_LIBS " -l${lib}")
 endforeach()
 set(SCORCH_STATIC_LIBS "${SCORCH_STATIC_LIBS} -lonnx_proto -lpthread -ldl")

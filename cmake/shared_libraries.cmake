@@ -9,7 +9,7 @@ set(SCORCH_VERSION_SCRIPT ${PROJECT_SOURCE_DIR}/cmake/scorch.map)
 set(SCORCH_SHARED_LIBRARY_SOURCE ${CMAKE_BINARY_DIR}/shared_library.cpp)
 file(CONFIGURE OUTPUT ${SCORCH_SHARED_LIBRARY_SOURCE} CONTENT "// The shared libraries' objects come from the static archives.\n")
 set(SCORCH_CPU_ARCHIVES scorch_train scorch_distributed scorch_optim scorch_nn scorch_onnx_runtime scorch_import_onnx
-  scorch_import_pytorch scorch_data scorch_module scorch_fusion_cpu scorch_dyn_core scorch_autodiff_cpu scorch_ir scorch_tensor
+  scorch_import_pytorch scorch_data scorch_module scorch_fusion_cpu scorch_dyn_cpu scorch_dyn_core scorch_autodiff_cpu scorch_ir scorch_tensor
   scorch_cpu scorch_core)
 
 # scorch_shared_library(<target> <output name> ARCHIVES <static libs> DEPENDS <shared targets> PUBLIC <interface>):

@@ -100,6 +100,12 @@ template <class B, class Kind> typename Kind::template Primitive<B> unbox(const 
   return static_cast<const BoxOf<B, P>&>(*x.boxed()).value;
 }
 
+/// p, a primitive of backend B, as a Dyn tensor of B's stack (registered: `stack_of<B>` is set).
+template <class B, class Kind> DynTensor<Kind> boxed(typename Kind::template Primitive<B> p) {
+  using P = typename Kind::template Primitive<B>;
+  return DynTensor<Kind>(stack_of<B>, std::make_shared<BoxOf<B, P>>(std::move(p)));
+}
+
 template <class B, class P> DynDevice BoxOf<B, P>::device() const {
   return DynDevice(stack_of<B>, std::make_shared<const typename B::Device>(value.device()));
 }
@@ -128,7 +134,7 @@ template <class Kind> struct Wrap<dyn::DynTensor<Kind>> {
   template <class At, class A> static dyn::DynTensor<Kind> from(A&& a) {
     using B = typename At::Backend;
     using P = typename Kind::template Primitive<B>;
-    return dyn::DynTensor<Kind>(dyn::stack_of<B>, std::make_shared<dyn::BoxOf<B, P>>(P(std::forward<A>(a))));
+    return dyn::boxed<B, Kind>(P(std::forward<A>(a)));
   }
 };
 }  // namespace scorch::operand

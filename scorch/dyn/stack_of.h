@@ -4,6 +4,7 @@
 // is compiled: it instantiates every op of B.
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,9 +65,11 @@ template <class B> class StackOf final : public OpTableOf<Stack, B> {
 };
 
 /// Registers backend B as the stack named key (its devices read and written by syntax; unavailable says why it
-/// cannot run here, empty: it always can); once per B.
+/// cannot run here, empty: it always can); once per B, whichever thread calls first.
 template <class B> void register_stack(const std::string& key, DeviceSyntax<typename B::Device> syntax,
                                        std::function<std::string()> unavailable = {}) {
+  static std::mutex registering;
+  std::lock_guard lock(registering);
   if (stack_of<B>) return;
   auto stack = std::make_unique<StackOf<B>>(key, std::move(syntax), std::move(unavailable));
   stack_of<B> = stack.get();

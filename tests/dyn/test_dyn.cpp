@@ -2,8 +2,12 @@
 // values; names, devices, moves between stacks, Autodiff<Dyn> and every misuse give what the docs promise.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <scorch/scorch.hpp>
 #include <scorch/stacks/dyn/autodiff.h>
+
+#include "module/onnx_fixture_weights.h"
+#include "module/onnx_node_suite.h"
 
 namespace scorch {
 namespace {
@@ -62,6 +66,28 @@ TEST(Dyn, OpsMatchTheStaticStackOnEveryCpuStack) {
     EXPECT_EQ(indices.to_data(), x.sort_with_indices(1).second.to_data()) << name;
     EXPECT_EQ(dx.greater_elem(0.0).to_data(), x.greater_elem(0.0).to_data()) << name;
   }
+}
+
+// The ONNX interpreter is compiled once, on Dyn: the same code runs an exported LSTM tagger on each Cpu stack (on
+// "cpu" through the fused host LSTM step, elsewhere through the table's ops) and Runtime<Cpu>'s bridge agrees.
+TEST(Dyn, OnnxModelsRunOnEveryCpuStack) {
+  namespace fs = std::filesystem;
+  fs::path fixture = fs::path(SCORCH_MODULE_FIXTURES) / "onnx" / "models" / "lstm_tagger";
+  fs::path tmp = fs::temp_directory_path() / ("scorch_dyn_onnx_" + std::to_string(::getpid()));
+  fs::path model = onnx::fixtures::materialize(fixture, tmp);
+  TensorData input = onnx::read_tensor((fixture / "input_0.pb").string());
+  TensorData expected = onnx::read_tensor((fixture / "output_0.pb").string());
+  for (const char* name : {"cpu", "reference", "fusion<cpu>"}) {
+    auto runtime = onnx::load<Dyn>(model.string(), Dyn::device(name));
+    auto values =
+        runtime.run_values({{runtime.input_names().at(0), onnx::Value<Dyn>::from_data(input, Dyn::device(name))}});
+    ASSERT_EQ(values.size(), 1u) << name;
+    EXPECT_EQ(values[0].get<Float>().device(), Dyn::device(name)) << name;
+    EXPECT_EQ(onnx::node_suite::compare(values[0].to_data(), expected, 1e-4, 1e-3), "") << name;
+  }
+  auto on_cpu = onnx::load<Cpu>(model.string()).run(std::vector<TensorData>{input});
+  EXPECT_EQ(onnx::node_suite::compare(on_cpu.at(0), expected, 1e-4, 1e-3), "");
+  fs::remove_all(tmp);
 }
 
 TEST(Dyn, MixingStacksInOneOpNamesBoth) {

@@ -100,7 +100,8 @@ TEST(OnnxRuntime, HostileSizesAreRefused) {
 TEST(OnnxRuntime, ALoopsHugeTripCountIsRefusedBeforeItRuns) {
   Graph body;
   body.nodes = {node("Identity", {"c_in"}, {"c_out"}), node("Identity", {"x_in"}, {"x_out"})};
-  body.inputs = {{"i", true, DType::I64, std::nullopt}, {"c_in", true, DType::Bool, std::nullopt},
+  body.inputs = {{"i", true, DType::I64, std::nullopt},
+                 {"c_in", true, DType::Bool, std::nullopt},
                  {"x_in", true, DType::F32, std::nullopt}};
   body.outputs = {{"c_out", true, DType::Bool, std::nullopt}, {"x_out", true, DType::F32, std::nullopt}};
   Attribute graph;
@@ -341,6 +342,29 @@ TEST(OnnxRuntime, SplitsToSequencesAndJoinsThemBack) {
   auto out = Runtime<Cpu>(m).run(std::vector<TensorData>{x});
   out.at(0).assert_approx_eq(x, Tolerance::rel_abs(0, 0));
   EXPECT_EQ(out.at(1).to_vector<int64_t>(), std::vector<int64_t>{2});  // [x, row 0]
+}
+
+// Runtime<Cpu> runs the interpreter compiled on Dyn: values cross the bridge as the same buffers, sequences too.
+TEST(OnnxRuntime, ValuesCrossTheCpuBridgeWithoutCopies) {
+  TensorData x(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  auto rows = node("SplitToSequence", {"x"}, {"s"}, {{"keepdims", int_attr(0)}});
+  auto same = node("Identity", {"x"}, {"y"});
+  auto m = model({rows, same}, {2, 3});
+  m.graph.outputs.push_back({"s", true, DType::F32, std::nullopt});
+  Runtime<Cpu> rt(m);
+  auto input = Value<Cpu>::from_data(x, {});
+  const float* buffer = input.get<Float>().data<float>();
+  auto out = rt.run_values({{"x", input}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].get<Float>().data<float>(), buffer);
+  ASSERT_EQ(out[1].kind(), Value<Cpu>::Kind::Sequence);
+  ASSERT_EQ(out[1].elements().size(), 2u);
+  EXPECT_EQ(out[1].elements()[1].to_data().to_vector<float>(), (std::vector<float>{4, 5, 6}));
+  HostValue host = to_host(out[1]);
+  ASSERT_EQ(host.elements.size(), 2u);
+  Value<Cpu> back = from_host<Cpu>(host);
+  EXPECT_EQ(back.elements()[0].to_data().to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(back.element_dtype(), DType::F32);
 }
 
 TEST(OnnxRuntime, SequenceAndOptionalMisuseNamesTheNode) {

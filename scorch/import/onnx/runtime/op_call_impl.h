@@ -1,19 +1,17 @@
 #pragma once
 // Definitions of OpCall's members and of the kind-generic helpers; included by the op groups' sources, each of
-// which is compiled once per backend the library instantiates (SCORCH_ONNX_BACKEND, scorch/CMakeLists.txt).
+// which is compiled once, on Dyn (every backend runs the interpreter as a Dyn stack: runtime/bridge.h).
 #include <cmath>
 
+#include "scorch/dyn/dyn.h"
 #include "scorch/import/onnx/runtime/op_helpers.h"
 #include "scorch/tensor/checks.h"
 
-#ifdef SCORCH_ONNX_BACKEND_HEADER
-#include SCORCH_ONNX_BACKEND_HEADER
-/// Instantiates an op group's register function for the library's backend.
-#define SCORCH_ONNX_INSTANTIATE(register_fn)                                     \
-  namespace scorch::onnx {                                                       \
-  template void register_fn<SCORCH_ONNX_BACKEND>(OpTable<SCORCH_ONNX_BACKEND>&); \
+/// Instantiates an op group's register function for Dyn.
+#define SCORCH_ONNX_INSTANTIATE(register_fn)     \
+  namespace scorch::onnx {                       \
+  template void register_fn<Dyn>(OpTable<Dyn>&); \
   }
-#endif
 
 namespace scorch::onnx {
 

@@ -3,7 +3,7 @@
 // each step then adds h·Rᵀ and applies the gates. On Cpu a standard LSTM step is one matmul and one fused pass over
 // the gates (lstm_cell_host), instead of a dozen small ops.
 #include "scorch/backends/common/fast_math.h"
-#include "scorch/backends/cpu/cpu_tensor.h"
+#include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/import/onnx/runtime/op_call_impl.h"
 
 namespace scorch::onnx {
@@ -107,8 +107,19 @@ template <class B> F<B> clipped(const Settings<B>& s, F<B> x) {
   return s.clip > 0 ? FO<B>::clamp(x, Scalar(-s.clip), Scalar(s.clip)) : x;
 }
 
-/// True when B's float tensors are host memory (Cpu): the LSTM step may run as one fused pass.
-template <class B> constexpr bool kHostFloats = std::is_same_v<F<B>, backends::cpu::CpuTensor>;
+using backends::cpu::CpuTensor;
+using CpuOps = KindOps<Cpu, Float>;
+
+/// x as a Cpu tensor (sharing its buffer) when it lives on Dyn's "cpu" stack, else none: the LSTM step may then run
+/// as one fused pass.
+template <class B> std::optional<CpuTensor> on_host(const F<B>& x) {
+  if constexpr (std::is_same_v<B, Dyn>) {
+    if (x.stack() && x.stack() == dyn::stack_of<Cpu>) return dyn::unbox<Cpu>(x);
+  }
+  return std::nullopt;
+}
+/// A Cpu tensor as B's (on Dyn's "cpu" stack).
+template <class B> F<B> from_host_tensor(CpuTensor t) { return dyn::boxed<Cpu, Float>(std::move(t)); }
 
 inline float sigmoid_f32(float x) { return 1.0f / (1.0f + fast_math::exp(-x)); }
 /// tanh from one exp, branch-free (vectorizable); within a few f32 ulp (a Taylor polynomial below |x| = 1/16,
@@ -135,26 +146,26 @@ inline float tanh_f32(float x) {
 /// The standard LSTM step (Sigmoid/Tanh/Tanh, no clip, peepholes or input_forget, f32) on host tensors: h·Rᵀ as one
 /// matmul, then one pass over the gates. False (nothing done) when the step is not of that form.
 template <class B> bool lstm_cell_host(const Settings<B>& s, size_t k, Direction<B>& d, const F<B>& xw) {
-  if constexpr (!kHostFloats<B>) {
-    return false;
-  } else {
-    bool standard = s.cell == Cell::Lstm && s.clip == 0 && !s.input_forget && !d.peephole && s.act[k] == "Sigmoid" &&
-                    s.act[k + 1] == "Tanh" && s.act[k + 2] == "Tanh" && xw.dtype() == DType::F32;
-    auto dense = [](const F<B>& t) { return t.is_contiguous(); };
-    if (!standard || !dense(xw) || !dense(d.h) || !dense(d.c) || (d.rb && !dense(*d.rb))) return false;
-    size_t H = s.hidden, batch = xw.shape()[0];
-    if (!d.r_t) d.r_t = backends::cpu::contiguous(FO<B>::permute(d.r, {1, 0}));
-    F<B> hr = FO<B>::matmul(d.h, *d.r_t);
-    if (!dense(hr)) return false;
-    F<B> c_new(Shape{batch, H}, DType::F32), h_new(Shape{batch, H}, DType::F32);
-    const float* bias = d.rb ? d.rb->template data<float>() : nullptr;
-    for (size_t b = 0; b < batch; ++b)
-      lstm_row(H, xw.template data<float>() + b * 4 * H, hr.template data<float>() + b * 4 * H, bias,
-               d.c.template data<float>() + b * H, c_new.template data<float>() + b * H,
-               h_new.template data<float>() + b * H);
-    d.c = std::move(c_new), d.h = std::move(h_new);
-    return true;
-  }
+  bool standard = s.cell == Cell::Lstm && s.clip == 0 && !s.input_forget && !d.peephole && s.act[k] == "Sigmoid" &&
+                  s.act[k + 1] == "Tanh" && s.act[k + 2] == "Tanh" && xw.dtype() == DType::F32;
+  if (!standard) return false;
+  auto x = on_host<B>(xw), h = on_host<B>(d.h), c = on_host<B>(d.c), r = on_host<B>(d.r);
+  std::optional<CpuTensor> rb;
+  if (d.rb && !(rb = on_host<B>(*d.rb))) return false;
+  auto dense = [](const std::optional<CpuTensor>& t) { return t && t->is_contiguous(); };
+  if (!dense(x) || !dense(h) || !dense(c) || !r || (d.rb && !dense(rb))) return false;
+  size_t H = s.hidden, batch = xw.shape()[0];
+  if (!d.r_t) d.r_t = from_host_tensor<B>(backends::cpu::contiguous(CpuOps::permute(*r, {1, 0})));
+  CpuTensor hr = CpuOps::matmul(*h, *on_host<B>(*d.r_t));
+  if (!hr.is_contiguous()) return false;
+  CpuTensor c_new(Shape{batch, H}, DType::F32), h_new(Shape{batch, H}, DType::F32);
+  const float* bias = rb ? rb->template data<float>() : nullptr;
+  for (size_t b = 0; b < batch; ++b)
+    lstm_row(H, x->template data<float>() + b * 4 * H, hr.template data<float>() + b * 4 * H, bias,
+             c->template data<float>() + b * H, c_new.template data<float>() + b * H,
+             h_new.template data<float>() + b * H);
+  d.c = from_host_tensor<B>(std::move(c_new)), d.h = from_host_tensor<B>(std::move(h_new));
+  return true;
 }
 
 /// One step: the new h (and c for LSTM) from the step's input projection xw [batch, G·H].

@@ -1,12 +1,13 @@
 // The graph interpreter: runs nodes in order over a name → value map, releasing each value after its last use so
 // the backend can reuse its buffer; If/Loop bodies run through the same code with the outer values visible.
-// Compiled once per backend (SCORCH_ONNX_BACKEND).
+// Compiled once, on Dyn; Runtime<Dyn> is instantiated here, the static backends' runtimes in their bridges.
 #include "scorch/import/onnx/runtime/runtime.h"
 
 #include <chrono>
 #include <cstdio>
 #include <set>
 
+#include "scorch/import/onnx/runtime/bridge.h"
 #include "scorch/import/onnx/runtime/op_call_impl.h"
 #include "scorch/import/onnx/runtime/optimize.h"
 
@@ -190,12 +191,11 @@ template <class B> void check_input(const ValueInfo& info, const Value<B>& v) {
   if (given == ValueType::Tensor) check_input(info, v.shape(), v.dtype());
 }
 
-}  // namespace
-
-template <class B> Value<B> from_host(const HostValue& value, const typename B::Device& device) {
+/// A host value uploaded to device as B's values.
+template <class B> Value<B> upload(const HostValue& value, const typename B::Device& device) {
   if (value.type == ValueType::Tensor) return Value<B>::from_data(value.tensor, device);
   std::vector<Value<B>> elements;
-  for (const auto& e : value.elements) elements.push_back(from_host<B>(e, device));
+  for (const auto& e : value.elements) elements.push_back(upload<B>(e, device));
   if (value.type == ValueType::Sequence) return Value<B>::sequence(std::move(elements), value.element_dtype);
   if (value.type != ValueType::Optional || elements.size() > 1)
     throw ValueError("onnx", "a host value that is neither a tensor, a sequence nor an optional of at most one value");
@@ -204,12 +204,15 @@ template <class B> Value<B> from_host(const HostValue& value, const typename B::
   return Value<B>::optional(std::move(held), value.element_dtype);
 }
 
-template <class B> HostValue to_host(const Value<B>& value) {
+/// value's data on the host.
+template <class B> HostValue download(const Value<B>& value) {
   if (value.is_tensor()) return HostValue{ValueType::Tensor, value.to_data(), {}, DType::F32};
   HostValue out{value_type(value), {}, {}, value.element_dtype()};
-  for (const auto& e : value.elements()) out.elements.push_back(to_host(e));
+  for (const auto& e : value.elements()) out.elements.push_back(download(e));
   return out;
 }
+
+}  // namespace
 
 template <class B> const OpTable<B>& op_table() {
   static const OpTable<B> table = [] {
@@ -233,13 +236,25 @@ template <class B> const OpTable<B>& op_table() {
   return table;
 }
 
-template <class B> Runtime<B>::Runtime(Model model, Device device) : model_(std::move(model)), device_(device) {
+namespace detail {
+
+struct Interpreter::Loaded {
+  dyn::DynDevice device;
+  std::map<std::string, Value<Dyn>> weights;  // the initializers, uploaded (and those folding made)
+};
+
+Interpreter::~Interpreter() = default;
+
+Interpreter::Interpreter(Model model, const dyn::DynDevice& device)
+    : model_(std::move(model)), loaded_(std::make_unique<Loaded>(Loaded{device, {}})) {
+  const dyn::DynDevice& on = loaded_->device;
+  auto& weights = loaded_->weights;
   if (model_.opset > kNewestOpset)
     throw Error("onnx", "the model's opset " + std::to_string(model_.opset) +
                             " is newer than the newest this interpreter knows (" + std::to_string(kNewestOpset) +
                             "); re-export it with opset_version <= " + std::to_string(kNewestOpset));
-  check_supported<B>(model_.graph, model_.opset);
-  for (const auto& [name, data] : model_.graph.initializers) weights_.emplace(name, Value<B>::from_data(data, device_));
+  check_supported<Dyn>(model_.graph, model_.opset);
+  for (const auto& [name, data] : model_.graph.initializers) weights.emplace(name, Value<Dyn>::from_data(data, on));
   std::set<std::string> constant, fed;
   for (const auto& in : model_.graph.inputs) {
     fed.insert(in.name);
@@ -248,32 +263,26 @@ template <class B> Runtime<B>::Runtime(Model model, Device device) : model_(std:
   for (const auto& [name, data] : model_.graph.initializers)  // an initializer that is an input may be overridden
     if (!fed.count(name)) constant.insert(name);
   plan_ = model_.graph;
-  plan_.initializers.clear();  // uploaded: weights_
+  plan_.initializers.clear();  // uploaded: loaded_->weights
   if (!std::getenv("SCORCH_ONNX_NO_FOLDING")) {
-    plan_.nodes = fold_constants<B>(model_.graph, model_.opset, device_, weights_, constant);
+    plan_.nodes = fold_constants<Dyn>(model_.graph, model_.opset, on, weights, constant);
     bool subgraphs = false;  // a body may read any outer value by name: rewrites would hide it
     for (const Node& n : plan_.nodes)
       for (const auto& [name, attr] : n.attributes) subgraphs |= !attr.graphs.empty();
     if (!subgraphs) {
-      fold_batch_norms<B>(plan_.nodes, model_.graph, weights_, constant);
-      fuse_layer_norms<B>(plan_.nodes, model_.graph, weights_, constant);
+      fold_batch_norms<Dyn>(plan_.nodes, model_.graph, weights, constant);
+      fuse_layer_norms<Dyn>(plan_.nodes, model_.graph, weights, constant);
     }
-    settle_constants<B>(plan_.nodes, model_.graph, weights_, fed, subgraphs);
+    settle_constants<Dyn>(plan_.nodes, model_.graph, weights, fed, subgraphs);
   }
 }
 
-template <class B> std::vector<std::string> Runtime<B>::output_names() const {
-  std::vector<std::string> names;
-  for (const auto& out : model_.graph.outputs) names.push_back(out.name);
-  return names;
-}
-
-template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::string, Value<B>> inputs) const {
-  Env<B> env = weights_;
+std::vector<Value<Dyn>> Interpreter::run_values(std::map<std::string, Value<Dyn>> inputs) const {
+  Env<Dyn> env = loaded_->weights;
   for (const auto& info : model_.graph.inputs) {
     auto it = inputs.find(info.name);
     if (it == inputs.end()) {
-      if (!weights_.count(info.name)) throw ValueError("onnx", "input '" + info.name + "' is not given");
+      if (!loaded_->weights.count(info.name)) throw ValueError("onnx", "input '" + info.name + "' is not given");
       continue;
     }
     check_input(info, it->second);
@@ -281,7 +290,7 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
     inputs.erase(it);
   }
   if (!inputs.empty()) throw ValueError("onnx", "'" + inputs.begin()->first + "' is not an input of the model");
-  GraphRunner<B> runner(model_.opset, device_);
+  GraphRunner<Dyn> runner(model_.opset, loaded_->device);
   std::map<std::string, double> profile;
   const char* profiling = std::getenv("SCORCH_ONNX_PROFILE");
   if (profiling && (std::string(profiling).empty() || std::string(profiling) == "0")) profiling = nullptr;
@@ -292,50 +301,50 @@ template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::st
   return outputs;
 }
 
-template <class B> std::vector<TensorData> Runtime<B>::run(const std::vector<TensorData>& inputs) const {
+std::vector<TensorData> Interpreter::run(const std::vector<TensorData>& inputs) const {
   if (inputs.size() != input_names_.size())
     throw ValueError("onnx", "the model takes " + std::to_string(input_names_.size()) + " inputs, " +
                                  std::to_string(inputs.size()) + " were given");
-  std::map<std::string, Value<B>> fed;
-  for (size_t i = 0; i < inputs.size(); ++i) fed.emplace(input_names_[i], Value<B>::from_data(inputs[i], device_));
+  std::map<std::string, Value<Dyn>> fed;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    fed.emplace(input_names_[i], Value<Dyn>::from_data(inputs[i], loaded_->device));
   std::vector<TensorData> out;
   for (const auto& v : run_values(std::move(fed))) out.push_back(v.to_data());
   return out;
 }
 
-template <class B>
-std::map<std::string, HostValue> Runtime<B>::run_host_values(const std::map<std::string, HostValue>& inputs) const {
-  std::map<std::string, Value<B>> fed;
-  for (const auto& [name, value] : inputs) fed.emplace(name, from_host<B>(value, device_));
-  std::vector<Value<B>> values = run_values(std::move(fed));
+std::map<std::string, HostValue> Interpreter::run_host_values(const std::map<std::string, HostValue>& inputs) const {
+  std::map<std::string, Value<Dyn>> fed;
+  for (const auto& [name, value] : inputs) fed.emplace(name, upload<Dyn>(value, loaded_->device));
+  std::vector<Value<Dyn>> values = run_values(std::move(fed));
   std::map<std::string, HostValue> out;
-  for (size_t i = 0; i < values.size(); ++i) out.emplace(model_.graph.outputs[i].name, to_host(values[i]));
+  for (size_t i = 0; i < values.size(); ++i) out.emplace(model_.graph.outputs[i].name, download(values[i]));
   return out;
 }
 
-template <class B>
-std::map<std::string, TensorData> Runtime<B>::run(const std::map<std::string, TensorData>& inputs) const {
-  std::map<std::string, Value<B>> fed;
-  for (const auto& [name, data] : inputs) fed.emplace(name, Value<B>::from_data(data, device_));
-  std::vector<Value<B>> values = run_values(std::move(fed));
+std::map<std::string, TensorData> Interpreter::run(const std::map<std::string, TensorData>& inputs) const {
+  std::map<std::string, Value<Dyn>> fed;
+  for (const auto& [name, data] : inputs) fed.emplace(name, Value<Dyn>::from_data(data, loaded_->device));
+  std::vector<Value<Dyn>> values = run_values(std::move(fed));
   std::map<std::string, TensorData> out;
   for (size_t i = 0; i < values.size(); ++i) out.emplace(model_.graph.outputs[i].name, values[i].to_data());
   return out;
 }
 
-template <class B> std::vector<Value<B>> run_graph(const Graph& g, std::map<std::string, Value<B>> env, int64_t opset,
-                                                   const typename B::Device& device) {
-  check_supported<B>(g, opset);
-  return GraphRunner<B>(opset, device).run(g, std::move(env));
+std::vector<Value<Dyn>> run_graph_on_dyn(const Graph& g, std::map<std::string, Value<Dyn>> env, int64_t opset,
+                                         const dyn::DynDevice& device) {
+  check_supported<Dyn>(g, opset);
+  return GraphRunner<Dyn>(opset, device).run(g, std::move(env));
 }
 
-template std::vector<Value<SCORCH_ONNX_BACKEND>> run_graph<SCORCH_ONNX_BACKEND>(
-    const Graph&, std::map<std::string, Value<SCORCH_ONNX_BACKEND>>, int64_t, const SCORCH_ONNX_BACKEND::Device&);
-template class OpCall<SCORCH_ONNX_BACKEND>;
-template class Runtime<SCORCH_ONNX_BACKEND>;
-template Value<SCORCH_ONNX_BACKEND> from_host<SCORCH_ONNX_BACKEND>(const HostValue&,
-                                                                   const SCORCH_ONNX_BACKEND::Device&);
-template HostValue to_host<SCORCH_ONNX_BACKEND>(const Value<SCORCH_ONNX_BACKEND>&);
-template const OpTable<SCORCH_ONNX_BACKEND>& op_table<SCORCH_ONNX_BACKEND>();
+Value<Dyn> from_host_on_dyn(const HostValue& value, const dyn::DynDevice& device) { return upload<Dyn>(value, device); }
+
+HostValue to_host_on_dyn(const Value<Dyn>& value) { return download(value); }
+
+}  // namespace detail
+
+template class OpCall<Dyn>;
+template const OpTable<Dyn>& op_table<Dyn>();
+SCORCH_ONNX_BRIDGE(Dyn)
 
 }  // namespace scorch::onnx

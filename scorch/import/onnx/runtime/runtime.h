@@ -1,17 +1,53 @@
 #pragma once
 // Run-time loading of ONNX models: onnx::load<B>(path) reads a model and runs its graph directly on backend B, for
-// models chosen at run time. Instantiated for Cpu (scorch_onnx_runtime) and Cuda (scorch_onnx_runtime_cuda).
+// models chosen at run time. The interpreter is compiled once, on Dyn (scorch_onnx_runtime); Runtime<Cpu> and
+// Runtime<Cuda> run it on their Dyn stacks, converting values at the boundary without copies (runtime/bridge.h).
 // docs/onnx-import.md lists the operators and what each supports.
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "scorch/import/onnx/onnx_model.h"
 #include "scorch/import/onnx/runtime/value.h"
 
+namespace scorch {
+struct Dyn;
+namespace dyn {
+class DynDevice;
+}
+}  // namespace scorch
+
 namespace scorch::onnx {
 
-/// A loaded model: its graph, its initializers uploaded to the device, ready to run many times.
+namespace detail {
+/// A model loaded on a Dyn device: the graph left after load-time folding and its uploaded initializers
+/// (runtime.cpp). Immutable once built, so runtimes share it across copies and threads.
+class Interpreter {
+ public:
+  Interpreter(Model model, const dyn::DynDevice& device);
+  ~Interpreter();
+
+  const Model& model() const { return model_; }
+  const Graph& plan() const { return plan_; }
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  /// Runs on values on the interpreter's device, by name; returns the outputs in the graph's order.
+  std::vector<Value<Dyn>> run_values(std::map<std::string, Value<Dyn>> inputs) const;
+  std::vector<TensorData> run(const std::vector<TensorData>& inputs) const;
+  std::map<std::string, TensorData> run(const std::map<std::string, TensorData>& inputs) const;
+  std::map<std::string, HostValue> run_host_values(const std::map<std::string, HostValue>& inputs) const;
+
+ private:
+  struct Loaded;  // the device and the uploaded initializers
+  Model model_;
+  Graph plan_;  // the nodes left to run after load-time folding (optimize.h)
+  std::vector<std::string> input_names_;
+  std::unique_ptr<Loaded> loaded_;
+};
+}  // namespace detail
+
+/// A loaded model: its graph, its initializers uploaded to the device, ready to run many times. `Runtime<Cpu>`,
+/// `Runtime<Cuda>` (link scorch_onnx_runtime_cuda) and `Runtime<Dyn>` (link scorch_dyn) are provided.
 template <class B> class Runtime {
  public:
   using Device = typename B::Device;
@@ -20,28 +56,33 @@ template <class B> class Runtime {
   /// Conv + BatchNormalization pairs become one Conv (SCORCH_ONNX_NO_FOLDING=1 turns folding off).
   explicit Runtime(Model model, Device device = {});
 
-  const Model& model() const { return model_; }
+  const Model& model() const { return interpreter_->model(); }
   /// The graph that runs: the model's nodes minus those folded at load.
-  const Graph& plan() const { return plan_; }
+  const Graph& plan() const { return interpreter_->plan(); }
   /// The graph inputs a caller must feed (those without an initializer), in the graph's order.
-  const std::vector<std::string>& input_names() const { return input_names_; }
-  std::vector<std::string> output_names() const;
+  const std::vector<std::string>& input_names() const { return interpreter_->input_names(); }
+  std::vector<std::string> output_names() const {
+    std::vector<std::string> names;
+    for (const auto& out : model().graph.outputs) names.push_back(out.name);
+    return names;
+  }
 
   /// Runs on inputs given in input_names() order; returns the outputs in the graph's order.
-  std::vector<TensorData> run(const std::vector<TensorData>& inputs) const;
+  std::vector<TensorData> run(const std::vector<TensorData>& inputs) const { return interpreter_->run(inputs); }
   /// Runs on inputs by name (an initializer-backed input may be overridden); returns outputs by name.
-  std::map<std::string, TensorData> run(const std::map<std::string, TensorData>& inputs) const;
+  std::map<std::string, TensorData> run(const std::map<std::string, TensorData>& inputs) const {
+    return interpreter_->run(inputs);
+  }
   /// Runs on host values by name (tensors, sequences, optionals); returns outputs by name.
-  std::map<std::string, HostValue> run_host_values(const std::map<std::string, HostValue>& inputs) const;
+  std::map<std::string, HostValue> run_host_values(const std::map<std::string, HostValue>& inputs) const {
+    return interpreter_->run_host_values(inputs);
+  }
   /// Runs on values already on the device; returns the outputs in the graph's order.
   std::vector<Value<B>> run_values(std::map<std::string, Value<B>> inputs) const;
 
  private:
-  Model model_;
-  Graph plan_;  // the nodes left to run after load-time folding (optimize.h)
+  std::shared_ptr<const detail::Interpreter> interpreter_;
   Device device_;
-  std::map<std::string, Value<B>> weights_;
-  std::vector<std::string> input_names_;
 };
 
 /// Runs graph g on values: its nodes in order, its initializers as constants unless env holds the name, env's

@@ -1,0 +1,134 @@
+#pragma once
+// Runtime<B>, run_graph<B>, from_host<B> and to_host<B> for a backend B whose ops Dyn runs as one of its stacks:
+// values cross as the same primitives, boxed into Dyn tensors of B's stack on the way in and unboxed on the way
+// out (no copy). Included where B is compiled (cpu_bridge.cpp, cuda_bridge.cpp) and by runtime.cpp for Dyn itself.
+#include <memory>
+#include <type_traits>
+
+#include "scorch/dyn/dispatch.h"
+#include "scorch/dyn/dyn.h"
+#include "scorch/import/onnx/runtime/runtime.h"
+
+namespace scorch::onnx {
+
+/// The Dyn stack that runs B's ops, registered on first use (defined beside each bridge's instantiation).
+template <class B> const dyn::Stack& bridge_stack();
+
+namespace detail {
+/// The interpreter's own entry points on Dyn (runtime.cpp).
+std::vector<Value<Dyn>> run_graph_on_dyn(const Graph& g, std::map<std::string, Value<Dyn>> env, int64_t opset,
+                                         const dyn::DynDevice& device);
+Value<Dyn> from_host_on_dyn(const HostValue& value, const dyn::DynDevice& device);
+HostValue to_host_on_dyn(const Value<Dyn>& value);
+}  // namespace detail
+
+/// Conversions between B's values and Dyn's values on B's stack.
+template <class B> struct Bridge {
+  static constexpr bool kIdentity = std::is_same_v<B, Dyn>;
+
+  /// device as a Dyn device of B's stack.
+  static dyn::DynDevice device(const typename B::Device& device) {
+    if constexpr (kIdentity) return device;
+    else return dyn::DynDevice(&bridge_stack<B>(), std::make_shared<const typename B::Device>(device));
+  }
+
+  /// v boxed as Dyn values (a sequence's or optional's elements too).
+  static Value<Dyn> to_dyn(Value<B> v) {
+    if constexpr (kIdentity) {
+      return v;
+    } else {
+      using K = typename Value<B>::Kind;
+      switch (v.kind()) {
+        case K::Float: return Value<Dyn>::template of<Float>(box<Float>(std::move(v).template take<Float>()));
+        case K::Int: return Value<Dyn>::template of<Int>(box<Int>(std::move(v).template take<Int>()));
+        case K::Bool: return Value<Dyn>::template of<Bool>(box<Bool>(std::move(v).template take<Bool>()));
+        default: break;
+      }
+      return convert_container<Dyn>(std::move(v), [](Value<B> e) { return to_dyn(std::move(e)); });
+    }
+  }
+
+  /// v (on B's stack) unboxed as B's values; a tensor on another stack is moved to device first.
+  static Value<B> from_dyn(Value<Dyn> v, const dyn::DynDevice& device) {
+    if constexpr (kIdentity) {
+      return v;
+    } else {
+      using K = typename Value<Dyn>::Kind;
+      switch (v.kind()) {
+        case K::Float: return Value<B>::template of<Float>(unbox<Float>(std::move(v).template take<Float>(), device));
+        case K::Int: return Value<B>::template of<Int>(unbox<Int>(std::move(v).template take<Int>(), device));
+        case K::Bool: return Value<B>::template of<Bool>(unbox<Bool>(std::move(v).template take<Bool>(), device));
+        default: break;
+      }
+      return convert_container<B>(std::move(v), [&](Value<Dyn> e) { return from_dyn(std::move(e), device); });
+    }
+  }
+
+ private:
+  template <class Kind> static dyn::DynTensor<Kind> box(typename Kind::template Primitive<B> p) {
+    bridge_stack<B>();  // registers the stack (and so dyn::stack_of<B>) before its first box
+    return dyn::boxed<B, Kind>(std::move(p));
+  }
+  template <class Kind>
+  static typename Kind::template Primitive<B> unbox(dyn::DynTensor<Kind> t, const dyn::DynDevice& device) {
+    if (t.stack() != &bridge_stack<B>()) t = dyn::move_to(std::move(t), device);
+    return dyn::unbox<B>(std::move(t));
+  }
+  /// A sequence or optional of v's elements, each converted by convert.
+  template <class To, class From, class Convert> static Value<To> convert_container(Value<From> v, Convert convert) {
+    using K = typename Value<From>::Kind;
+    K kind = v.kind();
+    DType element_dtype = v.element_dtype();
+    std::vector<Value<To>> elements;
+    for (auto& e : std::move(v).take_elements()) elements.push_back(convert(std::move(e)));
+    if (kind == K::Sequence) return Value<To>::sequence(std::move(elements), element_dtype);
+    std::optional<Value<To>> held;
+    if (!elements.empty()) held = std::move(elements.front());
+    return Value<To>::optional(std::move(held), element_dtype);
+  }
+};
+
+template <class B> Runtime<B>::Runtime(Model model, Device device)
+    : interpreter_(std::make_shared<const detail::Interpreter>(std::move(model), Bridge<B>::device(device))),
+      device_(std::move(device)) {}
+
+template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::string, Value<B>> inputs) const {
+  if constexpr (Bridge<B>::kIdentity) {
+    return interpreter_->run_values(std::move(inputs));
+  } else {
+    std::map<std::string, Value<Dyn>> fed;
+    for (auto& [name, value] : inputs) fed.emplace(name, Bridge<B>::to_dyn(std::move(value)));
+    std::vector<Value<B>> out;
+    dyn::DynDevice device = Bridge<B>::device(device_);
+    for (auto& v : interpreter_->run_values(std::move(fed))) out.push_back(Bridge<B>::from_dyn(std::move(v), device));
+    return out;
+  }
+}
+
+template <class B> std::vector<Value<B>> run_graph(const Graph& g, std::map<std::string, Value<B>> env, int64_t opset,
+                                                   const typename B::Device& device) {
+  dyn::DynDevice on = Bridge<B>::device(device);
+  std::map<std::string, Value<Dyn>> fed;
+  for (auto& [name, value] : env) fed.emplace(name, Bridge<B>::to_dyn(std::move(value)));
+  std::vector<Value<B>> out;
+  for (auto& v : detail::run_graph_on_dyn(g, std::move(fed), opset, on))
+    out.push_back(Bridge<B>::from_dyn(std::move(v), on));
+  return out;
+}
+
+template <class B> Value<B> from_host(const HostValue& value, const typename B::Device& device) {
+  dyn::DynDevice on = Bridge<B>::device(device);
+  return Bridge<B>::from_dyn(detail::from_host_on_dyn(value, on), on);
+}
+
+template <class B> HostValue to_host(const Value<B>& value) { return detail::to_host_on_dyn(Bridge<B>::to_dyn(value)); }
+
+/// Instantiates the runtime's entry points for backend B (in the one source that compiles B's bridge).
+#define SCORCH_ONNX_BRIDGE(B)                                                                         \
+  template class Runtime<B>;                                                                          \
+  template std::vector<Value<B>> run_graph<B>(const Graph&, std::map<std::string, Value<B>>, int64_t, \
+                                              const typename B::Device&);                             \
+  template Value<B> from_host<B>(const HostValue&, const typename B::Device&);                        \
+  template HostValue to_host<B>(const Value<B>&);
+
+}  // namespace scorch::onnx
