@@ -47,9 +47,49 @@ template <class B> void onnx_model(const Options& o, const std::string& name, co
   if (!keep) fs::remove_all(tmp);
 }
 
+/// x [1, 64] through 16 × (Add an initializer, Relu): 32 nodes of 64 elements, so a run is almost all the
+/// interpreter's fixed cost (name lookups, value handling, dispatch); bench/anchors/ort_anchor.py builds the same
+/// graph.
+onnx::Model fixed_cost_chain(size_t pairs) {
+  onnx::Model m;
+  m.opset = 13;
+  m.graph.inputs.push_back({"x", true, DType::F32, std::vector<std::optional<int64_t>>{1, 64}});
+  std::string last = "x";
+  for (size_t i = 0; i < pairs; ++i) {
+    std::string w = "w" + std::to_string(i), sum = "s" + std::to_string(i), out = "r" + std::to_string(i);
+    std::vector<float> values(64);
+    for (size_t k = 0; k < 64; ++k) values[k] = onnx::fixtures::uniform01(990 + i, k) - 0.5f;
+    m.graph.initializers.emplace(w, TensorData(values, Shape{1, 64}));
+    onnx::Node add, relu;
+    add.name = "add" + std::to_string(i), add.op_type = "Add", add.inputs = {last, w}, add.outputs = {sum};
+    relu.name = "relu" + std::to_string(i), relu.op_type = "Relu", relu.inputs = {sum}, relu.outputs = {out};
+    m.graph.nodes.push_back(add), m.graph.nodes.push_back(relu);
+    last = out;
+  }
+  m.graph.nodes.back().outputs = {"y"};
+  m.graph.outputs.push_back({"y", true, DType::F32, std::nullopt});
+  return m;
+}
+
+template <class B> void onnx_fixed_cost(const Options& o) {
+  const char* name = "onnx_fixed_cost_chain32_1x64";
+  if (!selected(o, name)) return;
+  onnx::Runtime<B> rt(fixed_cost_chain(16));
+  std::vector<float> x(64);
+  for (size_t k = 0; k < 64; ++k) x[k] = onnx::fixtures::uniform01(989, k) - 0.5f;
+  auto input = onnx::Value<B>::from_data(TensorData(x, Shape{1, 64}), typename B::Device{});
+  run_repeated(
+      o, name, 1, 100,
+      [&] {
+        (void)rt.run_values({{"x", input}});
+      },
+      "per_s", [](double ms) { return 1e3 / ms; });
+}
+
 }  // namespace
 
 template <class B> void onnx_workloads(const Options& o) {
+  onnx_fixed_cost<B>(o);
   onnx_model<B>(o, "resnet18", "onnx_resnet18_b1_224");
   onnx_model<B>(o, "mobilenet_v2", "onnx_mobilenet_v2_b1_224");
   onnx_model<B>(o, "encoder", "onnx_encoder_b8_s128");

@@ -344,6 +344,28 @@ TEST(OnnxRuntime, SplitsToSequencesAndJoinsThemBack) {
   EXPECT_EQ(out.at(1).to_vector<int64_t>(), std::vector<int64_t>{2});  // [x, row 0]
 }
 
+// The load-time slot plan: a name read twice by one node, an input that is also an output, an output nobody reads,
+// a weight read after its first reader released nothing, and repeated runs from the same weights.
+TEST(OnnxRuntime, SlotPlanKeepsWhatLaterNodesAndOutputsRead) {
+  auto twice = node("Add", {"x", "x"}, {"a"});
+  auto relu = node("Relu", {"a"}, {"r"});
+  auto unused = node("Neg", {"x"}, {"dropped"});
+  auto scale = node("Mul", {"r", "w"}, {"y"});
+  auto again = node("Add", {"y", "w"}, {"z"});
+  auto m = model({twice, relu, unused, scale, again}, {2});
+  m.graph.initializers["w"] = TensorData({3.0f, 5.0f}, {2});
+  m.graph.outputs.push_back({"x", true, DType::F32, std::nullopt});
+  m.graph.outputs.push_back({"z", true, DType::F32, std::nullopt});
+  Runtime<Cpu> rt(m);
+  for (int i = 0; i < 3; ++i) {
+    auto out = rt.run(std::vector<TensorData>{TensorData({-1.0f, 2.0f}, {2})});
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{0, 20}));
+    EXPECT_EQ(out[1].to_vector<float>(), (std::vector<float>{-1, 2}));
+    EXPECT_EQ(out[2].to_vector<float>(), (std::vector<float>{3, 25}));
+  }
+}
+
 // Runtime<Cpu> runs the interpreter compiled on Dyn: values cross the bridge as the same buffers, sequences too.
 TEST(OnnxRuntime, ValuesCrossTheCpuBridgeWithoutCopies) {
   TensorData x(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3});

@@ -54,9 +54,88 @@ std::map<std::string, size_t> use_counts(const Graph& g, bool& has_subgraphs) {
   return uses;
 }
 
+/// True when a node of nodes holds a subgraph (If, Loop, Scan).
+bool any_subgraph(const std::vector<Node>& nodes) {
+  for (const Node& n : nodes)
+    for (const auto& [name, attr] : n.attributes)
+      if (!attr.graphs.empty()) return true;
+  return false;
+}
+
+}  // namespace
+
+namespace detail {
+/// A graph's names resolved to slots once, at load: each node's input and output slots and the slots to release
+/// after it reads them (their last read), so a run indexes a vector where it would look names up. For graphs
+/// without subgraphs (a body may read any outer value by name).
+struct SlotPlan {
+  struct Step {
+    const Node* node;
+    std::vector<std::optional<size_t>> inputs, outputs;  // none: an omitted optional input or output
+    std::vector<size_t> release;                         // slots read for the last time here
+  };
+  std::vector<std::string> names;  // slot -> name
+  std::map<std::string, size_t> slot_of;
+  std::vector<Step> steps;
+  std::vector<size_t> outputs;  // the graph's outputs
+
+  explicit SlotPlan(const Graph& g) {
+    std::map<size_t, size_t> last_read;  // slot -> step of its last read
+    for (const Node& node : g.nodes) {
+      Step step{&node, {}, {}, {}};
+      for (const auto& name : node.inputs) {
+        step.inputs.push_back(name.empty() ? std::nullopt : std::optional(slot(name)));
+        if (!name.empty()) last_read[*step.inputs.back()] = steps.size();
+      }
+      for (const auto& name : node.outputs)
+        step.outputs.push_back(name.empty() ? std::nullopt : std::optional(slot(name)));
+      steps.push_back(std::move(step));
+    }
+    for (const auto& out : g.outputs) outputs.push_back(slot(out.name)), last_read.erase(outputs.back());
+    for (auto [s, at] : last_read) steps[at].release.push_back(s);
+  }
+  /// name's slot, made on first sight.
+  size_t slot(const std::string& name) {
+    auto [it, added] = slot_of.emplace(name, names.size());
+    if (added) names.push_back(name);
+    return it->second;
+  }
+};
+}  // namespace detail
+
+namespace {
+
+using detail::SlotPlan;
+
 template <class B> class GraphRunner {
  public:
   GraphRunner(int64_t opset, typename B::Device device) : opset_(opset), device_(std::move(device)) {}
+
+  /// Runs plan's graph over env (a value or none per slot: its inputs and weights); returns the graph's outputs.
+  std::vector<Value<B>> run(const SlotPlan& plan, std::vector<std::optional<Value<B>>> env) const {
+    for (const auto& step : plan.steps) {
+      std::vector<std::optional<Value<B>>> inputs;
+      inputs.reserve(step.inputs.size());
+      for (const auto& s : step.inputs) {
+        if (s && !env[*s]) throw_unproduced(*step.node, plan.names[*s]);
+        inputs.push_back(s ? env[*s] : std::nullopt);
+      }
+      for (size_t s : step.release) env[s].reset();
+      OpCall<B> call(*step.node, std::move(inputs), opset_, device_);
+      std::vector<Value<B>> outputs = timed(call);
+      for (size_t i = 0; i < step.outputs.size(); ++i) {
+        if (!step.outputs[i]) continue;
+        if (i >= outputs.size()) call.template fail<>("output " + std::to_string(i) + " is not supported");
+        env[*step.outputs[i]] = std::move(outputs[i]);
+      }
+    }
+    std::vector<Value<B>> outputs;
+    for (size_t s : plan.outputs) {
+      if (!env[s]) throw Error("onnx", "graph output '" + plan.names[s] + "' is produced by no node");
+      outputs.push_back(*env[s]);
+    }
+    return outputs;
+  }
 
   /// Runs g over env (its inputs and the outer scope's values); returns g's outputs.
   std::vector<Value<B>> run(const Graph& g, Env<B> env) const {
@@ -83,9 +162,7 @@ template <class B> class GraphRunner {
         continue;
       }
       auto it = env.find(name);
-      if (it == env.end())
-        throw Error("onnx", "node '" + node.name + "' (" + node.op_type + "): input '" + name +
-                                "' is neither a graph input, an initializer nor an earlier node's output");
+      if (it == env.end()) throw_unproduced(node, name);
       inputs.emplace_back(it->second);
       if (!keep_all && --uses[name] == 0) env.erase(it);
     }
@@ -95,22 +172,33 @@ template <class B> class GraphRunner {
       return run(g, std::move(scope));
     };
     OpCall<B> call(node, std::move(inputs), opset_, device_, std::move(sub));
-    auto start = std::chrono::steady_clock::now();
-    std::vector<Value<B>> outputs = run_op(call);
-    if (profile_) {
-      B::sync(device_);
-      std::string key = node.op_type;
-      if (profile_detail_ == ProfileDetail::Nodes)  // an unnamed node by its first output (names are unique)
-        key = (node.name.empty() && !node.outputs.empty() ? node.outputs[0] : node.name) + " (" + node.op_type + ")";
-      if (profile_detail_ != ProfileDetail::Ops && !outputs.empty() && outputs[0].is_tensor())
-        key += " -> " + outputs[0].shape().to_string();
-      (*profile_)[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    }
+    std::vector<Value<B>> outputs = timed(call);
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i].empty()) continue;
       if (i >= outputs.size()) call.template fail<>("output " + std::to_string(i) + " is not supported");
       env.insert_or_assign(node.outputs[i], std::move(outputs[i]));
     }
+  }
+
+  [[noreturn]] static void throw_unproduced(const Node& node, const std::string& name) {
+    throw Error("onnx", "node '" + node.name + "' (" + node.op_type + "): input '" + name +
+                            "' is neither a graph input, an initializer nor an earlier node's output");
+  }
+
+  /// The node's operator (run_op), its time added to the profile when profiling.
+  std::vector<Value<B>> timed(const OpCall<B>& call) const {
+    if (!profile_) return run_op(call);
+    const Node& node = call.node();
+    auto start = std::chrono::steady_clock::now();
+    std::vector<Value<B>> outputs = run_op(call);
+    B::sync(device_);
+    std::string key = node.op_type;
+    if (profile_detail_ == ProfileDetail::Nodes)  // an unnamed node by its first output (names are unique)
+      key = (node.name.empty() && !node.outputs.empty() ? node.outputs[0] : node.name) + " (" + node.op_type + ")";
+    if (profile_detail_ != ProfileDetail::Ops && !outputs.empty() && outputs[0].is_tensor())
+      key += " -> " + outputs[0].shape().to_string();
+    (*profile_)[key] += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return outputs;
   }
 
   /// The node's operator; a backend or check error that does not name the node is rethrown (same type) naming it.
@@ -240,13 +328,15 @@ namespace detail {
 
 struct Interpreter::Loaded {
   dyn::DynDevice device;
-  std::map<std::string, Value<Dyn>> weights;  // the initializers, uploaded (and those folding made)
+  std::map<std::string, Value<Dyn>> weights;            // the initializers, uploaded (and those folding made)
+  std::optional<SlotPlan> slots;                        // the plan's names as slots (none: the plan has subgraphs)
+  std::vector<std::optional<Value<Dyn>>> weight_slots;  // the weights the plan reads, by slot
 };
 
 Interpreter::~Interpreter() = default;
 
 Interpreter::Interpreter(Model model, const dyn::DynDevice& device)
-    : model_(std::move(model)), loaded_(std::make_unique<Loaded>(Loaded{device, {}})) {
+    : model_(std::move(model)), loaded_(std::make_unique<Loaded>(Loaded{device, {}, std::nullopt, {}})) {
   const dyn::DynDevice& on = loaded_->device;
   auto& weights = loaded_->weights;
   if (model_.opset > kNewestOpset)
@@ -266,19 +356,26 @@ Interpreter::Interpreter(Model model, const dyn::DynDevice& device)
   plan_.initializers.clear();  // uploaded: loaded_->weights
   if (!std::getenv("SCORCH_ONNX_NO_FOLDING")) {
     plan_.nodes = fold_constants<Dyn>(model_.graph, model_.opset, on, weights, constant);
-    bool subgraphs = false;  // a body may read any outer value by name: rewrites would hide it
-    for (const Node& n : plan_.nodes)
-      for (const auto& [name, attr] : n.attributes) subgraphs |= !attr.graphs.empty();
+    bool subgraphs = any_subgraph(plan_.nodes);  // a body may read any outer value by name: rewrites would hide it
     if (!subgraphs) {
       fold_batch_norms<Dyn>(plan_.nodes, model_.graph, weights, constant);
       fuse_layer_norms<Dyn>(plan_.nodes, model_.graph, weights, constant);
     }
     settle_constants<Dyn>(plan_.nodes, model_.graph, weights, fed, subgraphs);
   }
+  if (any_subgraph(plan_.nodes)) return;  // a body reads outer values by name
+  const SlotPlan& slots = loaded_->slots.emplace(plan_);
+  loaded_->weight_slots.resize(slots.names.size());
+  for (const auto& [name, value] : weights)
+    if (auto it = slots.slot_of.find(name); it != slots.slot_of.end()) loaded_->weight_slots[it->second] = value;
 }
 
 std::vector<Value<Dyn>> Interpreter::run_values(std::map<std::string, Value<Dyn>> inputs) const {
-  Env<Dyn> env = loaded_->weights;
+  const std::optional<SlotPlan>& slots = loaded_->slots;
+  Env<Dyn> env;
+  std::vector<std::optional<Value<Dyn>>> slot_env;
+  if (slots) slot_env = loaded_->weight_slots;
+  else env = loaded_->weights;
   for (const auto& info : model_.graph.inputs) {
     auto it = inputs.find(info.name);
     if (it == inputs.end()) {
@@ -286,7 +383,9 @@ std::vector<Value<Dyn>> Interpreter::run_values(std::map<std::string, Value<Dyn>
       continue;
     }
     check_input(info, it->second);
-    env.insert_or_assign(info.name, std::move(it->second));
+    if (!slots) env.insert_or_assign(info.name, std::move(it->second));
+    else if (auto s = slots->slot_of.find(info.name); s != slots->slot_of.end())
+      slot_env[s->second] = std::move(it->second);
     inputs.erase(it);
   }
   if (!inputs.empty()) throw ValueError("onnx", "'" + inputs.begin()->first + "' is not an input of the model");
@@ -296,7 +395,7 @@ std::vector<Value<Dyn>> Interpreter::run_values(std::map<std::string, Value<Dyn>
   if (profiling && (std::string(profiling).empty() || std::string(profiling) == "0")) profiling = nullptr;
   if (profiling) runner.profile_ = &profile;
   if (profiling) runner.profile_detail_ = profile_detail(profiling);
-  auto outputs = runner.run(plan_, std::move(env));
+  auto outputs = slots ? runner.run(*slots, std::move(slot_env)) : runner.run(plan_, std::move(env));
   for (const auto& [op, ms] : profile) std::fprintf(stderr, "onnx profile: %-40s %9.3f ms\n", op.c_str(), ms);
   return outputs;
 }
