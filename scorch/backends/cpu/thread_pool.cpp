@@ -10,18 +10,24 @@
 #include <thread>
 #include <vector>
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 namespace scorch::backends::cpu {
 namespace {
 
-size_t default_threads() {
-  if (const char* env = std::getenv("SCORCH_NUM_THREADS")) {
-    long v = std::strtol(env, nullptr, 10);
-    if (v > 0) return static_cast<size_t>(v);
-  }
+/// The CPUs this process may run on: its affinity mask's count (taskset, a container's cpuset), else the machine's.
+size_t allowed_cpus() {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return size_t(CPU_COUNT(&set));
+#endif
   return std::max<size_t>(1, std::thread::hardware_concurrency());
 }
 
-std::atomic<size_t> g_threads{default_threads()};
+std::atomic<size_t> g_threads{default_num_threads()};
 
 /// Spins until done() or about kSpinMicros have passed; true when done() held. Back-to-back ops (a model's layers)
 /// then find their workers awake instead of paying a futex wake-up each.
@@ -125,6 +131,14 @@ class Pool {
 thread_local bool t_inside_pool = false;
 
 }  // namespace
+
+size_t default_num_threads() {
+  if (const char* env = std::getenv("SCORCH_NUM_THREADS")) {
+    long v = std::strtol(env, nullptr, 10);
+    if (v > 0) return static_cast<size_t>(v);
+  }
+  return allowed_cpus();
+}
 
 size_t num_threads() { return g_threads.load(); }
 

@@ -5,8 +5,11 @@
 
 namespace scorch::backends::cpu {
 
-/// Number of threads kernels use (hardware threads, or SCORCH_NUM_THREADS if set).
+/// Number of threads kernels use (default_num_threads() unless set_num_threads changed it).
 size_t num_threads();
+/// The count a process starts with: SCORCH_NUM_THREADS when set, else the CPUs the process may run on (its affinity
+/// mask: `taskset -c 0,1` or a container's cpuset gives 2, not the machine's count).
+size_t default_num_threads();
 /// Changes the number of threads kernels use from now on (at least 1).
 void set_num_threads(size_t n);
 
