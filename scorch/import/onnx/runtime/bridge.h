@@ -11,8 +11,14 @@
 
 namespace scorch::onnx {
 
-/// The Dyn stack that runs B's ops, registered on first use (defined beside each bridge's instantiation).
+/// The Dyn stack that runs B's ops, registered on first use (SCORCH_ONNX_BRIDGE_ON defines it for B).
 template <class B> const dyn::Stack& bridge_stack();
+
+/// B's stack once registration (its library's register_stack_*) has run, which the first call does.
+template <class B> const dyn::Stack& registered_stack(void (*registration)()) {
+  static const dyn::Stack& stack = (registration(), *dyn::stack_of<B>);
+  return stack;
+}
 
 namespace detail {
 /// The interpreter's own entry points on Dyn (runtime.cpp).
@@ -123,7 +129,13 @@ template <class B> Value<B> from_host(const HostValue& value, const typename B::
 
 template <class B> HostValue to_host(const Value<B>& value) { return detail::to_host_on_dyn(Bridge<B>::to_dyn(value)); }
 
-/// Instantiates the runtime's entry points for backend B (in the one source that compiles B's bridge).
+/// B's bridge (in the one source that compiles it): its stack, registered by registration, and the runtime's entry
+/// points for B.
+#define SCORCH_ONNX_BRIDGE_ON(B, registration)                                                  \
+  template <> const dyn::Stack& bridge_stack<B>() { return registered_stack<B>(registration); } \
+  SCORCH_ONNX_BRIDGE(B)
+
+/// Instantiates the runtime's entry points for backend B.
 #define SCORCH_ONNX_BRIDGE(B)                                                                         \
   template class Runtime<B>;                                                                          \
   template std::vector<Value<B>> run_graph<B>(const Graph&, std::map<std::string, Value<B>>, int64_t, \

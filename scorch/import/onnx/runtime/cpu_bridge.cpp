@@ -4,15 +4,5 @@
 #include "scorch/stacks/registrations.h"
 
 namespace scorch::onnx {
-
-template <> const dyn::Stack& bridge_stack<Cpu>() {
-  static const dyn::Stack& stack = []() -> const dyn::Stack& {
-    dyn::register_stack_cpu();
-    return *dyn::stack_of<Cpu>;
-  }();
-  return stack;
-}
-
-SCORCH_ONNX_BRIDGE(Cpu)
-
+SCORCH_ONNX_BRIDGE_ON(Cpu, dyn::register_stack_cpu)
 }  // namespace scorch::onnx

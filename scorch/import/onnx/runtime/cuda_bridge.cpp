@@ -4,15 +4,5 @@
 #include "scorch/stacks/registrations.h"
 
 namespace scorch::onnx {
-
-template <> const dyn::Stack& bridge_stack<Cuda>() {
-  static const dyn::Stack& stack = []() -> const dyn::Stack& {
-    dyn::register_stack_cuda();
-    return *dyn::stack_of<Cuda>;
-  }();
-  return stack;
-}
-
-SCORCH_ONNX_BRIDGE(Cuda)
-
+SCORCH_ONNX_BRIDGE_ON(Cuda, dyn::register_stack_cuda)
 }  // namespace scorch::onnx

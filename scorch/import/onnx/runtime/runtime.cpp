@@ -1,5 +1,6 @@
-// The graph interpreter: runs nodes in order over a name → value map, releasing each value after its last use so
-// the backend can reuse its buffer; If/Loop bodies run through the same code with the outer values visible.
+// The graph interpreter: runs nodes in order over values by slot (names resolved once at load: SlotPlan), releasing
+// each value after its last use so the backend can reuse its buffer; graphs with If/Loop bodies run over a
+// name → value map instead, so a body sees the outer values by name.
 // Compiled once, on Dyn; Runtime<Dyn> is instantiated here, the static backends' runtimes in their bridges.
 #include "scorch/import/onnx/runtime/runtime.h"
 
