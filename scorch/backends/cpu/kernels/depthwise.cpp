@@ -11,7 +11,9 @@
 #include "scorch/backends/cpu/thread_pool.h"
 
 namespace scorch::backends::cpu::kernels {
-namespace {
+// A named namespace, not an anonymous one: depthwise_conv's lambdas (external linkage) capture these types, which
+// GCC flags (-Wsubobject-linkage) when this file is part of a unity build.
+namespace depthwise_detail {
 
 using window::Geometry;
 
@@ -168,7 +170,9 @@ void plane(const C* xp, const C* wk, C bias, const Geometry& g, const Phases& p,
     for (size_t x = 0; x < g.out[2]; ++x) op[y * g.out[2] + x] = grid[y * p.wq + x];
 }
 
-}  // namespace
+}  // namespace depthwise_detail
+
+using namespace depthwise_detail;
 
 template <class C> void depthwise_conv(const C* x, const C* w, const C* bias, C* out, size_t batch, size_t cin,
                                        size_t cout, const Geometry& g) {
