@@ -54,6 +54,19 @@ template <class B> struct Bridge {
     }
   }
 
+  /// Each value of values boxed as Dyn values, by name.
+  static std::map<std::string, Value<Dyn>> to_dyn(std::map<std::string, Value<B>> values) {
+    std::map<std::string, Value<Dyn>> out;
+    for (auto& [name, value] : values) out.emplace(name, to_dyn(std::move(value)));
+    return out;
+  }
+  /// Each value of values unboxed as B's values (from_dyn).
+  static std::vector<Value<B>> from_dyn(std::vector<Value<Dyn>> values, const dyn::DynDevice& device) {
+    std::vector<Value<B>> out;
+    for (auto& v : values) out.push_back(from_dyn(std::move(v), device));
+    return out;
+  }
+
   /// v (on B's stack) unboxed as B's values; a tensor on another stack is moved to device first.
   static Value<B> from_dyn(Value<Dyn> v, const dyn::DynDevice& device) {
     if constexpr (kIdentity) {
@@ -95,31 +108,18 @@ template <class B> struct Bridge {
 };
 
 template <class B> Runtime<B>::Runtime(Model model, Device device)
-    : interpreter_(std::make_shared<const detail::Interpreter>(std::move(model), Bridge<B>::device(device))),
-      device_(std::move(device)) {}
+    : interpreter_(std::make_shared<const detail::Interpreter>(std::move(model), Bridge<B>::device(device))) {}
 
 template <class B> std::vector<Value<B>> Runtime<B>::run_values(std::map<std::string, Value<B>> inputs) const {
-  if constexpr (Bridge<B>::kIdentity) {
-    return interpreter_->run_values(std::move(inputs));
-  } else {
-    std::map<std::string, Value<Dyn>> fed;
-    for (auto& [name, value] : inputs) fed.emplace(name, Bridge<B>::to_dyn(std::move(value)));
-    std::vector<Value<B>> out;
-    dyn::DynDevice device = Bridge<B>::device(device_);
-    for (auto& v : interpreter_->run_values(std::move(fed))) out.push_back(Bridge<B>::from_dyn(std::move(v), device));
-    return out;
-  }
+  if constexpr (Bridge<B>::kIdentity) return interpreter_->run_values(std::move(inputs));
+  else
+    return Bridge<B>::from_dyn(interpreter_->run_values(Bridge<B>::to_dyn(std::move(inputs))), interpreter_->device());
 }
 
 template <class B> std::vector<Value<B>> run_graph(const Graph& g, std::map<std::string, Value<B>> env, int64_t opset,
                                                    const typename B::Device& device) {
   dyn::DynDevice on = Bridge<B>::device(device);
-  std::map<std::string, Value<Dyn>> fed;
-  for (auto& [name, value] : env) fed.emplace(name, Bridge<B>::to_dyn(std::move(value)));
-  std::vector<Value<B>> out;
-  for (auto& v : detail::run_graph_on_dyn(g, std::move(fed), opset, on))
-    out.push_back(Bridge<B>::from_dyn(std::move(v), on));
-  return out;
+  return Bridge<B>::from_dyn(detail::run_graph_on_dyn(g, Bridge<B>::to_dyn(std::move(env)), opset, on), on);
 }
 
 template <class B> Value<B> from_host(const HostValue& value, const typename B::Device& device) {

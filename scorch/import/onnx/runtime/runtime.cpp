@@ -336,6 +336,8 @@ struct Interpreter::Loaded {
 
 Interpreter::~Interpreter() = default;
 
+const dyn::DynDevice& Interpreter::device() const { return loaded_->device; }
+
 Interpreter::Interpreter(Model model, const dyn::DynDevice& device)
     : model_(std::move(model)), loaded_(std::make_unique<Loaded>(Loaded{device, {}, std::nullopt, {}})) {
   const dyn::DynDevice& on = loaded_->device;

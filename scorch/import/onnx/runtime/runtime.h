@@ -31,6 +31,8 @@ class Interpreter {
   const Model& model() const { return model_; }
   const Graph& plan() const { return plan_; }
   const std::vector<std::string>& input_names() const { return input_names_; }
+  /// The Dyn device the weights live on and the graph runs on.
+  const dyn::DynDevice& device() const;
   /// Runs on values on the interpreter's device, by name; returns the outputs in the graph's order.
   std::vector<Value<Dyn>> run_values(std::map<std::string, Value<Dyn>> inputs) const;
   std::vector<TensorData> run(const std::vector<TensorData>& inputs) const;
@@ -82,7 +84,6 @@ template <class B> class Runtime {
 
  private:
   std::shared_ptr<const detail::Interpreter> interpreter_;
-  Device device_;
 };
 
 /// Runs graph g on values: its nodes in order, its initializers as constants unless env holds the name, env's
