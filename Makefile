@@ -43,7 +43,11 @@ PREFIX ?= /usr/local
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
-test: build fuzz-build wasm
+# The three trees (native, fuzz, WebAssembly) build side by side: each build's tail (a last large file, links) leaves
+# a core idle that the others fill, and none needs another's outputs until the tests run (wasm's read the native
+# build's). make's output sync keeps each build's log in one piece.
+test: deps
+	@$(MAKE) --no-print-directory --output-sync=target -j 3 build fuzz-build wasm
 	@python3 scripts/check-budgets.py
 	@python3 scripts/check-layers.py
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
