@@ -86,9 +86,55 @@ template <class B> void onnx_fixed_cost(const Options& o) {
       "per_s", [](double ms) { return 1e3 / ms; });
 }
 
+/// NonMaxSuppression over one class of kNmsBoxes boxes (sides 0.005-0.035 in a unit square, IoU threshold 0.55: 14,862
+/// kept), the size of an SSDLite run's candidates; bench/anchors/ort_anchor.py draws the same boxes.
+constexpr size_t kNmsBoxes = 16592;
+
+onnx::Model nms_model() {
+  onnx::Model m;
+  m.opset = 13;
+  auto dims = [](std::vector<int64_t> d) { return std::vector<std::optional<int64_t>>(d.begin(), d.end()); };
+  m.graph.inputs.push_back({"boxes", true, DType::F32, dims({1, int64_t(kNmsBoxes), 4})});
+  m.graph.inputs.push_back({"scores", true, DType::F32, dims({1, 1, int64_t(kNmsBoxes)})});
+  m.graph.initializers.emplace("max_out", TensorData(std::vector<int64_t>{int64_t(kNmsBoxes)}, Shape{1}));
+  m.graph.initializers.emplace("iou", TensorData(std::vector<float>{0.55f}, Shape{1}));
+  onnx::Node nms;
+  nms.name = "nms", nms.op_type = "NonMaxSuppression", nms.inputs = {"boxes", "scores", "max_out", "iou"};
+  nms.outputs = {"selected"};
+  m.graph.nodes.push_back(nms);
+  m.graph.outputs.push_back({"selected", true, DType::I64, std::nullopt});
+  return m;
+}
+
+/// Box i: center (u(980, i), u(981, i)), height and width 0.005 + 0.03·u(982|983, i), score u(984, i).
+std::pair<TensorData, TensorData> nms_inputs() {
+  std::vector<float> boxes, scores;
+  for (size_t i = 0; i < kNmsBoxes; ++i) {
+    using onnx::fixtures::uniform01;
+    float cy = uniform01(980, i), cx = uniform01(981, i);
+    float h = 0.005f + 0.03f * uniform01(982, i), w = 0.005f + 0.03f * uniform01(983, i);
+    boxes.insert(boxes.end(), {cy - h / 2, cx - w / 2, cy + h / 2, cx + w / 2});
+    scores.push_back(uniform01(984, i));
+  }
+  return {TensorData(boxes, Shape{1, kNmsBoxes, 4}), TensorData(scores, Shape{1, 1, kNmsBoxes})};
+}
+
+template <class B> void onnx_nms(const Options& o) {
+  const char* name = "onnx_nms_16592_boxes";
+  if (!selected(o, name)) return;
+  onnx::Runtime<B> rt(nms_model());
+  auto [boxes, scores] = nms_inputs();
+  typename B::Device device{};
+  auto feeds = std::map<std::string, onnx::Value<B>>{{"boxes", onnx::Value<B>::from_data(boxes, device)},
+                                                     {"scores", onnx::Value<B>::from_data(scores, device)}};
+  run(
+      o, name, 1, [&] { (void)rt.run_values(feeds); }, "per_s", [](double ms) { return 1e3 / ms; });
+}
+
 }  // namespace
 
 template <class B> void onnx_workloads(const Options& o) {
+  onnx_nms<B>(o);
   onnx_fixed_cost<B>(o);
   onnx_model<B>(o, "resnet18", "onnx_resnet18_b1_224");
   onnx_model<B>(o, "mobilenet_v2", "onnx_mobilenet_v2_b1_224");

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """ONNX Runtime (Python onnxruntime, CPU execution provider) on the models scorch-bench materialized
-(SCORCH_BENCH_ONNX_KEEP=DIR) and on onnx_bench.cpp's fixed-cost chain, built here the same way: the Python twin of
-ort_anchor.js for machines with onnxruntime in Python (the GPU machine; pin it to the cores scorch-bench ran on).
+(SCORCH_BENCH_ONNX_KEEP=DIR) and on onnx_bench.cpp's fixed-cost chain and NonMaxSuppression, built here the same
+way: the Python twin of ort_anchor.js for machines with onnxruntime in Python (the GPU machine; pin it to the cores
+scorch-bench ran on).
 Usage: ort_anchor.py DIR [THREADS]; prints one JSON object, workload name -> median ms (21 runs after 3 warm)."""
 import json
 import os
@@ -41,6 +42,34 @@ def chain(pairs=16):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8).SerializeToString()
 
 
+def uniform01(seed, index):
+    """onnx_fixture_weights.h's uniform01: u in [0, 1) with 24 bits, splitmix64 of seed << 32 | index."""
+    mask = (1 << 64) - 1
+    z = ((seed << 32) + index + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    z ^= z >> 31
+    return np.float32(z >> 40) / np.float32(1 << 24)
+
+
+def nms(count=16592):
+    """onnx_bench.cpp's NonMaxSuppression workload: the model and the same boxes and scores."""
+    u = lambda seed: np.array([uniform01(seed, i) for i in range(count)], dtype=np.float32)
+    cy, cx = u(980), u(981)
+    h, w = np.float32(0.005) + np.float32(0.03) * u(982), np.float32(0.005) + np.float32(0.03) * u(983)
+    boxes = np.stack([cy - h / 2, cx - w / 2, cy + h / 2, cx + w / 2], axis=1).reshape(1, count, 4)
+    scores = u(984).reshape(1, 1, count)
+    inits = [helper.make_tensor("max_out", TensorProto.INT64, [1], [count]),
+             helper.make_tensor("iou", TensorProto.FLOAT, [1], [0.55])]
+    node = helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou"], ["selected"])
+    inputs = [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, count, 4]),
+              helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 1, count])]
+    outputs = [helper.make_tensor_value_info("selected", TensorProto.INT64, None)]
+    graph = helper.make_graph([node], "nms", inputs, outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    return model.SerializeToString(), {"boxes": boxes, "scores": scores}
+
+
 def median_ms(session, feeds, inner=1):
     for _ in range(3):
         session.run(None, feeds)
@@ -67,6 +96,9 @@ def main():
             result[name] = median_ms(session, {session.get_inputs()[0].name: feed(dims, dtype)})
     session = ort.InferenceSession(chain(), options, providers=["CPUExecutionProvider"])
     result["onnx_fixed_cost_chain32_1x64"] = median_ms(session, {"x": feed([1, 64], np.float32)}, inner=100)
+    model, feeds = nms()
+    result["onnx_nms_16592_boxes"] = median_ms(ort.InferenceSession(model, options, providers=["CPUExecutionProvider"]),
+                                               feeds)
     print(json.dumps(result))
 
 

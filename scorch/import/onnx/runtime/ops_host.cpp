@@ -2,12 +2,12 @@
 // from a device kernel): the window functions, ReverseSequence, MaxUnpool, Det, Unique, NonMaxSuppression,
 // TfIdfVectorizer (integer n-grams) and the ai.onnx.preview.training optimizers Adagrad, Momentum and Adam.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <map>
 #include <numbers>
 #include <numeric>
 
+#include "scorch/import/onnx/runtime/nms.h"
 #include "scorch/import/onnx/runtime/op_call_impl.h"
 
 namespace scorch::onnx {
@@ -180,63 +180,8 @@ template <class B> Values<B> unique(const OpCall<B>& c) {
           int_tensor(c, inverse, Shape{inverse.size()}), int_tensor(c, count_out, Shape{count_out.size()})};
 }
 
-/// A box as NonMaxSuppression compares it: its corners (y1, x1, y2, x2 with y1 <= y2, x1 <= x2) and area.
-struct NmsBox {
-  double y1, x1, y2, x2, area;
-};
-
-/// The boxes of one batch as corners, from [y1, x1, y2, x2] (either order) or [x_center, y_center, w, h].
-std::vector<NmsBox> nms_boxes(const double* p, size_t count, bool center) {
-  std::vector<NmsBox> out(count);
-  for (size_t i = 0; i < count; ++i, p += 4) {
-    NmsBox& b = out[i];
-    if (center) b = {p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2, 0};
-    else b = {std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]), std::max(p[1], p[3]), 0};
-    b.area = (b.y2 - b.y1) * (b.x2 - b.x1);
-  }
-  return out;
-}
-
-/// The boxes kept so far, by coordinate (so that the overlap test over them vectorizes).
-struct NmsKept {
-  std::vector<double> y1, x1, y2, x2, area;
-  std::vector<size_t> index;
-
-  void clear() {
-    for (auto* v : {&y1, &x1, &y2, &x2, &area}) v->clear();
-    index.clear();
-  }
-  void add(const NmsBox& b, size_t i) {
-    y1.push_back(b.y1), x1.push_back(b.x1), y2.push_back(b.y2), x2.push_back(b.x2), area.push_back(b.area);
-    index.push_back(i);
-  }
-  /// Whether b overlaps a kept box by more than limit (intersection over union; 0 for boxes of no area). Kept boxes
-  /// are tested 64 at a time: intersections first (no branch, no division: vectorized), then the exact IoU only
-  /// in a block where b meets some box, stopping at the first block with an overlap.
-  bool overlaps(const NmsBox& b, double limit) const {
-    std::array<double, 64> inter;
-    for (size_t start = 0; start < index.size(); start += 64) {
-      size_t count = std::min<size_t>(index.size() - start, 64);
-      double met = 0;
-      for (size_t j = 0; j < count; ++j) {
-        size_t k = start + j;
-        double h = std::max(0.0, std::min(b.y2, y2[k]) - std::max(b.y1, y1[k]));
-        double w = std::max(0.0, std::min(b.x2, x2[k]) - std::max(b.x1, x1[k]));
-        inter[j] = h * w;
-        met = std::max(met, inter[j]);
-      }
-      if (!(met > 0)) continue;
-      for (size_t j = 0; j < count; ++j) {
-        double uni = b.area + area[start + j] - inter[j];
-        if ((uni > 0 ? inter[j] / uni : 0.0) > limit) return true;
-      }
-    }
-    return false;
-  }
-};
-
 /// NonMaxSuppression per batch and class: boxes by descending score (ties by index), kept when their IoU with every
-/// kept box is at most the threshold; output rows [batch, class, box]. Corners and areas are computed once a batch.
+/// kept box is at most the threshold (nms.h); output rows [batch, class, box]. Corners are computed once a batch.
 template <class B> Value<B> non_max_suppression(const OpCall<B>& c) {
   TensorData boxes_d = c.in(0).to_data().convert(DType::F64), scores_d = c.in(1).to_data().convert(DType::F64);
   Shape bs = boxes_d.shape(), ss = scores_d.shape();
@@ -250,21 +195,17 @@ template <class B> Value<B> non_max_suppression(const OpCall<B>& c) {
   auto boxes = boxes_d.to_vector<double>(), scores = scores_d.to_vector<double>();
   std::vector<int64_t> rows;
   std::vector<size_t> order;
-  NmsKept kept;
   for (size_t b = 0; b < bs[0] && max_out > 0; ++b) {
-    std::vector<NmsBox> corners = nms_boxes(&boxes[b * bs[1] * 4], bs[1], center);
+    std::vector<nms::Box> corners = nms::corners(&boxes[b * bs[1] * 4], bs[1], center);
     for (size_t k = 0; k < ss[1]; ++k) {
       const double* score = &scores[(b * ss[1] + k) * bs[1]];
-      order.clear(), kept.clear();
+      order.clear();
       for (size_t i = 0; i < bs[1]; ++i)
         if (!score_min || score[i] > *score_min) order.push_back(i);
       std::sort(order.begin(), order.end(),
                 [&](size_t x, size_t y) { return score[x] > score[y] || (score[x] == score[y] && x < y); });
-      for (size_t i : order) {
-        if (int64_t(kept.index.size()) >= max_out) break;
-        if (!kept.overlaps(corners[i], iou_limit))
-          kept.add(corners[i], i), rows.insert(rows.end(), {int64_t(b), int64_t(k), int64_t(i)});
-      }
+      for (size_t i : nms::select(corners, order, iou_limit, size_t(max_out)))
+        rows.insert(rows.end(), {int64_t(b), int64_t(k), int64_t(i)});
     }
   }
   return int_tensor(c, rows, Shape{rows.size() / 3, 3});
