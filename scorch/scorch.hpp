@@ -1,7 +1,7 @@
 #pragma once
 // The umbrella header: core types, the Tensor API, activations, the Cpu backend, Autodiff<Cpu>
 // the module system (Param, SCORCH_MODULE, SCORCH_CONFIG, records and recorders, PyTorch import), nn, optim and
-// post-training quantization.
+// post-training quantization, and vision ops (non-maximum suppression).
 #include "scorch/stacks/cpu/autodiff.h"
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/distribution.h"
@@ -21,6 +21,7 @@
 #include "scorch/quant/quantize.h"
 #include "scorch/stacks/cpu/nn.h"
 #include "scorch/stacks/cpu/optim.h"
+#include "scorch/vision/nms.h"
 
 namespace scorch {
 static_assert(Backend<Cpu>, "the Cpu backend must satisfy the Backend contract");

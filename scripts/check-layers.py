@@ -12,7 +12,7 @@ import sys
 CONCRETE = re.compile(r'#include\s+[<"]scorch/backends/(cpu|cuda|libtorch|vulkan|reference)/')
 # Layers that must stay backend-free: the contract, the generic layers and the decorators.
 LAYERS = ["autodiff", "backend", "core", "data", "distributed", "dyn", "fusion", "ir", "module", "nn", "optim",
-          "quant", "remote", "router", "tensor", "train"]
+          "quant", "remote", "router", "tensor", "train", "vision"]
 # Files that are a backend's by design, with the reason.
 ALLOWED = {
     "scorch/import/onnx/runtime/ops_recurrent.cpp": "the recurrent cells' host loop on Cpu tensors",

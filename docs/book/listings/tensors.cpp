@@ -55,6 +55,13 @@ int main(int argc, char** argv) {
             << dtype_name(halves.dtype()) << "\n";
   // [/book:kinds]
 
+  // [book:vision]
+  auto boxes = Tensor<B, 2>::from_data({{0., 0., 10., 10.}, {1., 1., 11., 11.}, {20., 20., 30., 30.}});
+  auto scores = Tensor<B, 1>::from_data({0.9, 0.8, 0.7});
+  auto kept = vision::nms(boxes, scores, 0.5);  // Int [2]: boxes 0 and 2 (box 1 overlaps box 0, IoU 0.68)
+  std::cout << "kept " << kept.to_data() << "\n";
+  // [/book:vision]
+
   // [book:errors]
   try {
     auto bad = a.matmul(a);  // [2, 3] · [2, 3]

@@ -7,8 +7,8 @@
 #include <numbers>
 #include <numeric>
 
-#include "scorch/import/onnx/runtime/nms.h"
 #include "scorch/import/onnx/runtime/op_call_impl.h"
+#include "scorch/vision/nms_select.h"
 
 namespace scorch::onnx {
 namespace {
@@ -181,7 +181,8 @@ template <class B> Values<B> unique(const OpCall<B>& c) {
 }
 
 /// NonMaxSuppression per batch and class: boxes by descending score (ties by index), kept when their IoU with every
-/// kept box is at most the threshold (nms.h); output rows [batch, class, box]. Corners are computed once a batch.
+/// kept box is at most the threshold (vision/nms_select.h); output rows [batch, class, box]. Corners are computed once
+/// a batch.
 template <class B> Value<B> non_max_suppression(const OpCall<B>& c) {
   TensorData boxes_d = c.in(0).to_data().convert(DType::F64), scores_d = c.in(1).to_data().convert(DType::F64);
   Shape bs = boxes_d.shape(), ss = scores_d.shape();
@@ -196,15 +197,14 @@ template <class B> Value<B> non_max_suppression(const OpCall<B>& c) {
   std::vector<int64_t> rows;
   std::vector<size_t> order;
   for (size_t b = 0; b < bs[0] && max_out > 0; ++b) {
-    std::vector<nms::Box> corners = nms::corners(&boxes[b * bs[1] * 4], bs[1], center);
+    std::vector<vision::suppression::Box> corners = vision::suppression::corners(&boxes[b * bs[1] * 4], bs[1], center);
     for (size_t k = 0; k < ss[1]; ++k) {
       const double* score = &scores[(b * ss[1] + k) * bs[1]];
       order.clear();
       for (size_t i = 0; i < bs[1]; ++i)
         if (!score_min || score[i] > *score_min) order.push_back(i);
-      std::sort(order.begin(), order.end(),
-                [&](size_t x, size_t y) { return score[x] > score[y] || (score[x] == score[y] && x < y); });
-      for (size_t i : nms::select(corners, order, iou_limit, size_t(max_out)))
+      order = vision::suppression::by_score(score, std::move(order));
+      for (size_t i : vision::suppression::select(corners, order, iou_limit, size_t(max_out)))
         rows.insert(rows.end(), {int64_t(b), int64_t(k), int64_t(i)});
     }
   }

@@ -2,14 +2,14 @@
 // uniform grid that finds the kept boxes a candidate can overlap. A candidate can only be suppressed by a box it
 // intersects with positive area (for a threshold >= 0), and two such boxes share a point, so a cell: the grid's
 // answer is the all-pairs answer, from the kept boxes of the cells the candidate covers.
-#include "scorch/import/onnx/runtime/nms.h"
+#include "scorch/vision/nms_select.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
 
-namespace scorch::onnx::nms {
+namespace scorch::vision::suppression {
 namespace {
 
 /// Candidates below this count are compared with every kept box (the grid's set-up costs more).
@@ -167,6 +167,15 @@ std::vector<Box> corners(const double* p, size_t count, bool center) {
   return out;
 }
 
+std::vector<size_t> by_score(const double* scores, std::vector<size_t> candidates) {
+  std::sort(candidates.begin(), candidates.end(), [&](size_t x, size_t y) {
+    double a = scores[x], b = scores[y];
+    if (std::isnan(a) || std::isnan(b)) return !std::isnan(a) || (std::isnan(b) && x < y);  // NaN last
+    return a > b || (a == b && x < y);
+  });
+  return candidates;
+}
+
 std::vector<size_t> select(const std::vector<Box>& boxes, const std::vector<size_t>& order, double iou_limit,
                            size_t max_out) {
   std::vector<size_t> out;
@@ -188,4 +197,4 @@ std::vector<size_t> select(const std::vector<Box>& boxes, const std::vector<size
   return out;
 }
 
-}  // namespace scorch::onnx::nms
+}  // namespace scorch::vision::suppression
