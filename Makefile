@@ -21,7 +21,7 @@ else
   CMAKE_FLAGS += -DCMAKE_BUILD_TYPE=Release
 endif
 
-.PHONY: deps configure build install test format guide hello embedded bench bench-compare bench-compare-gpu example \
+.PHONY: deps configure build install test test-native test-fuzz format guide hello embedded bench bench-compare bench-compare-gpu example \
   fixtures clean fuzz fuzz-build clang-test docs wasm wasm-test
 
 # The fuzz build (fuzz/, docs/fuzzing.md): clang's libFuzzer with AddressSanitizer and UBSan, parsers' layers only.
@@ -46,13 +46,20 @@ install: build
 # The three trees (native, fuzz, WebAssembly) build side by side: each build's tail (a last large file, links) leaves
 # a core idle that the others fill, and none needs another's outputs until the tests run (wasm's read the native
 # build's). make's output sync keeps each build's log in one piece.
+# Then the native and fuzz suites run side by side too (the fuzzers, CPU-bound for a fixed time each, fill what the
+# native tests leave idle: 14% of the cores while they wait on servers, pipes and sleeps), and the WebAssembly suite.
 test: deps
 	@$(MAKE) --no-print-directory --output-sync=target -j 3 build fuzz-build wasm
 	@python3 scripts/check-budgets.py
 	@python3 scripts/check-layers.py
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory --output-sync=target -j 2 test-native test-fuzz
 	@cd $(WASM_BUILD) && ctest -L "wasm|browser" --output-on-failure -j $(JOBS)
+
+test-native:
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-fuzz:
+	@cd $(FUZZ_BUILD) && ctest -L fuzz --output-on-failure -j $(JOBS)
 
 fuzz-build: deps
 	@cmake -S . -B $(FUZZ_BUILD) -G Ninja $(FUZZ_CMAKE_FLAGS) > /dev/null
