@@ -2,7 +2,6 @@
 #include "scorch/vision/nms.h"
 
 #include <map>
-#include <numeric>
 
 #include "scorch/vision/nms_select.h"
 
