@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 
+#include "guide/model_forward.hpp"
 #include "guide/training.hpp"
 #include "scorch/distributed/data_parallel.h"
 #include "scorch/stacks/cuda/autodiff.h"

@@ -13,7 +13,7 @@
 #include <optional>
 
 #include "bench.h"
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 #include "text-generation/gpt.h"
 #include "scorch/train/step_graph.h"
 

@@ -144,6 +144,13 @@ template <class B> void linalg(const Options& o) {
   run(
       o, "matmul_f32_b8x128x256_w256", 5, [&] { (void)act.matmul(weight); }, "gflops",
       [&](double ms) { return 2.0 * 8 * 128 * 256 * 256 / ms / 1e6; });
+  // Attention scores through einsum (a ViT-B/16 block's shape: batch 8, 12 heads, 197 tokens of 64): one batched
+  // matmul of [96, 197, 64] · [96, 64, 197] after the planner's permutes.
+  auto q = Tensor<B, 4>::random({8, 12, 197, 64}, Distribution::normal(0, 1));
+  auto k = Tensor<B, 4>::random({8, 12, 197, 64}, Distribution::normal(0, 1));
+  run(
+      o, "einsum_attention_b8_h12_s197_d64", 5, [&] { (void)einsum<"bhqd,bhkd->bhqk">(q, k); }, "gflops",
+      [&](double ms) { return 2.0 * 8 * 12 * 197 * 197 * 64 / ms / 1e6; });
   // ViT-B/16's attention input projection as PyTorch exports it: [197, 1, 768] (a transposed view) · [768, 2304].
   auto tokens_seq_first = Tensor<B, 3>::random({1, 197, 768}, Distribution::normal(0, 1)).swap_dims(0, 1);
   auto in_proj = Tensor<B, 2>::random({768, 2304}, Distribution::normal(0, 1)).template unsqueeze<3>();

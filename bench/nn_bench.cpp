@@ -3,7 +3,7 @@
 // nn::TransformerEncoder layer (d_model 256, 8 heads, d_ff 1024, relu, seq 128, batch 8)
 // forward + backward.
 #include "bench.h"
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 
 namespace scorch::bench {
 namespace {

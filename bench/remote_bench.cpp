@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "bench.h"
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 #include "scorch/remote/remote.h"
 #include "scorch/remote/server.h"
 #include "scorch/remote/session.h"

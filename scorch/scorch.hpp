@@ -14,6 +14,7 @@
 #include "scorch/module/scorch_module.h"
 #include "scorch/tensor/activation.h"
 #include "scorch/tensor/display.h"
+#include "scorch/tensor/einsum.h"
 #include "scorch/tensor/functional.h"
 #include "scorch/tensor/tensor.h"
 #include "scorch/nn/nn.h"

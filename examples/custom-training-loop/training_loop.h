@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 #include "guide/synthetic.hpp"
 
 namespace training_loop {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <scorch/quant/quantize.h>
 
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 #include "model.h"
 #include "scorch/micro/export/micro_export.h"
 #include <scorch/core/cli.h>

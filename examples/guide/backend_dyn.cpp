@@ -1,6 +1,6 @@
 // The guide on any Dyn stack (--backend fusion<cpu>, libtorch, cuda:0, vulkan:0, ...): training on Autodiff<Dyn> and
 // inference on Dyn, compiled once whatever stacks the build has.
-#include <scorch/stacks/dyn/autodiff.h>
+#include <scorch/stacks/dyn/nn.h>
 
 #include "inference.hpp"
 

@@ -18,16 +18,9 @@ template <Backend B> struct Model {
   nn::Relu activation;
   SCORCH_MODULE(Model, conv1, conv2, pool, dropout, linear1, linear2, activation)
 
-  /// images [batch, height, width] → logits [batch, num_classes].
-  Tensor<B, 2> forward(const Tensor<B, 3>& images) const {
-    auto [batch, height, width] = images.dims();
-    auto x = images.template reshape<4>({batch, size_t{1}, height, width});
-    x = dropout.forward(conv1.forward(x));
-    x = activation.forward(dropout.forward(conv2.forward(x)));
-    auto flat = pool.forward(x).template reshape<2>({batch, size_t{16 * 8 * 8}});
-    flat = activation.forward(dropout.forward(linear1.forward(flat)));
-    return linear2.forward(flat);
-  }
+  /// images [batch, height, width] → logits [batch, num_classes]. Defined in model_forward.hpp and compiled in
+  /// model.cpp / model_dyn.cpp, so that editing the forward pass rebuilds those two small files only.
+  Tensor<B, 2> forward(const Tensor<B, 3>& images) const;
 
   // The learner's steps (defined in training.hpp, as in the book's training.rs).
   /// Logits, cross-entropy loss and targets for the metrics.

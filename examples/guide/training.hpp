@@ -93,8 +93,7 @@ train::FitReport run_training(const std::string& artifact_dir, const TrainingCon
   return learner.report();
 }
 
-// Compiled once each, in model.cpp (Autodiff<Cpu>) and inference.cpp (Cpu), so that a model edit
-// rebuilds three files side by side.
+// Compiled once each, in training.cpp (Autodiff<Cpu>) and inference.cpp (Cpu); the forward pass in model.cpp.
 extern template struct Model<Autodiff<Cpu>>;
 extern template struct Model<Cpu>;
 

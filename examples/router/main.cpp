@@ -9,7 +9,7 @@
 #include <scorch/backends/cuda/cuda_backend.h>
 #endif
 
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 #include "guide/synthetic.hpp"
 #include <scorch/core/cli.h>
 

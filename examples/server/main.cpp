@@ -11,6 +11,7 @@
 #include <scorch/scorch.hpp>
 
 #include "guide/inference.hpp"
+#include "guide/model_forward.hpp"
 #include "guide/synthetic.hpp"
 #include "scorch/data/sources/mnist.h"
 #include <scorch/core/cli.h>

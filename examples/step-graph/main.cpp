@@ -6,7 +6,7 @@
 
 #include <scorch/train/step_graph.h>
 
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 #include "guide/synthetic.hpp"
 
 #ifdef SCORCH_HAVE_CUDA

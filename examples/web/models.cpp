@@ -5,7 +5,7 @@
 #include <scorch/web/web_model.h>
 
 #include "../custom-image-dataset/model.h"
-#include "../guide/model.hpp"
+#include "../guide/model_forward.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // normalization, layers and softmax as the "digits" web model (models.cpp).
 #include <string>
 
-#include "../guide/model.hpp"
+#include "../guide/model_forward.hpp"
 
 namespace web_tool {
 

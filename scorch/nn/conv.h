@@ -57,33 +57,38 @@ template <class B, size_t N> struct Conv {
   PaddingConfig padding;
   SCORCH_MODULE(Conv, weight, bias, stride, dilation, groups, padding)
 
-  Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const {
-    std::array<size_t, N> kernel;
-    for (size_t i = 0; i < N; ++i) kernel[i] = weight.shape()[i + 2];
-    auto [begin, end] = padding.template resolve<N>("Conv::forward", kernel, stride, dilation);
-    functional::ConvOptions<N> o{stride, {}, dilation, groups};
-    std::vector<std::pair<size_t, size_t>> extra;
-    bool asymmetric = false;
-    for (size_t i = 0; i < N; ++i) {
-      o.padding[i] = std::min(begin[i], end[i]);
-      extra.insert(extra.begin(), {begin[i] - o.padding[i], end[i] - o.padding[i]});
-      asymmetric = asymmetric || begin[i] != end[i];
-    }
-    std::optional<Tensor<B, 1>> b;
-    if (bias) b = bias->val();
-    if constexpr (N == 2) {
-      if (weight.is_quantized() && groups == 1) {  // patches through the integer kernels
-        auto padded = asymmetric ? x.pad(extra) : x;
-        if (auto* observer = quant_input_observer()) observer->observe(weight.id().value(), padded.to_data());
-        return quant::conv2d(padded, weight.quantized(), b, o);
-      }
-    }
-    return functional::conv(asymmetric ? x.pad(extra) : x, weight.val(), b, o);
-  }
+  /// x [batch, in_channels, spatial...] → [batch, out_channels, spatial'...] (padding resolved per forward; a
+  /// quantized 2-D weight of one group runs the integer kernels over patches).
+  Tensor<B, N + 2> forward(const Tensor<B, N + 2>& x) const;
   /// What quantize() may quantize: the weight, per output channel (axis 0); 2-D convolutions of one group run
   /// quantized_linear over their patches, others dequantize it.
   std::vector<QuantTarget> quant_targets() const { return {{"weight", 0, N == 2 && groups == 1}}; }
 };
+
+// Out of the class body, so that a stack's library compiles it once (stacks/cpu/nn.h declares those).
+template <class B, size_t N> Tensor<B, N + 2> Conv<B, N>::forward(const Tensor<B, N + 2>& x) const {
+  std::array<size_t, N> kernel;
+  for (size_t i = 0; i < N; ++i) kernel[i] = weight.shape()[i + 2];
+  auto [begin, end] = padding.template resolve<N>("Conv::forward", kernel, stride, dilation);
+  functional::ConvOptions<N> o{stride, {}, dilation, groups};
+  std::vector<std::pair<size_t, size_t>> extra;
+  bool asymmetric = false;
+  for (size_t i = 0; i < N; ++i) {
+    o.padding[i] = std::min(begin[i], end[i]);
+    extra.insert(extra.begin(), {begin[i] - o.padding[i], end[i] - o.padding[i]});
+    asymmetric = asymmetric || begin[i] != end[i];
+  }
+  std::optional<Tensor<B, 1>> b;
+  if (bias) b = bias->val();
+  if constexpr (N == 2) {
+    if (weight.is_quantized() && groups == 1) {  // patches through the integer kernels
+      auto padded = asymmetric ? x.pad(extra) : x;
+      if (auto* observer = quant_input_observer()) observer->observe(weight.id().value(), padded.to_data());
+      return quant::conv2d(padded, weight.quantized(), b, o);
+    }
+  }
+  return functional::conv(asymmetric ? x.pad(extra) : x, weight.val(), b, o);
+}
 
 template <size_t N> template <class B> Conv<B, N> ConvConfig<N>::init(const typename B::Device& device) const {
   detail::check_groups("ConvConfig::init", channels[0], channels[1], groups);

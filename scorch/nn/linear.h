@@ -36,18 +36,7 @@ template <class B> struct Linear {
 
   /// [..., d_input] → [..., d_output]; relu applied to the result when asked (the same op: one cuBLASLt product with
   /// its bias and relu on Cuda).
-  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x, bool relu = false) const {
-    static_assert(D >= 1, "Linear needs rank ≥ 1");
-    if (weight.is_quantized()) return forward_quantized(x, relu);
-    size_t d_in = layout == LinearLayout::Row ? weight.val().shape()[0] : weight.val().shape()[1];
-    if (x.shape()[D - 1] != d_in)
-      throw ShapeError("Linear::forward",
-                       "input " + x.shape().to_string() + " must end in d_input " + std::to_string(d_in));
-    auto w = layout == LinearLayout::Row ? weight.val() : weight.val().transpose();
-    std::optional<Tensor<B, 1>> b;
-    if (bias) b = bias->val();
-    return functional::linear(x, w, b, relu);  // bias in the product's dtype under autocast
-  }
+  template <size_t D> Tensor<B, D> forward(const Tensor<B, D>& x, bool relu = false) const;
 
   /// What quantize() may quantize: the weight, per output channel (axis 1 in Row layout, 0 in Col), run by integer
   /// kernels (quantized_linear).
@@ -56,13 +45,30 @@ template <class B> struct Linear {
   }
 
  private:
-  template <size_t D> Tensor<B, D> forward_quantized(const Tensor<B, D>& x, bool relu) const {
-    if (auto* observer = quant_input_observer()) observer->observe(weight.id().value(), x.to_data());
-    std::optional<Tensor<B, 1>> b;
-    if (bias) b = bias->val();
-    return quant::linear(x, weight.quantized(), layout == LinearLayout::Col, b, relu);
-  }
+  template <size_t D> Tensor<B, D> forward_quantized(const Tensor<B, D>& x, bool relu) const;
 };
+
+// Out of the class body, so that a stack's library compiles them once (stacks/cpu/nn.h declares those).
+template <class B> template <size_t D> Tensor<B, D> Linear<B>::forward(const Tensor<B, D>& x, bool relu) const {
+  static_assert(D >= 1, "Linear needs rank ≥ 1");
+  if (weight.is_quantized()) return forward_quantized(x, relu);
+  size_t d_in = layout == LinearLayout::Row ? weight.val().shape()[0] : weight.val().shape()[1];
+  if (x.shape()[D - 1] != d_in)
+    throw ShapeError("Linear::forward",
+                     "input " + x.shape().to_string() + " must end in d_input " + std::to_string(d_in));
+  auto w = layout == LinearLayout::Row ? weight.val() : weight.val().transpose();
+  std::optional<Tensor<B, 1>> b;
+  if (bias) b = bias->val();
+  return functional::linear(x, w, b, relu);  // bias in the product's dtype under autocast
+}
+
+template <class B> template <size_t D>
+Tensor<B, D> Linear<B>::forward_quantized(const Tensor<B, D>& x, bool relu) const {
+  if (auto* observer = quant_input_observer()) observer->observe(weight.id().value(), x.to_data());
+  std::optional<Tensor<B, 1>> b;
+  if (bias) b = bias->val();
+  return quant::linear(x, weight.quantized(), layout == LinearLayout::Col, b, relu);
+}
 
 template <class B> Linear<B> LinearConfig::init(const typename B::Device& device) const {
   Linear<B> l;

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "cuda_test_util.h"
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 
 namespace scorch {
 namespace {

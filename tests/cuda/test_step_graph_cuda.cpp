@@ -6,7 +6,7 @@
 #include <scorch/train/step_graph.h>
 
 #include "cuda_test_util.h"
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 
 namespace scorch {
 namespace {

@@ -9,13 +9,16 @@
 #include <filesystem>
 
 #include "distributed/launched_group.h"
+#include "guide/model_forward.hpp"
 #include "guide/training.hpp"
 #include "scorch/distributed/collectives.h"
 #ifdef SCORCH_HAVE_CUDA
 #include "scorch/stacks/cuda/autodiff.h"
 #endif
 
-template struct guide::Model<scorch::Cpu>;  // training.hpp declares it extern (examples/guide/inference.cpp has it)
+// training.hpp declares them extern (the guide compiles them in its own files).
+template struct guide::Model<scorch::Cpu>;
+template struct guide::Model<scorch::Autodiff<scorch::Cpu>>;
 
 namespace scorch::distributed {
 namespace {

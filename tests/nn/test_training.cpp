@@ -6,7 +6,7 @@
 
 #include <scorch/scorch.hpp>
 
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 
 namespace scorch::nntest {
 namespace {

@@ -2,7 +2,7 @@
 // same losses as training on local Autodiff<Cpu> (the server runs Cpu's kernels in the same order).
 #include <gtest/gtest.h>
 
-#include "guide/model.hpp"
+#include "guide/model_forward.hpp"
 #include "scorch/stacks/remote/autodiff.h"
 #include "server_process.h"
 

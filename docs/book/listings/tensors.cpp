@@ -62,6 +62,14 @@ int main(int argc, char** argv) {
   std::cout << "kept " << kept.to_data() << "\n";
   // [/book:vision]
 
+  // [book:einsum]
+  auto q = Tensor<B, 4>::random({2, 4, 5, 8}, Distribution::normal(0, 1));  // [batch, heads, tokens, dim]
+  auto k = Tensor<B, 4>::random({2, 4, 6, 8}, Distribution::normal(0, 1));
+  auto attention = einsum<"bhqd,bhkd->bhqk">(q, k);            // Tensor<B, 4> [2, 4, 5, 6]: rank checked when compiling
+  auto trace = einsum<1>("ii->", Tensor<B, 2>::ones({3, 3}));  // equation read at run time; a scalar is [1]
+  std::cout << "attention " << attention.shape().to_string() << ", trace " << trace.into_scalar().to_double() << "\n";
+  // [/book:einsum]
+
   // [book:errors]
   try {
     auto bad = a.matmul(a);  // [2, 3] · [2, 3]

@@ -1,4 +1,5 @@
-// Instantiates parameter loading for Cpu and Autodiff<Cpu>, or Cpu alone for inference (see nn.h).
+// Instantiates parameter loading and the layers' forward passes for Cpu and Autodiff<Cpu>, or Cpu alone for
+// inference (see nn.h).
 #include "scorch/stacks/cpu/nn.h"
 
 #define SCORCH_DEFINE_PARAM_OPS(B, D) template struct FieldOps<Param<Tensor<B, D, Float>>>;
@@ -6,7 +7,10 @@
 namespace scorch {
 #ifdef SCORCH_PARAM_OPS_CPU_ONLY  // an inference build without Autodiff<Cpu> (the WebAssembly build)
 SCORCH_CPU_ONLY_PARAM_RANKS(SCORCH_DEFINE_PARAM_OPS)
+SCORCH_LAYER_FORWARDS(, Cpu)
 #else
 SCORCH_CPU_PARAM_RANKS(SCORCH_DEFINE_PARAM_OPS)
+SCORCH_LAYER_FORWARDS(, Cpu)
+SCORCH_LAYER_FORWARDS(, Autodiff<Cpu>)
 #endif
 }  // namespace scorch
