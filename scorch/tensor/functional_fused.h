@@ -188,7 +188,8 @@ template <class B, size_t D> Tensor<B, D> linear(const Tensor<B, D>& x, const Te
                                                  const std::optional<Tensor<B, 1>>& bias = std::nullopt,
                                                  bool relu = false) {
   static_assert(D >= 1, "linear needs x of rank >= 1");
-  auto lx = amp::to_autocast(x), lw = amp::to_autocast(weight);  // the autocast policy
+  auto lx = amp::to_autocast(x);  // the autocast policy
+  auto lw = amp::to_autocast(weight);
   auto lb = amp::to_autocast(bias);
   check::linear("linear", x.shape(), lx.dtype(), weight.shape(), lw.dtype(), detail::shape_of(bias),
                 lb ? lb->dtype() : lx.dtype());

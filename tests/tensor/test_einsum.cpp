@@ -15,6 +15,7 @@ namespace scorch {
 namespace {
 
 using AD = Autodiff<Cpu>;
+using scorch::testing::expect_error;
 
 struct Operand {
   Shape shape;
