@@ -7,10 +7,19 @@
 #include "bench.h"
 #include "module/onnx_fixture_weights.h"
 #include "scorch/import/onnx/runtime/runtime.h"
+#ifdef SCORCH_HAVE_GRAPH
+#include "scorch/graph/compiled_model.h"
+#endif
 
 namespace scorch::bench {
 namespace {
 namespace fs = std::filesystem;
+
+#ifdef SCORCH_HAVE_GRAPH
+constexpr bool graph_built = true;
+#else
+constexpr bool graph_built = false;
+#endif
 
 /// A deterministic input of the model's declared shape: an image in [-1, 1) or token ids in [1, vocab).
 TensorData bench_input(const onnx::ValueInfo& info) {
@@ -27,8 +36,12 @@ TensorData bench_input(const onnx::ValueInfo& info) {
   return TensorData(x, shape);
 }
 
+/// The model through the interpreter (onnx::load<B>) under bench_name, and on the Cpu also compiled (scorch/graph),
+/// which takes bench_name while the interpreter's row becomes onnx_interpreter_*.
 template <class B> void onnx_model(const Options& o, const std::string& name, const std::string& bench_name) {
-  if (!selected(o, bench_name)) return;
+  bool compiled = std::is_same_v<B, Cpu> && graph_built;
+  std::string interpreter_name = compiled ? "onnx_interpreter_" + bench_name.substr(5) : bench_name;
+  if (!selected(o, bench_name) && !selected(o, interpreter_name)) return;
   // SCORCH_BENCH_ONNX_KEEP=dir keeps the materialized models (model.onnx + weights.bin) there for the peers.
   const char* keep = std::getenv("SCORCH_BENCH_ONNX_KEEP");
   fs::path tmp = keep ? fs::path(keep) / name
@@ -36,14 +49,24 @@ template <class B> void onnx_model(const Options& o, const std::string& name, co
   fs::path model = onnx::fixtures::materialize(fs::path(SCORCH_BENCH_ONNX_DIR) / name, tmp);
   auto rt = onnx::load<B>(model.string());
   const auto& info = rt.model().graph.inputs.at(0);
-  auto input = onnx::Value<B>::from_data(bench_input(info), typename B::Device{});
-  run(
-      o, bench_name, 2,
-      [&] {
-        auto out = rt.run_values({{info.name, input}});
-        (void)out;
-      },
-      "per_s", [](double ms) { return 1e3 / ms; });
+  TensorData data = bench_input(info);
+  auto input = onnx::Value<B>::from_data(data, typename B::Device{});
+  if (selected(o, interpreter_name))
+    run(
+        o, interpreter_name, 2,
+        [&] {
+          auto out = rt.run_values({{info.name, input}});
+          (void)out;
+        },
+        "per_s", [](double ms) { return 1e3 / ms; });
+#ifdef SCORCH_HAVE_GRAPH
+  if (compiled && selected(o, bench_name)) {
+    graph::CompiledModel plan = graph::compile(onnx::read_model(model.string()), {data});
+    std::vector<TensorData> inputs{data};
+    run(
+        o, bench_name, 2, [&] { (void)plan.run(inputs); }, "per_s", [](double ms) { return 1e3 / ms; });
+  }
+#endif
   if (!keep) fs::remove_all(tmp);
 }
 

@@ -12,7 +12,8 @@ packages=(g++ cmake ninja-build make pkg-config python3 libgtest-dev libgmock-de
           libncurses-dev tmux libtorch-dev clang-format clang libclang-rt-14-dev fortunes libzip-dev
           libonnx-dev libonnx-testdata python3-protobuf python3-sklearn doxygen adwaita-icon-theme emscripten chromium
           libvulkan-dev glslc mesa-vulkan-drivers libzmq3-dev cppzmq-dev
-          gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm libgloo-dev)
+          gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm libgloo-dev
+          libdnnl-dev libxnnpack-dev libpthreadpool-dev)
 if [[ "${1:-}" == "--fixtures" ]]; then packages+=(python3 python3-torch python3-torchvision python3-onnx python3-numpy); fi
 if [[ "${1:-}" == "--peer" ]]; then packages+=(python3 python3-torch python3-torchvision python3-numpy libopenblas0-pthread); fi
 SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"

@@ -338,6 +338,8 @@ Interpreter::~Interpreter() = default;
 
 const dyn::DynDevice& Interpreter::device() const { return loaded_->device; }
 
+const std::map<std::string, Value<Dyn>>& Interpreter::weights() const { return loaded_->weights; }
+
 Interpreter::Interpreter(Model model, const dyn::DynDevice& device)
     : model_(std::move(model)), loaded_(std::make_unique<Loaded>(Loaded{device, {}, std::nullopt, {}})) {
   const dyn::DynDevice& on = loaded_->device;

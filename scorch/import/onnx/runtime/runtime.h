@@ -33,6 +33,8 @@ class Interpreter {
   const std::vector<std::string>& input_names() const { return input_names_; }
   /// The Dyn device the weights live on and the graph runs on.
   const dyn::DynDevice& device() const;
+  /// The constants the plan reads, by name: the initializers and what load-time folding computed.
+  const std::map<std::string, Value<Dyn>>& weights() const;
   /// Runs on values on the interpreter's device, by name; returns the outputs in the graph's order.
   std::vector<Value<Dyn>> run_values(std::map<std::string, Value<Dyn>> inputs) const;
   std::vector<TensorData> run(const std::vector<TensorData>& inputs) const;

@@ -1,0 +1,200 @@
+// The grouping pass (fuse.h): lowerable heads, then what fuses after each.
+#include "scorch/graph/fuse.h"
+
+#include "scorch/graph/node_attrs.h"
+
+#include <limits>
+
+namespace scorch::graph {
+namespace {
+
+using onnx::Attribute;
+using onnx::Node;
+
+// Facts about values, by name.
+struct Values {
+  const GraphFacts& facts;
+  const ValueMeta* meta(const std::string& name) const {
+    auto it = facts.meta->find(name);
+    return it == facts.meta->end() ? nullptr : &it->second;
+  }
+  bool constant(const std::string& name) const { return !name.empty() && facts.constant(name) != nullptr; }
+  // A value the plan computes or is fed: not a constant, a tensor of dtype f32 with at least one element.
+  bool computed_f32(const std::string& name, size_t rank_lo = 1, size_t rank_hi = 6) const {
+    const ValueMeta* m = meta(name);
+    return !name.empty() && !constant(name) && m && m->dtype == DType::F32 && m->shape.num_elements() > 0 &&
+           m->shape.rank() >= rank_lo && m->shape.rank() <= rank_hi;
+  }
+  bool constant_f32(const std::string& name, size_t rank) const {
+    const TensorData* t = name.empty() ? nullptr : facts.constant(name);
+    return t && t->dtype() == DType::F32 && t->shape().rank() == rank && t->num_elements() > 0;
+  }
+};
+
+bool lowerable_conv(const Node& n, const Values& v) {
+  if (n.inputs.size() < 2 || !v.computed_f32(n.inputs[0], 4, 4) || !v.constant_f32(n.inputs[1], 4)) return false;
+  if (n.inputs.size() > 2 && !n.inputs[2].empty() && !v.constant_f32(n.inputs[2], 1)) return false;
+  return n.outputs.size() == 1 && v.computed_f32(n.outputs[0], 4, 4);
+}
+
+bool lowerable_pool(const Node& n, const Values& v, const std::map<std::string, size_t>& uses) {
+  if (n.inputs.empty() || !v.computed_f32(n.inputs[0], 4, 4) || !v.computed_f32(n.outputs[0], 4, 4)) return false;
+  if (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool") return true;
+  const Attribute* kernel = attr(n, "kernel_shape");
+  if (!kernel || kernel->ints.size() != 2) return false;
+  if (n.op_type == "MaxPool")
+    return attr_int(n, "storage_order", 0) == 0 &&
+           (n.outputs.size() == 1 || n.outputs[1].empty() ||
+            (!uses.count(n.outputs[1]) && !v.facts.graph_outputs.count(n.outputs[1])));
+  return n.op_type == "AveragePool";
+}
+
+bool lowerable_matmul(const Node& n, const Values& v) {
+  if (n.inputs.size() < 2 || !v.computed_f32(n.inputs[0], 2, 2) || !v.constant_f32(n.inputs[1], 2)) return false;
+  if (n.op_type == "MatMul") return true;
+  if (attr_int(n, "transA", 0) != 0 || attr_float(n, "alpha", 1.0) != 1.0) return false;
+  if (n.inputs.size() < 3 || n.inputs[2].empty()) return true;
+  const TensorData* c = v.facts.constant(n.inputs[2]);
+  size_t cols = v.facts.constant(n.inputs[1])->shape()[attr_int(n, "transB", 0) ? 0 : 1];
+  return c && c->dtype() == DType::F32 && c->num_elements() == cols && c->shape().rank() <= 2 &&
+         attr_float(n, "beta", 1.0) == 1.0;
+}
+
+// True when b broadcasts to shape (ranks aligned from the right, each dim equal or 1).
+bool broadcasts_to(const Shape& b, const Shape& shape) {
+  if (b.rank() > shape.rank()) return false;
+  for (size_t i = 0; i < b.rank(); ++i) {
+    size_t d = b[b.rank() - 1 - i];
+    if (d != 1 && d != shape[shape.rank() - 1 - i]) return false;
+  }
+  return true;
+}
+
+// A binary op whose first operand (after swapping a commutative pair) has the result's shape.
+bool lowerable_binary(const Node& n, const Values& v, bool& swap) {
+  static const std::set<std::string> ops{"Add", "Sub", "Mul", "Div"};
+  if (!ops.count(n.op_type) || n.inputs.size() != 2 || !v.computed_f32(n.outputs[0])) return false;
+  const Shape& out = v.meta(n.outputs[0])->shape;
+  auto shape_of = [&](const std::string& name) -> std::optional<Shape> {
+    if (const TensorData* c = v.facts.constant(name))
+      return c->dtype() == DType::F32 ? c->shape() : std::optional<Shape>();
+    const ValueMeta* m = v.meta(name);
+    return m && m->dtype == DType::F32 ? m->shape : std::optional<Shape>();
+  };
+  auto a = shape_of(n.inputs[0]), b = shape_of(n.inputs[1]);
+  if (!a || !b) return false;
+  bool commutative = n.op_type == "Add" || n.op_type == "Mul";
+  swap = false;
+  if (*a == out && v.computed_f32(n.inputs[0]) && broadcasts_to(*b, out)) return true;
+  swap = commutative && *b == out && v.computed_f32(n.inputs[1]) && broadcasts_to(*a, out);
+  return swap;
+}
+
+bool lowerable_reshape(const Node& n, const Values& v) {
+  static const std::set<std::string> ops{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+  return ops.count(n.op_type) && !n.inputs.empty() && n.outputs.size() == 1 && v.computed_f32(n.inputs[0]) &&
+         v.computed_f32(n.outputs[0]);
+}
+
+std::optional<float> scalar_constant(const Node& n, size_t i, const Values& v) {
+  if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
+  const TensorData* t = v.facts.constant(n.inputs[i]);
+  if (!t || t->num_elements() != 1) return std::nullopt;
+  return static_cast<float>(t->value_at(0));
+}
+
+}  // namespace
+
+std::optional<std::vector<Activation>> activation_of(const Node& n, const GraphFacts& facts) {
+  using K = Activation::Kind;
+  Values v{facts};
+  const std::string& op = n.op_type;
+  if (!n.domain.empty() && n.domain != "ai.onnx") return std::nullopt;
+  if (op == "Relu") return std::vector<Activation>{{K::Relu, 0, 0}};
+  if (op == "LeakyRelu") return std::vector<Activation>{{K::Relu, float(attr_float(n, "alpha", 0.01)), 0}};
+  if (op == "Sigmoid") return std::vector<Activation>{{K::Logistic, 0, 0}};
+  if (op == "Tanh") return std::vector<Activation>{{K::Tanh, 0, 0}};
+  if (op == "HardSwish") return std::vector<Activation>{{K::HardSwish, 0, 0}};
+  if (op == "Elu") return std::vector<Activation>{{K::Elu, float(attr_float(n, "alpha", 1.0)), 0}};
+  if (op == "HardSigmoid")
+    return std::vector<Activation>{{K::Linear, float(attr_float(n, "alpha", 0.2)), float(attr_float(n, "beta", 0.5))},
+                                   {K::Clip, 0, 1}};
+  if (op == "Clip") {
+    float lo = -std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::max();
+    if (attr(n, "min") || attr(n, "max")) {  // opset < 11: bounds as attributes
+      lo = float(attr_float(n, "min", lo)), hi = float(attr_float(n, "max", hi));
+    } else {
+      for (size_t i : {size_t(1), size_t(2)}) {
+        if (i >= n.inputs.size() || n.inputs[i].empty()) continue;
+        auto bound = scalar_constant(n, i, v);
+        if (!bound) return std::nullopt;  // a bound computed at run time
+        (i == 1 ? lo : hi) = *bound;
+      }
+    }
+    return std::vector<Activation>{{K::Clip, lo, hi}};
+  }
+  return std::nullopt;
+}
+
+std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts& facts, bool fuse, bool lower) {
+  Values v{facts};
+  std::map<std::string, size_t> uses, producer, consumer;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& in : nodes[i].inputs)
+      if (!in.empty()) ++uses[in], consumer[in] = i;
+    for (const auto& out : nodes[i].outputs) producer[out] = i;
+  }
+  std::vector<bool> taken(nodes.size(), false);
+  // The one node reading name, when nothing else (no other node, no graph output) does.
+  auto sole_consumer = [&](const std::string& name) -> std::optional<size_t> {
+    if (uses[name] != 1 || facts.graph_outputs.count(name)) return std::nullopt;
+    size_t c = consumer.at(name);
+    return taken[c] ? std::nullopt : std::optional<size_t>(c);
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (taken[i]) continue;
+    const Node& n = nodes[i];
+    Group g;
+    g.nodes = {i};
+    g.output = n.outputs.empty() ? std::string() : n.outputs[0];
+    bool swap = false;
+    bool standard = n.domain.empty() || n.domain == "ai.onnx";
+    if (!lower || !standard) g.kind = Group::Kind::Interpreter;
+    else if (n.op_type == "Conv" && lowerable_conv(n, v)) g.kind = Group::Kind::Conv;
+    else if ((n.op_type == "MatMul" || n.op_type == "Gemm") && lowerable_matmul(n, v)) g.kind = Group::Kind::MatMul;
+    else if (n.op_type.find("Pool") != std::string::npos && lowerable_pool(n, v, uses)) g.kind = Group::Kind::Pool;
+    else if (activation_of(n, facts) && n.outputs.size() == 1 && v.computed_f32(n.inputs[0]))
+      g.kind = Group::Kind::Eltwise;
+    else if (lowerable_binary(n, v, swap)) g.kind = Group::Kind::Binary;
+    else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
+    g.swap_operands = swap;
+    taken[i] = true;
+    bool fusable_head = g.kind == Group::Kind::Conv || g.kind == Group::Kind::MatMul || g.kind == Group::Kind::Binary;
+    while (fuse && fusable_head) {
+      auto c = sole_consumer(g.output);
+      if (!c) break;
+      const Node& next = nodes[*c];
+      if (auto act = activation_of(next, facts)) {
+        auto& list = g.sum ? g.after_sum : g.before_sum;
+        list.insert(list.end(), act->begin(), act->end());
+      } else if (!g.sum && g.kind != Group::Kind::Binary && next.op_type == "Add" && next.inputs.size() == 2) {
+        const std::string& other = next.inputs[0] == g.output ? next.inputs[1] : next.inputs[0];
+        auto p = producer.find(other);
+        bool ready = p == producer.end() || p->second < i;
+        if (other == g.output || !ready || !v.computed_f32(other) || v.meta(other)->shape != v.meta(g.output)->shape)
+          break;
+        g.sum = other;
+      } else {
+        break;
+      }
+      taken[*c] = true;
+      g.nodes.push_back(*c);
+      g.output = next.outputs[0];
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+}  // namespace scorch::graph

@@ -1,0 +1,58 @@
+#pragma once
+// The compiler's grouping pass: which ONNX nodes of a folded graph become one oneDNN primitive (a convolution or
+// product with its activations and residual add, a pooling, an elementwise op or a binary op with the activations
+// after it) and which run through the interpreter. Pure: reads the nodes, shapes and constants, changes nothing.
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scorch/core/shape.h"
+#include "scorch/core/tensor_data.h"
+#include "scorch/import/onnx/onnx_model.h"
+
+namespace scorch::graph {
+
+/// What the example run found a value to be.
+struct ValueMeta {
+  Shape shape;
+  DType dtype = DType::F32;
+};
+
+/// An elementwise activation as oneDNN's eltwise algorithms take it: algorithm name and its alpha and beta.
+struct Activation {
+  enum class Kind { Relu, Clip, Logistic, Tanh, HardSwish, Elu, Linear };
+  Kind kind = Kind::Relu;
+  float alpha = 0, beta = 0;
+};
+
+/// A step of the plan: one node run by the interpreter, or a head node lowered with the nodes fused after it.
+struct Group {
+  enum class Kind { Conv, MatMul, Pool, Eltwise, Binary, Reshape, Interpreter };
+  Kind kind = Kind::Interpreter;
+  std::vector<size_t> nodes;           ///< indices into the node list: the head first, then what fused
+  std::vector<Activation> before_sum;  ///< activations applied to the head's result
+  std::optional<std::string> sum;      ///< a value added to it (a residual), then
+  std::vector<Activation> after_sum;   ///< activations after that add
+  std::string output;                  ///< the value the group writes
+  bool swap_operands = false;          ///< a Binary head whose second operand has the result's shape
+};
+
+/// What the pass reads besides the nodes.
+struct GraphFacts {
+  const std::map<std::string, ValueMeta>* meta;                   ///< every tensor value's shape and dtype
+  std::function<const TensorData*(const std::string&)> constant;  ///< a constant's data, or nullptr
+  std::set<std::string> graph_outputs;
+};
+
+/// The activation node computes (Relu, LeakyRelu, Clip with constant bounds, Sigmoid, Tanh, HardSwish, HardSigmoid,
+/// Elu), as oneDNN post-ops in order; nullopt for any other node.
+std::optional<std::vector<Activation>> activation_of(const onnx::Node& node, const GraphFacts& facts);
+
+/// Groups nodes (topologically ordered) into steps, in run order. With fuse off, every node is its own group.
+std::vector<Group> group_nodes(const std::vector<onnx::Node>& nodes, const GraphFacts& facts, bool fuse, bool lower);
+
+}  // namespace scorch::graph

@@ -1,0 +1,421 @@
+// Lowering of the pass's groups to oneDNN primitives and interpreter calls (lower.h).
+#include "scorch/graph/lower.h"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "scorch/core/error.h"
+#include "scorch/dyn/dyn.h"
+#include "scorch/graph/node_attrs.h"
+#include "scorch/import/onnx/runtime/op_call_impl.h"
+
+namespace scorch::graph {
+namespace {
+
+using dnnl::memory;
+using onnx::Node;
+using tag = memory::format_tag;
+using dt = memory::data_type;
+
+// s's dims with leading 1s up to rank (a broadcast operand of oneDNN's binary has the result's rank).
+memory::desc plain_desc_of_rank(const Shape& s, size_t rank) {
+  memory::dims d(rank - s.rank(), 1);
+  for (size_t i = 0; i < s.rank(); ++i) d.push_back(static_cast<memory::dim>(s[i]));
+  return {d, dt::f32, plain_tag(rank)};
+}
+
+dnnl::algorithm algorithm_of(Activation::Kind k) {
+  using A = dnnl::algorithm;
+  switch (k) {
+    case Activation::Kind::Relu: return A::eltwise_relu;
+    case Activation::Kind::Clip: return A::eltwise_clip;
+    case Activation::Kind::Logistic: return A::eltwise_logistic;
+    case Activation::Kind::Tanh: return A::eltwise_tanh;
+    case Activation::Kind::HardSwish: return A::eltwise_hardswish;
+    case Activation::Kind::Elu: return A::eltwise_elu;
+    case Activation::Kind::Linear: return A::eltwise_linear;
+  }
+  return A::eltwise_relu;
+}
+
+dnnl::primitive_attr post_ops_of(const Group& g) {
+  dnnl::post_ops po;
+  for (const auto& a : g.before_sum) po.append_eltwise(1.f, algorithm_of(a.kind), a.alpha, a.beta);
+  if (g.sum) po.append_sum(1.f);
+  for (const auto& a : g.after_sum) po.append_eltwise(1.f, algorithm_of(a.kind), a.alpha, a.beta);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(po);
+  return attr;
+}
+
+// Padding before and after each of the two spatial dims, from the attributes and the shapes the example run saw
+// (auto_pad SAME_* splits what the output needs; ceil_mode's extra padding comes from the output size).
+void spatial_padding(const Node& n, const Shape& in, const Shape& out, const memory::dims& kernel,
+                     const memory::dims& strides, const memory::dims& dilations, memory::dims& lo, memory::dims& hi) {
+  std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
+  auto pads = attr_ints(n, "pads", {0, 0, 0, 0});
+  bool ceil = attr_int(n, "ceil_mode", 0) != 0;
+  lo.assign(2, 0), hi.assign(2, 0);
+  for (size_t d = 0; d < 2; ++d) {
+    int64_t reach = (kernel[d] - 1) * dilations[d] + 1;
+    int64_t total = (int64_t(out[d + 2]) - 1) * strides[d] + reach - int64_t(in[d + 2]);
+    if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      total = std::max<int64_t>(total, 0);
+      lo[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      hi[d] = total - lo[d];
+    } else if (auto_pad == "NOTSET" && pads.size() == 4) {
+      lo[d] = pads[d], hi[d] = ceil ? std::max<int64_t>(total - pads[d], pads[d + 2]) : pads[d + 2];
+    }
+  }
+}
+
+}  // namespace
+
+size_t Lowering::new_buffer(size_t bytes, std::optional<memory::desc> desc) {
+  m_.buffers.push_back({{bytes, m_.steps.size(), m_.steps.size()}, std::move(desc)});
+  return m_.buffers.size() - 1;
+}
+
+size_t Lowering::use(size_t buffer) {
+  auto& life = m_.buffers.at(buffer).life;
+  life.last = std::max(life.last, m_.steps.size());
+  return buffer;
+}
+
+size_t Lowering::define(const std::string& name, std::optional<memory::desc> desc) {
+  const ValueMeta& meta = m_.meta.at(name);
+  size_t bytes = desc ? desc->get_size() : meta.shape.num_elements() * dtype_size(meta.dtype);
+  bool plain = !desc || *desc == plain_desc(meta.shape);
+  size_t b = new_buffer(bytes, std::move(desc));
+  m_.slots.insert_or_assign(name, Slot{b, meta, plain});
+  return b;
+}
+
+void Lowering::define_input(const std::string& name) {
+  const ValueMeta& meta = m_.meta.at(name);
+  define(name, dense_f32(meta) ? std::optional(plain_desc(meta.shape)) : std::nullopt);
+}
+
+size_t Lowering::as_layout(const std::string& name, const memory::desc& want) {
+  const Slot& s = m_.slots.at(name);
+  if (m_.buffers[s.buffer].desc && *m_.buffers[s.buffer].desc == want) return s.buffer;
+  size_t src = use(s.buffer), temp = new_buffer(want.get_size(), want);
+  push_reorder(src, temp, name);
+  return temp;
+}
+
+size_t Lowering::as_plain(const std::string& name) {
+  const Slot& s = m_.slots.at(name);
+  return s.plain ? s.buffer : as_layout(name, plain_desc(s.meta.shape));
+}
+
+void Lowering::push_reorder(size_t src, size_t dst, const std::string& what) {
+  memory::desc from = *m_.buffers[src].desc, to = *m_.buffers[dst].desc;
+  dnnl::reorder::primitive_desc pd(m_.engine, from, m_.engine, to);
+  StepInfo info{"reorder", what, "Reorder", 0};
+  push_primitive(info, dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {});
+}
+
+void Lowering::push_primitive(StepInfo info, dnnl::primitive p, std::vector<std::pair<int, size_t>> buffers,
+                              std::vector<std::pair<int, memory>> fixed) {
+  for (auto& [arg, b] : buffers) use(b);
+  Step step;
+  step.info = std::move(info);
+  CompiledModel::Impl* m = &m_;
+  step.bind = [m, p, buffers, fixed]() -> std::function<void()> {
+    std::unordered_map<int, memory> args;
+    for (const auto& [arg, b] : buffers) args.emplace(arg, m->memory(b));
+    for (const auto& [arg, mem] : fixed) args.emplace(arg, mem);
+    return [m, p, args]() { p.execute(m->stream, args); };
+  };
+  m_.steps.push_back(std::move(step));
+}
+
+StepInfo Lowering::info_of(const Group& g, const char* kind) const {
+  StepInfo info{kind, "", "", 0};
+  for (size_t i : g.nodes) {
+    const Node& n = m_.interpreter->plan().nodes[i];
+    info.nodes += (info.nodes.empty() ? "" : "+") + n.name;
+    info.ops += (info.ops.empty() ? "" : "+") + n.op_type;
+  }
+  return info;
+}
+
+memory Lowering::constant_memory(const std::string& name, const memory::desc& plain, const memory::desc& want) {
+  const TensorData& data = m_.constants.at(name);
+  memory user(plain, m_.engine, const_cast<std::byte*>(data.bytes().data())), out(want, m_.engine);
+  dnnl::reorder(user, out).execute(m_.stream, user, out);
+  m_.stream.wait();
+  m_.owned.push_back(out);
+  return out;
+}
+
+void Lowering::add_conv(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  const Shape &xs = m_.meta.at(n.inputs[0]).shape, &ys = m_.meta.at(g.output).shape;
+  const Shape& ws = m_.constants.at(n.inputs[1]).shape();
+  auto groups = static_cast<memory::dim>(attr_int(n, "group", 1));
+  memory::dims kernel{memory::dim(ws[2]), memory::dim(ws[3])}, strides = attr_ints(n, "strides", {1, 1}),
+                                                               dilations = attr_ints(n, "dilations", {1, 1}), lo, hi;
+  spatial_padding(n, xs, ys, kernel, strides, dilations, lo, hi);
+  auto out_ch = memory::dim(ws[0]), in_g = memory::dim(ws[1]);
+  memory::dims wd = groups > 1 ? memory::dims{groups, out_ch / groups, in_g, kernel[0], kernel[1]}
+                               : memory::dims{out_ch, in_g, kernel[0], kernel[1]};
+  memory::desc w_plain(wd, dt::f32, groups > 1 ? tag::goihw : tag::oihw), w_any(wd, dt::f32, tag::any);
+  memory::desc src_any(dims_of(xs), dt::f32, tag::any), dst_any(dims_of(ys), dt::f32, tag::any);
+  memory::dims dil0{dilations[0] - 1, dilations[1] - 1};
+  bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+  memory::desc b_md({out_ch}, dt::f32, tag::a);
+  auto kind = dnnl::prop_kind::forward_inference;
+  auto algo = dnnl::algorithm::convolution_direct;
+  auto d = has_bias ? dnnl::convolution_forward::desc(kind, algo, src_any, w_any, b_md, dst_any, strides, dil0, lo, hi)
+                    : dnnl::convolution_forward::desc(kind, algo, src_any, w_any, dst_any, strides, dil0, lo, hi);
+  dnnl::convolution_forward::primitive_desc pd(d, post_ops_of(g), m_.engine);
+  std::vector<std::pair<int, memory>> fixed{
+      {DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, pd.weights_desc())}};
+  if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
+  size_t src = as_layout(n.inputs[0], pd.src_desc());
+  size_t dst = define(g.output, pd.dst_desc());
+  if (g.sum) push_reorder(use(m_.slots.at(*g.sum).buffer), dst, *g.sum);
+  push_primitive(info_of(g, "conv"), dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}},
+                 std::move(fixed));
+}
+
+void Lowering::add_matmul(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  const Shape& as = m_.meta.at(n.inputs[0]).shape;
+  const Shape& bs = m_.constants.at(n.inputs[1]).shape();
+  bool trans_b = n.op_type == "Gemm" && attr_int(n, "transB", 0) != 0;
+  auto rows = memory::dim(as[0]), inner = memory::dim(as[1]), cols = memory::dim(trans_b ? bs[0] : bs[1]);
+  memory::desc a_md({rows, inner}, dt::f32, tag::ab), dst_md({rows, cols}, dt::f32, tag::ab);
+  memory::desc w_plain({inner, cols}, dt::f32, trans_b ? tag::ba : tag::ab), w_any({inner, cols}, dt::f32, tag::any);
+  memory::desc b_md({1, cols}, dt::f32, tag::ab);
+  bool has_bias = n.op_type == "Gemm" && n.inputs.size() > 2 && !n.inputs[2].empty();
+  auto d = has_bias ? dnnl::matmul::desc(a_md, w_any, b_md, dst_md) : dnnl::matmul::desc(a_md, w_any, dst_md);
+  dnnl::matmul::primitive_desc pd(d, post_ops_of(g), m_.engine);
+  std::vector<std::pair<int, memory>> fixed{
+      {DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, pd.weights_desc())}};
+  if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
+  size_t src = as_layout(n.inputs[0], pd.src_desc());
+  size_t dst = define(g.output, pd.dst_desc());
+  if (g.sum) push_reorder(use(m_.slots.at(*g.sum).buffer), dst, *g.sum);
+  push_primitive(info_of(g, "matmul"), dnnl::matmul(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
+}
+
+void Lowering::add_pool(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  const Shape &xs = m_.meta.at(n.inputs[0]).shape, &ys = m_.meta.at(g.output).shape;
+  bool global = n.op_type.rfind("Global", 0) == 0, max = n.op_type.find("Max") != std::string::npos;
+  memory::dims kernel{memory::dim(xs[2]), memory::dim(xs[3])}, strides{1, 1}, dilations{1, 1}, lo{0, 0}, hi{0, 0};
+  if (!global) {
+    kernel = attr_ints(n, "kernel_shape", {});
+    strides = attr_ints(n, "strides", {1, 1});
+    dilations = attr_ints(n, "dilations", {1, 1});
+    spatial_padding(n, xs, ys, kernel, strides, dilations, lo, hi);
+  }
+  auto algo = max                                   ? dnnl::algorithm::pooling_max
+              : attr_int(n, "count_include_pad", 0) ? dnnl::algorithm::pooling_avg_include_padding
+                                                    : dnnl::algorithm::pooling_avg_exclude_padding;
+  const memory::desc& src_md = *m_.buffers[m_.slots.at(n.inputs[0]).buffer].desc;
+  memory::desc dst_any(dims_of(ys), dt::f32, tag::any);
+  dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algo, src_md, dst_any, strides, kernel,
+                                   {dilations[0] - 1, dilations[1] - 1}, lo, hi);
+  dnnl::pooling_v2_forward::primitive_desc pd(d, m_.engine);
+  size_t src = m_.slots.at(n.inputs[0]).buffer, dst = define(g.output, pd.dst_desc());
+  push_primitive(info_of(g, "pool"), dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});
+}
+
+void Lowering::add_eltwise(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  GraphFacts facts{&m_.meta,
+                   [&](const std::string& name) -> const TensorData* {
+                     auto it = m_.constants.find(name);
+                     return it == m_.constants.end() ? nullptr : &it->second;
+                   },
+                   {}};
+  auto acts = *activation_of(n, facts);
+  size_t src = m_.slots.at(n.inputs[0]).buffer;
+  memory::desc md = *m_.buffers[src].desc;
+  std::vector<dnnl::eltwise_forward::primitive_desc> pds;
+  for (const auto& a : acts)
+    pds.emplace_back(
+        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, algorithm_of(a.kind), md, a.alpha, a.beta),
+        m_.engine);
+  size_t dst = define(g.output, md);
+  for (size_t i = 0; i < pds.size(); ++i)
+    push_primitive(info_of(g, "eltwise"), dnnl::eltwise_forward(pds[i]),
+                   {{DNNL_ARG_SRC, i == 0 ? src : dst}, {DNNL_ARG_DST, dst}}, {});
+}
+
+void Lowering::add_binary(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  const std::string &a = n.inputs[g.swap_operands ? 1 : 0], &b = n.inputs[g.swap_operands ? 0 : 1];
+  static const std::map<std::string, dnnl::algorithm> algos{{"Add", dnnl::algorithm::binary_add},
+                                                            {"Sub", dnnl::algorithm::binary_sub},
+                                                            {"Mul", dnnl::algorithm::binary_mul},
+                                                            {"Div", dnnl::algorithm::binary_div}};
+  size_t src0 = m_.slots.at(a).buffer;
+  memory::desc a_md = *m_.buffers[src0].desc;
+  const Shape& out = m_.meta.at(a).shape;
+  auto constant = m_.constants.find(b);
+  Shape bs = constant != m_.constants.end() ? constant->second.shape() : m_.meta.at(b).shape;
+  memory::desc b_md = bs == out ? a_md : plain_desc_of_rank(bs, out.rank());
+  dnnl::binary::primitive_desc pd(dnnl::binary::desc(algos.at(n.op_type), a_md, b_md, a_md), post_ops_of(g), m_.engine);
+  std::vector<std::pair<int, memory>> fixed;
+  std::vector<std::pair<int, size_t>> args{{DNNL_ARG_SRC_0, src0}};
+  if (constant != m_.constants.end()) {
+    fixed.emplace_back(DNNL_ARG_SRC_1, constant_memory(b, plain_desc_of_rank(bs, out.rank()), b_md));
+  } else if (bs == out) {
+    args.emplace_back(DNNL_ARG_SRC_1, as_layout(b, a_md));
+  } else {  // a broadcast operand: plain, viewed at the result's rank
+    size_t plain = as_plain(b), view = new_buffer(0, b_md);
+    aliases_.emplace_back(view, plain);
+    args.emplace_back(DNNL_ARG_SRC_1, view);
+    use(plain);
+  }
+  size_t dst = define(g.output, a_md);
+  args.emplace_back(DNNL_ARG_DST, dst);
+  push_primitive(info_of(g, "binary"), dnnl::binary(pd), std::move(args), std::move(fixed));
+}
+
+void Lowering::add_reshape(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  const Shape& xs = m_.meta.at(n.inputs[0]).shape;
+  size_t src = m_.slots.at(n.inputs[0]).buffer;
+  size_t dst = define(g.output, plain_desc(m_.meta.at(g.output).shape));
+  size_t view = new_buffer(0, plain_desc(xs));  // the output's bytes at the input's dims
+  aliases_.emplace_back(view, dst);
+  memory::desc from = *m_.buffers[src].desc;
+  dnnl::reorder::primitive_desc pd(m_.engine, from, m_.engine, plain_desc(xs));
+  push_primitive(info_of(g, "reshape"), dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, view}}, {});
+}
+
+namespace {
+
+// An operand of a node the interpreter runs: omitted, a constant, or a value in the arena.
+struct NodeInput {
+  std::optional<onnx::Value<Dyn>> constant;
+  std::optional<size_t> buffer;
+  ValueMeta meta;
+};
+
+// Runs node n through the interpreter's kernel on values read from the arena; its outputs go back there.
+void run_node(CompiledModel::Impl& m, const Node& n, const std::vector<NodeInput>& inputs,
+              const std::vector<std::optional<size_t>>& outputs) {
+  m.stream.wait();
+  const auto& device = m.interpreter->device();
+  std::vector<std::optional<onnx::Value<Dyn>>> values;
+  for (const auto& in : inputs) {
+    if (in.constant) {
+      values.emplace_back(*in.constant);
+    } else if (!in.buffer) {
+      values.emplace_back();
+    } else {
+      const std::byte* p = m.data(*in.buffer);
+      size_t bytes = in.meta.shape.num_elements() * dtype_size(in.meta.dtype);
+      auto data = TensorData::from_bytes(std::vector<std::byte>(p, p + bytes), in.meta.shape, in.meta.dtype);
+      values.emplace_back(onnx::Value<Dyn>::from_data(std::move(data), device));
+    }
+  }
+  onnx::OpCall<Dyn> call(n, std::move(values), m.interpreter->model().opset, device);
+  auto results = onnx::op_table<Dyn>().at(onnx::op_key(n))(call);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i]) continue;
+    const ValueMeta& want = m.meta.at(n.outputs[i]);
+    TensorData got = i < results.size() ? results[i].to_data() : TensorData();
+    if (i >= results.size() || got.shape() != want.shape || got.dtype() != want.dtype)
+      throw Error("graph::run",
+                  "node '" + n.name + "' (" + n.op_type + ") made " +
+                      (i < results.size() ? got.shape().to_string() + " " + std::string(dtype_name(got.dtype()))
+                                          : std::string("no value")) +
+                      " for '" + n.outputs[i] + "'; the plan was compiled for " + want.shape.to_string() + " " +
+                      std::string(dtype_name(want.dtype)) +
+                      ": this model's shapes depend on its input values, run it through onnx::load");
+    std::memcpy(m.data(*outputs[i]), got.bytes().data(), got.bytes().size());
+  }
+}
+
+}  // namespace
+
+void Lowering::add_interpreter(size_t node_index) {
+  const Node& n = m_.interpreter->plan().nodes[node_index];
+  std::vector<NodeInput> inputs;
+  const auto& weights = m_.interpreter->weights();
+  for (const auto& name : n.inputs) {
+    NodeInput in;
+    if (auto w = weights.find(name); !name.empty() && w != weights.end()) {
+      in.constant = w->second;
+    } else if (!name.empty()) {
+      auto s = m_.slots.find(name);
+      if (s == m_.slots.end())
+        throw Error("graph::compile", "node '" + n.name + "' (" + n.op_type + ") reads '" + name +
+                                          "', which no earlier node computes (a compiler bug: report it)");
+      in.meta = s->second.meta;
+      in.buffer = dense_f32(s->second.meta) ? as_plain(name) : s->second.buffer;
+    }
+    inputs.push_back(std::move(in));
+  }
+  std::vector<std::optional<size_t>> outputs;
+  for (const auto& name : n.outputs) {
+    if (name.empty() || !m_.meta.count(name)) {
+      outputs.emplace_back();
+      continue;
+    }
+    const ValueMeta& meta = m_.meta.at(name);
+    outputs.emplace_back(define(name, dense_f32(meta) ? std::optional(plain_desc(meta.shape)) : std::nullopt));
+  }
+  for (const auto& in : inputs)
+    if (in.buffer) use(*in.buffer);
+  Step step;
+  step.info = StepInfo{"interpreter", n.name, n.op_type, 0};
+  CompiledModel::Impl* m = &m_;
+  step.bind = [m, &n, inputs, outputs]() -> std::function<void()> {
+    return [m, &n, inputs, outputs]() { run_node(*m, n, inputs, outputs); };
+  };
+  m_.steps.push_back(std::move(step));
+  ++m_.interpreted;
+}
+
+void Lowering::add(const Group& g) {
+  m_.nodes += g.nodes.size();
+  if (g.kind != Group::Kind::Interpreter) {
+    size_t steps = m_.steps.size(), buffers = m_.buffers.size();
+    try {
+      switch (g.kind) {
+        case Group::Kind::Conv: add_conv(g); break;
+        case Group::Kind::MatMul: add_matmul(g); break;
+        case Group::Kind::Pool: add_pool(g); break;
+        case Group::Kind::Eltwise: add_eltwise(g); break;
+        case Group::Kind::Binary: add_binary(g); break;
+        case Group::Kind::Reshape: add_reshape(g); break;
+        case Group::Kind::Interpreter: break;
+      }
+      m_.fused += g.nodes.size() - 1;
+      return;
+    } catch (const dnnl::error&) {  // a case oneDNN does not implement: the interpreter runs these nodes
+      if (m_.steps.size() != steps || m_.buffers.size() != buffers)
+        throw Error("graph::compile", "oneDNN refused a group after its first steps were placed (a compiler bug)");
+    }
+  }
+  std::vector<size_t> order = g.nodes;
+  std::sort(order.begin(), order.end());
+  for (size_t i : order) add_interpreter(i);
+}
+
+void Lowering::finish() {
+  for (const auto& out : m_.outputs)
+    if (auto s = m_.slots.find(out); s != m_.slots.end()) m_.buffers[s->second.buffer].life.last = m_.steps.size();
+  std::vector<BufferLife> lives;
+  for (const auto& b : m_.buffers) lives.push_back(b.life);
+  m_.arena_plan = plan_arena(lives);
+  for (const auto& [view, owner] : aliases_) m_.arena_plan.offsets[view] = m_.arena_plan.offsets[owner];
+  size_t bytes = std::max<size_t>(64, (m_.arena_plan.bytes + 63) / 64 * 64);
+  m_.arena.reset(static_cast<std::byte*>(std::aligned_alloc(64, bytes)));
+  if (!m_.arena) throw Error("graph::compile", "cannot allocate the arena (" + std::to_string(bytes) + " bytes)");
+  m_.memories.clear();
+  for (size_t i = 0; i < m_.buffers.size(); ++i)
+    m_.memories.push_back(m_.buffers[i].desc ? memory(*m_.buffers[i].desc, m_.engine, m_.data(i)) : memory());
+  for (auto& step : m_.steps) step.run = step.bind();
+}
+
+}  // namespace scorch::graph

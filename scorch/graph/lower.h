@@ -1,0 +1,56 @@
+#pragma once
+// Lowering: each group of the pass (fuse.h) becomes steps of the plan: a oneDNN primitive with its post-ops and
+// pre-reordered weights, the reorders its operands need to reach the layout it chose, or one interpreter call.
+// finish() plans the arena over the buffers' lifetimes and binds every step to its memory.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scorch/graph/plan_impl.h"
+
+namespace scorch::graph {
+
+/// Builds m's steps group by group.
+class Lowering {
+ public:
+  explicit Lowering(CompiledModel::Impl& m) : m_(m) {}
+  /// A graph input: a plain buffer written before the first step.
+  void define_input(const std::string& name);
+  /// The steps of group g (a oneDNN group that oneDNN refuses runs through the interpreter instead).
+  void add(const Group& g);
+  /// Keeps the outputs alive to the end, places every buffer in the arena and binds the steps.
+  void finish();
+
+ private:
+  void add_conv(const Group& g);
+  void add_matmul(const Group& g);
+  void add_pool(const Group& g);
+  void add_eltwise(const Group& g);
+  void add_binary(const Group& g);
+  void add_reshape(const Group& g);
+  void add_interpreter(size_t node_index);
+
+  size_t new_buffer(size_t bytes, std::optional<dnnl::memory::desc> desc);
+  /// Makes name's slot over a new buffer written by the next step.
+  size_t define(const std::string& name, std::optional<dnnl::memory::desc> desc);
+  /// Marks buffer as read by the next step.
+  size_t use(size_t buffer);
+  /// name's buffer in layout want: its own, or a temporary filled by a reorder step pushed now.
+  size_t as_layout(const std::string& name, const dnnl::memory::desc& want);
+  /// name's buffer in plain row-major layout.
+  size_t as_plain(const std::string& name);
+  /// A reorder step from buffer src to buffer dst (layouts from their descs).
+  void push_reorder(size_t src, size_t dst, const std::string& what);
+  /// A oneDNN primitive step reading and writing buffers (by argument) and owned memories.
+  void push_primitive(StepInfo info, dnnl::primitive p, std::vector<std::pair<int, size_t>> buffers,
+                      std::vector<std::pair<int, dnnl::memory>> fixed);
+  StepInfo info_of(const Group& g, const char* kind) const;
+  /// A constant as a oneDNN memory in desc's layout (reordered from plain data of dims).
+  dnnl::memory constant_memory(const std::string& name, const dnnl::memory::desc& plain,
+                               const dnnl::memory::desc& want);
+
+  CompiledModel::Impl& m_;
+  std::vector<std::pair<size_t, size_t>> aliases_;  // (view, owner): a view's bytes are its owner's
+};
+
+}  // namespace scorch::graph
