@@ -63,6 +63,7 @@ TensorData read_output(CompiledModel::Impl& m, const std::string& name) {
     return c->second.to_data();
   }
   const ValueMeta& meta = s->second.meta;
+  if (s->second.held) return m.held[*s->second.held]->to_data();
   size_t bytes = meta.shape.num_elements() * dtype_size(meta.dtype);
   std::vector<std::byte> out(bytes);
   if (s->second.plain) {

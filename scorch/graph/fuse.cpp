@@ -50,8 +50,9 @@ bool lowerable_pool(const Node& n, const Values& v, const std::map<std::string, 
 }
 
 bool lowerable_matmul(const Node& n, const Values& v) {
-  if (n.inputs.size() < 2 || !v.computed_f32(n.inputs[0], 2, 2) || !v.constant_f32(n.inputs[1], 2)) return false;
-  if (n.op_type == "MatMul") return true;
+  if (n.inputs.size() < 2 || !v.constant_f32(n.inputs[1], 2)) return false;
+  if (n.op_type == "MatMul") return v.computed_f32(n.inputs[0], 2, 6);  // leading dims flattened into rows
+  if (!v.computed_f32(n.inputs[0], 2, 2)) return false;
   if (attr_int(n, "transA", 0) != 0 || attr_float(n, "alpha", 1.0) != 1.0) return false;
   if (n.inputs.size() < 3 || n.inputs[2].empty()) return true;
   const TensorData* c = v.facts.constant(n.inputs[2]);

@@ -1,6 +1,7 @@
 // Lowering of the pass's groups to oneDNN primitives and interpreter calls (lower.h).
 #include "scorch/graph/lower.h"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -76,6 +77,13 @@ size_t Lowering::new_buffer(size_t bytes, std::optional<memory::desc> desc) {
   return m_.buffers.size() - 1;
 }
 
+size_t Lowering::view(size_t owner, const memory::desc& desc) {
+  size_t v = new_buffer(0, desc);
+  aliases_.emplace_back(v, owner);
+  use(owner);
+  return v;
+}
+
 size_t Lowering::use(size_t buffer) {
   auto& life = m_.buffers.at(buffer).life;
   life.last = std::max(life.last, m_.steps.size());
@@ -96,17 +104,42 @@ void Lowering::define_input(const std::string& name) {
   define(name, dense_f32(meta) ? std::optional(plain_desc(meta.shape)) : std::nullopt);
 }
 
+void Lowering::use_held(size_t i) { m_.held_last.at(i) = std::max(m_.held_last[i], m_.steps.size()); }
+
+size_t Lowering::buffer_of(const std::string& name) {
+  Slot& s = m_.slots.at(name);
+  if (s.in_arena) return s.buffer;
+  size_t held = *s.held, b = new_buffer(s.meta.shape.num_elements() * dtype_size(s.meta.dtype),
+                                        dense_f32(s.meta) ? std::optional(plain_desc(s.meta.shape)) : std::nullopt);
+  s.buffer = b, s.in_arena = true, s.plain = true;
+  use_held(held);
+  Step step;
+  step.info = StepInfo{"to_arena", name, "Copy", 0};
+  CompiledModel::Impl* m = &m_;
+  size_t index = m_.steps.size();
+  step.bind = [m, held, b, index]() -> std::function<void()> {
+    return [m, held, b, index]() {
+      TensorData data = m->held[held]->to_data();
+      std::memcpy(m->data(b), data.bytes().data(), data.bytes().size());
+      if (m->held_last[held] == index) m->held[held].reset();
+    };
+  };
+  m_.steps.push_back(std::move(step));
+  return b;
+}
+
 size_t Lowering::as_layout(const std::string& name, const memory::desc& want) {
-  const Slot& s = m_.slots.at(name);
-  if (m_.buffers[s.buffer].desc && *m_.buffers[s.buffer].desc == want) return s.buffer;
-  size_t src = use(s.buffer), temp = new_buffer(want.get_size(), want);
+  size_t own = buffer_of(name);
+  if (m_.buffers[own].desc && *m_.buffers[own].desc == want) return own;
+  size_t src = use(own), temp = new_buffer(want.get_size(), want);
   push_reorder(src, temp, name);
   return temp;
 }
 
 size_t Lowering::as_plain(const std::string& name) {
+  size_t own = buffer_of(name);
   const Slot& s = m_.slots.at(name);
-  return s.plain ? s.buffer : as_layout(name, plain_desc(s.meta.shape));
+  return s.plain ? own : as_layout(name, plain_desc(s.meta.shape));
 }
 
 void Lowering::push_reorder(size_t src, size_t dst, const std::string& what) {
@@ -176,7 +209,7 @@ void Lowering::add_conv(const Group& g) {
   if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
   size_t src = as_layout(n.inputs[0], pd.src_desc());
   size_t dst = define(g.output, pd.dst_desc());
-  if (g.sum) push_reorder(use(m_.slots.at(*g.sum).buffer), dst, *g.sum);
+  if (g.sum) push_reorder(use(buffer_of(*g.sum)), dst, *g.sum);
   push_primitive(info_of(g, "conv"), dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}},
                  std::move(fixed));
 }
@@ -186,7 +219,9 @@ void Lowering::add_matmul(const Group& g) {
   const Shape& as = m_.meta.at(n.inputs[0]).shape;
   const Shape& bs = m_.constants.at(n.inputs[1]).shape();
   bool trans_b = n.op_type == "Gemm" && attr_int(n, "transB", 0) != 0;
-  auto rows = memory::dim(as[0]), inner = memory::dim(as[1]), cols = memory::dim(trans_b ? bs[0] : bs[1]);
+  // A of any rank ≥ 2 as rows × inner (its leading dims flattened), the result likewise.
+  auto inner = memory::dim(as[as.rank() - 1]), cols = memory::dim(trans_b ? bs[0] : bs[1]);
+  auto rows = memory::dim(as.num_elements()) / inner;
   memory::desc a_md({rows, inner}, dt::f32, tag::ab), dst_md({rows, cols}, dt::f32, tag::ab);
   memory::desc w_plain({inner, cols}, dt::f32, trans_b ? tag::ba : tag::ab), w_any({inner, cols}, dt::f32, tag::any);
   memory::desc b_md({1, cols}, dt::f32, tag::ab);
@@ -196,9 +231,9 @@ void Lowering::add_matmul(const Group& g) {
   std::vector<std::pair<int, memory>> fixed{
       {DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, pd.weights_desc())}};
   if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
-  size_t src = as_layout(n.inputs[0], pd.src_desc());
-  size_t dst = define(g.output, pd.dst_desc());
-  if (g.sum) push_reorder(use(m_.slots.at(*g.sum).buffer), dst, *g.sum);
+  size_t src = view(as_plain(n.inputs[0]), a_md);
+  size_t dst = view(define(g.output, plain_desc(m_.meta.at(g.output).shape)), dst_md);
+  if (g.sum) push_reorder(use(view(as_plain(*g.sum), dst_md)), dst, *g.sum);
   push_primitive(info_of(g, "matmul"), dnnl::matmul(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
 }
 
@@ -216,12 +251,13 @@ void Lowering::add_pool(const Group& g) {
   auto algo = max                                   ? dnnl::algorithm::pooling_max
               : attr_int(n, "count_include_pad", 0) ? dnnl::algorithm::pooling_avg_include_padding
                                                     : dnnl::algorithm::pooling_avg_exclude_padding;
-  const memory::desc& src_md = *m_.buffers[m_.slots.at(n.inputs[0]).buffer].desc;
+  size_t src = buffer_of(n.inputs[0]);
+  const memory::desc src_md = *m_.buffers[src].desc;
   memory::desc dst_any(dims_of(ys), dt::f32, tag::any);
   dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algo, src_md, dst_any, strides, kernel,
                                    {dilations[0] - 1, dilations[1] - 1}, lo, hi);
   dnnl::pooling_v2_forward::primitive_desc pd(d, m_.engine);
-  size_t src = m_.slots.at(n.inputs[0]).buffer, dst = define(g.output, pd.dst_desc());
+  size_t dst = define(g.output, pd.dst_desc());
   push_primitive(info_of(g, "pool"), dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});
 }
 
@@ -234,7 +270,7 @@ void Lowering::add_eltwise(const Group& g) {
                    },
                    {}};
   auto acts = *activation_of(n, facts);
-  size_t src = m_.slots.at(n.inputs[0]).buffer;
+  size_t src = buffer_of(n.inputs[0]);
   memory::desc md = *m_.buffers[src].desc;
   std::vector<dnnl::eltwise_forward::primitive_desc> pds;
   for (const auto& a : acts)
@@ -254,7 +290,7 @@ void Lowering::add_binary(const Group& g) {
                                                             {"Sub", dnnl::algorithm::binary_sub},
                                                             {"Mul", dnnl::algorithm::binary_mul},
                                                             {"Div", dnnl::algorithm::binary_div}};
-  size_t src0 = m_.slots.at(a).buffer;
+  size_t src0 = buffer_of(a);
   memory::desc a_md = *m_.buffers[src0].desc;
   const Shape& out = m_.meta.at(a).shape;
   auto constant = m_.constants.find(b);
@@ -268,10 +304,7 @@ void Lowering::add_binary(const Group& g) {
   } else if (bs == out) {
     args.emplace_back(DNNL_ARG_SRC_1, as_layout(b, a_md));
   } else {  // a broadcast operand: plain, viewed at the result's rank
-    size_t plain = as_plain(b), view = new_buffer(0, b_md);
-    aliases_.emplace_back(view, plain);
-    args.emplace_back(DNNL_ARG_SRC_1, view);
-    use(plain);
+    args.emplace_back(DNNL_ARG_SRC_1, view(as_plain(b), b_md));
   }
   size_t dst = define(g.output, a_md);
   args.emplace_back(DNNL_ARG_DST, dst);
@@ -281,33 +314,38 @@ void Lowering::add_binary(const Group& g) {
 void Lowering::add_reshape(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
   const Shape& xs = m_.meta.at(n.inputs[0]).shape;
-  size_t src = m_.slots.at(n.inputs[0]).buffer;
+  size_t src = buffer_of(n.inputs[0]);
   size_t dst = define(g.output, plain_desc(m_.meta.at(g.output).shape));
-  size_t view = new_buffer(0, plain_desc(xs));  // the output's bytes at the input's dims
-  aliases_.emplace_back(view, dst);
+  size_t at_input_dims = view(dst, plain_desc(xs));
   memory::desc from = *m_.buffers[src].desc;
   dnnl::reorder::primitive_desc pd(m_.engine, from, m_.engine, plain_desc(xs));
-  push_primitive(info_of(g, "reshape"), dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, view}}, {});
+  push_primitive(info_of(g, "reshape"), dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, at_input_dims}}, {});
 }
 
 namespace {
 
-// An operand of a node the interpreter runs: omitted, a constant, or a value in the arena.
+// An operand of a node the interpreter runs: omitted, a constant, a value in the arena, or a held value (moved into
+// the call at its last read).
 struct NodeInput {
   std::optional<onnx::Value<Dyn>> constant;
-  std::optional<size_t> buffer;
+  std::optional<size_t> buffer, held;
   ValueMeta meta;
 };
 
-// Runs node n through the interpreter's kernel on values read from the arena; its outputs go back there.
-void run_node(CompiledModel::Impl& m, const Node& n, const std::vector<NodeInput>& inputs,
-              const std::vector<std::optional<size_t>>& outputs) {
-  m.stream.wait();
+std::vector<std::optional<onnx::Value<Dyn>>> node_operands(CompiledModel::Impl& m, const std::vector<NodeInput>& inputs,
+                                                           size_t step) {
   const auto& device = m.interpreter->device();
   std::vector<std::optional<onnx::Value<Dyn>>> values;
-  for (const auto& in : inputs) {
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const NodeInput& in = inputs[k];
     if (in.constant) {
       values.emplace_back(*in.constant);
+    } else if (in.held) {
+      bool again =
+          std::any_of(inputs.begin() + k + 1, inputs.end(), [&](const NodeInput& o) { return o.held == in.held; });
+      if (m.held_last[*in.held] == step && !again)
+        values.emplace_back(std::move(m.held[*in.held])), m.held[*in.held].reset();
+      else values.emplace_back(m.held[*in.held]);
     } else if (!in.buffer) {
       values.emplace_back();
     } else {
@@ -317,21 +355,30 @@ void run_node(CompiledModel::Impl& m, const Node& n, const std::vector<NodeInput
       values.emplace_back(onnx::Value<Dyn>::from_data(std::move(data), device));
     }
   }
-  onnx::OpCall<Dyn> call(n, std::move(values), m.interpreter->model().opset, device);
+  return values;
+}
+
+// Runs node n through the interpreter's kernel; its outputs are held (outputs[i]: the index in Impl::held).
+void run_node(CompiledModel::Impl& m, const Node& n, const std::vector<NodeInput>& inputs,
+              const std::vector<std::optional<size_t>>& outputs, size_t step) {
+  m.stream.wait();
+  onnx::OpCall<Dyn> call(n, node_operands(m, inputs, step), m.interpreter->model().opset, m.interpreter->device());
   auto results = onnx::op_table<Dyn>().at(onnx::op_key(n))(call);
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!outputs[i]) continue;
     const ValueMeta& want = m.meta.at(n.outputs[i]);
-    TensorData got = i < results.size() ? results[i].to_data() : TensorData();
-    if (i >= results.size() || got.shape() != want.shape || got.dtype() != want.dtype)
+    bool same = i < results.size() && results[i].is_tensor() && results[i].shape() == want.shape &&
+                results[i].dtype() == want.dtype;
+    if (!same)
       throw Error("graph::run",
                   "node '" + n.name + "' (" + n.op_type + ") made " +
-                      (i < results.size() ? got.shape().to_string() + " " + std::string(dtype_name(got.dtype()))
-                                          : std::string("no value")) +
+                      (i < results.size() && results[i].is_tensor()
+                           ? results[i].shape().to_string() + " " + std::string(dtype_name(results[i].dtype()))
+                           : std::string("no tensor")) +
                       " for '" + n.outputs[i] + "'; the plan was compiled for " + want.shape.to_string() + " " +
                       std::string(dtype_name(want.dtype)) +
                       ": this model's shapes depend on its input values, run it through onnx::load");
-    std::memcpy(m.data(*outputs[i]), got.bytes().data(), got.bytes().size());
+    m.held[*outputs[i]] = std::move(results[i]);
   }
 }
 
@@ -351,9 +398,14 @@ void Lowering::add_interpreter(size_t node_index) {
         throw Error("graph::compile", "node '" + n.name + "' (" + n.op_type + ") reads '" + name +
                                           "', which no earlier node computes (a compiler bug: report it)");
       in.meta = s->second.meta;
-      in.buffer = dense_f32(s->second.meta) ? as_plain(name) : s->second.buffer;
+      if (s->second.held) in.held = s->second.held;
+      else in.buffer = dense_f32(s->second.meta) ? as_plain(name) : s->second.buffer;
     }
     inputs.push_back(std::move(in));
+  }
+  for (const auto& in : inputs) {
+    if (in.buffer) use(*in.buffer);
+    if (in.held) use_held(*in.held);
   }
   std::vector<std::optional<size_t>> outputs;
   for (const auto& name : n.outputs) {
@@ -361,16 +413,17 @@ void Lowering::add_interpreter(size_t node_index) {
       outputs.emplace_back();
       continue;
     }
-    const ValueMeta& meta = m_.meta.at(name);
-    outputs.emplace_back(define(name, dense_f32(meta) ? std::optional(plain_desc(meta.shape)) : std::nullopt));
+    m_.held.emplace_back();
+    m_.held_last.push_back(m_.steps.size());
+    m_.slots.insert_or_assign(name, Slot{0, m_.meta.at(name), true, false, m_.held.size() - 1});
+    outputs.emplace_back(m_.held.size() - 1);
   }
-  for (const auto& in : inputs)
-    if (in.buffer) use(*in.buffer);
   Step step;
   step.info = StepInfo{"interpreter", n.name, n.op_type, 0};
   CompiledModel::Impl* m = &m_;
-  step.bind = [m, &n, inputs, outputs]() -> std::function<void()> {
-    return [m, &n, inputs, outputs]() { run_node(*m, n, inputs, outputs); };
+  size_t index = m_.steps.size();
+  step.bind = [m, &n, inputs, outputs, index]() -> std::function<void()> {
+    return [m, &n, inputs, outputs, index]() { run_node(*m, n, inputs, outputs, index); };
   };
   m_.steps.push_back(std::move(step));
   ++m_.interpreted;
@@ -403,8 +456,12 @@ void Lowering::add(const Group& g) {
 }
 
 void Lowering::finish() {
-  for (const auto& out : m_.outputs)
-    if (auto s = m_.slots.find(out); s != m_.slots.end()) m_.buffers[s->second.buffer].life.last = m_.steps.size();
+  for (const auto& out : m_.outputs) {
+    auto s = m_.slots.find(out);
+    if (s == m_.slots.end()) continue;
+    if (s->second.in_arena) m_.buffers[s->second.buffer].life.last = m_.steps.size();
+    if (s->second.held) m_.held_last[*s->second.held] = m_.steps.size();  // past every step: never released
+  }
   std::vector<BufferLife> lives;
   for (const auto& b : m_.buffers) lives.push_back(b.life);
   m_.arena_plan = plan_arena(lives);

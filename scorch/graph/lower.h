@@ -33,8 +33,15 @@ class Lowering {
   size_t new_buffer(size_t bytes, std::optional<dnnl::memory::desc> desc);
   /// Makes name's slot over a new buffer written by the next step.
   size_t define(const std::string& name, std::optional<dnnl::memory::desc> desc);
+  /// A buffer over owner's bytes described by desc (same size: another rank or dims), read or written by the next
+  /// step.
+  size_t view(size_t owner, const dnnl::memory::desc& desc);
   /// Marks buffer as read by the next step.
   size_t use(size_t buffer);
+  /// name's arena buffer: a held value is copied into a plain one by a step pushed now (once).
+  size_t buffer_of(const std::string& name);
+  /// Marks held value i as read by the next step.
+  void use_held(size_t i);
   /// name's buffer in layout want: its own, or a temporary filled by a reorder step pushed now.
   size_t as_layout(const std::string& name, const dnnl::memory::desc& want);
   /// name's buffer in plain row-major layout.

@@ -16,6 +16,7 @@
 #include "scorch/graph/arena_plan.h"
 #include "scorch/graph/compiled_model.h"
 #include "scorch/graph/fuse.h"
+#include "scorch/dyn/dyn.h"
 #include "scorch/import/onnx/runtime/runtime.h"
 
 namespace scorch::graph {
@@ -26,11 +27,15 @@ struct Buffer {
   std::optional<dnnl::memory::desc> desc;
 };
 
-/// Where a value lives: its buffer, shape and dtype, and whether the buffer's layout is plain row-major.
+/// Where a value lives: in an arena buffer (in_arena; plain says whether its layout is row-major), or held as the
+/// interpreter's value (held: its index in Impl::held) when an interpreter step made it, or both once a oneDNN step
+/// needed a held value in the arena.
 struct Slot {
   size_t buffer = 0;
   ValueMeta meta;
   bool plain = true;
+  bool in_arena = true;
+  std::optional<size_t> held;
 };
 
 /// One step of the plan: what it reports, and bind(), which makes its run function once the arena exists.
@@ -79,7 +84,9 @@ struct CompiledModel::Impl {
   std::vector<std::string> inputs, outputs;
   std::unique_ptr<std::byte, decltype(&std::free)> arena{nullptr, &std::free};
   ArenaPlan arena_plan;
-  std::vector<dnnl::memory> memories;  // per buffer with a desc, over the arena
+  std::vector<dnnl::memory> memories;                 // per buffer with a desc, over the arena
+  std::vector<std::optional<onnx::Value<Dyn>>> held;  // values interpreter steps made, by Slot::held
+  std::vector<size_t> held_last;                      // the last step reading each (a graph output: none)
   size_t nodes = 0, fused = 0, interpreted = 0;
   bool profiling = false;
 
