@@ -3,9 +3,9 @@
 // kernels for the rest) and the arena plan over every buffer's lifetime.
 #include <algorithm>
 
+#include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/backends/cpu/thread_pool.h"
 #include "scorch/core/error.h"
-#include "scorch/dyn/dyn.h"
 #include "scorch/graph/lower.h"
 #include "scorch/graph/plan_impl.h"
 #include "scorch/import/onnx/runtime/bridge.h"
@@ -60,7 +60,7 @@ void check_examples(const CompiledModel::Impl& m, const std::vector<TensorData>&
 CompiledModel compile(onnx::Model model, const std::vector<TensorData>& example_inputs, const CompileOptions& options) {
   auto m = std::make_unique<CompiledModel::Impl>();
   m->threads = options.threads ? options.threads : backends::cpu::default_num_threads();
-  m->interpreter = std::make_unique<onnx::detail::Interpreter>(std::move(model), Dyn::device("cpu"));
+  m->interpreter = std::make_unique<onnx::detail::Interpreter>(std::move(model), onnx::Bridge<Cpu>::device({}));
   const auto& interp = *m->interpreter;
   if (has_subgraph(interp.plan().nodes))
     throw Error("graph::compile",

@@ -3,6 +3,7 @@
 
 #include "scorch/graph/node_attrs.h"
 
+#include <cmath>
 #include <limits>
 
 namespace scorch::graph {
@@ -137,30 +138,137 @@ std::optional<std::vector<Activation>> activation_of(const Node& n, const GraphF
   return std::nullopt;
 }
 
-std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts& facts, bool fuse, bool lower) {
-  Values v{facts};
-  std::map<std::string, size_t> uses, producer, consumer;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& in : nodes[i].inputs)
-      if (!in.empty()) ++uses[in], consumer[in] = i;
-    for (const auto& out : nodes[i].outputs) producer[out] = i;
+namespace {
+
+// The fusion state over one node list: who reads what, what is taken.
+struct Fuser {
+  const std::vector<Node>& nodes;
+  const GraphFacts& facts;
+  Values v;
+  std::map<std::string, std::vector<size_t>> readers;
+  std::map<std::string, size_t> producer;
+  std::vector<bool> taken;
+
+  Fuser(const std::vector<Node>& n, const GraphFacts& f) : nodes(n), facts(f), v{f}, taken(n.size(), false) {
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& in : nodes[i].inputs)
+        if (!in.empty()) readers[in].push_back(i);
+      for (const auto& out : nodes[i].outputs) producer[out] = i;
+    }
   }
-  std::vector<bool> taken(nodes.size(), false);
   // The one node reading name, when nothing else (no other node, no graph output) does.
-  auto sole_consumer = [&](const std::string& name) -> std::optional<size_t> {
-    if (uses[name] != 1 || facts.graph_outputs.count(name)) return std::nullopt;
-    size_t c = consumer.at(name);
-    return taken[c] ? std::nullopt : std::optional<size_t>(c);
-  };
+  std::optional<size_t> only_reader(const std::string& name, const char* op = nullptr) const {
+    auto it = readers.find(name);
+    if (it == readers.end() || it->second.size() != 1 || facts.graph_outputs.count(name)) return std::nullopt;
+    size_t c = it->second[0];
+    if (taken[c] || (op && nodes[c].op_type != op)) return std::nullopt;
+    return c;
+  }
+  bool scalar_near(const std::string& name, double value) const {
+    const TensorData* t = facts.constant(name);
+    return t && t->num_elements() == 1 && std::abs(t->value_at(0) - value) < 1e-3 * std::abs(value);
+  }
+  // The operand of binary node n that is not x ("" when both are x or neither is).
+  static std::string other(const Node& n, const std::string& x) {
+    if (n.inputs.size() != 2 || n.inputs[0] == n.inputs[1]) return "";
+    return n.inputs[0] == x ? n.inputs[1] : n.inputs[1] == x ? n.inputs[0] : "";
+  }
+  using Match = std::optional<std::pair<std::vector<size_t>, std::string>>;
+  // GELU's erf form over x, as PyTorch exports it: Div(x, √2) → Erf → Add(1) → Mul(x, ·) → Mul(0.5).
+  Match gelu(const std::string& x) const {
+    auto r = readers.find(x);
+    if (r == readers.end() || r->second.size() != 2 || facts.graph_outputs.count(x)) return std::nullopt;
+    for (size_t k = 0; k < 2; ++k) {
+      size_t d = r->second[k], m = r->second[1 - k];
+      const Node &div = nodes[d], &mul = nodes[m];
+      if (taken[d] || taken[m] || div.op_type != "Div" || div.inputs.size() != 2 || div.inputs[0] != x ||
+          !scalar_near(div.inputs[1], std::sqrt(2.0)) || mul.op_type != "Mul")
+        continue;
+      auto e = only_reader(div.outputs[0], "Erf");
+      auto a = e ? only_reader(nodes[*e].outputs[0], "Add") : std::nullopt;
+      if (!a || !scalar_near(other(nodes[*a], nodes[*e].outputs[0]), 1.0)) continue;
+      if (only_reader(nodes[*a].outputs[0]) != m || other(mul, x) != nodes[*a].outputs[0]) continue;
+      auto h = only_reader(mul.outputs[0], "Mul");
+      if (!h || !scalar_near(other(nodes[*h], mul.outputs[0]), 0.5)) continue;
+      return std::make_pair(std::vector<size_t>{d, *e, *a, m, *h}, nodes[*h].outputs[0]);
+    }
+    return std::nullopt;
+  }
+  // SiLU over x: x · Sigmoid(x).
+  Match silu(const std::string& x) const {
+    auto r = readers.find(x);
+    if (r == readers.end() || r->second.size() != 2 || facts.graph_outputs.count(x)) return std::nullopt;
+    for (size_t k = 0; k < 2; ++k) {
+      size_t s = r->second[k], m = r->second[1 - k];
+      if (taken[s] || taken[m] || nodes[s].op_type != "Sigmoid" || nodes[m].op_type != "Mul") continue;
+      if (only_reader(nodes[s].outputs[0]) == m && other(nodes[m], x) == nodes[s].outputs[0])
+        return std::make_pair(std::vector<size_t>{s, m}, nodes[m].outputs[0]);
+    }
+    return std::nullopt;
+  }
+  // A constant row the product's result of shape out takes as its bias (N values, broadcast along the rows).
+  bool bias_row(const std::string& name, const Shape& out) const {
+    const TensorData* t = facts.constant(name);
+    if (!t || t->dtype() != DType::F32 || t->num_elements() != out[out.rank() - 1]) return false;
+    return t->shape().rank() <= out.rank() && t->shape()[t->shape().rank() - 1] == out[out.rank() - 1];
+  }
+  void absorb(Group& g, const std::vector<size_t>& more, const std::string& output) {
+    for (size_t c : more) taken[c] = true, g.nodes.push_back(c);
+    g.output = output;
+  }
+  // Fuses what follows g's head (at index head) into g.
+  void fuse_after(Group& g, size_t head) {
+    const Node& h = nodes[head];
+    bool product = g.kind == Group::Kind::MatMul;
+    bool head_bias = h.op_type == "Gemm" && h.inputs.size() > 2 && !h.inputs[2].empty();
+    for (;;) {
+      auto& acts = g.sum ? g.after_sum : g.before_sum;
+      if (auto m = gelu(g.output)) {
+        acts.push_back({Activation::Kind::GeluErf, 0, 0}), absorb(g, m->first, m->second);
+        continue;
+      }
+      if (auto m = silu(g.output)) {
+        acts.push_back({Activation::Kind::Swish, 1, 0}), absorb(g, m->first, m->second);
+        continue;
+      }
+      auto c = only_reader(g.output);
+      if (!c) return;
+      const Node& next = nodes[*c];
+      if (auto act = activation_of(next, facts)) {
+        acts.insert(acts.end(), act->begin(), act->end());
+      } else if (product && !head_bias && !g.bias && g.before_sum.empty() && !g.sum && next.op_type == "Add" &&
+                 bias_row(other(next, g.output), v.meta(g.output)->shape)) {
+        g.bias = other(next, g.output);
+      } else if (!g.sum && g.kind != Group::Kind::Binary && next.op_type == "Add" && !other(next, g.output).empty()) {
+        std::string residual = other(next, g.output);
+        auto p = producer.find(residual);
+        bool ready = p == producer.end() || p->second < head;
+        if (!ready || !v.computed_f32(residual) || v.meta(residual)->shape != v.meta(g.output)->shape) return;
+        g.sum = residual;
+      } else {
+        return;
+      }
+      absorb(g, {*c}, next.outputs[0]);
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts& facts, bool fuse, bool lower) {
+  Fuser f(nodes, facts);
+  std::map<std::string, size_t> uses;
+  for (const auto& [name, list] : f.readers) uses[name] = list.size();
   std::vector<Group> groups;
   for (size_t i = 0; i < nodes.size(); ++i) {
-    if (taken[i]) continue;
+    if (f.taken[i]) continue;
     const Node& n = nodes[i];
     Group g;
     g.nodes = {i};
     g.output = n.outputs.empty() ? std::string() : n.outputs[0];
     bool swap = false;
     bool standard = n.domain.empty() || n.domain == "ai.onnx";
+    const Values& v = f.v;
     if (!lower || !standard) g.kind = Group::Kind::Interpreter;
     else if (n.op_type == "Conv" && lowerable_conv(n, v)) g.kind = Group::Kind::Conv;
     else if ((n.op_type == "MatMul" || n.op_type == "Gemm") && lowerable_matmul(n, v)) g.kind = Group::Kind::MatMul;
@@ -170,29 +278,9 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (lowerable_binary(n, v, swap)) g.kind = Group::Kind::Binary;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
     g.swap_operands = swap;
-    taken[i] = true;
+    f.taken[i] = true;
     bool fusable_head = g.kind == Group::Kind::Conv || g.kind == Group::Kind::MatMul || g.kind == Group::Kind::Binary;
-    while (fuse && fusable_head) {
-      auto c = sole_consumer(g.output);
-      if (!c) break;
-      const Node& next = nodes[*c];
-      if (auto act = activation_of(next, facts)) {
-        auto& list = g.sum ? g.after_sum : g.before_sum;
-        list.insert(list.end(), act->begin(), act->end());
-      } else if (!g.sum && g.kind != Group::Kind::Binary && next.op_type == "Add" && next.inputs.size() == 2) {
-        const std::string& other = next.inputs[0] == g.output ? next.inputs[1] : next.inputs[0];
-        auto p = producer.find(other);
-        bool ready = p == producer.end() || p->second < i;
-        if (other == g.output || !ready || !v.computed_f32(other) || v.meta(other)->shape != v.meta(g.output)->shape)
-          break;
-        g.sum = other;
-      } else {
-        break;
-      }
-      taken[*c] = true;
-      g.nodes.push_back(*c);
-      g.output = next.outputs[0];
-    }
+    if (fuse && fusable_head) f.fuse_after(g, i);
     groups.push_back(std::move(g));
   }
   return groups;

@@ -24,7 +24,7 @@ struct ValueMeta {
 
 /// An elementwise activation as oneDNN's eltwise algorithms take it: algorithm name and its alpha and beta.
 struct Activation {
-  enum class Kind { Relu, Clip, Logistic, Tanh, HardSwish, Elu, Linear };
+  enum class Kind { Relu, Clip, Logistic, Tanh, HardSwish, Elu, Linear, GeluErf, Swish };
   Kind kind = Kind::Relu;
   float alpha = 0, beta = 0;
 };
@@ -35,6 +35,7 @@ struct Group {
   Kind kind = Kind::Interpreter;
   std::vector<size_t> nodes;           ///< indices into the node list: the head first, then what fused
   std::vector<Activation> before_sum;  ///< activations applied to the head's result
+  std::optional<std::string> bias;     ///< a constant row added to a product's result (the Add after a MatMul)
   std::optional<std::string> sum;      ///< a value added to it (a residual), then
   std::vector<Activation> after_sum;   ///< activations after that add
   std::string output;                  ///< the value the group writes
@@ -52,7 +53,9 @@ struct GraphFacts {
 /// Elu), as oneDNN post-ops in order; nullopt for any other node.
 std::optional<std::vector<Activation>> activation_of(const onnx::Node& node, const GraphFacts& facts);
 
-/// Groups nodes (topologically ordered) into steps, in run order. With fuse off, every node is its own group.
+/// Groups nodes (topologically ordered) into steps, in run order. With fuse off, every node is its own group. Fused
+/// after a head: activation nodes, GELU's erf form (Div √2, Erf, Add 1, Mul x, Mul 0.5) and SiLU (x · Sigmoid(x)) as
+/// one activation each, a product's bias Add, and a residual Add whose other operand is computed before the head.
 std::vector<Group> group_nodes(const std::vector<onnx::Node>& nodes, const GraphFacts& facts, bool fuse, bool lower);
 
 }  // namespace scorch::graph

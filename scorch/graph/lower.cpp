@@ -35,6 +35,8 @@ dnnl::algorithm algorithm_of(Activation::Kind k) {
     case Activation::Kind::HardSwish: return A::eltwise_hardswish;
     case Activation::Kind::Elu: return A::eltwise_elu;
     case Activation::Kind::Linear: return A::eltwise_linear;
+    case Activation::Kind::GeluErf: return A::eltwise_gelu_erf;
+    case Activation::Kind::Swish: return A::eltwise_swish;
   }
   return A::eltwise_relu;
 }
@@ -225,12 +227,14 @@ void Lowering::add_matmul(const Group& g) {
   memory::desc a_md({rows, inner}, dt::f32, tag::ab), dst_md({rows, cols}, dt::f32, tag::ab);
   memory::desc w_plain({inner, cols}, dt::f32, trans_b ? tag::ba : tag::ab), w_any({inner, cols}, dt::f32, tag::any);
   memory::desc b_md({1, cols}, dt::f32, tag::ab);
-  bool has_bias = n.op_type == "Gemm" && n.inputs.size() > 2 && !n.inputs[2].empty();
+  std::optional<std::string> bias = g.bias;
+  if (n.op_type == "Gemm" && n.inputs.size() > 2 && !n.inputs[2].empty()) bias = n.inputs[2];
+  bool has_bias = bias.has_value();
   auto d = has_bias ? dnnl::matmul::desc(a_md, w_any, b_md, dst_md) : dnnl::matmul::desc(a_md, w_any, dst_md);
   dnnl::matmul::primitive_desc pd(d, post_ops_of(g), m_.engine);
   std::vector<std::pair<int, memory>> fixed{
       {DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, pd.weights_desc())}};
-  if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
+  if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(*bias, b_md, b_md));
   size_t src = view(as_plain(n.inputs[0]), a_md);
   size_t dst = view(define(g.output, plain_desc(m_.meta.at(g.output).shape)), dst_md);
   if (g.sum) push_reorder(use(view(as_plain(*g.sum), dst_md)), dst, *g.sum);
@@ -429,9 +433,18 @@ void Lowering::add_interpreter(size_t node_index) {
   ++m_.interpreted;
 }
 
+bool Lowering::reads_held(const Group& g) const {
+  for (const auto& name : m_.interpreter->plan().nodes[g.nodes[0]].inputs)
+    if (auto s = m_.slots.find(name); s != m_.slots.end() && !s->second.in_arena) return true;
+  return false;
+}
+
 void Lowering::add(const Group& g) {
   m_.nodes += g.nodes.size();
-  if (g.kind != Group::Kind::Interpreter) {
+  // An elementwise op, binary op or reshape of a value the interpreter holds stays with the interpreter: copying
+  // its operand into the arena costs what the op does.
+  bool light = g.kind == Group::Kind::Eltwise || g.kind == Group::Kind::Binary || g.kind == Group::Kind::Reshape;
+  if (g.kind != Group::Kind::Interpreter && !(light && reads_held(g))) {
     size_t steps = m_.steps.size(), buffers = m_.buffers.size();
     try {
       switch (g.kind) {

@@ -30,6 +30,8 @@ class Lowering {
   void add_reshape(const Group& g);
   void add_interpreter(size_t node_index);
 
+  /// True when the group's head reads a value only the interpreter holds (not in the arena).
+  bool reads_held(const Group& g) const;
   size_t new_buffer(size_t bytes, std::optional<dnnl::memory::desc> desc);
   /// Makes name's slot over a new buffer written by the next step.
   size_t define(const std::string& name, std::optional<dnnl::memory::desc> desc);
