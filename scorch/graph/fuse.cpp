@@ -62,6 +62,30 @@ bool lowerable_matmul(const Node& n, const Values& v) {
          attr_float(n, "beta", 1.0) == 1.0;
 }
 
+// An LSTM oneDNN runs as it is: default activations, no clip, peepholes or coupled gates, every sequence full.
+bool lowerable_lstm(const Node& n, const Values& v) {
+  auto given = [&](size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); };
+  if (!v.computed_f32(n.inputs[0], 3, 3) || !v.constant_f32(n.inputs[1], 3) || !v.constant_f32(n.inputs[2], 3))
+    return false;
+  if ((given(3) && !v.constant_f32(n.inputs[3], 2)) || given(7)) return false;
+  if (given(4)) {
+    const TensorData* lens = v.facts.constant(n.inputs[4]);
+    size_t steps = v.meta(n.inputs[0])->shape[0];
+    if (!lens) return false;
+    for (size_t i = 0; i < lens->num_elements(); ++i)
+      if (lens->value_at(i) != double(steps)) return false;
+  }
+  for (size_t i : {size_t(5), size_t(6)})
+    if (given(i) && !v.computed_f32(n.inputs[i], 3, 3) && !v.constant_f32(n.inputs[i], 3)) return false;
+  if (attr(n, "clip") || attr_int(n, "input_forget", 0) != 0 || attr_int(n, "layout", 0) != 0) return false;
+  if (const onnx::Attribute* acts = attr(n, "activations"))
+    for (size_t i = 0; i < acts->strings.size(); ++i)
+      if (acts->strings[i] != (i % 3 == 0 ? "Sigmoid" : "Tanh")) return false;
+  for (const auto& out : n.outputs)
+    if (!out.empty() && !v.computed_f32(out)) return false;
+  return true;
+}
+
 // True when b broadcasts to shape (ranks aligned from the right, each dim equal or 1).
 bool broadcasts_to(const Shape& b, const Shape& shape) {
   if (b.rank() > shape.rank()) return false;
@@ -276,6 +300,7 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (activation_of(n, facts) && n.outputs.size() == 1 && v.computed_f32(n.inputs[0]))
       g.kind = Group::Kind::Eltwise;
     else if (lowerable_binary(n, v, swap)) g.kind = Group::Kind::Binary;
+    else if (n.op_type == "LSTM" && lowerable_lstm(n, v)) g.kind = Group::Kind::Lstm;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
     g.swap_operands = swap;
     f.taken[i] = true;

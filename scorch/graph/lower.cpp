@@ -177,8 +177,11 @@ StepInfo Lowering::info_of(const Group& g, const char* kind) const {
 }
 
 memory Lowering::constant_memory(const std::string& name, const memory::desc& plain, const memory::desc& want) {
-  const TensorData& data = m_.constants.at(name);
-  memory user(plain, m_.engine, const_cast<std::byte*>(data.bytes().data())), out(want, m_.engine);
+  return owned_memory(m_.constants.at(name).bytes().data(), plain, want);
+}
+
+memory Lowering::owned_memory(const void* data, const memory::desc& plain, const memory::desc& want) {
+  memory user(plain, m_.engine, const_cast<void*>(data)), out(want, m_.engine);
   dnnl::reorder(user, out).execute(m_.stream, user, out);
   m_.stream.wait();
   m_.owned.push_back(out);
@@ -313,6 +316,88 @@ void Lowering::add_binary(const Group& g) {
   size_t dst = define(g.output, a_md);
   args.emplace_back(DNNL_ARG_DST, dst);
   push_primitive(info_of(g, "binary"), dnnl::binary(pd), std::move(args), std::move(fixed));
+}
+
+namespace {
+
+// ONNX's LSTM weights [D, 4H, K] (gates i, o, f, c) as oneDNN's ldigo [1, D, K, 4, H] (gates i, f, c, o).
+std::vector<float> lstm_weights(const TensorData& w, size_t hidden) {
+  static const size_t onnx_gate[4] = {0, 2, 3, 1};
+  size_t dirs = w.shape()[0], k = w.shape()[2];
+  auto src = w.as_span<float>();
+  std::vector<float> out(src.size());
+  for (size_t d = 0; d < dirs; ++d)
+    for (size_t i = 0; i < k; ++i)
+      for (size_t g = 0; g < 4; ++g)
+        for (size_t h = 0; h < hidden; ++h)
+          out[((d * k + i) * 4 + g) * hidden + h] = src[(d * 4 * hidden + onnx_gate[g] * hidden + h) * k + i];
+  return out;
+}
+
+// ONNX's LSTM biases [D, 8H] (input then recurrent, gates i, o, f, c) summed as oneDNN's ldgo [1, D, 4, H].
+std::vector<float> lstm_bias(const TensorData* b, size_t dirs, size_t hidden) {
+  static const size_t onnx_gate[4] = {0, 2, 3, 1};
+  std::vector<float> out(dirs * 4 * hidden, 0.f);
+  if (!b) return out;
+  auto src = b->as_span<float>();
+  for (size_t d = 0; d < dirs; ++d)
+    for (size_t g = 0; g < 4; ++g)
+      for (size_t h = 0; h < hidden; ++h) {
+        size_t at = d * 8 * hidden + onnx_gate[g] * hidden + h;
+        out[(d * 4 + g) * hidden + h] = src[at] + src[at + 4 * hidden];
+      }
+  return out;
+}
+
+}  // namespace
+
+void Lowering::add_lstm(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  auto given = [&](size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); };
+  auto output = [&](size_t i) { return i < n.outputs.size() && !n.outputs[i].empty(); };
+  const Shape& xs = m_.meta.at(n.inputs[0]).shape;
+  const TensorData &w = m_.constants.at(n.inputs[1]), &r = m_.constants.at(n.inputs[2]);
+  auto steps = memory::dim(xs[0]), batch = memory::dim(xs[1]), in = memory::dim(xs[2]);
+  auto dirs = memory::dim(w.shape()[0]), hidden = memory::dim(w.shape()[1] / 4);
+  std::string direction = attr_string(n, "direction", "forward");
+  auto dir = direction == "bidirectional" ? dnnl::rnn_direction::bidirectional_concat
+             : direction == "reverse"     ? dnnl::rnn_direction::unidirectional_right2left
+                                          : dnnl::rnn_direction::unidirectional_left2right;
+  memory::desc src_md({steps, batch, in}, dt::f32, tag::tnc), state({1, dirs, batch, hidden}, dt::f32, tag::ldnc);
+  memory::desc wl({1, dirs, in, 4, hidden}, dt::f32, tag::ldigo), wi({1, dirs, hidden, 4, hidden}, dt::f32, tag::ldigo);
+  memory::desc b_md({1, dirs, 4, hidden}, dt::f32, tag::ldgo), dst_md({steps, batch, dirs * hidden}, dt::f32, tag::tnc);
+  memory::desc wl_any({1, dirs, in, 4, hidden}, dt::f32, tag::any),
+      wi_any({1, dirs, hidden, 4, hidden}, dt::f32, tag::any);
+  memory::desc h0 = given(5) ? state : memory::desc(), c0 = given(6) ? state : memory::desc();
+  dnnl::lstm_forward::desc d(dnnl::prop_kind::forward_inference, dir, src_md, h0, c0, wl_any, wi_any, b_md, dst_md,
+                             state, state);
+  dnnl::lstm_forward::primitive_desc pd(d, m_.engine);
+  auto wl_data = lstm_weights(w, size_t(hidden)), wi_data = lstm_weights(r, size_t(hidden));
+  auto b_data = lstm_bias(given(3) ? &m_.constants.at(n.inputs[3]) : nullptr, size_t(dirs), size_t(hidden));
+  std::vector<std::pair<int, memory>> fixed{
+      {DNNL_ARG_WEIGHTS_LAYER, owned_memory(wl_data.data(), wl, pd.weights_layer_desc())},
+      {DNNL_ARG_WEIGHTS_ITER, owned_memory(wi_data.data(), wi, pd.weights_iter_desc())},
+      {DNNL_ARG_BIAS, owned_memory(b_data.data(), b_md, b_md)}};
+  std::vector<std::pair<int, size_t>> args{{DNNL_ARG_SRC_LAYER, as_layout(n.inputs[0], src_md)}};
+  for (auto [i, arg] : {std::pair<size_t, int>{5, DNNL_ARG_SRC_ITER}, {6, DNNL_ARG_SRC_ITER_C}}) {
+    if (!given(i)) continue;
+    if (m_.constants.count(n.inputs[i])) fixed.emplace_back(arg, constant_memory(n.inputs[i], state, state));
+    else args.emplace_back(arg, view(as_plain(n.inputs[i]), state));
+  }
+  size_t layer = new_buffer(dst_md.get_size(), dst_md);
+  args.emplace_back(DNNL_ARG_DST_LAYER, layer);
+  for (auto [i, arg] : {std::pair<size_t, int>{1, DNNL_ARG_DST_ITER}, {2, DNNL_ARG_DST_ITER_C}})
+    args.emplace_back(arg, output(i) ? view(define(n.outputs[i], plain_desc(m_.meta.at(n.outputs[i]).shape)), state)
+                                     : new_buffer(state.get_size(), state));
+  push_primitive(info_of(g, "lstm"), dnnl::lstm_forward(pd), std::move(args), std::move(fixed));
+  if (!output(0)) return;
+  // Y [T, D, N, H] from oneDNN's [T, N, D·H]: the same values seen as [T, N, D, H], written with Y's strides.
+  memory::dims tndh{steps, batch, dirs, hidden};
+  memory::desc from(tndh, dt::f32, tag::abcd), to(tndh, dt::f32, {dirs * batch * hidden, hidden, batch * hidden, 1});
+  size_t src = view(layer, from);
+  size_t y = view(define(n.outputs[0], plain_desc(m_.meta.at(n.outputs[0]).shape)), to);
+  dnnl::reorder::primitive_desc rd(m_.engine, from, m_.engine, to);
+  push_primitive(info_of(g, "reorder"), dnnl::reorder(rd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, y}}, {});
 }
 
 void Lowering::add_reshape(const Group& g) {
@@ -454,6 +539,7 @@ void Lowering::add(const Group& g) {
         case Group::Kind::Eltwise: add_eltwise(g); break;
         case Group::Kind::Binary: add_binary(g); break;
         case Group::Kind::Reshape: add_reshape(g); break;
+        case Group::Kind::Lstm: add_lstm(g); break;
         case Group::Kind::Interpreter: break;
       }
       m_.fused += g.nodes.size() - 1;

@@ -28,6 +28,7 @@ class Lowering {
   void add_eltwise(const Group& g);
   void add_binary(const Group& g);
   void add_reshape(const Group& g);
+  void add_lstm(const Group& g);
   void add_interpreter(size_t node_index);
 
   /// True when the group's head reads a value only the interpreter holds (not in the arena).
@@ -57,6 +58,8 @@ class Lowering {
   /// A constant as a oneDNN memory in desc's layout (reordered from plain data of dims).
   dnnl::memory constant_memory(const std::string& name, const dnnl::memory::desc& plain,
                                const dnnl::memory::desc& want);
+  /// data (laid out as plain) copied into a memory of layout want that the plan owns.
+  dnnl::memory owned_memory(const void* data, const dnnl::memory::desc& plain, const dnnl::memory::desc& want);
 
   CompiledModel::Impl& m_;
   std::vector<std::pair<size_t, size_t>> aliases_;  // (view, owner): a view's bytes are its owner's
