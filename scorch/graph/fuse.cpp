@@ -86,6 +86,34 @@ bool lowerable_lstm(const Node& n, const Values& v) {
   return true;
 }
 
+// True when only the first output is read (the others omitted or read by nothing).
+bool first_output_only(const Node& n, const std::map<std::string, size_t>& uses, const GraphFacts& facts) {
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (!n.outputs[i].empty() && (uses.count(n.outputs[i]) || facts.graph_outputs.count(n.outputs[i]))) return false;
+  return true;
+}
+
+// A layer norm over the last axis with constant scale (and bias) rows.
+bool lowerable_layer_norm(const Node& n, const Values& v, const std::map<std::string, size_t>& uses) {
+  if (n.inputs.size() < 2 || !v.computed_f32(n.inputs[0], 2, 5) || !v.computed_f32(n.outputs[0], 2, 5)) return false;
+  size_t rank = v.meta(n.inputs[0])->shape.rank(), width = v.meta(n.inputs[0])->shape[rank - 1];
+  int64_t axis = attr_int(n, "axis", -1);
+  if (axis != -1 && axis != int64_t(rank) - 1) return false;
+  for (size_t i : {size_t(1), size_t(2)}) {
+    if (i == 2 && (n.inputs.size() < 3 || n.inputs[2].empty())) continue;
+    const TensorData* t = v.facts.constant(n.inputs[i]);
+    if (!t || t->dtype() != DType::F32 || t->num_elements() != width) return false;
+  }
+  return first_output_only(n, uses, v.facts);
+}
+
+// Softmax along the last axis (the same under every opset's semantics).
+bool lowerable_softmax(const Node& n, const Values& v) {
+  if (n.inputs.empty() || !v.computed_f32(n.inputs[0]) || n.outputs.size() != 1) return false;
+  int64_t rank = int64_t(v.meta(n.inputs[0])->shape.rank()), axis = attr_int(n, "axis", -1);
+  return axis == -1 || axis == rank - 1;
+}
+
 // True when b broadcasts to shape (ranks aligned from the right, each dim equal or 1).
 bool broadcasts_to(const Shape& b, const Shape& shape) {
   if (b.rank() > shape.rank()) return false;
@@ -301,6 +329,8 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
       g.kind = Group::Kind::Eltwise;
     else if (lowerable_binary(n, v, swap)) g.kind = Group::Kind::Binary;
     else if (n.op_type == "LSTM" && lowerable_lstm(n, v)) g.kind = Group::Kind::Lstm;
+    else if (n.op_type == "LayerNormalization" && lowerable_layer_norm(n, v, uses)) g.kind = Group::Kind::LayerNorm;
+    else if (n.op_type == "Softmax" && lowerable_softmax(n, v)) g.kind = Group::Kind::Softmax;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
     g.swap_operands = swap;
     f.taken[i] = true;

@@ -31,7 +31,7 @@ struct Activation {
 
 /// A step of the plan: one node run by the interpreter, or a head node lowered with the nodes fused after it.
 struct Group {
-  enum class Kind { Conv, MatMul, Pool, Eltwise, Binary, Reshape, Lstm, Interpreter };
+  enum class Kind { Conv, MatMul, Pool, Eltwise, Binary, Reshape, Lstm, LayerNorm, Softmax, Interpreter };
   Kind kind = Kind::Interpreter;
   std::vector<size_t> nodes;           ///< indices into the node list: the head first, then what fused
   std::vector<Activation> before_sum;  ///< activations applied to the head's result

@@ -7,6 +7,7 @@
 
 #include "scorch/core/error.h"
 #include "scorch/dyn/dyn.h"
+#include "scorch/graph/host_values.h"
 #include "scorch/graph/node_attrs.h"
 #include "scorch/import/onnx/runtime/op_call_impl.h"
 
@@ -82,13 +83,22 @@ size_t Lowering::new_buffer(size_t bytes, std::optional<memory::desc> desc) {
 size_t Lowering::view(size_t owner, const memory::desc& desc) {
   size_t v = new_buffer(0, desc);
   aliases_.emplace_back(v, owner);
+  owner_of_[v] = owner;
   use(owner);
   return v;
 }
 
+void Lowering::extend(size_t buffer, size_t step) {
+  for (std::optional<size_t> b = buffer; b;) {
+    auto& life = m_.buffers.at(*b).life;
+    life.last = std::max(life.last, step);
+    auto owner = owner_of_.find(*b);
+    b = owner == owner_of_.end() ? std::nullopt : std::optional<size_t>(owner->second);
+  }
+}
+
 size_t Lowering::use(size_t buffer) {
-  auto& life = m_.buffers.at(buffer).life;
-  life.last = std::max(life.last, m_.steps.size());
+  extend(buffer, m_.steps.size());
   return buffer;
 }
 
@@ -121,8 +131,7 @@ size_t Lowering::buffer_of(const std::string& name) {
   size_t index = m_.steps.size();
   step.bind = [m, held, b, index]() -> std::function<void()> {
     return [m, held, b, index]() {
-      TensorData data = m->held[held]->to_data();
-      std::memcpy(m->data(b), data.bytes().data(), data.bytes().size());
+      copy_out(*m->held[held], m->data(b), m->buffers[b].life.bytes);
       if (m->held_last[held] == index) m->held[held].reset();
     };
   };
@@ -400,11 +409,43 @@ void Lowering::add_lstm(const Group& g) {
   push_primitive(info_of(g, "reorder"), dnnl::reorder(rd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, y}}, {});
 }
 
+void Lowering::add_layer_norm(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  const Shape& xs = m_.meta.at(n.inputs[0]).shape;
+  memory::desc md = plain_desc(xs), row({memory::dim(xs[xs.rank() - 1])}, dt::f32, tag::a);
+  bool shift = n.inputs.size() > 2 && !n.inputs[2].empty();
+  auto flags = shift ? dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift
+                     : dnnl::normalization_flags::use_scale;
+  float epsilon = float(attr(n, "epsilon") ? attr(n, "epsilon")->f : 1e-5);
+  dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, md, epsilon, flags);
+  dnnl::layer_normalization_forward::primitive_desc pd(d, m_.engine);
+  std::vector<std::pair<int, memory>> fixed{{DNNL_ARG_SCALE, constant_memory(n.inputs[1], row, row)}};
+  if (shift) fixed.emplace_back(DNNL_ARG_SHIFT, constant_memory(n.inputs[2], row, row));
+  size_t src = as_plain(n.inputs[0]), dst = define(g.output, md);
+  push_primitive(info_of(g, "layer_norm"), dnnl::layer_normalization_forward(pd),
+                 {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
+}
+
+void Lowering::add_softmax(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  const Shape& xs = m_.meta.at(n.inputs[0]).shape;
+  memory::desc md = plain_desc(xs);
+  dnnl::softmax_forward::desc d(dnnl::prop_kind::forward_inference, md, int(std::max<size_t>(xs.rank(), 1) - 1));
+  dnnl::softmax_forward::primitive_desc pd(d, m_.engine);
+  size_t src = as_plain(n.inputs[0]), dst = define(g.output, md);
+  push_primitive(info_of(g, "softmax"), dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});
+}
+
 void Lowering::add_reshape(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
   const Shape& xs = m_.meta.at(n.inputs[0]).shape;
   size_t src = buffer_of(n.inputs[0]);
-  size_t dst = define(g.output, plain_desc(m_.meta.at(g.output).shape));
+  const ValueMeta& out = m_.meta.at(g.output);
+  if (m_.slots.at(n.inputs[0]).plain) {  // the same bytes under the new shape: no step
+    m_.slots.insert_or_assign(g.output, Slot{view(src, plain_desc(out.shape)), out, true, true, std::nullopt});
+    return;
+  }
+  size_t dst = define(g.output, plain_desc(out.shape));
   size_t at_input_dims = view(dst, plain_desc(xs));
   memory::desc from = *m_.buffers[src].desc;
   dnnl::reorder::primitive_desc pd(m_.engine, from, m_.engine, plain_desc(xs));
@@ -438,10 +479,7 @@ std::vector<std::optional<onnx::Value<Dyn>>> node_operands(CompiledModel::Impl& 
     } else if (!in.buffer) {
       values.emplace_back();
     } else {
-      const std::byte* p = m.data(*in.buffer);
-      size_t bytes = in.meta.shape.num_elements() * dtype_size(in.meta.dtype);
-      auto data = TensorData::from_bytes(std::vector<std::byte>(p, p + bytes), in.meta.shape, in.meta.dtype);
-      values.emplace_back(onnx::Value<Dyn>::from_data(std::move(data), device));
+      values.emplace_back(copy_in(m.data(*in.buffer), in.meta.shape, in.meta.dtype, device));
     }
   }
   return values;
@@ -540,6 +578,8 @@ void Lowering::add(const Group& g) {
         case Group::Kind::Binary: add_binary(g); break;
         case Group::Kind::Reshape: add_reshape(g); break;
         case Group::Kind::Lstm: add_lstm(g); break;
+        case Group::Kind::LayerNorm: add_layer_norm(g); break;
+        case Group::Kind::Softmax: add_softmax(g); break;
         case Group::Kind::Interpreter: break;
       }
       m_.fused += g.nodes.size() - 1;
@@ -558,7 +598,7 @@ void Lowering::finish() {
   for (const auto& out : m_.outputs) {
     auto s = m_.slots.find(out);
     if (s == m_.slots.end()) continue;
-    if (s->second.in_arena) m_.buffers[s->second.buffer].life.last = m_.steps.size();
+    if (s->second.in_arena) extend(s->second.buffer, m_.steps.size());
     if (s->second.held) m_.held_last[*s->second.held] = m_.steps.size();  // past every step: never released
   }
   std::vector<BufferLife> lives;

@@ -2,6 +2,7 @@
 // Lowering: each group of the pass (fuse.h) becomes steps of the plan: a oneDNN primitive with its post-ops and
 // pre-reordered weights, the reorders its operands need to reach the layout it chose, or one interpreter call.
 // finish() plans the arena over the buffers' lifetimes and binds every step to its memory.
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,8 @@ class Lowering {
   void add_binary(const Group& g);
   void add_reshape(const Group& g);
   void add_lstm(const Group& g);
+  void add_layer_norm(const Group& g);
+  void add_softmax(const Group& g);
   void add_interpreter(size_t node_index);
 
   /// True when the group's head reads a value only the interpreter holds (not in the arena).
@@ -39,6 +42,8 @@ class Lowering {
   /// A buffer over owner's bytes described by desc (same size: another rank or dims), read or written by the next
   /// step.
   size_t view(size_t owner, const dnnl::memory::desc& desc);
+  /// Keeps buffer (and the buffers it views) alive through step.
+  void extend(size_t buffer, size_t step);
   /// Marks buffer as read by the next step.
   size_t use(size_t buffer);
   /// name's arena buffer: a held value is copied into a plain one by a step pushed now (once).
@@ -63,6 +68,7 @@ class Lowering {
 
   CompiledModel::Impl& m_;
   std::vector<std::pair<size_t, size_t>> aliases_;  // (view, owner): a view's bytes are its owner's
+  std::map<size_t, size_t> owner_of_;               // view → owner, for lifetimes
 };
 
 }  // namespace scorch::graph
