@@ -114,6 +114,18 @@ bool lowerable_softmax(const Node& n, const Values& v) {
   return axis == -1 || axis == rank - 1;
 }
 
+// A product of two computed values of one rank whose batch dims are equal or 1.
+bool lowerable_batch_matmul(const Node& n, const Values& v) {
+  if (n.op_type != "MatMul" || n.inputs.size() != 2 || !v.computed_f32(n.inputs[0], 2, 6) ||
+      !v.computed_f32(n.inputs[1], 2, 6) || !v.computed_f32(n.outputs[0], 2, 6))
+    return false;
+  const Shape &a = v.meta(n.inputs[0])->shape, &b = v.meta(n.inputs[1])->shape;
+  if (a.rank() != b.rank()) return false;
+  for (size_t d = 0; d + 2 < a.rank(); ++d)
+    if (a[d] != b[d] && a[d] != 1 && b[d] != 1) return false;
+  return true;
+}
+
 // True when b broadcasts to shape (ranks aligned from the right, each dim equal or 1).
 bool broadcasts_to(const Shape& b, const Shape& shape) {
   if (b.rank() > shape.rank()) return false;
@@ -173,6 +185,14 @@ std::optional<std::vector<Activation>> activation_of(const Node& n, const GraphF
   if (op == "HardSigmoid")
     return std::vector<Activation>{{K::Linear, float(attr_float(n, "alpha", 0.2)), float(attr_float(n, "beta", 0.5))},
                                    {K::Clip, 0, 1}};
+  if ((op == "Mul" || op == "Div" || op == "Add" || op == "Sub") && n.inputs.size() == 2 && !v.constant(n.inputs[0])) {
+    auto c = scalar_constant(n, 1, v);  // x ∘ c, c one constant element of no higher rank than x
+    const ValueMeta* x = v.meta(n.inputs[0]);
+    if (!c || !x || facts.constant(n.inputs[1])->shape().rank() > x->shape.rank()) return std::nullopt;
+    if (op == "Mul") return std::vector<Activation>{{K::Linear, *c, 0}};
+    if (op == "Div") return std::vector<Activation>{{K::Linear, 1 / *c, 0}};
+    return std::vector<Activation>{{K::Linear, 1, op == "Add" ? *c : -*c}};
+  }
   if (op == "Clip") {
     float lo = -std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::max();
     if (attr(n, "min") || attr(n, "max")) {  // opset < 11: bounds as attributes
@@ -286,7 +306,8 @@ struct Fuser {
       auto c = only_reader(g.output);
       if (!c) return;
       const Node& next = nodes[*c];
-      if (auto act = activation_of(next, facts)) {
+      bool unary_use = next.inputs.size() < 2 || next.op_type == "Clip" || next.inputs[0] == g.output;
+      if (auto act = unary_use ? activation_of(next, facts) : std::nullopt) {
         acts.insert(acts.end(), act->begin(), act->end());
       } else if (product && !head_bias && !g.bias && g.before_sum.empty() && !g.sum && next.op_type == "Add" &&
                  bias_row(other(next, g.output), v.meta(g.output)->shape)) {
@@ -311,6 +332,23 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
   Fuser f(nodes, facts);
   std::map<std::string, size_t> uses;
   for (const auto& [name, list] : f.readers) uses[name] = list.size();
+  // Transposes read only by a batched product become strided views of it (taken before their turn).
+  std::map<size_t, std::map<size_t, Transposed>> transposes;
+  std::map<size_t, std::vector<size_t>> transpose_nodes;
+  for (size_t i = 0; lower && fuse && i < nodes.size(); ++i) {
+    if (!lowerable_batch_matmul(nodes[i], f.v)) continue;
+    for (size_t k = 0; k < 2; ++k) {
+      auto p = f.producer.find(nodes[i].inputs[k]);
+      if (p == f.producer.end()) continue;
+      const Node& t = nodes[p->second];
+      const onnx::Attribute* perm = attr(t, "perm");
+      if (t.op_type != "Transpose" || !perm || f.only_reader(t.outputs[0]) != i || !f.v.computed_f32(t.inputs[0]))
+        continue;
+      transposes[i][k] = Transposed{t.inputs[0], perm->ints};
+      f.taken[p->second] = true;
+      transpose_nodes[i].push_back(p->second);
+    }
+  }
   std::vector<Group> groups;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (f.taken[i]) continue;
@@ -324,6 +362,7 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     if (!lower || !standard) g.kind = Group::Kind::Interpreter;
     else if (n.op_type == "Conv" && lowerable_conv(n, v)) g.kind = Group::Kind::Conv;
     else if ((n.op_type == "MatMul" || n.op_type == "Gemm") && lowerable_matmul(n, v)) g.kind = Group::Kind::MatMul;
+    else if (lowerable_batch_matmul(n, v)) g.kind = Group::Kind::BatchMatMul;
     else if (n.op_type.find("Pool") != std::string::npos && lowerable_pool(n, v, uses)) g.kind = Group::Kind::Pool;
     else if (activation_of(n, facts) && n.outputs.size() == 1 && v.computed_f32(n.inputs[0]))
       g.kind = Group::Kind::Eltwise;
@@ -332,9 +371,14 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (n.op_type == "LayerNormalization" && lowerable_layer_norm(n, v, uses)) g.kind = Group::Kind::LayerNorm;
     else if (n.op_type == "Softmax" && lowerable_softmax(n, v)) g.kind = Group::Kind::Softmax;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
+    else if (n.op_type == "Transpose" && attr(n, "perm") && v.computed_f32(n.inputs[0]) && v.computed_f32(n.outputs[0]))
+      g.kind = Group::Kind::Transpose;
     g.swap_operands = swap;
+    g.transposed = transposes[i];
+    for (size_t t : transpose_nodes[i]) g.nodes.push_back(t);
     f.taken[i] = true;
-    bool fusable_head = g.kind == Group::Kind::Conv || g.kind == Group::Kind::MatMul || g.kind == Group::Kind::Binary;
+    bool fusable_head = g.kind == Group::Kind::Conv || g.kind == Group::Kind::MatMul ||
+                        g.kind == Group::Kind::BatchMatMul || g.kind == Group::Kind::Binary;
     if (fuse && fusable_head) f.fuse_after(g, i);
     groups.push_back(std::move(g));
   }

@@ -29,9 +29,28 @@ struct Activation {
   float alpha = 0, beta = 0;
 };
 
+/// A Transpose read as a strided view by the product after it: the transposed value and the permutation.
+struct Transposed {
+  std::string source;
+  std::vector<int64_t> perm;
+};
+
 /// A step of the plan: one node run by the interpreter, or a head node lowered with the nodes fused after it.
 struct Group {
-  enum class Kind { Conv, MatMul, Pool, Eltwise, Binary, Reshape, Lstm, LayerNorm, Softmax, Interpreter };
+  enum class Kind {
+    Conv,
+    MatMul,
+    BatchMatMul,
+    Pool,
+    Eltwise,
+    Binary,
+    Reshape,
+    Transpose,
+    Lstm,
+    LayerNorm,
+    Softmax,
+    Interpreter
+  };
   Kind kind = Kind::Interpreter;
   std::vector<size_t> nodes;           ///< indices into the node list: the head first, then what fused
   std::vector<Activation> before_sum;  ///< activations applied to the head's result
@@ -39,7 +58,9 @@ struct Group {
   std::optional<std::string> sum;      ///< a value added to it (a residual), then
   std::vector<Activation> after_sum;   ///< activations after that add
   std::string output;                  ///< the value the group writes
-  bool swap_operands = false;          ///< a Binary head whose second operand has the result's shape
+  bool swap_operands = false;
+  std::map<size_t, Transposed> transposed;  ///< a BatchMatMul's operands (0, 1) read through their Transpose ///< a
+                                            ///< Binary head whose second operand has the result's shape
 };
 
 /// What the pass reads besides the nodes.

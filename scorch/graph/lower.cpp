@@ -19,6 +19,14 @@ using onnx::Node;
 using tag = memory::format_tag;
 using dt = memory::data_type;
 
+// A row-major value of shape src read as its transpose by perm: dims and strides permuted.
+memory::desc permuted_desc(const Shape& src, const std::vector<int64_t>& perm) {
+  memory::dims dims, row_major(src.rank()), strides;
+  for (size_t d = src.rank(), step = 1; d-- > 0; step *= src[d]) row_major[d] = memory::dim(step);
+  for (int64_t p : perm) dims.push_back(memory::dim(src[size_t(p)])), strides.push_back(row_major[size_t(p)]);
+  return {dims, dt::f32, strides};
+}
+
 // s's dims with leading 1s up to rank (a broadcast operand of oneDNN's binary has the result's rank).
 memory::desc plain_desc_of_rank(const Shape& s, size_t rank) {
   memory::dims d(rank - s.rank(), 1);
@@ -253,6 +261,35 @@ void Lowering::add_matmul(const Group& g) {
   push_primitive(info_of(g, "matmul"), dnnl::matmul(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
 }
 
+void Lowering::add_batch_matmul(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  std::vector<std::pair<int, size_t>> args;
+  std::vector<memory::desc> mds;
+  for (size_t k = 0; k < 2; ++k) {
+    auto t = g.transposed.find(k);
+    if (t == g.transposed.end()) {
+      mds.push_back(plain_desc(m_.meta.at(n.inputs[k]).shape));
+      continue;
+    }
+    // The Transpose's source read in place: dims permuted, strides the source's row-major ones permuted.
+    const Shape& src = m_.meta.at(t->second.source).shape;
+    memory::dims dims, row_major(src.rank()), strides;
+    for (size_t d = src.rank(), step = 1; d-- > 0; step *= src[d]) row_major[d] = memory::dim(step);
+    for (int64_t p : t->second.perm)
+      dims.push_back(memory::dim(src[size_t(p)])), strides.push_back(row_major[size_t(p)]);
+    mds.emplace_back(dims, dt::f32, strides);
+  }
+  memory::desc dst_md = plain_desc(m_.meta.at(g.output).shape);
+  dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(mds[0], mds[1], dst_md), post_ops_of(g), m_.engine);
+  for (size_t k = 0; k < 2; ++k) {
+    auto t = g.transposed.find(k);
+    size_t b = t == g.transposed.end() ? as_plain(n.inputs[k]) : view(as_plain(t->second.source), mds[k]);
+    args.emplace_back(k == 0 ? DNNL_ARG_SRC : DNNL_ARG_WEIGHTS, b);
+  }
+  args.emplace_back(DNNL_ARG_DST, define(g.output, dst_md));
+  push_primitive(info_of(g, "matmul"), dnnl::matmul(pd), std::move(args), {});
+}
+
 void Lowering::add_pool(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
   const Shape &xs = m_.meta.at(n.inputs[0]).shape, &ys = m_.meta.at(g.output).shape;
@@ -436,6 +473,15 @@ void Lowering::add_softmax(const Group& g) {
   push_primitive(info_of(g, "softmax"), dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});
 }
 
+void Lowering::add_transpose(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  memory::desc from = permuted_desc(m_.meta.at(n.inputs[0]).shape, attr(n, "perm")->ints);
+  memory::desc to = plain_desc(m_.meta.at(g.output).shape);
+  dnnl::reorder::primitive_desc pd(m_.engine, from, m_.engine, to);
+  size_t src = view(as_plain(n.inputs[0]), from), dst = define(g.output, to);
+  push_primitive(info_of(g, "transpose"), dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {});
+}
+
 void Lowering::add_reshape(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
   const Shape& xs = m_.meta.at(n.inputs[0]).shape;
@@ -566,17 +612,20 @@ void Lowering::add(const Group& g) {
   m_.nodes += g.nodes.size();
   // An elementwise op, binary op or reshape of a value the interpreter holds stays with the interpreter: copying
   // its operand into the arena costs what the op does.
-  bool light = g.kind == Group::Kind::Eltwise || g.kind == Group::Kind::Binary || g.kind == Group::Kind::Reshape;
+  bool light = g.kind == Group::Kind::Eltwise || g.kind == Group::Kind::Binary || g.kind == Group::Kind::Reshape ||
+               g.kind == Group::Kind::Transpose;
   if (g.kind != Group::Kind::Interpreter && !(light && reads_held(g))) {
     size_t steps = m_.steps.size(), buffers = m_.buffers.size();
     try {
       switch (g.kind) {
         case Group::Kind::Conv: add_conv(g); break;
         case Group::Kind::MatMul: add_matmul(g); break;
+        case Group::Kind::BatchMatMul: add_batch_matmul(g); break;
         case Group::Kind::Pool: add_pool(g); break;
         case Group::Kind::Eltwise: add_eltwise(g); break;
         case Group::Kind::Binary: add_binary(g); break;
         case Group::Kind::Reshape: add_reshape(g); break;
+        case Group::Kind::Transpose: add_transpose(g); break;
         case Group::Kind::Lstm: add_lstm(g); break;
         case Group::Kind::LayerNorm: add_layer_norm(g); break;
         case Group::Kind::Softmax: add_softmax(g); break;

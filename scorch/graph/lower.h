@@ -25,10 +25,12 @@ class Lowering {
  private:
   void add_conv(const Group& g);
   void add_matmul(const Group& g);
+  void add_batch_matmul(const Group& g);
   void add_pool(const Group& g);
   void add_eltwise(const Group& g);
   void add_binary(const Group& g);
   void add_reshape(const Group& g);
+  void add_transpose(const Group& g);
   void add_lstm(const Group& g);
   void add_layer_norm(const Group& g);
   void add_softmax(const Group& g);
