@@ -1,0 +1,186 @@
+// Random graphs (chains of convolutions, activations, residual adds, pooling, transposes, softmax, layer norms,
+// GELU chains and products over random shapes) compiled fused, unfused and unlowered, each compared with the
+// interpreter: the passes preserve values whatever meets whatever.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "scorch/backends/cpu/cpu_backend.h"
+#include "scorch/graph/compiled_model.h"
+#include "scorch/import/onnx/runtime/runtime.h"
+
+namespace scorch::graph {
+namespace {
+
+using onnx::Attribute;
+using onnx::Node;
+
+struct Value {
+  std::string name;
+  Shape shape;
+};
+
+class RandomGraph {
+ public:
+  explicit RandomGraph(uint32_t seed) : rng_(seed) { m_.opset = 17; }
+
+  onnx::Model build(TensorData& input) {
+    Shape shape{pick({1, 2}), pick({1, 3, 4}), pick({5, 6, 8, 11}), pick({5, 7, 8, 12})};
+    m_.graph.inputs.push_back({"x", true, DType::F32, dims(shape)});
+    input = random_data(shape, 1.0f);
+    Value v{"x", shape};
+    seen_.push_back(v);
+    for (int steps = int(pick({3, 5, 8})); steps-- > 0;) v = step(v);
+    Value pooled = add("GlobalAveragePool", {v.name}, {v.shape[0], v.shape[1], 1, 1});
+    Value flat = add("Flatten", {pooled.name}, {v.shape[0], v.shape[1]});
+    size_t classes = pick({3, 10});
+    Node& gemm = node("Gemm", {flat.name, weight({classes, v.shape[1]}), weight({classes})}, "logits");
+    gemm.attributes["transB"] = Attribute{Attribute::Kind::Int, 1};
+    m_.graph.outputs.push_back({"logits", true, DType::F32, std::nullopt});
+    m_.graph.outputs.push_back({v.name, true, DType::F32, std::nullopt});
+    return m_;
+  }
+
+ private:
+  size_t pick(std::initializer_list<size_t> options) { return options.begin()[rng_() % options.size()]; }
+  static std::optional<std::vector<std::optional<int64_t>>> dims(const Shape& s) {
+    std::vector<std::optional<int64_t>> d;
+    for (size_t i = 0; i < s.rank(); ++i) d.push_back(int64_t(s[i]));
+    return d;
+  }
+  TensorData random_data(const Shape& shape, float scale) {
+    std::normal_distribution<float> normal(0.0f, scale);
+    std::vector<float> values(shape.num_elements());
+    for (auto& x : values) x = normal(rng_);
+    return TensorData(values, shape);
+  }
+  std::string weight(Shape shape, float scale = 0.3f) {
+    std::string name = "w" + std::to_string(names_++);
+    m_.graph.initializers.emplace(name, random_data(shape, scale));
+    return name;
+  }
+  std::string scalar(float value) {
+    std::string name = "s" + std::to_string(names_++);
+    m_.graph.initializers.emplace(name, TensorData(std::vector<float>{value}, Shape{}));
+    return name;
+  }
+  Node& node(std::string op, std::vector<std::string> inputs, std::string output) {
+    Node n;
+    n.name = output, n.op_type = std::move(op), n.inputs = std::move(inputs), n.outputs = {std::move(output)};
+    m_.graph.nodes.push_back(std::move(n));
+    return m_.graph.nodes.back();
+  }
+  Value add(std::string op, std::vector<std::string> inputs, Shape shape) {
+    Value v{"v" + std::to_string(names_++), shape};
+    node(std::move(op), std::move(inputs), v.name);
+    seen_.push_back(v);
+    return v;
+  }
+  Value conv(const Value& x) {
+    size_t c = x.shape[1], k = pick({1, 3}), stride = x.shape[2] > 4 && x.shape[3] > 4 ? pick({1, 1, 2}) : 1;
+    bool depthwise = k == 3 && c > 1 && rng_() % 3 == 0;
+    size_t out = depthwise ? c : pick({4, 8, 16}), pad = k / 2;
+    std::vector<std::string> in{x.name, weight({out, depthwise ? 1 : c, k, k})};
+    if (rng_() % 2) in.push_back(weight({out}));
+    Shape shape{x.shape[0], out, (x.shape[2] + 2 * pad - k) / stride + 1, (x.shape[3] + 2 * pad - k) / stride + 1};
+    Value v = add("Conv", in, shape);
+    Node& n = m_.graph.nodes.back();
+    n.attributes["strides"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {int64_t(stride), int64_t(stride)}};
+    n.attributes["pads"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::vector<int64_t>(4, int64_t(pad))};
+    if (depthwise) n.attributes["group"] = Attribute{Attribute::Kind::Int, int64_t(c)};
+    return v;
+  }
+  Value activation(const Value& x) {
+    switch (rng_() % 7) {
+      case 0: return add("Relu", {x.name}, x.shape);
+      case 1: return add("Clip", {x.name, scalar(0.0f), scalar(6.0f)}, x.shape);
+      case 2: return add("Sigmoid", {x.name}, x.shape);
+      case 3: return add("Tanh", {x.name}, x.shape);
+      case 4: return add("HardSwish", {x.name}, x.shape);
+      case 5: return add("Mul", {x.name, scalar(0.5f)}, x.shape);
+      default: {  // GELU's erf form, as PyTorch exports it
+        Value d = add("Div", {x.name, scalar(std::sqrt(2.0f))}, x.shape), e = add("Erf", {d.name}, x.shape);
+        Value a = add("Add", {e.name, scalar(1.0f)}, x.shape), m = add("Mul", {x.name, a.name}, x.shape);
+        return add("Mul", {m.name, scalar(0.5f)}, x.shape);
+      }
+    }
+  }
+  Value step(const Value& x) {
+    switch (rng_() % 8) {
+      case 0:
+      case 1: return conv(x);
+      case 2: return activation(x);
+      case 3: {  // a residual add with an earlier value of the same shape, else with a broadcast row
+        for (auto it = seen_.rbegin(); it != seen_.rend(); ++it)
+          if (it->shape == x.shape && it->name != x.name) return add("Add", {x.name, it->name}, x.shape);
+        return add("Add", {x.name, weight({x.shape[3]})}, x.shape);
+      }
+      case 4: {
+        if (x.shape[2] < 2 || x.shape[3] < 2) return activation(x);
+        Value p = add("MaxPool", {x.name}, {x.shape[0], x.shape[1], x.shape[2] / 2, x.shape[3] / 2});
+        m_.graph.nodes.back().attributes["kernel_shape"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {2, 2}};
+        m_.graph.nodes.back().attributes["strides"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {2, 2}};
+        return p;
+      }
+      case 5: {  // channels last, softmax over them, back
+        Value t = add("Transpose", {x.name}, {x.shape[0], x.shape[2], x.shape[3], x.shape[1]});
+        m_.graph.nodes.back().attributes["perm"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {0, 2, 3, 1}};
+        Value s = add("Softmax", {t.name}, t.shape);
+        Value b = add("Transpose", {s.name}, x.shape);
+        m_.graph.nodes.back().attributes["perm"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {0, 3, 1, 2}};
+        return b;
+      }
+      case 6: return add("LayerNormalization", {x.name, weight({x.shape[3]}), weight({x.shape[3]})}, x.shape);
+      default: {  // a product over the last axis by a constant matrix
+        size_t n = pick({4, 8});
+        Value p = add("MatMul", {x.name, weight({x.shape[3], n})}, {x.shape[0], x.shape[1], x.shape[2], n});
+        return add("Add", {p.name, weight({n})}, p.shape);
+      }
+    }
+  }
+
+  std::mt19937 rng_;
+  onnx::Model m_;
+  size_t names_ = 0;
+  std::vector<Value> seen_;
+};
+
+double random_graph_difference(const TensorData& a, const TensorData& b) {
+  auto x = a.to_vector<double>(), y = b.to_vector<double>();
+  double diff = 0, scale = 1e-6;
+  for (size_t i = 0; i < x.size(); ++i)
+    diff = std::max(diff, std::abs(x[i] - y[i])), scale = std::max(scale, std::abs(y[i]));
+  return x.size() == y.size() ? diff / scale : 1e30;
+}
+
+// The count before " nodes fused" in a summary.
+size_t fused_in(const std::string& summary) {
+  size_t end = summary.find(" nodes fused"), begin = summary.rfind(' ', end - 1) + 1;
+  return std::stoul(summary.substr(begin, end - begin));
+}
+
+TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
+  size_t fused = 0, interpreted_only = 0;
+  for (uint32_t seed = 1; seed <= 150; ++seed) {
+    TensorData input;
+    onnx::Model model = RandomGraph(seed).build(input);
+    std::vector<TensorData> expected = onnx::Runtime<Cpu>(model).run(std::vector<TensorData>{input});
+    for (CompileOptions options : {CompileOptions{}, CompileOptions{0, false, true}, CompileOptions{0, true, false}}) {
+      CompiledModel compiled = compile(model, {input}, options);
+      auto got = compiled.run({input});
+      if (options.fuse && options.lower) fused += fused_in(compiled.summary());
+      if (!options.lower) interpreted_only += compiled.summary().find(" 0 run by the interpreter") == std::string::npos;
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].shape(), expected[i].shape()) << "seed " << seed;
+        EXPECT_LE(random_graph_difference(got[i], expected[i]), 1e-4)
+            << "seed " << seed << ", output " << i << ", fuse " << options.fuse << ", lower " << options.lower << "; "
+            << compiled.summary();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scorch::graph
