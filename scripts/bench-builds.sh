@@ -14,7 +14,7 @@ if [[ $what == pack ]]; then
   rm -rf .gpu && mkdir -p .gpu/lib
   for pair in "$@"; do strip -o ".gpu/${pair%%=*}" "${pair#*=}"; done
   for pair in "$@"; do ldd "${pair#*=}"; done | awk '/=> \// {print $3}' | sort -u |
-    { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |
+    { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread\.so|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |
     while read -r lib; do cp -L "$lib" .gpu/lib/; done
   # The binaries name bench/onnx by their source tree's absolute path (SOURCES: those trees, default this one): the
   # folders the run links to this checkout's bench/onnx.

@@ -27,7 +27,7 @@ if [[ -d $build/tests/onnx_generated ]]; then
 fi
 pwd > .gpu/source_root
 for f in .gpu/scorch* .gpu/guide .gpu/text-generation .gpu/custom-training-loop .gpu/router .gpu/remote-inference; do if [[ -f $f ]]; then ldd "$f"; fi; done | awk '/=> \// {print $3}' | sort -u |
-  { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |
+  { grep -Ev 'libc\.so|libm\.so|libstdc\+\+|libgcc_s|ld-linux|libcuda\.so|libpthread\.so|libdl\.so|librt\.so|libcublas|libcudnn|libcudart' || true; } |
   while read -r lib; do cp -L "$lib" .gpu/lib/; done
 tar -C .gpu -cJf /tmp/scorch-gpu-bundle.tar.xz . && rm -rf .gpu && mkdir .gpu && mv /tmp/scorch-gpu-bundle.tar.xz .gpu/bundle.tar.xz
 du -sh .gpu

@@ -3,6 +3,7 @@
 
 #include "scorch/graph/node_attrs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -318,6 +319,11 @@ struct Fuser {
         bool ready = p == producer.end() || p->second < head;
         if (!ready || !v.computed_f32(residual) || v.meta(residual)->shape != v.meta(g.output)->shape) return;
         g.sum = residual;
+        bool input = std::find(h.inputs.begin(), h.inputs.end(), residual) != h.inputs.end();
+        // In place when every other reader of the residual has run by the time the head runs.
+        bool earlier = std::all_of(readers.at(residual).begin(), readers.at(residual).end(),
+                                   [&](size_t r) { return r == *c || (r < head && nodes[r].op_type != "Transpose"); });
+        g.sum_in_place = !input && earlier && !facts.graph_outputs.count(residual);
       } else {
         return;
       }

@@ -56,6 +56,7 @@ struct Group {
   std::vector<Activation> before_sum;  ///< activations applied to the head's result
   std::optional<std::string> bias;     ///< a constant row added to a product's result (the Add after a MatMul)
   std::optional<std::string> sum;      ///< a value added to it (a residual), then
+  bool sum_in_place = false;           ///< nothing else reads sum: the result may overwrite it
   std::vector<Activation> after_sum;   ///< activations after that add
   std::string output;                  ///< the value the group writes
   bool swap_operands = false;

@@ -155,6 +155,24 @@ size_t Lowering::as_layout(const std::string& name, const memory::desc& want) {
   return temp;
 }
 
+size_t Lowering::residual_destination(const Group& g, const memory::desc& dst_md) {
+  if (g.sum && g.sum_in_place) {  // the residual's own bytes, when it is in the arena in the result's layout
+    size_t res = buffer_of(*g.sum);
+    // A view may be overwritten only when it is itself an earlier in-place result (its owner's value is dead).
+    bool owned = !owner_of_.count(res) || in_place_.count(res);
+    if (owned && m_.buffers[res].desc && *m_.buffers[res].desc == dst_md) {
+      const ValueMeta& meta = m_.meta.at(g.output);
+      size_t v = view(res, dst_md);
+      in_place_.insert(v);
+      m_.slots.insert_or_assign(g.output, Slot{v, meta, dst_md == plain_desc(meta.shape), true, std::nullopt});
+      return v;
+    }
+  }
+  size_t dst = define(g.output, dst_md);
+  if (g.sum) push_reorder(use(buffer_of(*g.sum)), dst, *g.sum);
+  return dst;
+}
+
 size_t Lowering::as_plain(const std::string& name) {
   size_t own = buffer_of(name);
   const Slot& s = m_.slots.at(name);
@@ -230,8 +248,7 @@ void Lowering::add_conv(const Group& g) {
       {DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, pd.weights_desc())}};
   if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
   size_t src = as_layout(n.inputs[0], pd.src_desc());
-  size_t dst = define(g.output, pd.dst_desc());
-  if (g.sum) push_reorder(use(buffer_of(*g.sum)), dst, *g.sum);
+  size_t dst = residual_destination(g, pd.dst_desc());
   push_primitive(info_of(g, "conv"), dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}},
                  std::move(fixed));
 }
@@ -256,8 +273,7 @@ void Lowering::add_matmul(const Group& g) {
       {DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, pd.weights_desc())}};
   if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(*bias, b_md, b_md));
   size_t src = view(as_plain(n.inputs[0]), a_md);
-  size_t dst = view(define(g.output, plain_desc(m_.meta.at(g.output).shape)), dst_md);
-  if (g.sum) push_reorder(use(view(as_plain(*g.sum), dst_md)), dst, *g.sum);
+  size_t dst = view(residual_destination(g, plain_desc(m_.meta.at(g.output).shape)), dst_md);
   push_primitive(info_of(g, "matmul"), dnnl::matmul(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
 }
 

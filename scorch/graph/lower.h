@@ -3,6 +3,7 @@
 // pre-reordered weights, the reorders its operands need to reach the layout it chose, or one interpreter call.
 // finish() plans the arena over the buffers' lifetimes and binds every step to its memory.
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,9 @@ class Lowering {
   void use_held(size_t i);
   /// name's buffer in layout want: its own, or a temporary filled by a reorder step pushed now.
   size_t as_layout(const std::string& name, const dnnl::memory::desc& want);
+  /// The buffer a head with a residual sum writes: the residual's own when g.sum_in_place and its layout is
+  /// dst_md's, else a new one the residual is copied into first.
+  size_t residual_destination(const Group& g, const dnnl::memory::desc& dst_md);
   /// name's buffer in plain row-major layout.
   size_t as_plain(const std::string& name);
   /// A reorder step from buffer src to buffer dst (layouts from their descs).
@@ -71,6 +75,7 @@ class Lowering {
   CompiledModel::Impl& m_;
   std::vector<std::pair<size_t, size_t>> aliases_;  // (view, owner): a view's bytes are its owner's
   std::map<size_t, size_t> owner_of_;               // view → owner, for lifetimes
+  std::set<size_t> in_place_;                       // views that are results written over a dead residual
 };
 
 }  // namespace scorch::graph
