@@ -38,7 +38,8 @@ TensorData bench_input(const onnx::ValueInfo& info) {
 
 /// The model through the interpreter (onnx::load<B>) under bench_name, and on the Cpu also compiled (scorch/graph),
 /// which takes bench_name while the interpreter's row becomes onnx_interpreter_*.
-template <class B> void onnx_model(const Options& o, const std::string& name, const std::string& bench_name) {
+template <class B>
+void onnx_model(const Options& o, const std::string& name, const std::string& bench_name, size_t batch = 0) {
   bool compiled = std::is_same_v<B, Cpu> && graph_built;
   std::string interpreter_name = compiled ? "onnx_interpreter_" + bench_name.substr(5) : bench_name;
   if (!selected(o, bench_name) && !selected(o, interpreter_name)) return;
@@ -47,7 +48,12 @@ template <class B> void onnx_model(const Options& o, const std::string& name, co
   fs::path tmp = keep ? fs::path(keep) / name
                       : fs::temp_directory_path() / ("scorch_bench_onnx_" + name + "_" + std::to_string(::getpid()));
   fs::path model = onnx::fixtures::materialize(fs::path(SCORCH_BENCH_ONNX_DIR) / name, tmp);
-  auto rt = onnx::load<B>(model.string());
+  onnx::Model read = onnx::read_model(model.string());
+  if (batch) {  // the same model on batch images: its input's and output's first dim changed
+    (*read.graph.inputs.at(0).shape)[0] = int64_t(batch);
+    if (read.graph.outputs.at(0).shape) (*read.graph.outputs.at(0).shape)[0] = int64_t(batch);
+  }
+  onnx::Runtime<B> rt(read);
   const auto& info = rt.model().graph.inputs.at(0);
   TensorData data = bench_input(info);
   auto input = onnx::Value<B>::from_data(data, typename B::Device{});
@@ -61,7 +67,7 @@ template <class B> void onnx_model(const Options& o, const std::string& name, co
         "per_s", [](double ms) { return 1e3 / ms; });
 #ifdef SCORCH_HAVE_GRAPH
   if (compiled && selected(o, bench_name)) {
-    graph::CompiledModel plan = graph::compile(onnx::read_model(model.string()), {data});
+    graph::CompiledModel plan = graph::compile(read, {data});
     std::vector<TensorData> inputs{data};
     run(
         o, bench_name, 2, [&] { (void)plan.run(inputs); }, "per_s", [](double ms) { return 1e3 / ms; });
@@ -161,6 +167,8 @@ template <class B> void onnx_workloads(const Options& o) {
   onnx_fixed_cost<B>(o);
   onnx_model<B>(o, "resnet18", "onnx_resnet18_b1_224");
   onnx_model<B>(o, "mobilenet_v2", "onnx_mobilenet_v2_b1_224");
+  onnx_model<B>(o, "resnet18", "onnx_resnet18_b8_224", 8);
+  onnx_model<B>(o, "mobilenet_v2", "onnx_mobilenet_v2_b8_224", 8);
   onnx_model<B>(o, "encoder", "onnx_encoder_b8_s128");
   onnx_model<B>(o, "lstm_tagger", "onnx_lstm_tagger_b16_s64");
 }
