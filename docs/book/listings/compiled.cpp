@@ -7,6 +7,7 @@
 #include <scorch/graph/compiled_model.h>
 #include <scorch/import/onnx/runtime/runtime.h>
 #include <scorch/scorch.hpp>
+#include <scorch/core/cli.h>
 
 using namespace scorch;
 
@@ -28,8 +29,10 @@ onnx::Model residual_cnn() {
   onnx::Model m;
   m.opset = 17;
   m.graph.inputs.push_back({"x", true, DType::F32, std::vector<std::optional<int64_t>>{1, 3, 16, 16}});
-  m.graph.initializers = {{"w1", weights({8, 3, 3, 3}, 0.3f)}, {"b1", weights({8}, 0.1f)},
-                          {"w2", weights({8, 8, 3, 3}, 0.2f)}, {"fc", weights({4, 8}, 0.5f)},
+  m.graph.initializers = {{"w1", weights({8, 3, 3, 3}, 0.3f)},
+                          {"b1", weights({8}, 0.1f)},
+                          {"w2", weights({8, 8, 3, 3}, 0.2f)},
+                          {"fc", weights({4, 8}, 0.5f)},
                           {"fc_b", weights({4}, 0.05f)}};
   onnx::Attribute pads{onnx::Attribute::Kind::Ints};
   pads.ints = {1, 1, 1, 1};
@@ -37,14 +40,22 @@ onnx::Model residual_cnn() {
   conv1.attributes["pads"] = conv2.attributes["pads"] = pads;
   auto gemm = node("Gemm", {"flat", "fc", "fc_b"}, "logits");
   gemm.attributes["transB"] = onnx::Attribute{onnx::Attribute::Kind::Int, 1};
-  m.graph.nodes = {conv1, node("Relu", {"c1"}, "r1"), conv2, node("Add", {"c2", "r1"}, "sum"),
-                   node("Relu", {"sum"}, "r2"), node("GlobalAveragePool", {"r2"}, "pooled"),
-                   node("Flatten", {"pooled"}, "flat"), gemm};
+  m.graph.nodes = {conv1,
+                   node("Relu", {"c1"}, "r1"),
+                   conv2,
+                   node("Add", {"c2", "r1"}, "sum"),
+                   node("Relu", {"sum"}, "r2"),
+                   node("GlobalAveragePool", {"r2"}, "pooled"),
+                   node("Flatten", {"pooled"}, "flat"),
+                   gemm};
   m.graph.outputs.push_back({"logits", true, DType::F32, std::nullopt});
   return m;
 }
 
-int main() {
+int main(int argc, char** argv) {
+  cli::answer_help(argc, argv,
+                   "usage: compiled\nCompiles a small residual CNN written as an ONNX graph and compares "
+                   "it with the interpreter. No options.");
   TensorData x = weights({1, 3, 16, 16}, 1.0f);
   graph::CompiledModel compiled = graph::compile(residual_cnn(), {x});
   TensorData logits = compiled.run({x}).at(0);
