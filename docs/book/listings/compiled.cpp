@@ -24,7 +24,7 @@ onnx::Node node(std::string op, std::vector<std::string> in, std::string out) {
   return n;
 }
 
-// x [1, 3, 16, 16] → Conv 3×3 + Relu → Conv 3×3 + residual Add + Relu → global average → Gemm → logits [1, 4].
+// x [1, 3, 16, 16], Conv 3x3 + Relu, Conv 3x3 + residual Add + Relu, global average, Gemm: logits [1, 4].
 onnx::Model residual_cnn() {
   onnx::Model m;
   m.opset = 17;
