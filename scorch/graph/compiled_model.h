@@ -2,7 +2,7 @@
 // A model compiled for the Cpu: its graph seen whole before it runs, shapes fixed by example inputs, operators fused
 // into oneDNN primitives (convolution + activation + residual add, products with bias and activation, pooling) in
 // the blocked layouts oneDNN chooses, weights reordered once, every value placed in one arena by a liveness plan.
-// Nodes the plan does not lower run through the ONNX interpreter's own kernels. docs/book/16-compiled-inference.md.
+// Nodes the plan does not lower run through the ONNX interpreter's own kernels. scorch/graph/README.md, book ch. 10.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -31,7 +31,8 @@ struct StepInfo {
   double ms = 0;      ///< time spent in it over the runs since the last reset_profile()
 };
 
-/// A compiled model: run() many times on inputs of the shapes it was compiled for.
+/// A compiled model: run() many times on inputs of the shapes it was compiled for, one run at a time (a run writes
+/// the model's arena: give each thread its own CompiledModel).
 class CompiledModel {
  public:
   CompiledModel(CompiledModel&&) noexcept;
