@@ -54,32 +54,36 @@ void copy_input(CompiledModel::Impl& m, const std::string& name, const TensorDat
   std::memcpy(m.data(s.buffer), in.bytes().data(), in.bytes().size());
 }
 
-TensorData read_output(CompiledModel::Impl& m, const std::string& name) {
+// Output name into out: its bytes overwritten when out already has the output's shape and dtype, else replaced.
+void read_output(CompiledModel::Impl& m, const std::string& name, TensorData& out) {
   auto s = m.slots.find(name);
   if (s == m.slots.end()) {  // an output the interpreter folded into a constant
     auto c = m.interpreter->weights().find(name);
     if (c == m.interpreter->weights().end())
       throw Error("graph::run", "output '" + name + "' is computed by no node (a compiler bug: report it)");
-    return c->second.to_data();
+    out = c->second.to_data();
+    return;
   }
   const ValueMeta& meta = s->second.meta;
-  if (s->second.held) return m.held[*s->second.held]->to_data();
-  size_t bytes = meta.shape.num_elements() * dtype_size(meta.dtype);
-  std::vector<std::byte> out(bytes);
-  if (s->second.plain) {
-    std::memcpy(out.data(), m.data(s->second.buffer), bytes);
-  } else {
-    dnnl::memory& src = m.memory(s->second.buffer);
-    dnnl::memory dst(plain_desc(meta.shape), m.engine, out.data());
-    dnnl::reorder(src, dst).execute(m.stream, src, dst);
-    m.stream.wait();
+  if (s->second.held) {
+    out = m.held[*s->second.held]->to_data();
+    return;
   }
-  return TensorData::from_bytes(std::move(out), meta.shape, meta.dtype);
+  size_t bytes = meta.shape.num_elements() * dtype_size(meta.dtype);
+  if (out.shape() != meta.shape || out.dtype() != meta.dtype || out.bytes().size() != bytes)
+    out = TensorData::from_bytes(std::vector<std::byte>(bytes), meta.shape, meta.dtype);
+  std::memcpy(out.bytes_mut().data(), m.data(s->second.buffer), bytes);  // plain: finish() made it so
 }
 
 }  // namespace
 
 std::vector<TensorData> CompiledModel::run(const std::vector<TensorData>& inputs) {
+  std::vector<TensorData> out;
+  run_into(inputs, out);
+  return out;
+}
+
+void CompiledModel::run_into(const std::vector<TensorData>& inputs, std::vector<TensorData>& outputs) {
   Impl& m = *impl_;
   if (inputs.size() != m.inputs.size())
     throw Error("graph::run", "the model takes " + std::to_string(m.inputs.size()) + " inputs, " +
@@ -97,9 +101,8 @@ std::vector<TensorData> CompiledModel::run(const std::vector<TensorData>& inputs
     step.info.ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
   m.stream.wait();
-  std::vector<TensorData> out;
-  for (const auto& name : m.outputs) out.push_back(read_output(m, name));
-  return out;
+  outputs.resize(m.outputs.size());
+  for (size_t i = 0; i < m.outputs.size(); ++i) read_output(m, m.outputs[i], outputs[i]);
 }
 
 }  // namespace scorch::graph

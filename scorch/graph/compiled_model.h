@@ -42,6 +42,9 @@ class CompiledModel {
   /// Runs on inputs in input_names() order (dtypes and shapes as compiled; an Error naming the input otherwise);
   /// returns the outputs in the graph's order.
   std::vector<TensorData> run(const std::vector<TensorData>& inputs);
+  /// As run(), into outputs: an element that already has its output's shape and dtype is overwritten in place, so a
+  /// model whose nodes are all lowered allocates nothing on the heap per run after the first.
+  void run_into(const std::vector<TensorData>& inputs, std::vector<TensorData>& outputs);
 
   const std::vector<std::string>& input_names() const;
   const std::vector<std::string>& output_names() const;

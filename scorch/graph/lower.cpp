@@ -193,10 +193,15 @@ void Lowering::push_primitive(StepInfo info, dnnl::primitive p, std::vector<std:
   step.info = std::move(info);
   CompiledModel::Impl* m = &m_;
   step.bind = [m, p, buffers, fixed]() -> std::function<void()> {
-    std::unordered_map<int, memory> args;
-    for (const auto& [arg, b] : buffers) args.emplace(arg, m->memory(b));
-    for (const auto& [arg, mem] : fixed) args.emplace(arg, mem);
-    return [m, p, args]() { p.execute(m->stream, args); };
+    // The C API's argument array, built once: dnnl::primitive::execute builds one (on the heap) at every call.
+    std::vector<memory> held;
+    std::vector<dnnl_exec_arg_t> args;
+    for (const auto& [arg, b] : buffers) held.push_back(m->memory(b)), args.push_back({arg, held.back().get()});
+    for (const auto& [arg, mem] : fixed) held.push_back(mem), args.push_back({arg, mem.get()});
+    return [m, p, held, args]() {
+      if (dnnl_primitive_execute(p.get(), m->stream.get(), int(args.size()), args.data()) != dnnl_success)
+        throw Error("graph::run", "oneDNN failed to run a primitive (a compiler bug: report it)");
+    };
   };
   m_.steps.push_back(std::move(step));
 }
@@ -660,6 +665,14 @@ void Lowering::add(const Group& g) {
 }
 
 void Lowering::finish() {
+  for (const auto& out : m_.outputs) {  // outputs in a blocked layout: made plain by a last step, read by a copy
+    auto s = m_.slots.find(out);
+    if (s == m_.slots.end() || !s->second.in_arena || s->second.plain) continue;
+    memory::desc plain_md = plain_desc(s->second.meta.shape);
+    size_t src = use(s->second.buffer), plain = new_buffer(plain_md.get_size(), plain_md);
+    push_reorder(src, plain, out);
+    s->second.buffer = plain, s->second.plain = true;
+  }
   for (const auto& out : m_.outputs) {
     auto s = m_.slots.find(out);
     if (s == m_.slots.end()) continue;

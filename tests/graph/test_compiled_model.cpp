@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -14,6 +17,20 @@
 #include "scorch/graph/compiled_model.h"
 #include "scorch/stacks/dyn/autodiff.h"
 #include "support/expect_error.h"
+
+// Counts operator new while g_counting is on (CompiledModel.HeapAllocationsPerRun).
+namespace scorch::graph::alloc_count {
+std::atomic<bool> counting{false};
+std::atomic<size_t> allocations{0};
+}  // namespace scorch::graph::alloc_count
+
+void* operator new(std::size_t n) {
+  if (scorch::graph::alloc_count::counting) ++scorch::graph::alloc_count::allocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace scorch::graph {
 namespace {
@@ -107,6 +124,30 @@ TEST(CompiledModel, ProfileTimesEveryStep) {
   compiled.reset_profile();
   for (const auto& step : compiled.profile()) EXPECT_EQ(step.ms, 0.0);
   EXPECT_GT(compiled.arena_bytes(), 0u);
+  fs::remove_all(tmp);
+}
+
+// A fully lowered model after warm-up: run_into reuses the outputs; the allocations left are oneDNN's, which
+// builds an argument map and context per primitive call: their count stays the same from run to run.
+TEST(CompiledModel, HeapAllocationsPerRunStayConstant) {
+  fs::path tmp = fs::temp_directory_path() / ("scorch_graph_alloc_" + std::to_string(::getpid()));
+  fs::path file = onnx::fixtures::materialize(kModels / "resnet18", tmp);
+  std::vector<TensorData> inputs{onnx::read_tensor((kModels / "resnet18" / "input_0.pb").string())}, outputs;
+  CompiledModel compiled = compile(onnx::read_model(file.string()), inputs);
+  ASSERT_NE(compiled.summary().find(" 0 run by the interpreter"), std::string::npos);
+  for (int i = 0; i < 3; ++i) compiled.run_into(inputs, outputs);
+  std::vector<size_t> counts;
+  for (int i = 0; i < 3; ++i) {
+    alloc_count::allocations = 0, alloc_count::counting = true;
+    compiled.run_into(inputs, outputs);
+    alloc_count::counting = false;
+    counts.push_back(alloc_count::allocations);
+  }
+  EXPECT_EQ(counts[0], counts[1]);
+  EXPECT_EQ(counts[1], counts[2]);
+  // oneDNN's dnnl_primitive_execute builds an argument map and an execution context per call: about 6 allocations.
+  EXPECT_LE(counts[0], 8 * compiled.profile().size()) << "allocations per run: " << counts[0];
+  std::cout << "heap allocations per run: " << counts[0] << " (" << compiled.profile().size() << " steps)\n";
   fs::remove_all(tmp);
 }
 
