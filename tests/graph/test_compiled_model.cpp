@@ -18,7 +18,7 @@
 #include "scorch/stacks/dyn/autodiff.h"
 #include "support/expect_error.h"
 
-// Counts operator new while g_counting is on (CompiledModel.HeapAllocationsPerRun).
+// Counts operator new while alloc_count::counting is on (CompiledModel.HeapAllocationsPerRunStayConstant).
 namespace scorch::graph::alloc_count {
 std::atomic<bool> counting{false};
 std::atomic<size_t> allocations{0};
