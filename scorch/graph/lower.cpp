@@ -2,6 +2,7 @@
 #include "scorch/graph/lower.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
 
@@ -83,6 +84,16 @@ void spatial_padding(const Node& n, const Shape& in, const Shape& out, const mem
 
 }  // namespace
 
+Lowering::Lowering(CompiledModel::Impl& m) : m_(m) {
+  const auto& nodes = m_.interpreter->plan().nodes;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (const auto& in : nodes[i].inputs) {  // a Transpose may run later, inside the product it feeds
+      size_t at = nodes[i].op_type == "Transpose" ? SIZE_MAX : i;
+      if (!in.empty()) last_read_[in] = std::max(last_read_[in], at);
+    }
+  for (const auto& out : m_.outputs) last_read_[out] = SIZE_MAX;
+}
+
 size_t Lowering::new_buffer(size_t bytes, std::optional<memory::desc> desc) {
   m_.buffers.push_back({{bytes, m_.steps.size(), m_.steps.size()}, std::move(desc)});
   return m_.buffers.size() - 1;
@@ -103,6 +114,17 @@ void Lowering::extend(size_t buffer, size_t step) {
     auto owner = owner_of_.find(*b);
     b = owner == owner_of_.end() ? std::nullopt : std::optional<size_t>(owner->second);
   }
+}
+
+size_t Lowering::root(size_t buffer) const {
+  for (auto owner = owner_of_.find(buffer); owner != owner_of_.end(); owner = owner_of_.find(buffer))
+    buffer = owner->second;
+  return buffer;
+}
+
+bool Lowering::read_after(const std::string& name, size_t node) const {
+  auto last = last_read_.find(name);
+  return last != last_read_.end() && last->second >= node;
 }
 
 size_t Lowering::use(size_t buffer) {
@@ -158,12 +180,14 @@ size_t Lowering::as_layout(const std::string& name, const memory::desc& want) {
 size_t Lowering::residual_destination(const Group& g, const memory::desc& dst_md) {
   if (g.sum && g.sum_in_place) {  // the residual's own bytes, when it is in the arena in the result's layout
     size_t res = buffer_of(*g.sum);
-    // A view may be overwritten only when it is itself an earlier in-place result (its owner's value is dead).
-    bool owned = !owner_of_.count(res) || in_place_.count(res);
-    if (owned && m_.buffers[res].desc && *m_.buffers[res].desc == dst_md) {
+    // The bytes may be overwritten only when no other value still to be read lives in them (a view of them, or what
+    // they view): the head's own inputs included.
+    bool shared = false;
+    for (const auto& [name, slot] : m_.slots)
+      shared |= name != *g.sum && slot.in_arena && root(slot.buffer) == root(res) && read_after(name, g.nodes[0]);
+    if (!shared && m_.buffers[res].desc && *m_.buffers[res].desc == dst_md) {
       const ValueMeta& meta = m_.meta.at(g.output);
       size_t v = view(res, dst_md);
-      in_place_.insert(v);
       m_.slots.insert_or_assign(g.output, Slot{v, meta, dst_md == plain_desc(meta.shape), true, std::nullopt});
       return v;
     }

@@ -3,7 +3,6 @@
 // pre-reordered weights, the reorders its operands need to reach the layout it chose, or one interpreter call.
 // finish() plans the arena over the buffers' lifetimes and binds every step to its memory.
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +14,7 @@ namespace scorch::graph {
 /// Builds m's steps group by group.
 class Lowering {
  public:
-  explicit Lowering(CompiledModel::Impl& m) : m_(m) {}
+  explicit Lowering(CompiledModel::Impl& m);
   /// A graph input: a plain buffer written before the first step.
   void define_input(const std::string& name);
   /// The steps of group g (a oneDNN group that oneDNN refuses runs through the interpreter instead).
@@ -45,6 +44,10 @@ class Lowering {
   /// A buffer over owner's bytes described by desc (same size: another rank or dims), read or written by the next
   /// step.
   size_t view(size_t owner, const dnnl::memory::desc& desc);
+  /// The buffer whose bytes buffer views (itself when it is no view).
+  size_t root(size_t buffer) const;
+  /// True when a node at index node or later reads name (a graph output always is).
+  bool read_after(const std::string& name, size_t node) const;
   /// Keeps buffer (and the buffers it views) alive through step.
   void extend(size_t buffer, size_t step);
   /// Marks buffer as read by the next step.
@@ -75,7 +78,7 @@ class Lowering {
   CompiledModel::Impl& m_;
   std::vector<std::pair<size_t, size_t>> aliases_;  // (view, owner): a view's bytes are its owner's
   std::map<size_t, size_t> owner_of_;               // view → owner, for lifetimes
-  std::set<size_t> in_place_;                       // views that are results written over a dead residual
+  std::map<std::string, size_t> last_read_;         // the last node index reading each value (SIZE_MAX: always)
 };
 
 }  // namespace scorch::graph

@@ -65,6 +65,11 @@ class RandomGraph {
     m_.graph.initializers.emplace(name, TensorData(std::vector<float>{value}, Shape{}));
     return name;
   }
+  std::string shape_constant(std::vector<int64_t> dims) {
+    std::string name = "shape" + std::to_string(names_++);
+    m_.graph.initializers.emplace(name, TensorData(dims, Shape{dims.size()}));
+    return name;
+  }
   Node& node(std::string op, std::vector<std::string> inputs, std::string output) {
     Node n;
     n.name = output, n.op_type = std::move(op), n.inputs = std::move(inputs), n.outputs = {std::move(output)};
@@ -107,9 +112,15 @@ class RandomGraph {
     }
   }
   Value step(const Value& x) {
-    switch (rng_() % 8) {
+    switch (rng_() % 9) {
       case 0:
       case 1: return conv(x);
+      case 8: {  // through a flattened view and back (views sharing the bytes of values read later)
+        Value flat = add("Reshape", {x.name, shape_constant({x.shape[0], x.shape[1], x.shape[2] * x.shape[3]})},
+                         {x.shape[0], x.shape[1], x.shape[2] * x.shape[3]});
+        Value r = activation(flat);
+        return add("Reshape", {r.name, shape_constant({x.shape[0], x.shape[1], x.shape[2], x.shape[3]})}, x.shape);
+      }
       case 2: return activation(x);
       case 3: {  // a residual add with an earlier value of the same shape, else with a broadcast row
         for (auto it = seen_.rbegin(); it != seen_.rend(); ++it)
