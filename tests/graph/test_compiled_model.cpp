@@ -191,7 +191,7 @@ TEST(CompiledModel, NodeSuiteAsTheInterpreter) {
       if (!tensors) break;
       std::string why;
       try {
-        CompiledModel compiled = compile(model, inputs);
+        CompiledModel compiled = compile(model, inputs, {1, true, true});  // one thread: beside other tests
         auto outputs = compiled.run(inputs);
         for (size_t i = 0; i < outputs.size() && why.empty(); ++i) {
           auto file = set.path() / ("output_" + std::to_string(i) + ".pb");
