@@ -127,6 +127,25 @@ bool lowerable_batch_matmul(const Node& n, const Values& v) {
   return true;
 }
 
+// Concatenation of computed values of one rank along one axis.
+bool lowerable_concat(const Node& n, const Values& v) {
+  if (n.inputs.size() < 2 || n.outputs.size() != 1 || !v.computed_f32(n.outputs[0])) return false;
+  for (const auto& in : n.inputs)
+    if (!v.computed_f32(in) || v.meta(in)->shape.rank() != v.meta(n.outputs[0])->shape.rank()) return false;
+  return attr(n, "axis") != nullptr;
+}
+
+// An inference BatchNormalization on constant rows (one left where no convolution before it absorbed it).
+bool lowerable_batch_norm(const Node& n, const Values& v, const std::map<std::string, size_t>& uses) {
+  if (n.inputs.size() != 5 || !v.computed_f32(n.inputs[0], 2, 5) || attr_int(n, "training_mode", 0) != 0) return false;
+  size_t channels = v.meta(n.inputs[0])->shape[1];
+  for (size_t i = 1; i < 5; ++i) {
+    const TensorData* t = v.facts.constant(n.inputs[i]);
+    if (!t || t->dtype() != DType::F32 || t->num_elements() != channels) return false;
+  }
+  return first_output_only(n, uses, v.facts);
+}
+
 // True when b broadcasts to shape (ranks aligned from the right, each dim equal or 1).
 bool broadcasts_to(const Shape& b, const Shape& shape) {
   if (b.rank() > shape.rank()) return false;
@@ -376,6 +395,8 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (n.op_type == "LSTM" && lowerable_lstm(n, v)) g.kind = Group::Kind::Lstm;
     else if (n.op_type == "LayerNormalization" && lowerable_layer_norm(n, v, uses)) g.kind = Group::Kind::LayerNorm;
     else if (n.op_type == "Softmax" && lowerable_softmax(n, v)) g.kind = Group::Kind::Softmax;
+    else if (n.op_type == "Concat" && lowerable_concat(n, v)) g.kind = Group::Kind::Concat;
+    else if (n.op_type == "BatchNormalization" && lowerable_batch_norm(n, v, uses)) g.kind = Group::Kind::BatchNorm;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
     else if (n.op_type == "Transpose" && attr(n, "perm") && v.computed_f32(n.inputs[0]) && v.computed_f32(n.outputs[0]))
       g.kind = Group::Kind::Transpose;

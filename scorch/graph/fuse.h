@@ -49,6 +49,8 @@ struct Group {
     Lstm,
     LayerNorm,
     Softmax,
+    Concat,
+    BatchNorm,
     Interpreter
   };
   Kind kind = Kind::Interpreter;

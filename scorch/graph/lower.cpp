@@ -527,6 +527,39 @@ void Lowering::add_transpose(const Group& g) {
   push_primitive(info_of(g, "transpose"), dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {});
 }
 
+void Lowering::add_concat(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  int64_t rank = int64_t(m_.meta.at(g.output).shape.rank()), axis = attr_int(n, "axis", 0);
+  std::vector<memory::desc> mds;
+  std::vector<std::pair<int, size_t>> args;
+  for (const auto& in : n.inputs) {
+    size_t b = buffer_of(in);
+    mds.push_back(*m_.buffers[b].desc);
+    args.emplace_back(DNNL_ARG_MULTIPLE_SRC + int(args.size()), b);
+  }
+  dnnl::concat::primitive_desc pd(int(axis < 0 ? axis + rank : axis), mds, m_.engine);
+  args.emplace_back(DNNL_ARG_DST, define(g.output, pd.dst_desc()));
+  push_primitive(info_of(g, "concat"), dnnl::concat(pd), std::move(args), {});
+}
+
+void Lowering::add_batch_norm(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  size_t src = buffer_of(n.inputs[0]);
+  memory::desc md = *m_.buffers[src].desc, row({memory::dim(m_.meta.at(n.inputs[0]).shape[1])}, dt::f32, tag::a);
+  auto flags = dnnl::normalization_flags::use_global_stats | dnnl::normalization_flags::use_scale |
+               dnnl::normalization_flags::use_shift;
+  float epsilon = float(attr(n, "epsilon") ? attr(n, "epsilon")->f : 1e-5);
+  dnnl::batch_normalization_forward::desc d(dnnl::prop_kind::forward_inference, md, epsilon, flags);
+  dnnl::batch_normalization_forward::primitive_desc pd(d, m_.engine);
+  std::vector<std::pair<int, memory>> fixed;
+  for (auto [i, arg] :
+       {std::pair<size_t, int>{1, DNNL_ARG_SCALE}, {2, DNNL_ARG_SHIFT}, {3, DNNL_ARG_MEAN}, {4, DNNL_ARG_VARIANCE}})
+    fixed.emplace_back(arg, constant_memory(n.inputs[i], row, row));
+  size_t dst = define(g.output, md);
+  push_primitive(info_of(g, "batch_norm"), dnnl::batch_normalization_forward(pd),
+                 {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
+}
+
 void Lowering::add_reshape(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
   const Shape& xs = m_.meta.at(n.inputs[0]).shape;
@@ -674,6 +707,8 @@ void Lowering::add(const Group& g) {
         case Group::Kind::Lstm: add_lstm(g); break;
         case Group::Kind::LayerNorm: add_layer_norm(g); break;
         case Group::Kind::Softmax: add_softmax(g); break;
+        case Group::Kind::Concat: add_concat(g); break;
+        case Group::Kind::BatchNorm: add_batch_norm(g); break;
         case Group::Kind::Interpreter: break;
       }
       m_.fused += g.nodes.size() - 1;

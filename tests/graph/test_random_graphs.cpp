@@ -1,6 +1,6 @@
-// Random graphs (chains of convolutions, activations, residual adds, pooling, transposes, softmax, layer norms,
-// GELU chains and products over random shapes) compiled fused, unfused and unlowered, each compared with the
-// interpreter: the passes preserve values whatever meets whatever.
+// Random graphs (chains of convolutions, activations, residual adds, pooling, transposes, softmax, layer and batch
+// norms, concatenations, GELU chains and products over random shapes) compiled fused, unfused and unlowered, each
+// compared with the interpreter: the passes preserve values whatever meets whatever.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -112,7 +112,25 @@ class RandomGraph {
     }
   }
   Value step(const Value& x) {
-    switch (rng_() % 9) {
+    switch (rng_() % 11) {
+      case 9: {  // a BatchNormalization no convolution absorbs (after an activation, as pre-activation nets have)
+        Value a = activation(x);
+        std::string var = "var" + std::to_string(names_++);
+        TensorData v = random_data({x.shape[1]}, 0.5f);
+        auto values = v.to_vector<float>();
+        for (auto& e : values) e = std::abs(e) + 0.1f;
+        m_.graph.initializers.emplace(var, TensorData(values, Shape{x.shape[1]}));
+        return add("BatchNormalization",
+                   {a.name, weight({x.shape[1]}), weight({x.shape[1]}), weight({x.shape[1]}), var}, x.shape);
+      }
+      case 10: {  // channels concatenated with an earlier value of the same shape (or with itself)
+        std::string other = x.name;
+        for (auto it = seen_.rbegin(); it != seen_.rend(); ++it)
+          if (it->shape == x.shape && it->name != x.name) other = it->name;
+        Value c = add("Concat", {x.name, other}, {x.shape[0], 2 * x.shape[1], x.shape[2], x.shape[3]});
+        m_.graph.nodes.back().attributes["axis"] = Attribute{Attribute::Kind::Int, 1};
+        return c;
+      }
       case 0:
       case 1: return conv(x);
       case 8: {  // through a flattened view and back (views sharing the bytes of values read later)
