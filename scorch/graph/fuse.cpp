@@ -36,6 +36,8 @@ struct Values {
 bool lowerable_conv(const Node& n, const Values& v) {
   if (n.inputs.size() < 2 || !v.computed_f32(n.inputs[0], 4, 4) || !v.constant_f32(n.inputs[1], 4)) return false;
   if (n.inputs.size() > 2 && !n.inputs[2].empty() && !v.constant_f32(n.inputs[2], 1)) return false;
+  std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
+  if (n.op_type == "ConvTranspose" && auto_pad != "NOTSET" && auto_pad != "VALID") return false;
   return n.outputs.size() == 1 && v.computed_f32(n.outputs[0], 4, 4);
 }
 
@@ -385,7 +387,7 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     bool standard = n.domain.empty() || n.domain == "ai.onnx";
     const Values& v = f.v;
     if (!lower || !standard) g.kind = Group::Kind::Interpreter;
-    else if (n.op_type == "Conv" && lowerable_conv(n, v)) g.kind = Group::Kind::Conv;
+    else if ((n.op_type == "Conv" || n.op_type == "ConvTranspose") && lowerable_conv(n, v)) g.kind = Group::Kind::Conv;
     else if ((n.op_type == "MatMul" || n.op_type == "Gemm") && lowerable_matmul(n, v)) g.kind = Group::Kind::MatMul;
     else if (lowerable_batch_matmul(n, v)) g.kind = Group::Kind::BatchMatMul;
     else if (n.op_type.find("Pool") != std::string::npos && lowerable_pool(n, v, uses)) g.kind = Group::Kind::Pool;

@@ -254,32 +254,55 @@ memory Lowering::owned_memory(const void* data, const memory::desc& plain, const
 
 void Lowering::add_conv(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  bool transposed = n.op_type == "ConvTranspose";
   const Shape &xs = m_.meta.at(n.inputs[0]).shape, &ys = m_.meta.at(g.output).shape;
   const Shape& ws = m_.constants.at(n.inputs[1]).shape();
   auto groups = static_cast<memory::dim>(attr_int(n, "group", 1));
   memory::dims kernel{memory::dim(ws[2]), memory::dim(ws[3])}, strides = attr_ints(n, "strides", {1, 1}),
                                                                dilations = attr_ints(n, "dilations", {1, 1}), lo, hi;
-  spatial_padding(n, xs, ys, kernel, strides, dilations, lo, hi);
-  auto out_ch = memory::dim(ws[0]), in_g = memory::dim(ws[1]);
+  if (transposed) {  // the padding the output size implies beyond pads' begin (output_padding and output_shape in it)
+    auto pads = attr_string(n, "auto_pad", "NOTSET") == "VALID" ? std::vector<int64_t>(4, 0)
+                                                                : attr_ints(n, "pads", {0, 0, 0, 0});
+    for (size_t d = 0; d < 2; ++d)
+      lo.push_back(pads[d]), hi.push_back((memory::dim(xs[d + 2]) - 1) * strides[d] + (kernel[d] - 1) * dilations[d] +
+                                          1 - pads[d] - memory::dim(ys[d + 2]));
+  } else {
+    spatial_padding(n, xs, ys, kernel, strides, dilations, lo, hi);
+  }
+  // Weights: a convolution's [O, I/g, kh, kw]; a transposed one's [I, O/g, kh, kw] (oneDNN's iohw order).
+  auto out_ch = transposed ? memory::dim(ws[1]) * groups : memory::dim(ws[0]);
+  auto in_g = transposed ? memory::dim(ws[0]) / groups : memory::dim(ws[1]);
   memory::dims wd = groups > 1 ? memory::dims{groups, out_ch / groups, in_g, kernel[0], kernel[1]}
                                : memory::dims{out_ch, in_g, kernel[0], kernel[1]};
-  memory::desc w_plain(wd, dt::f32, groups > 1 ? tag::goihw : tag::oihw), w_any(wd, dt::f32, tag::any);
+  tag w_tag = transposed ? (groups > 1 ? tag::giohw : tag::iohw) : (groups > 1 ? tag::goihw : tag::oihw);
+  memory::desc w_plain(wd, dt::f32, w_tag), w_any(wd, dt::f32, tag::any);
   memory::desc src_any(dims_of(xs), dt::f32, tag::any), dst_any(dims_of(ys), dt::f32, tag::any);
   memory::dims dil0{dilations[0] - 1, dilations[1] - 1};
   bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
   memory::desc b_md({out_ch}, dt::f32, tag::a);
   auto kind = dnnl::prop_kind::forward_inference;
-  auto algo = dnnl::algorithm::convolution_direct;
-  auto d = has_bias ? dnnl::convolution_forward::desc(kind, algo, src_any, w_any, b_md, dst_any, strides, dil0, lo, hi)
-                    : dnnl::convolution_forward::desc(kind, algo, src_any, w_any, dst_any, strides, dil0, lo, hi);
-  dnnl::convolution_forward::primitive_desc pd(d, post_ops_of(g), m_.engine);
-  std::vector<std::pair<int, memory>> fixed{
-      {DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, pd.weights_desc())}};
+  dnnl::primitive p;
+  memory::desc w_md, src_md, dst_md;
+  if (transposed) {
+    auto algo = dnnl::algorithm::deconvolution_direct;
+    auto d = has_bias
+                 ? dnnl::deconvolution_forward::desc(kind, algo, src_any, w_any, b_md, dst_any, strides, dil0, lo, hi)
+                 : dnnl::deconvolution_forward::desc(kind, algo, src_any, w_any, dst_any, strides, dil0, lo, hi);
+    dnnl::deconvolution_forward::primitive_desc pd(d, post_ops_of(g), m_.engine);
+    p = dnnl::deconvolution_forward(pd), w_md = pd.weights_desc(), src_md = pd.src_desc(), dst_md = pd.dst_desc();
+  } else {
+    auto algo = dnnl::algorithm::convolution_direct;
+    auto d = has_bias
+                 ? dnnl::convolution_forward::desc(kind, algo, src_any, w_any, b_md, dst_any, strides, dil0, lo, hi)
+                 : dnnl::convolution_forward::desc(kind, algo, src_any, w_any, dst_any, strides, dil0, lo, hi);
+    dnnl::convolution_forward::primitive_desc pd(d, post_ops_of(g), m_.engine);
+    p = dnnl::convolution_forward(pd), w_md = pd.weights_desc(), src_md = pd.src_desc(), dst_md = pd.dst_desc();
+  }
+  std::vector<std::pair<int, memory>> fixed{{DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, w_md)}};
   if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
-  size_t src = as_layout(n.inputs[0], pd.src_desc());
-  size_t dst = residual_destination(g, pd.dst_desc());
-  push_primitive(info_of(g, "conv"), dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}},
-                 std::move(fixed));
+  size_t src = as_layout(n.inputs[0], src_md);
+  size_t dst = residual_destination(g, dst_md);
+  push_primitive(info_of(g, "conv"), p, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
 }
 
 void Lowering::add_matmul(const Group& g) {

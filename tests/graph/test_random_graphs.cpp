@@ -1,6 +1,6 @@
 // Random graphs (chains of convolutions, activations, residual adds, pooling, transposes, softmax, layer and batch
-// norms, concatenations, GELU chains and products over random shapes) compiled fused, unfused and unlowered, each
-// compared with the interpreter: the passes preserve values whatever meets whatever.
+// norms, concatenations, transposed convolutions, GELU chains and products over random shapes) compiled fused, unfused
+// and unlowered, each compared with the interpreter: the passes preserve values whatever meets whatever.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -112,7 +112,21 @@ class RandomGraph {
     }
   }
   Value step(const Value& x) {
-    switch (rng_() % 11) {
+    switch (rng_() % 12) {
+      case 11: {  // a transposed convolution upsampling (stride 2, output_padding when the kernel is odd)
+        size_t k = pick({2, 3}), pad = k == 3 ? 1 : 0, extra = k == 3 ? 1 : 0, out = pick({4, 8});
+        std::vector<std::string> in{x.name, weight({x.shape[1], out, k, k})};
+        if (rng_() % 2) in.push_back(weight({out}));
+        Shape shape{x.shape[0], out, (x.shape[2] - 1) * 2 + k - 2 * pad + extra,
+                    (x.shape[3] - 1) * 2 + k - 2 * pad + extra};
+        Value v = add("ConvTranspose", in, shape);
+        Node& n = m_.graph.nodes.back();
+        n.attributes["strides"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {2, 2}};
+        n.attributes["pads"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::vector<int64_t>(4, int64_t(pad))};
+        n.attributes["output_padding"] =
+            Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {int64_t(extra), int64_t(extra)}};
+        return v;
+      }
       case 9: {  // a BatchNormalization no convolution absorbs (after an activation, as pre-activation nets have)
         Value a = activation(x);
         std::string var = "var" + std::to_string(names_++);
@@ -190,7 +204,7 @@ size_t fused_in(const std::string& summary) {
 }
 
 TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
-  size_t fused = 0, interpreted_only = 0;
+  size_t fused = 0, interpreted_only = 0, upsampled = 0;
   for (uint32_t seed = 1; seed <= 150; ++seed) {
     TensorData input;
     onnx::Model model = RandomGraph(seed).build(input);
@@ -201,6 +215,8 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
       CompiledModel compiled = compile(model, {input}, options);
       auto got = compiled.run({input});
       if (options.fuse && options.lower) fused += fused_in(compiled.summary());
+      for (const auto& step : compiled.profile())  // transposed convolutions lowered, not left to the interpreter
+        upsampled += step.kind == "conv" && step.ops.rfind("ConvTranspose", 0) == 0;
       if (!options.lower) interpreted_only += compiled.summary().find(" 0 run by the interpreter") == std::string::npos;
       ASSERT_EQ(got.size(), expected.size());
       for (size_t i = 0; i < got.size(); ++i) {
