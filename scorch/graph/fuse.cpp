@@ -65,8 +65,9 @@ bool lowerable_matmul(const Node& n, const Values& v) {
          attr_float(n, "beta", 1.0) == 1.0;
 }
 
-// An LSTM oneDNN runs as it is: default activations, no clip, peepholes or coupled gates, every sequence full.
-bool lowerable_lstm(const Node& n, const Values& v) {
+// An LSTM or GRU oneDNN runs as it is: default activations, no clip, peepholes or coupled gates, full sequences.
+bool lowerable_rnn(const Node& n, const Values& v) {
+  bool lstm = n.op_type == "LSTM";
   auto given = [&](size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); };
   if (!v.computed_f32(n.inputs[0], 3, 3) || !v.constant_f32(n.inputs[1], 3) || !v.constant_f32(n.inputs[2], 3))
     return false;
@@ -80,10 +81,11 @@ bool lowerable_lstm(const Node& n, const Values& v) {
   }
   for (size_t i : {size_t(5), size_t(6)})
     if (given(i) && !v.computed_f32(n.inputs[i], 3, 3) && !v.constant_f32(n.inputs[i], 3)) return false;
+  if (!lstm && given(6)) return false;
   if (attr(n, "clip") || attr_int(n, "input_forget", 0) != 0 || attr_int(n, "layout", 0) != 0) return false;
   if (const onnx::Attribute* acts = attr(n, "activations"))
     for (size_t i = 0; i < acts->strings.size(); ++i)
-      if (acts->strings[i] != (i % 3 == 0 ? "Sigmoid" : "Tanh")) return false;
+      if (acts->strings[i] != (i % (lstm ? 3 : 2) == 0 ? "Sigmoid" : "Tanh")) return false;
   for (const auto& out : n.outputs)
     if (!out.empty() && !v.computed_f32(out)) return false;
   return true;
@@ -394,7 +396,7 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (activation_of(n, facts) && n.outputs.size() == 1 && v.computed_f32(n.inputs[0]))
       g.kind = Group::Kind::Eltwise;
     else if (lowerable_binary(n, v, swap)) g.kind = Group::Kind::Binary;
-    else if (n.op_type == "LSTM" && lowerable_lstm(n, v)) g.kind = Group::Kind::Lstm;
+    else if ((n.op_type == "LSTM" || n.op_type == "GRU") && lowerable_rnn(n, v)) g.kind = Group::Kind::Rnn;
     else if (n.op_type == "LayerNormalization" && lowerable_layer_norm(n, v, uses)) g.kind = Group::Kind::LayerNorm;
     else if (n.op_type == "Softmax" && lowerable_softmax(n, v)) g.kind = Group::Kind::Softmax;
     else if (n.op_type == "Concat" && lowerable_concat(n, v)) g.kind = Group::Kind::Concat;

@@ -46,7 +46,7 @@ struct Group {
     Binary,
     Reshape,
     Transpose,
-    Lstm,
+    Rnn,
     LayerNorm,
     Softmax,
     Concat,

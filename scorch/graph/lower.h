@@ -31,7 +31,7 @@ class Lowering {
   void add_binary(const Group& g);
   void add_reshape(const Group& g);
   void add_transpose(const Group& g);
-  void add_lstm(const Group& g);
+  void add_rnn(const Group& g);
   void add_layer_norm(const Group& g);
   void add_softmax(const Group& g);
   void add_concat(const Group& g);

@@ -229,5 +229,54 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
   }
 }
 
+// One LSTM or GRU node of random sizes, direction, bias, initial state and (GRU) linear_before_reset, its weights
+// constant: lowered to oneDNN's recurrent primitives, equal to the interpreter on every output.
+TEST(RandomGraphs, RecurrentNodesEqualTheInterpreter) {
+  std::mt19937 rng(3);
+  auto pick = [&](std::initializer_list<size_t> o) { return o.begin()[rng() % o.size()]; };
+  auto data = [&](Shape shape) {
+    std::normal_distribution<float> normal(0.0f, 0.4f);
+    std::vector<float> v(shape.num_elements());
+    for (auto& x : v) x = normal(rng);
+    return TensorData(v, shape);
+  };
+  size_t lowered = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    bool lstm = trial % 2 == 0;
+    size_t steps = pick({1, 5, 9}), batch = pick({1, 3}), in = pick({2, 7}), hidden = pick({3, 8, 16});
+    std::string direction = std::vector<std::string>{"forward", "reverse", "bidirectional"}[rng() % 3];
+    size_t dirs = direction == "bidirectional" ? 2 : 1, gates = lstm ? 4 : 3;
+    onnx::Model m;
+    m.opset = 14;
+    m.graph.inputs.push_back(
+        {"x", true, DType::F32, std::vector<std::optional<int64_t>>{int64_t(steps), int64_t(batch), int64_t(in)}});
+    m.graph.initializers = {{"W", data({dirs, gates * hidden, in})}, {"R", data({dirs, gates * hidden, hidden})}};
+    Node n;
+    n.name = "rnn", n.op_type = lstm ? "LSTM" : "GRU", n.inputs = {"x", "W", "R"}, n.outputs = {"Y", "Y_h"};
+    n.attributes["hidden_size"] = Attribute{Attribute::Kind::Int, int64_t(hidden)};
+    n.attributes["direction"] = Attribute{Attribute::Kind::String, 0, 0, direction};
+    if (!lstm) n.attributes["linear_before_reset"] = Attribute{Attribute::Kind::Int, int64_t(rng() % 2)};
+    if (rng() % 2) m.graph.initializers.emplace("B", data({dirs, 2 * gates * hidden})), n.inputs.push_back("B");
+    if (rng() % 2) {  // an initial state (and cell) as constants
+      n.inputs.resize(5, ""), n.inputs.push_back("h0");
+      m.graph.initializers.emplace("h0", data({dirs, batch, hidden}));
+      if (lstm) n.inputs.push_back("c0"), m.graph.initializers.emplace("c0", data({dirs, batch, hidden}));
+    }
+    if (lstm) n.outputs.push_back("Y_c");
+    m.graph.nodes.push_back(n);
+    for (const auto& out : n.outputs) m.graph.outputs.push_back({out, true, DType::F32, std::nullopt});
+    TensorData x = data({steps, batch, in});
+    auto expected = onnx::Runtime<Cpu>(m).run(std::vector<TensorData>{x});
+    CompiledModel compiled = compile(m, {x}, {1, true, true});
+    auto got = compiled.run({x});
+    lowered += compiled.summary().find(" 0 run by the interpreter") != std::string::npos;
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_LE(random_graph_difference(got[i], expected[i]), 1e-5)
+          << n.op_type << " " << direction << " trial " << trial << " output " << i << "; " << compiled.summary();
+  }
+  EXPECT_EQ(lowered, 40u);
+}
+
 }  // namespace
 }  // namespace scorch::graph
