@@ -145,8 +145,9 @@ TEST(CompiledModel, HeapAllocationsPerRunStayConstant) {
   }
   EXPECT_EQ(counts[0], counts[1]);
   EXPECT_EQ(counts[1], counts[2]);
-  // oneDNN's dnnl_primitive_execute builds an argument map and an execution context per call: about 6 allocations.
-  EXPECT_LE(counts[0], 8 * compiled.profile().size()) << "allocations per run: " << counts[0];
+  // oneDNN's dnnl_primitive_execute builds an argument map and an execution context per call: about 6 allocations
+  // on this machine (bounded loosely: another ISA picks other implementations).
+  EXPECT_LE(counts[0], 16 * compiled.profile().size()) << "allocations per run: " << counts[0];
   std::cout << "heap allocations per run: " << counts[0] << " (" << compiled.profile().size() << " steps)\n";
   fs::remove_all(tmp);
 }
