@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scorch/backends/cpu/cpu_backend.h"
+#include "scorch/core/error.h"
 #include "scorch/graph/compiled_model.h"
 #include "scorch/import/onnx/runtime/runtime.h"
 
@@ -26,11 +27,23 @@ struct ToolOptions {
   int reps = 20;
 };
 
+// A non-negative count given after option; an Error naming the option otherwise.
+size_t parse_count(const std::string& option, const std::string& text) {
+  size_t used = 0;
+  unsigned long value = 0;
+  try {
+    value = std::stoul(text, &used);
+  } catch (const std::exception&) { used = 0; }
+  if (text.empty() || used != text.size() || text[0] == '-')
+    throw Error("scorch-onnx", option + " wants a non-negative number, not '" + text + "' (see --help)");
+  return value;
+}
+
 std::vector<size_t> parse_dims(const std::string& text) {
   std::vector<size_t> dims;
   for (size_t at = 0; at <= text.size();) {
     size_t comma = std::min(text.find(',', at), text.size());
-    dims.push_back(std::stoul(text.substr(at, comma - at)));
+    dims.push_back(parse_count("--shape (comma-separated sizes such as 1,3,224,224)", text.substr(at, comma - at)));
     at = comma + 1;
   }
   return dims;
@@ -142,8 +155,8 @@ int run_tool(int argc, char** argv) {
     bool value = i + 1 < argc;
     if (a == "--input" && value) o.input_files.push_back(argv[++i]);
     else if (a == "--shape" && value) o.shape = parse_dims(argv[++i]);
-    else if (a == "--threads" && value) o.threads = std::stoul(argv[++i]);
-    else if (a == "--reps" && value) o.reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--threads" && value) o.threads = parse_count(a, argv[++i]);
+    else if (a == "--reps" && value) o.reps = int(std::max<size_t>(1, parse_count(a, argv[++i])));
     else if (a.rfind("--", 0) == 0) throw Error("scorch-onnx", "unknown or incomplete option " + a + " (see --help)");
     else o.model = a;
   }

@@ -15,6 +15,7 @@
 #include "module/onnx_node_suite.h"
 #include "scorch/graph/arena_plan.h"
 #include "scorch/graph/compiled_model.h"
+#include "scorch/graph/tool.h"
 #include "scorch/stacks/dyn/autodiff.h"
 #include "support/expect_error.h"
 
@@ -163,6 +164,29 @@ TEST(CompiledModel, WrongInputsAreErrorsNamingThem) {
   testing::expect_error<Error>([&] { compiled.run({wrong}); }, "[graph::run] input '");
   testing::expect_error<Error>([&] { compiled.run({input, input}); }, "[graph::run] the model takes 1 inputs, 2");
   fs::remove_all(tmp);
+}
+
+// scorch-onnx's bench/profile/run: misuse is an Error naming the option and pointing at --help.
+TEST(CompiledModelTool, BadOptionsAreErrors) {
+  auto run = [](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    return run_tool(int(argv.size()), argv.data());
+  };
+  std::string model = SCORCH_MODULE_FIXTURES "/onnx/typed.onnx";
+  testing::expect_error<Error>([&] { run({"scorch-onnx", "bench"}); }, "[scorch-onnx] bench needs a model file");
+  testing::expect_error<Error>([&] { run({"scorch-onnx", "run", model, "--shape", "1,x"}); }, "[scorch-onnx] --shape");
+  testing::expect_error<Error>(
+      [&] {
+        run({"scorch-onnx", "run", model, "--reps", "-2"});
+      },
+      "[scorch-onnx] --reps wants a non-negative number, not '-2'");
+  testing::expect_error<Error>(
+      [&] {
+        run({"scorch-onnx", "profile", model, "--fast"});
+      },
+      "[scorch-onnx] unknown or incomplete option --fast");
+  testing::expect_error<Error>([&] { run({"scorch-onnx", "run", "/no/such.onnx"}); }, "[load] /no/such.onnx");
 }
 
 // Every case of ONNX's node suite whose values are all tensors, compiled with its own inputs, gives the suite's
