@@ -33,19 +33,22 @@ struct Values {
   }
 };
 
+// A 1-D, 2-D or 3-D convolution (or transposed one) with constant weights and bias.
 bool lowerable_conv(const Node& n, const Values& v) {
-  if (n.inputs.size() < 2 || !v.computed_f32(n.inputs[0], 4, 4) || !v.constant_f32(n.inputs[1], 4)) return false;
+  if (n.inputs.size() < 2 || !v.computed_f32(n.inputs[0], 3, 5)) return false;
+  size_t rank = v.meta(n.inputs[0])->shape.rank();
+  if (!v.constant_f32(n.inputs[1], rank)) return false;
   if (n.inputs.size() > 2 && !n.inputs[2].empty() && !v.constant_f32(n.inputs[2], 1)) return false;
   std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
   if (n.op_type == "ConvTranspose" && auto_pad != "NOTSET" && auto_pad != "VALID") return false;
-  return n.outputs.size() == 1 && v.computed_f32(n.outputs[0], 4, 4);
+  return n.outputs.size() == 1 && v.computed_f32(n.outputs[0], rank, rank);
 }
 
 bool lowerable_pool(const Node& n, const Values& v, const std::map<std::string, size_t>& uses) {
-  if (n.inputs.empty() || !v.computed_f32(n.inputs[0], 4, 4) || !v.computed_f32(n.outputs[0], 4, 4)) return false;
+  if (n.inputs.empty() || !v.computed_f32(n.inputs[0], 3, 5) || !v.computed_f32(n.outputs[0], 3, 5)) return false;
   if (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool") return true;
   const Attribute* kernel = attr(n, "kernel_shape");
-  if (!kernel || kernel->ints.size() != 2) return false;
+  if (!kernel || kernel->ints.size() + 2 != v.meta(n.inputs[0])->shape.rank()) return false;
   if (n.op_type == "MaxPool")
     return attr_int(n, "storage_order", 0) == 0 &&
            (n.outputs.size() == 1 || n.outputs[1].empty() ||

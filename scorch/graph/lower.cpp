@@ -66,20 +66,35 @@ dnnl::primitive_attr post_ops_of(const Group& g) {
 void spatial_padding(const Node& n, const Shape& in, const Shape& out, const memory::dims& kernel,
                      const memory::dims& strides, const memory::dims& dilations, memory::dims& lo, memory::dims& hi) {
   std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
-  auto pads = attr_ints(n, "pads", {0, 0, 0, 0});
+  size_t spatial = kernel.size();
+  auto pads = attr_ints(n, "pads", std::vector<int64_t>(2 * spatial, 0));
   bool ceil = attr_int(n, "ceil_mode", 0) != 0;
-  lo.assign(2, 0), hi.assign(2, 0);
-  for (size_t d = 0; d < 2; ++d) {
+  lo.assign(spatial, 0), hi.assign(spatial, 0);
+  for (size_t d = 0; d < spatial; ++d) {
     int64_t reach = (kernel[d] - 1) * dilations[d] + 1;
     int64_t total = (int64_t(out[d + 2]) - 1) * strides[d] + reach - int64_t(in[d + 2]);
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       total = std::max<int64_t>(total, 0);
       lo[d] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       hi[d] = total - lo[d];
-    } else if (auto_pad == "NOTSET" && pads.size() == 4) {
-      lo[d] = pads[d], hi[d] = ceil ? std::max<int64_t>(total - pads[d], pads[d + 2]) : pads[d + 2];
+    } else if (auto_pad == "NOTSET" && pads.size() == 2 * spatial) {
+      lo[d] = pads[d], hi[d] = ceil ? std::max<int64_t>(total - pads[d], pads[d + spatial]) : pads[d + spatial];
     }
   }
+}
+
+// ONNX's weights as a oneDNN desc of logical dims wd ([g,] o, i, k...): a convolution's are stored [g,] o, i, k...
+// (a plain tag); a transposed one's [g,] i, o, k... (strides, as oneDNN 2.6 has no 1-D io tags).
+memory::desc weights_desc(const memory::dims& wd, size_t spatial, bool grouped, bool transposed) {
+  static const tag conv[2][3] = {{tag::oiw, tag::oihw, tag::oidhw}, {tag::goiw, tag::goihw, tag::goidhw}};
+  if (!transposed) return {wd, dt::f32, conv[grouped ? 1 : 0][spatial - 1]};
+  size_t g = grouped ? 1 : 0;
+  memory::dims strides(wd.size());
+  memory::dim step = 1;
+  for (size_t d = wd.size(); d-- > g + 2;) strides[d] = step, step *= wd[d];
+  strides[g] = step, strides[g + 1] = step * wd[g];  // o inside i
+  if (grouped) strides[0] = step * wd[1] * wd[2];
+  return {wd, dt::f32, strides};
 }
 
 }  // namespace
@@ -258,26 +273,29 @@ void Lowering::add_conv(const Group& g) {
   const Shape &xs = m_.meta.at(n.inputs[0]).shape, &ys = m_.meta.at(g.output).shape;
   const Shape& ws = m_.constants.at(n.inputs[1]).shape();
   auto groups = static_cast<memory::dim>(attr_int(n, "group", 1));
-  memory::dims kernel{memory::dim(ws[2]), memory::dim(ws[3])}, strides = attr_ints(n, "strides", {1, 1}),
-                                                               dilations = attr_ints(n, "dilations", {1, 1}), lo, hi;
+  size_t spatial = xs.rank() - 2;
+  memory::dims kernel(spatial), lo, hi;
+  for (size_t d = 0; d < spatial; ++d) kernel[d] = memory::dim(ws[d + 2]);
+  memory::dims strides = attr_ints(n, "strides", memory::dims(spatial, 1)),
+               dilations = attr_ints(n, "dilations", memory::dims(spatial, 1));
   if (transposed) {  // the padding the output size implies beyond pads' begin (output_padding and output_shape in it)
-    auto pads = attr_string(n, "auto_pad", "NOTSET") == "VALID" ? std::vector<int64_t>(4, 0)
-                                                                : attr_ints(n, "pads", {0, 0, 0, 0});
-    for (size_t d = 0; d < 2; ++d)
+    auto pads = attr_string(n, "auto_pad", "NOTSET") == "VALID" ? memory::dims(2 * spatial, 0)
+                                                                : attr_ints(n, "pads", memory::dims(2 * spatial, 0));
+    for (size_t d = 0; d < spatial; ++d)
       lo.push_back(pads[d]), hi.push_back((memory::dim(xs[d + 2]) - 1) * strides[d] + (kernel[d] - 1) * dilations[d] +
                                           1 - pads[d] - memory::dim(ys[d + 2]));
   } else {
     spatial_padding(n, xs, ys, kernel, strides, dilations, lo, hi);
   }
-  // Weights: a convolution's [O, I/g, kh, kw]; a transposed one's [I, O/g, kh, kw] (oneDNN's iohw order).
+  // Weights: a convolution's [O, I/g, k...]; a transposed one's [I, O/g, k...] (oneDNN's io... order).
   auto out_ch = transposed ? memory::dim(ws[1]) * groups : memory::dim(ws[0]);
   auto in_g = transposed ? memory::dim(ws[0]) / groups : memory::dim(ws[1]);
-  memory::dims wd = groups > 1 ? memory::dims{groups, out_ch / groups, in_g, kernel[0], kernel[1]}
-                               : memory::dims{out_ch, in_g, kernel[0], kernel[1]};
-  tag w_tag = transposed ? (groups > 1 ? tag::giohw : tag::iohw) : (groups > 1 ? tag::goihw : tag::oihw);
-  memory::desc w_plain(wd, dt::f32, w_tag), w_any(wd, dt::f32, tag::any);
+  memory::dims wd = groups > 1 ? memory::dims{groups, out_ch / groups, in_g} : memory::dims{out_ch, in_g};
+  wd.insert(wd.end(), kernel.begin(), kernel.end());
+  memory::desc w_plain = weights_desc(wd, spatial, groups > 1, transposed), w_any(wd, dt::f32, tag::any);
   memory::desc src_any(dims_of(xs), dt::f32, tag::any), dst_any(dims_of(ys), dt::f32, tag::any);
-  memory::dims dil0{dilations[0] - 1, dilations[1] - 1};
+  memory::dims dil0;  // oneDNN counts the gaps: ONNX's dilation minus one
+  for (auto d : dilations) dil0.push_back(d - 1);
   bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
   memory::desc b_md({out_ch}, dt::f32, tag::a);
   auto kind = dnnl::prop_kind::forward_inference;
@@ -362,11 +380,13 @@ void Lowering::add_pool(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
   const Shape &xs = m_.meta.at(n.inputs[0]).shape, &ys = m_.meta.at(g.output).shape;
   bool global = n.op_type.rfind("Global", 0) == 0, max = n.op_type.find("Max") != std::string::npos;
-  memory::dims kernel{memory::dim(xs[2]), memory::dim(xs[3])}, strides{1, 1}, dilations{1, 1}, lo{0, 0}, hi{0, 0};
+  size_t spatial = xs.rank() - 2;
+  memory::dims kernel(spatial), strides(spatial, 1), dilations(spatial, 1), lo(spatial, 0), hi(spatial, 0);
+  for (size_t d = 0; d < spatial; ++d) kernel[d] = memory::dim(xs[d + 2]);
   if (!global) {
     kernel = attr_ints(n, "kernel_shape", {});
-    strides = attr_ints(n, "strides", {1, 1});
-    dilations = attr_ints(n, "dilations", {1, 1});
+    strides = attr_ints(n, "strides", strides);
+    dilations = attr_ints(n, "dilations", dilations);
     spatial_padding(n, xs, ys, kernel, strides, dilations, lo, hi);
   }
   auto algo = max                                   ? dnnl::algorithm::pooling_max
@@ -375,8 +395,10 @@ void Lowering::add_pool(const Group& g) {
   size_t src = buffer_of(n.inputs[0]);
   const memory::desc src_md = *m_.buffers[src].desc;
   memory::desc dst_any(dims_of(ys), dt::f32, tag::any);
-  dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algo, src_md, dst_any, strides, kernel,
-                                   {dilations[0] - 1, dilations[1] - 1}, lo, hi);
+  memory::dims gaps;  // oneDNN counts the gaps: ONNX's dilation minus one
+  for (auto d : dilations) gaps.push_back(d - 1);
+  dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, algo, src_md, dst_any, strides, kernel, gaps, lo,
+                                   hi);
   dnnl::pooling_v2_forward::primitive_desc pd(d, m_.engine);
   size_t dst = define(g.output, pd.dst_desc());
   push_primitive(info_of(g, "pool"), dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});

@@ -229,6 +229,63 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
   }
 }
 
+// One Conv or ConvTranspose of 1, 2 or 3 spatial dims (random kernel, stride, padding, dilation, groups, bias),
+// followed by a max or average pooling of its rank: lowered, equal to the interpreter.
+TEST(RandomGraphs, ConvolutionsAndPoolingOfEveryRank) {
+  std::mt19937 rng(5);
+  auto pick = [&](std::initializer_list<int64_t> o) { return o.begin()[rng() % o.size()]; };
+  auto data = [&](Shape shape) {
+    std::normal_distribution<float> normal(0.0f, 0.5f);
+    std::vector<float> v(shape.num_elements());
+    for (auto& x : v) x = normal(rng);
+    return TensorData(v, shape);
+  };
+  auto ints = [](std::vector<int64_t> v) { return Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::move(v)}; };
+  size_t lowered = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    size_t spatial = 1 + trial % 3;
+    bool transposed = trial % 4 == 3;
+    int64_t groups = pick({1, 1, 2}), cin = 2 * pick({1, 2}), cout = 2 * pick({1, 3}), k = pick({1, 2, 3});
+    int64_t stride = pick({1, 2}), dilation = transposed ? 1 : pick({1, 2}), pad = k / 2;
+    Shape xs{2, size_t(cin)},
+        ws = transposed ? Shape{size_t(cin), size_t(cout / groups)} : Shape{size_t(cout), size_t(cin / groups)};
+    std::vector<std::optional<int64_t>> dims{2, cin};
+    for (size_t d = 0; d < spatial; ++d) {
+      size_t size = size_t(pick({5, 6, 9}));
+      xs.push_back(size), ws.push_back(size_t(k)), dims.push_back(int64_t(size));
+    }
+    onnx::Model m;
+    m.opset = 17;
+    m.graph.inputs.push_back({"x", true, DType::F32, dims});
+    m.graph.initializers = {{"w", data(ws)}, {"b", data({size_t(cout)})}};
+    Node conv;
+    conv.name = "conv", conv.op_type = transposed ? "ConvTranspose" : "Conv", conv.inputs = {"x", "w"};
+    if (rng() % 2) conv.inputs.push_back("b");
+    conv.outputs = {"y"};
+    conv.attributes["strides"] = ints(std::vector<int64_t>(spatial, stride));
+    conv.attributes["dilations"] = ints(std::vector<int64_t>(spatial, dilation));
+    conv.attributes["pads"] = ints(std::vector<int64_t>(2 * spatial, pad));
+    conv.attributes["group"] = Attribute{Attribute::Kind::Int, groups};
+    Node pool;
+    pool.name = "pool", pool.op_type = rng() % 2 ? "MaxPool" : "AveragePool", pool.inputs = {"y"}, pool.outputs = {"z"};
+    pool.attributes["kernel_shape"] = ints(std::vector<int64_t>(spatial, 2));
+    pool.attributes["ceil_mode"] = Attribute{Attribute::Kind::Int, int64_t(rng() % 2)};
+    m.graph.nodes = {conv, pool};
+    m.graph.outputs = {{"y", true, DType::F32, std::nullopt}, {"z", true, DType::F32, std::nullopt}};
+    TensorData x = data(xs);
+    auto expected = onnx::Runtime<Cpu>(m).run(std::vector<TensorData>{x});
+    CompiledModel compiled = compile(m, {x}, {1, true, true});
+    auto got = compiled.run({x});
+    lowered += compiled.summary().find(" 0 run by the interpreter") != std::string::npos;
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].shape(), expected[i].shape()) << "trial " << trial;
+      EXPECT_LE(random_graph_difference(got[i], expected[i]), 1e-5)
+          << conv.op_type << " " << spatial << "-D trial " << trial << " output " << i << "; " << compiled.summary();
+    }
+  }
+  EXPECT_GT(lowered, 50u);
+}
+
 // One LSTM or GRU node of random sizes, direction, bias, initial state and (GRU) linear_before_reset, its weights
 // constant: lowered to oneDNN's recurrent primitives, equal to the interpreter on every output.
 TEST(RandomGraphs, RecurrentNodesEqualTheInterpreter) {
