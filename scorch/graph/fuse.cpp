@@ -153,6 +153,19 @@ bool lowerable_batch_norm(const Node& n, const Values& v, const std::map<std::st
   return first_output_only(n, uses, v.facts);
 }
 
+// Where(cond, x, y) on float values, the condition a bool tensor: the plan's select kernel.
+bool lowerable_where(const Node& n, const Values& v) {
+  if (n.op_type != "Where" || n.inputs.size() != 3 || n.outputs.size() != 1 || !v.computed_f32(n.outputs[0]))
+    return false;
+  auto dtype_of = [&](const std::string& name) -> std::optional<DType> {
+    if (const TensorData* c = v.facts.constant(name)) return c->dtype();
+    const ValueMeta* m = v.meta(name);
+    return m ? std::optional<DType>(m->dtype) : std::nullopt;
+  };
+  return dtype_of(n.inputs[0]) == DType::Bool && dtype_of(n.inputs[1]) == DType::F32 &&
+         dtype_of(n.inputs[2]) == DType::F32;
+}
+
 // True when b broadcasts to shape (ranks aligned from the right, each dim equal or 1).
 bool broadcasts_to(const Shape& b, const Shape& shape) {
   if (b.rank() > shape.rank()) return false;
@@ -403,6 +416,7 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (n.op_type == "LayerNormalization" && lowerable_layer_norm(n, v, uses)) g.kind = Group::Kind::LayerNorm;
     else if (n.op_type == "Softmax" && lowerable_softmax(n, v)) g.kind = Group::Kind::Softmax;
     else if (n.op_type == "Concat" && lowerable_concat(n, v)) g.kind = Group::Kind::Concat;
+    else if (lowerable_where(n, v)) g.kind = Group::Kind::Where;
     else if (n.op_type == "BatchNormalization" && lowerable_batch_norm(n, v, uses)) g.kind = Group::Kind::BatchNorm;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
     else if (n.op_type == "Transpose" && attr(n, "perm") && v.computed_f32(n.inputs[0]) && v.computed_f32(n.outputs[0]))

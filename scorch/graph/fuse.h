@@ -51,6 +51,7 @@ struct Group {
     Softmax,
     Concat,
     BatchNorm,
+    Where,
     Interpreter
   };
   Kind kind = Kind::Interpreter;

@@ -36,6 +36,7 @@ class Lowering {
   void add_softmax(const Group& g);
   void add_concat(const Group& g);
   void add_batch_norm(const Group& g);
+  void add_where(const Group& g);
   void add_interpreter(size_t node_index);
 
   /// True when the group's head reads a value only the interpreter holds (not in the arena).

@@ -1,6 +1,7 @@
 // Random graphs (chains of convolutions, activations, residual adds, pooling, transposes, softmax, layer and batch
-// norms, concatenations, transposed convolutions, GELU chains and products over random shapes) compiled fused, unfused
-// and unlowered, each compared with the interpreter: the passes preserve values whatever meets whatever.
+// norms, concatenations, transposed convolutions, masks through Where, GELU chains and products over random shapes)
+// compiled fused, unfused and unlowered, each compared with the interpreter: the passes preserve values whatever meets
+// whatever.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -112,7 +113,17 @@ class RandomGraph {
     }
   }
   Value step(const Value& x) {
-    switch (rng_() % 12) {
+    switch (rng_() % 13) {
+      case 12: {  // a mask from the values, broadcast along the rows or not, selecting them or a fill value
+        bool rows = rng_() % 2;
+        Value source = x;
+        if (rows) source = add("ReduceMean", {x.name}, {x.shape[0], x.shape[1], x.shape[2], 1});
+        if (rows) m_.graph.nodes.back().attributes["axes"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {3}};
+        Value mask{"v" + std::to_string(names_++), source.shape};
+        node("Greater", {source.name, scalar(0.0f)}, mask.name);
+        return rng_() % 2 ? add("Where", {mask.name, x.name, scalar(-1.5f)}, x.shape)
+                          : add("Where", {mask.name, scalar(2.0f), x.name}, x.shape);
+      }
       case 11: {  // a transposed convolution upsampling (stride 2, output_padding when the kernel is odd)
         size_t k = pick({2, 3}), pad = k == 3 ? 1 : 0, extra = k == 3 ? 1 : 0, out = pick({4, 8});
         std::vector<std::string> in{x.name, weight({x.shape[1], out, k, k})};
