@@ -32,6 +32,8 @@ class Lowering {
   void add_reshape(const Group& g);
   void add_transpose(const Group& g);
   void add_rnn(const Group& g);
+  /// A recurrent group's Y [T, D, N, H] written from oneDNN's [T, N, D·H] buffer layer (tndh: T, N, D, H).
+  void sequence_output(const Group& g, const std::string& y, size_t layer, const dnnl::memory::dims& tndh);
   void add_layer_norm(const Group& g);
   void add_softmax(const Group& g);
   void add_concat(const Group& g);

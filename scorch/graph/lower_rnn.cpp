@@ -44,6 +44,14 @@ std::vector<float> rnn_bias(const TensorData* b, size_t dirs, size_t hidden, con
   return out;
 }
 
+// ONNX's direction attribute as oneDNN's (a bidirectional run's outputs concatenated).
+dnnl::rnn_direction direction_of(const Node& n) {
+  std::string direction = attr_string(n, "direction", "forward");
+  return direction == "bidirectional" ? dnnl::rnn_direction::bidirectional_concat
+         : direction == "reverse"     ? dnnl::rnn_direction::unidirectional_right2left
+                                      : dnnl::rnn_direction::unidirectional_left2right;
+}
+
 }  // namespace
 
 void Lowering::add_rnn(const Group& g) {
@@ -57,10 +65,7 @@ void Lowering::add_rnn(const Group& g) {
   const TensorData &w = m_.constants.at(n.inputs[1]), &r = m_.constants.at(n.inputs[2]);
   auto steps = memory::dim(xs[0]), batch = memory::dim(xs[1]), in = memory::dim(xs[2]);
   auto dirs = memory::dim(w.shape()[0]), hidden = memory::dim(w.shape()[1]) / gates;
-  std::string direction = attr_string(n, "direction", "forward");
-  auto dir = direction == "bidirectional" ? dnnl::rnn_direction::bidirectional_concat
-             : direction == "reverse"     ? dnnl::rnn_direction::unidirectional_right2left
-                                          : dnnl::rnn_direction::unidirectional_left2right;
+  auto dir = direction_of(n);
   memory::desc src_md({steps, batch, in}, dt::f32, tag::tnc), state({1, dirs, batch, hidden}, dt::f32, tag::ldnc);
   memory::desc wl({1, dirs, in, gates, hidden}, dt::f32, tag::ldigo), wl_any(wl.dims(), dt::f32, tag::any);
   memory::desc wi({1, dirs, hidden, gates, hidden}, dt::f32, tag::ldigo), wi_any(wi.dims(), dt::f32, tag::any);
@@ -102,14 +107,16 @@ void Lowering::add_rnn(const Group& g) {
     args.emplace_back(arg, output(i) ? view(define(n.outputs[i], plain_desc(m_.meta.at(n.outputs[i]).shape)), state)
                                      : new_buffer(state.get_size(), state));
   push_primitive(info_of(g, lstm ? "lstm" : "gru"), p, std::move(args), std::move(fixed));
-  if (!output(0)) return;
+  if (output(0)) sequence_output(g, n.outputs[0], layer, {steps, batch, dirs, hidden});
+}
+
+void Lowering::sequence_output(const Group& g, const std::string& y, size_t layer, const memory::dims& tndh) {
   // Y [T, D, N, H] from oneDNN's [T, N, D·H]: the same values seen as [T, N, D, H], written with Y's strides.
-  memory::dims tndh{steps, batch, dirs, hidden};
+  memory::dim batch = tndh[1], dirs = tndh[2], hidden = tndh[3];
   memory::desc from(tndh, dt::f32, tag::abcd), to(tndh, dt::f32, {dirs * batch * hidden, hidden, batch * hidden, 1});
-  size_t src = view(layer, from);
-  size_t y = view(define(n.outputs[0], plain_desc(m_.meta.at(n.outputs[0]).shape)), to);
+  size_t src = view(layer, from), dst = view(define(y, plain_desc(m_.meta.at(y).shape)), to);
   dnnl::reorder::primitive_desc rd(m_.engine, from, m_.engine, to);
-  push_primitive(info_of(g, "reorder"), dnnl::reorder(rd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, y}}, {});
+  push_primitive(info_of(g, "reorder"), dnnl::reorder(rd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, {});
 }
 
 }  // namespace scorch::graph

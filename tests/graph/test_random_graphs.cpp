@@ -112,87 +112,103 @@ class RandomGraph {
       }
     }
   }
+  // A mask from the values, broadcast along the rows or not, selecting them or a fill value.
+  Value masked(const Value& x) {
+    Value source = x;
+    if (rng_() % 2) {
+      source = add("ReduceMean", {x.name}, {x.shape[0], x.shape[1], x.shape[2], 1});
+      m_.graph.nodes.back().attributes["axes"] = ints({3});
+    }
+    Value mask{"v" + std::to_string(names_++), source.shape};
+    node("Greater", {source.name, scalar(0.0f)}, mask.name);
+    return rng_() % 2 ? add("Where", {mask.name, x.name, scalar(-1.5f)}, x.shape)
+                      : add("Where", {mask.name, scalar(2.0f), x.name}, x.shape);
+  }
+  // A transposed convolution upsampling (stride 2, output_padding when the kernel is odd).
+  Value upsampled(const Value& x) {
+    size_t k = pick({2, 3}), pad = k == 3 ? 1 : 0, extra = k == 3 ? 1 : 0, out = pick({4, 8});
+    std::vector<std::string> in{x.name, weight({x.shape[1], out, k, k})};
+    if (rng_() % 2) in.push_back(weight({out}));
+    Shape shape{x.shape[0], out, (x.shape[2] - 1) * 2 + k - 2 * pad + extra,
+                (x.shape[3] - 1) * 2 + k - 2 * pad + extra};
+    Value v = add("ConvTranspose", in, shape);
+    Node& n = m_.graph.nodes.back();
+    n.attributes["strides"] = ints({2, 2});
+    n.attributes["pads"] = ints(std::vector<int64_t>(4, int64_t(pad)));
+    n.attributes["output_padding"] = ints({int64_t(extra), int64_t(extra)});
+    return v;
+  }
+  // A BatchNormalization no convolution absorbs (after an activation, as pre-activation nets have).
+  Value normalized(const Value& x) {
+    Value a = activation(x);
+    auto variance = random_data({x.shape[1]}, 0.5f).to_vector<float>();
+    for (auto& e : variance) e = std::abs(e) + 0.1f;
+    std::string var = "var" + std::to_string(names_++);
+    m_.graph.initializers.emplace(var, TensorData(variance, Shape{x.shape[1]}));
+    return add("BatchNormalization", {a.name, weight({x.shape[1]}), weight({x.shape[1]}), weight({x.shape[1]}), var},
+               x.shape);
+  }
+  // The latest earlier value of x's shape other than x (x itself when there is none).
+  std::string earlier_like(const Value& x) const {
+    for (auto it = seen_.rbegin(); it != seen_.rend(); ++it)
+      if (it->shape == x.shape && it->name != x.name) return it->name;
+    return x.name;
+  }
+  // Channels last, softmax over them, back.
+  Value channel_softmax(const Value& x) {
+    Value t = add("Transpose", {x.name}, {x.shape[0], x.shape[2], x.shape[3], x.shape[1]});
+    m_.graph.nodes.back().attributes["perm"] = ints({0, 2, 3, 1});
+    Value s = add("Softmax", {t.name}, t.shape);
+    Value b = add("Transpose", {s.name}, x.shape);
+    m_.graph.nodes.back().attributes["perm"] = ints({0, 3, 1, 2});
+    return b;
+  }
   Value step(const Value& x) {
     switch (rng_() % 13) {
-      case 12: {  // a mask from the values, broadcast along the rows or not, selecting them or a fill value
-        bool rows = rng_() % 2;
-        Value source = x;
-        if (rows) source = add("ReduceMean", {x.name}, {x.shape[0], x.shape[1], x.shape[2], 1});
-        if (rows) m_.graph.nodes.back().attributes["axes"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {3}};
-        Value mask{"v" + std::to_string(names_++), source.shape};
-        node("Greater", {source.name, scalar(0.0f)}, mask.name);
-        return rng_() % 2 ? add("Where", {mask.name, x.name, scalar(-1.5f)}, x.shape)
-                          : add("Where", {mask.name, scalar(2.0f), x.name}, x.shape);
-      }
-      case 11: {  // a transposed convolution upsampling (stride 2, output_padding when the kernel is odd)
-        size_t k = pick({2, 3}), pad = k == 3 ? 1 : 0, extra = k == 3 ? 1 : 0, out = pick({4, 8});
-        std::vector<std::string> in{x.name, weight({x.shape[1], out, k, k})};
-        if (rng_() % 2) in.push_back(weight({out}));
-        Shape shape{x.shape[0], out, (x.shape[2] - 1) * 2 + k - 2 * pad + extra,
-                    (x.shape[3] - 1) * 2 + k - 2 * pad + extra};
-        Value v = add("ConvTranspose", in, shape);
-        Node& n = m_.graph.nodes.back();
-        n.attributes["strides"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {2, 2}};
-        n.attributes["pads"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::vector<int64_t>(4, int64_t(pad))};
-        n.attributes["output_padding"] =
-            Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {int64_t(extra), int64_t(extra)}};
-        return v;
-      }
-      case 9: {  // a BatchNormalization no convolution absorbs (after an activation, as pre-activation nets have)
-        Value a = activation(x);
-        std::string var = "var" + std::to_string(names_++);
-        TensorData v = random_data({x.shape[1]}, 0.5f);
-        auto values = v.to_vector<float>();
-        for (auto& e : values) e = std::abs(e) + 0.1f;
-        m_.graph.initializers.emplace(var, TensorData(values, Shape{x.shape[1]}));
-        return add("BatchNormalization",
-                   {a.name, weight({x.shape[1]}), weight({x.shape[1]}), weight({x.shape[1]}), var}, x.shape);
-      }
-      case 10: {  // channels concatenated with an earlier value of the same shape (or with itself)
-        std::string other = x.name;
-        for (auto it = seen_.rbegin(); it != seen_.rend(); ++it)
-          if (it->shape == x.shape && it->name != x.name) other = it->name;
-        Value c = add("Concat", {x.name, other}, {x.shape[0], 2 * x.shape[1], x.shape[2], x.shape[3]});
-        m_.graph.nodes.back().attributes["axis"] = Attribute{Attribute::Kind::Int, 1};
-        return c;
-      }
       case 0:
       case 1: return conv(x);
-      case 8: {  // through a flattened view and back (views sharing the bytes of values read later)
-        Value flat = add("Reshape", {x.name, shape_constant({x.shape[0], x.shape[1], x.shape[2] * x.shape[3]})},
-                         {x.shape[0], x.shape[1], x.shape[2] * x.shape[3]});
-        Value r = activation(flat);
-        return add("Reshape", {r.name, shape_constant({x.shape[0], x.shape[1], x.shape[2], x.shape[3]})}, x.shape);
-      }
       case 2: return activation(x);
       case 3: {  // a residual add with an earlier value of the same shape, else with a broadcast row
-        for (auto it = seen_.rbegin(); it != seen_.rend(); ++it)
-          if (it->shape == x.shape && it->name != x.name) return add("Add", {x.name, it->name}, x.shape);
-        return add("Add", {x.name, weight({x.shape[3]})}, x.shape);
+        std::string other = earlier_like(x);
+        return add("Add", {x.name, other != x.name ? other : weight({x.shape[3]})}, x.shape);
       }
       case 4: {
         if (x.shape[2] < 2 || x.shape[3] < 2) return activation(x);
         Value p = add("MaxPool", {x.name}, {x.shape[0], x.shape[1], x.shape[2] / 2, x.shape[3] / 2});
-        m_.graph.nodes.back().attributes["kernel_shape"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {2, 2}};
-        m_.graph.nodes.back().attributes["strides"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {2, 2}};
+        m_.graph.nodes.back().attributes["kernel_shape"] = ints({2, 2});
+        m_.graph.nodes.back().attributes["strides"] = ints({2, 2});
         return p;
       }
-      case 5: {  // channels last, softmax over them, back
-        Value t = add("Transpose", {x.name}, {x.shape[0], x.shape[2], x.shape[3], x.shape[1]});
-        m_.graph.nodes.back().attributes["perm"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {0, 2, 3, 1}};
-        Value s = add("Softmax", {t.name}, t.shape);
-        Value b = add("Transpose", {s.name}, x.shape);
-        m_.graph.nodes.back().attributes["perm"] = Attribute{Attribute::Kind::Ints, 0, 0, "", {}, {0, 3, 1, 2}};
-        return b;
-      }
+      case 5: return channel_softmax(x);
       case 6: return add("LayerNormalization", {x.name, weight({x.shape[3]}), weight({x.shape[3]})}, x.shape);
-      default: {  // a product over the last axis by a constant matrix
+      case 7: {  // a product over the last axis by a constant matrix
         size_t n = pick({4, 8});
         Value p = add("MatMul", {x.name, weight({x.shape[3], n})}, {x.shape[0], x.shape[1], x.shape[2], n});
         return add("Add", {p.name, weight({n})}, p.shape);
       }
+      case 8: {  // through a flattened view and back (views sharing the bytes of values read later)
+        Shape flat_shape{x.shape[0], x.shape[1], x.shape[2] * x.shape[3]};
+        Value flat =
+            add("Reshape",
+                {x.name, shape_constant({int64_t(flat_shape[0]), int64_t(flat_shape[1]), int64_t(flat_shape[2])})},
+                flat_shape);
+        Value r = activation(flat);
+        return add("Reshape",
+                   {r.name, shape_constant(
+                                {int64_t(x.shape[0]), int64_t(x.shape[1]), int64_t(x.shape[2]), int64_t(x.shape[3])})},
+                   x.shape);
+      }
+      case 9: return normalized(x);
+      case 10: {  // channels concatenated with an earlier value of the same shape (or with itself)
+        Value c = add("Concat", {x.name, earlier_like(x)}, {x.shape[0], 2 * x.shape[1], x.shape[2], x.shape[3]});
+        m_.graph.nodes.back().attributes["axis"] = Attribute{Attribute::Kind::Int, 1};
+        return c;
+      }
+      case 11: return upsampled(x);
+      default: return masked(x);
     }
   }
+  static Attribute ints(std::vector<int64_t> v) { return Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::move(v)}; }
 
   std::mt19937 rng_;
   onnx::Model m_;
