@@ -97,6 +97,26 @@ memory::desc weights_desc(const memory::dims& wd, size_t spatial, bool grouped, 
   return {wd, dt::f32, strides};
 }
 
+// What a convolution or transposed convolution is made of.
+struct ConvDescs {
+  memory::desc src, weights, bias, dst;  // bias: a zero desc when there is none
+  memory::dims strides, gaps, lo, hi;
+};
+// The primitive (Op: oneDNN's convolution_forward or deconvolution_forward) and the layouts it chose.
+struct ConvParts {
+  dnnl::primitive primitive;
+  memory::desc weights, src, dst;
+};
+template <class Op> ConvParts conv_parts(dnnl::algorithm algo, const ConvDescs& c, const dnnl::primitive_attr& attr,
+                                         const dnnl::engine& engine) {
+  auto kind = dnnl::prop_kind::forward_inference;
+  auto d = c.bias != memory::desc()
+               ? typename Op::desc(kind, algo, c.src, c.weights, c.bias, c.dst, c.strides, c.gaps, c.lo, c.hi)
+               : typename Op::desc(kind, algo, c.src, c.weights, c.dst, c.strides, c.gaps, c.lo, c.hi);
+  typename Op::primitive_desc pd(d, attr, engine);
+  return {Op(pd), pd.weights_desc(), pd.src_desc(), pd.dst_desc()};
+}
+
 }  // namespace
 
 Lowering::Lowering(CompiledModel::Impl& m) : m_(m) {
@@ -298,24 +318,13 @@ void Lowering::add_conv(const Group& g) {
   for (auto d : dilations) dil0.push_back(d - 1);
   bool has_bias = n.inputs.size() > 2 && !n.inputs[2].empty();
   memory::desc b_md({out_ch}, dt::f32, tag::a);
-  auto kind = dnnl::prop_kind::forward_inference;
-  dnnl::primitive p;
-  memory::desc w_md, src_md, dst_md;
-  if (transposed) {
-    auto algo = dnnl::algorithm::deconvolution_direct;
-    auto d = has_bias
-                 ? dnnl::deconvolution_forward::desc(kind, algo, src_any, w_any, b_md, dst_any, strides, dil0, lo, hi)
-                 : dnnl::deconvolution_forward::desc(kind, algo, src_any, w_any, dst_any, strides, dil0, lo, hi);
-    dnnl::deconvolution_forward::primitive_desc pd(d, post_ops_of(g), m_.engine);
-    p = dnnl::deconvolution_forward(pd), w_md = pd.weights_desc(), src_md = pd.src_desc(), dst_md = pd.dst_desc();
-  } else {
-    auto algo = dnnl::algorithm::convolution_direct;
-    auto d = has_bias
-                 ? dnnl::convolution_forward::desc(kind, algo, src_any, w_any, b_md, dst_any, strides, dil0, lo, hi)
-                 : dnnl::convolution_forward::desc(kind, algo, src_any, w_any, dst_any, strides, dil0, lo, hi);
-    dnnl::convolution_forward::primitive_desc pd(d, post_ops_of(g), m_.engine);
-    p = dnnl::convolution_forward(pd), w_md = pd.weights_desc(), src_md = pd.src_desc(), dst_md = pd.dst_desc();
-  }
+  ConvDescs descs{src_any, w_any, has_bias ? b_md : memory::desc(), dst_any, strides, dil0, lo, hi};
+  ConvParts c = transposed ? conv_parts<dnnl::deconvolution_forward>(dnnl::algorithm::deconvolution_direct, descs,
+                                                                     post_ops_of(g), m_.engine)
+                           : conv_parts<dnnl::convolution_forward>(dnnl::algorithm::convolution_direct, descs,
+                                                                   post_ops_of(g), m_.engine);
+  dnnl::primitive p = c.primitive;
+  memory::desc w_md = c.weights, src_md = c.src, dst_md = c.dst;
   std::vector<std::pair<int, memory>> fixed{{DNNL_ARG_WEIGHTS, constant_memory(n.inputs[1], w_plain, w_md)}};
   if (has_bias) fixed.emplace_back(DNNL_ARG_BIAS, constant_memory(n.inputs[2], b_md, b_md));
   size_t src = as_layout(n.inputs[0], src_md);
