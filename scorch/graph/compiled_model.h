@@ -1,8 +1,9 @@
 #pragma once
 // A model compiled for the Cpu: its graph seen whole before it runs, shapes fixed by example inputs, operators fused
 // into oneDNN primitives (convolution + activation + residual add, products with bias and activation, pooling) in
-// the layouts oneDNN chooses for the machine, weights reordered once, every value placed in one arena by a liveness plan.
-// Nodes the plan does not lower run through the ONNX interpreter's own kernels. scorch/graph/README.md, book ch. 10.
+// the layouts oneDNN chooses for the machine, weights reordered once, every value placed in one arena by a liveness
+// plan. Nodes the plan does not lower run through the ONNX interpreter's own kernels. scorch/graph/README.md, book
+// ch. 10.
 #include <cstddef>
 #include <memory>
 #include <string>
