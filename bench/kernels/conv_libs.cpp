@@ -3,12 +3,10 @@
 // with the same names as scorch-bench's conv2d_b1_* rows, so the three can be compared op by op (issue 65's
 // kernel choice). Threads: --threads (XNNPACK's pthreadpool; oneDNN's OpenMP through OMP_NUM_THREADS).
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -16,6 +14,8 @@
 #include <dnnl.hpp>
 #include <pthreadpool.h>
 #include <xnnpack.h>
+
+#include "scorch/core/median_time.h"
 
 namespace {
 
@@ -35,19 +35,6 @@ std::string name_of(const Layer& l, size_t batch) {
   if (l.groups > 1) return "dwconv2d" + b + "_k3s" + std::to_string(l.stride);
   return "conv2d" + b + "_k" + std::to_string(l.kernel) + "s" + std::to_string(l.stride) + "_to" +
          std::to_string(l.cout);
-}
-
-// Median milliseconds of reps runs of fn after 5 warm ones.
-double median_ms(const std::function<void()>& fn, int reps) {
-  for (int i = 0; i < 5; ++i) fn();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    auto a = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 std::vector<float> random_values(size_t n) {
@@ -80,7 +67,7 @@ void run_xnnpack(const Layer& l, size_t batch, pthreadpool_t pool, int reps) {
     std::fprintf(stderr, "xnnpack: %s refused\n", name_of(l, batch).c_str());
     return;
   }
-  report(l, batch, "xnnpack", median_ms([&] { xnn_run_operator(op, pool); }, reps));
+  report(l, batch, "xnnpack", scorch::median_ms([&] { xnn_run_operator(op, pool); }, reps, 5));
   xnn_delete_operator(op);
 }
 
@@ -108,12 +95,12 @@ void run_onednn(const Layer& l, size_t batch, dnnl::engine& eng, dnnl::stream& s
   dnnl::convolution_forward conv(pd);
   report(
       l, batch, "onednn",
-      median_ms(
+      scorch::median_ms(
           [&] {
             conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_BIAS, bias}, {DNNL_ARG_DST, dst}});
             s.wait();
           },
-          reps));
+          reps, 5));
 }
 
 }  // namespace

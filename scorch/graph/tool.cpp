@@ -6,13 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "scorch/backends/cpu/cpu_backend.h"
 #include "scorch/core/error.h"
+#include "scorch/core/median_time.h"
 #include "scorch/graph/compiled_model.h"
 #include "scorch/import/onnx/runtime/runtime.h"
 
@@ -75,18 +75,6 @@ std::vector<TensorData> inputs_for(const onnx::Model& model, const ToolOptions& 
   for (const auto& info : model.graph.inputs)
     if (!model.graph.initializers.count(info.name)) inputs.push_back(input_for(info, inputs.size(), o));
   return inputs;
-}
-
-double median_ms(const std::function<void()>& fn, int reps) {
-  fn();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) {
-    auto a = std::chrono::steady_clock::now();
-    fn();
-    t.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
 }
 
 int bench(const ToolOptions& o) {
