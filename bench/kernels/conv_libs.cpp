@@ -2,7 +2,6 @@
 // creation) and oneDNN (blocked layouts it chooses, weights reordered once), one JSON line per layer and library
 // with the same names as scorch-bench's conv2d_b1_* rows, so the three can be compared op by op (issue 65's
 // kernel choice). Threads: --threads (XNNPACK's pthreadpool; oneDNN's OpenMP through OMP_NUM_THREADS).
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
