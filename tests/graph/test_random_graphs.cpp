@@ -22,6 +22,17 @@ struct Value {
   Shape shape;
 };
 
+// Values drawn from N(0, scale²) by rng, of shape.
+TensorData normal_data(std::mt19937& rng, const Shape& shape, float scale) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> values(shape.num_elements());
+  for (auto& x : values) x = normal(rng);
+  return TensorData(values, shape);
+}
+
+// An ints attribute.
+Attribute ints(std::vector<int64_t> v) { return Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::move(v)}; }
+
 class RandomGraph {
  public:
   explicit RandomGraph(uint32_t seed) : rng_(seed) { m_.opset = 17; }
@@ -50,12 +61,7 @@ class RandomGraph {
     for (size_t i = 0; i < s.rank(); ++i) d.push_back(int64_t(s[i]));
     return d;
   }
-  TensorData random_data(const Shape& shape, float scale) {
-    std::normal_distribution<float> normal(0.0f, scale);
-    std::vector<float> values(shape.num_elements());
-    for (auto& x : values) x = normal(rng_);
-    return TensorData(values, shape);
-  }
+  TensorData random_data(const Shape& shape, float scale) { return normal_data(rng_, shape, scale); }
   std::string weight(Shape shape, float scale = 0.3f) {
     std::string name = "w" + std::to_string(names_++);
     m_.graph.initializers.emplace(name, random_data(shape, scale));
@@ -208,7 +214,6 @@ class RandomGraph {
       default: return masked(x);
     }
   }
-  static Attribute ints(std::vector<int64_t> v) { return Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::move(v)}; }
 
   std::mt19937 rng_;
   onnx::Model m_;
@@ -261,13 +266,7 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
 TEST(RandomGraphs, ConvolutionsAndPoolingOfEveryRank) {
   std::mt19937 rng(5);
   auto pick = [&](std::initializer_list<int64_t> o) { return o.begin()[rng() % o.size()]; };
-  auto data = [&](Shape shape) {
-    std::normal_distribution<float> normal(0.0f, 0.5f);
-    std::vector<float> v(shape.num_elements());
-    for (auto& x : v) x = normal(rng);
-    return TensorData(v, shape);
-  };
-  auto ints = [](std::vector<int64_t> v) { return Attribute{Attribute::Kind::Ints, 0, 0, "", {}, std::move(v)}; };
+  auto data = [&](Shape shape) { return normal_data(rng, shape, 0.5f); };
   size_t lowered = 0;
   for (int trial = 0; trial < 60; ++trial) {
     size_t spatial = 1 + trial % 3;
@@ -318,12 +317,7 @@ TEST(RandomGraphs, ConvolutionsAndPoolingOfEveryRank) {
 TEST(RandomGraphs, RecurrentNodesEqualTheInterpreter) {
   std::mt19937 rng(3);
   auto pick = [&](std::initializer_list<size_t> o) { return o.begin()[rng() % o.size()]; };
-  auto data = [&](Shape shape) {
-    std::normal_distribution<float> normal(0.0f, 0.4f);
-    std::vector<float> v(shape.num_elements());
-    for (auto& x : v) x = normal(rng);
-    return TensorData(v, shape);
-  };
+  auto data = [&](Shape shape) { return normal_data(rng, shape, 0.4f); };
   size_t lowered = 0;
   for (int trial = 0; trial < 40; ++trial) {
     bool lstm = trial % 2 == 0;
