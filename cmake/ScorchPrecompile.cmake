@@ -1,7 +1,7 @@
 # scorch_target_precompile(<target> [TRAIN]): <target>'s sources parse Scorch's headers once, from a precompiled
 # header of <scorch/scorch.hpp> (and <scorch/train.hpp> with TRAIN), instead of once per source and rebuild. Measured
-# by bench/compile/measure.sh (g++ 12, -O0, 2026-12-07): a Learner program 10.4 CPU-seconds without it, 8.4 with it;
-# a predictor 4.9 and 1.9; the header itself takes 10.5 s to build once. It pays off from the second source or
+# by bench/compile/measure.sh (g++ 12, -O0, 2026-12-08): a Learner program 6.4 CPU-seconds without it, 3.9 with it;
+# a predictor 3.7 and 1.4; the header itself takes 9.2 s to build once. It pays off from the second source or
 # rebuild on. Needs GCC or Clang.
 function(scorch_target_precompile target)
   cmake_parse_arguments(ARG "TRAIN" "" "" ${ARGN})

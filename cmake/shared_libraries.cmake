@@ -64,4 +64,8 @@ if(SCORCH_BUILD_LIBTORCH)
   target_compile_definitions(scorch_libtorch_shared INTERFACE SCORCH_HAVE_LIBTORCH)
   list(APPEND SCORCH_SHARED_TARGETS scorch_libtorch_shared:libtorch)
 endif()
+if(TARGET scorch_graph)  # compiled inference on oneDNN: libscorch_graph.so over libscorch.so
+  scorch_shared_library(scorch_graph_shared scorch_graph ARCHIVES scorch_graph DEPENDS scorch_shared)
+  list(APPEND SCORCH_SHARED_TARGETS scorch_graph_shared:graph)
+endif()
 set(SCORCH_SHARED_TARGETS ${SCORCH_SHARED_TARGETS} PARENT_SCOPE)  # for cmake/install.cmake

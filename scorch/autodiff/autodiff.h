@@ -102,12 +102,14 @@ template <class B> struct GraphCapture<Autodiff<B>> : GraphCapture<B> {
 }  // namespace scorch
 
 /// Declares `Autodiff<B>`'s op groups as compiled elsewhere (autodiff/instantiate/*.cpp built for B).
-#define SCORCH_AUTODIFF_EXTERN(B)      \
-  namespace scorch::autodiff {         \
-  extern template struct BasicOps<B>;  \
-  extern template struct UnaryOps<B>;  \
-  extern template struct ReduceOps<B>; \
-  extern template struct LayoutOps<B>; \
-  extern template struct ModuleOps<B>; \
-  }                                    \
+#define SCORCH_AUTODIFF_EXTERN(B)                                              \
+  namespace scorch::autodiff {                                                 \
+  extern template class Gradients<B>;                                          \
+  extern template Gradients<B> run_backward<B>(const AutodiffTensor<B>& root); \
+  extern template struct BasicOps<B>;                                          \
+  extern template struct UnaryOps<B>;                                          \
+  extern template struct ReduceOps<B>;                                         \
+  extern template struct LayoutOps<B>;                                         \
+  extern template struct ModuleOps<B>;                                         \
+  }                                                                            \
   static_assert(true)

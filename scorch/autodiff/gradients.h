@@ -17,6 +17,14 @@ template <class B> class Gradients final : public GradSink<typename B::FloatTens
  public:
   using Primitive = typename B::FloatTensor;
 
+  // Declared here and defaulted below, so that a stack's explicit instantiation (SCORCH_AUTODIFF_EXTERN) covers them.
+  Gradients();
+  Gradients(const Gradients& other);
+  Gradients(Gradients&& other) noexcept;
+  Gradients& operator=(const Gradients& other);
+  Gradients& operator=(Gradients&& other) noexcept;
+  ~Gradients() override;
+
   /// The gradient of node id, if it has one.
   std::optional<Primitive> get(uint64_t id) const {
     auto it = grads_.find(id);
@@ -46,5 +54,12 @@ template <class B> class Gradients final : public GradSink<typename B::FloatTens
  private:
   std::unordered_map<uint64_t, Primitive> grads_;
 };
+
+template <class B> Gradients<B>::Gradients() = default;
+template <class B> Gradients<B>::Gradients(const Gradients& other) = default;
+template <class B> Gradients<B>::Gradients(Gradients&& other) noexcept = default;
+template <class B> Gradients<B>& Gradients<B>::operator=(const Gradients& other) = default;
+template <class B> Gradients<B>& Gradients<B>::operator=(Gradients&& other) noexcept = default;
+template <class B> Gradients<B>::~Gradients() = default;
 
 }  // namespace scorch::autodiff

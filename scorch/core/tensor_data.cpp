@@ -5,6 +5,19 @@
 #include <sstream>
 
 namespace scorch {
+
+TensorData::TensorData() = default;
+TensorData::TensorData(const TensorData& other) = default;
+TensorData::TensorData(TensorData&& other) noexcept = default;
+TensorData& TensorData::operator=(const TensorData& other) = default;
+TensorData& TensorData::operator=(TensorData&& other) noexcept = default;
+TensorData::~TensorData() = default;
+
+#define SCORCH_TENSOR_DATA_DEFINE(T)                             \
+  template TensorData::TensorData(const std::vector<T>&, Shape); \
+  template std::vector<T> TensorData::to_vector<T>() const;
+SCORCH_TENSOR_DATA_TYPES(SCORCH_TENSOR_DATA_DEFINE)
+#undef SCORCH_TENSOR_DATA_DEFINE
 namespace {
 
 template <class To, class From> To convert_one(From v) {

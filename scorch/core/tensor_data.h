@@ -30,7 +30,13 @@ struct Tolerance {
 /// Host-side tensor values; a plain value type, cheap to move.
 class TensorData {
  public:
-  TensorData() = default;
+  // Out of line (tensor_data.cpp), so that a program's files do not each compile the byte vector's copies.
+  TensorData();
+  TensorData(const TensorData& other);
+  TensorData(TensorData&& other) noexcept;
+  TensorData& operator=(const TensorData& other);
+  TensorData& operator=(TensorData&& other) noexcept;
+  ~TensorData();
   /// Copies values of storage type T (double, float, f16, ..., bool); throws if the count mismatches shape.
   template <class T> TensorData(const std::vector<T>& values, Shape shape);
   template <class T> TensorData(std::initializer_list<T> values, Shape shape)
@@ -120,5 +126,15 @@ template <class T> std::vector<T> TensorData::to_vector() const {
   }
   return out;
 }
+
+/// Applies X(T) to every storage type; TensorData's typed constructor and to_vector are compiled for each in
+/// tensor_data.cpp.
+#define SCORCH_TENSOR_DATA_TYPES(X) \
+  X(double) X(float) X(f16) X(bf16) X(int64_t) X(int32_t) X(int16_t) X(int8_t) X(uint8_t) X(bool)
+#define SCORCH_TENSOR_DATA_EXTERN(T)                                    \
+  extern template TensorData::TensorData(const std::vector<T>&, Shape); \
+  extern template std::vector<T> TensorData::to_vector<T>() const;
+SCORCH_TENSOR_DATA_TYPES(SCORCH_TENSOR_DATA_EXTERN)
+#undef SCORCH_TENSOR_DATA_EXTERN
 
 }  // namespace scorch

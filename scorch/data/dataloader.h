@@ -77,7 +77,7 @@ template <class B, class I, class O> class EpochIterator {
     std::mutex mutex;
     std::condition_variable done;
     std::map<size_t, O> ready;
-    std::map<size_t, std::exception_ptr> errors;
+    BatchErrors errors;
   };
   EpochIterator(std::shared_ptr<const DataLoader<B, I, O>> loader, std::vector<size_t> order)
       : loader_(std::move(loader)), state_(std::make_shared<State>()) {
@@ -116,12 +116,7 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
   /// The iterator of a given epoch (from 0): the same order iter() gives at that epoch, so a
   /// resumed run sees the batches it would have seen.
   EpochIterator<B, I, O> iter_at(uint64_t epoch) const {
-    size_t n = dataset_->len();
-    std::vector<size_t> order = seed_ ? shuffled_indices(n, *seed_ + epoch) : std::vector<size_t>();
-    if (!seed_) {
-      order.resize(n);
-      for (size_t i = 0; i < n; ++i) order[i] = i;
-    }
+    std::vector<size_t> order = epoch_order(dataset_->len(), seed_, epoch);
     if (shard_) order = shard_->take(order);
     return EpochIterator<B, I, O>(this->shared_from_this(), std::move(order));
   }
@@ -208,7 +203,7 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
       } catch (...) { error = std::current_exception(); }
       std::lock_guard lock(state->mutex);
       if (out) state->ready.emplace(b, std::move(*out));
-      else state->errors.emplace(b, error);
+      else state->errors.add(b, error);
       state->done.notify_all();
     });
   }
@@ -216,8 +211,8 @@ template <class B, class I, class O> class DataLoader : public std::enable_share
   O take(State& state, size_t b) const {
     if (!pool_) return make_batch(state, b);
     std::unique_lock lock(state.mutex);
-    state.done.wait(lock, [&] { return state.ready.count(b) || state.errors.count(b); });
-    if (auto e = state.errors.find(b); e != state.errors.end()) std::rethrow_exception(e->second);
+    state.done.wait(lock, [&] { return state.ready.count(b) || state.errors.has(b); });
+    state.errors.rethrow(b);
     auto it = state.ready.find(b);
     O out = std::move(it->second);
     state.ready.erase(it);

@@ -7,16 +7,8 @@
 
 namespace scorch::distributed {
 
-/// root's record on every rank (others' record is ignored), sent in the binary record format.
-inline Record broadcast_record(ProcessGroup& group, const Record& record, int root = 0) {
-  std::vector<std::byte> bytes;
-  if (group.rank() == root) bytes = BinBytesRecorder<>().record(record);
-  uint64_t n = bytes.size();
-  group.broadcast(&n, sizeof n, root);
-  bytes.resize(size_t(n));
-  group.broadcast(bytes.data(), bytes.size(), root);
-  return group.rank() == root ? record : BinBytesRecorder<>().load(std::span<const std::byte>(bytes));
-}
+/// root's record on every rank (others' record is ignored), sent in the binary record format (records.cpp).
+Record broadcast_record(ProcessGroup& group, const Record& record, int root = 0);
 
 /// root's module (parameters and buffers) on every rank: every replica starts from the same values.
 template <Module M> M broadcast_module(ProcessGroup& group, const M& module, int root = 0) {

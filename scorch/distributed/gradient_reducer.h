@@ -18,36 +18,19 @@
 
 namespace scorch::distributed {
 
-template <Module M> class GradientReducer final
-    : public autodiff::LeafGradientObserver<typename BackendOf<M>::InnerBackend::FloatTensor> {
+/// The model-free part of GradientReducer: the parameters' slots, their buckets and the all-reduces, for tensors of
+/// backend Inner. Compiled once per backend in a stack's library (stacks/cpu/distributed.cpp for Cpu).
+template <class Inner> class BucketReducer : public autodiff::LeafGradientObserver<typename Inner::FloatTensor> {
  public:
-  using Inner = typename BackendOf<M>::InnerBackend;
   using P = typename Inner::FloatTensor;
 
-  GradientReducer(std::shared_ptr<ProcessGroup> group, std::unique_ptr<BucketAllReduce<P>> comm,
-                  ReducerOptions options = {})
+  BucketReducer(std::shared_ptr<ProcessGroup> group, std::unique_ptr<BucketAllReduce<P>> comm,
+                ReducerOptions options = {})
       : group_(std::move(group)), comm_(std::move(comm)), options_(options) {}
-  GradientReducer(const GradientReducer&) = delete;
-  GradientReducer& operator=(const GradientReducer&) = delete;
-  ~GradientReducer() override { end_observing(); }
+  BucketReducer(const BucketReducer&) = delete;
+  BucketReducer& operator=(const BucketReducer&) = delete;
+  ~BucketReducer() override { end_observing(); }
 
-  /// Readies a step of model: maps its parameters' leaves to bucket slots and observes this thread's backward.
-  void begin(const M& model) {
-    Collector c{*this};
-    slots_.clear(), by_node_.clear(), by_id_.clear(), next_bucket_ = 0;
-    model.visit(c);
-    slots_ = std::vector<Slot>(std::make_move_iterator(slots_.rbegin()), std::make_move_iterator(slots_.rend()));
-    for (size_t s = 0; s < slots_.size(); ++s) {
-      if (slots_[s].node != 0) by_node_.emplace(slots_[s].node, s);
-      by_id_.emplace(slots_[s].id, s);
-    }
-    if (layout_ != signature()) plan_buckets();
-    for (size_t b = 0; b < buckets_.size(); ++b) {
-      buckets_[b].ready = 0;
-      for (size_t s = buckets_[b].first; s < buckets_[b].last; ++s) slots_[s].bucket = b;
-    }
-    if (options_.overlap) observe();
-  }
   void leaf_ready(uint64_t node, const P& grad) override {
     auto it = by_node_.find(node);
     if (it == by_node_.end()) return;  // not a parameter of the module (an input that requires grad)
@@ -60,12 +43,52 @@ template <Module M> class GradientReducer final
     slot.grad = grad;
     start_ready_buckets();
   }
-  /// Sums what backward did not send, waits for every bucket and returns grads with each parameter's gradient
-  /// replaced by its mean over the ranks.
-  optim::GradientsParams finish(const M& model, optim::GradientsParams grads) {
-    end_observing();
-    Filler f{*this, grads};
-    model.visit(f);  // gradients backward did not report (or all of them without overlap)
+
+ protected:
+  struct Slot {
+    ParamId id;
+    uint64_t node = 0;
+    Shape shape;
+    DType dtype = DType::F32;
+    typename Inner::Device device{};
+    size_t bucket = 0;
+    std::optional<P> grad;
+  };
+  struct Bucket {
+    size_t first = 0, last = 0, ready = 0;
+  };
+  /// Forgets the last step's parameters (begin then adds this step's slots in visiting order).
+  void clear_slots() { slots_.clear(), by_node_.clear(), by_id_.clear(), next_bucket_ = 0; }
+  /// A new parameter slot (in the module's visiting order).
+  Slot& add_slot() { return slots_.emplace_back(); }
+  /// Orders the slots as backward produces them, indexes them, plans the buckets and observes this thread's backward.
+  void begin_slots() {
+    slots_ = std::vector<Slot>(std::make_move_iterator(slots_.rbegin()), std::make_move_iterator(slots_.rend()));
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      if (slots_[s].node != 0) by_node_.emplace(slots_[s].node, s);
+      by_id_.emplace(slots_[s].id, s);
+    }
+    if (layout_ != signature()) plan_buckets();
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      buckets_[b].ready = 0;
+      for (size_t s = buckets_[b].first; s < buckets_[b].last; ++s) slots_[s].bucket = b;
+    }
+    if (options_.overlap) observe();
+  }
+  /// A gradient backward did not report, given to its slot (unless its bucket was sent).
+  void fill_slot(ParamId id, const P& grad) {
+    Slot& slot = slots_[slot_of(id)];
+    if (slot.grad || slot.bucket < next_bucket_) return;
+    slot.grad = grad;
+    ++buckets_[slot.bucket].ready;
+  }
+  /// Whether parameter id's slot still waits for a gradient backward did not report.
+  bool wants_fill(ParamId id) {
+    const Slot& slot = slots_[slot_of(id)];
+    return !slot.grad && slot.bucket >= next_bucket_;
+  }
+  /// Sends what backward did not, waits for every bucket and leaves each slot's mean over the ranks (or none).
+  void reduce_slots() {
     while (next_bucket_ < buckets_.size()) start_bucket(next_bucket_++);
     bool all_here = std::all_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.grad.has_value(); });
     std::vector<P> sums;
@@ -79,65 +102,14 @@ template <Module M> class GradientReducer final
         if (all_here || present[s - b.first] > 0) slots_[s].grad = unflatten(flat, offset, slots_[s]);
         else slots_[s].grad.reset();
     }
-    Writer w{*this, grads};
-    model.visit(w);
-    return grads;
   }
-
- private:
-  struct Slot {
-    ParamId id;
-    uint64_t node = 0;
-    Shape shape;
-    DType dtype = DType::F32;
-    typename Inner::Device device{};
-    size_t bucket = 0;
-    std::optional<P> grad;
-  };
-  struct Bucket {
-    size_t first = 0, last = 0, ready = 0;
-  };
-  template <class Param> static bool trainable(const Param& p) {
-    if constexpr (std::same_as<typename Param::Value::Kind, Float>) return p.is_require_grad() && p.id().valid();
-    else return false;
+  /// Takes parameter id's reduced gradient out of its slot (none: no rank had one).
+  std::optional<P> take_slot(ParamId id) {
+    Slot& slot = slots_[slot_of(id)];
+    std::optional<P> out = std::move(slot.grad);
+    slot.grad.reset();
+    return out;
   }
-  struct Collector {
-    GradientReducer& r;
-    template <class Param> void visit(const std::string&, const Param& p) {
-      if (!trainable(p)) return;
-      auto value = p.val();  // by value: the slot reads the tensor's autodiff node
-      const auto& node = value.primitive().node;
-      Slot& slot = r.slots_.emplace_back();
-      slot.id = p.id(), slot.node = node ? node->id() : 0, slot.shape = value.shape();
-      slot.dtype = value.dtype(), slot.device = value.device();
-    }
-  };
-  struct Filler {
-    GradientReducer& r;
-    const optim::GradientsParams& grads;
-    template <class Param> void visit(const std::string&, const Param& p) {
-      if (!trainable(p)) return;
-      Slot& slot = r.slots_[r.slot_of(p.id())];
-      if (slot.grad || slot.bucket < r.next_bucket_) return;
-      if (auto g = grads.template get<Inner, Param::Value::rank()>(p.id())) {
-        slot.grad = g->primitive();
-        ++r.buckets_[slot.bucket].ready;
-      }
-    }
-  };
-  struct Writer {
-    GradientReducer& r;
-    optim::GradientsParams& grads;
-    template <class Param> void visit(const std::string&, const Param& p) {
-      if (!trainable(p)) return;
-      constexpr size_t D = Param::Value::rank();
-      Slot& slot = r.slots_[r.slot_of(p.id())];
-      if (slot.grad) grads.template register_grad<Inner, D>(p.id(), Tensor<Inner, D>::from_primitive(*slot.grad));
-      else grads.template remove<Inner, D>(p.id());
-      slot.grad.reset();
-    }
-  };
-
   size_t slot_of(ParamId id) const {
     if (auto it = by_id_.find(id); it != by_id_.end()) return it->second;
     throw ValueError("distributed::GradientReducer", "parameter " + id.to_string() + " was not in the step's module");
@@ -219,6 +191,69 @@ template <Module M> class GradientReducer final
   std::vector<Bucket> buckets_;
   std::vector<std::pair<ParamId, Shape>> layout_;
   size_t next_bucket_ = 0;
+};
+
+/// Data-parallel gradient averaging for module type M (see the top of this file).
+template <Module M> class GradientReducer final : public BucketReducer<typename BackendOf<M>::InnerBackend> {
+ public:
+  using Inner = typename BackendOf<M>::InnerBackend;
+  using Base = BucketReducer<Inner>;
+  using Base::Base;
+
+  /// Readies a step of model: maps its parameters' leaves to bucket slots and observes this thread's backward.
+  void begin(const M& model) {
+    this->clear_slots();
+    Collector c{*this};
+    model.visit(c);
+    this->begin_slots();
+  }
+  /// Sums what backward did not send, waits for every bucket and returns grads with each parameter's gradient
+  /// replaced by its mean over the ranks.
+  optim::GradientsParams finish(const M& model, optim::GradientsParams grads) {
+    this->end_observing();
+    Filler f{*this, grads};
+    model.visit(f);  // gradients backward did not report (or all of them without overlap)
+    this->reduce_slots();
+    Writer w{*this, grads};
+    model.visit(w);
+    return grads;
+  }
+
+ private:
+  template <class Param> static bool trainable(const Param& p) {
+    if constexpr (std::same_as<typename Param::Value::Kind, Float>) return p.is_require_grad() && p.id().valid();
+    else return false;
+  }
+  struct Collector {
+    GradientReducer& r;
+    template <class Param> void visit(const std::string&, const Param& p) {
+      if (!trainable(p)) return;
+      auto value = p.val();  // by value: the slot reads the tensor's autodiff node
+      const auto& node = value.primitive().node;
+      auto& slot = r.add_slot();
+      slot.id = p.id(), slot.node = node ? node->id() : 0, slot.shape = value.shape();
+      slot.dtype = value.dtype(), slot.device = value.device();
+    }
+  };
+  struct Filler {
+    GradientReducer& r;
+    const optim::GradientsParams& grads;
+    template <class Param> void visit(const std::string&, const Param& p) {
+      if (!trainable(p) || !r.wants_fill(p.id())) return;
+      if (auto g = grads.template get<Inner, Param::Value::rank()>(p.id())) r.fill_slot(p.id(), g->primitive());
+    }
+  };
+  struct Writer {
+    GradientReducer& r;
+    optim::GradientsParams& grads;
+    template <class Param> void visit(const std::string&, const Param& p) {
+      if (!trainable(p)) return;
+      constexpr size_t D = Param::Value::rank();
+      if (auto g = r.take_slot(p.id()))
+        grads.template register_grad<Inner, D>(p.id(), Tensor<Inner, D>::from_primitive(std::move(*g)));
+      else grads.template remove<Inner, D>(p.id());
+    }
+  };
 };
 
 }  // namespace scorch::distributed

@@ -324,6 +324,65 @@ struct Fuser {
     if (!t || t->dtype() != DType::F32 || t->num_elements() != out[out.rank() - 1]) return false;
     return t->shape().rank() <= out.rank() && t->shape()[t->shape().rank() - 1] == out[out.rank() - 1];
   }
+  // Whether n is a ReduceMean over the last of rank dims keeping them (the interpreter takes opsets up to 17, where
+  // the axes are an attribute).
+  bool mean_over_last(const Node& n, size_t rank) const {
+    const Attribute* axes = attr(n, "axes");
+    return n.op_type == "ReduceMean" && attr_int(n, "keepdims", 1) == 1 && axes && axes->ints.size() == 1 &&
+           (axes->ints[0] == -1 || axes->ints[0] == int64_t(rank) - 1);
+  }
+  // The node squaring d (Pow(d, 2) or Mul(d, d)) and the Div(d, ·) that are d's only readers.
+  std::optional<std::pair<size_t, size_t>> square_and_divide(const std::string& d) const {
+    auto r = readers.find(d);
+    if (r == readers.end() || facts.graph_outputs.count(d)) return std::nullopt;
+    std::optional<size_t> square, div;
+    for (size_t k : r->second) {
+      const Node& n = nodes[k];
+      bool binary_on_d = !taken[k] && n.inputs.size() == 2 && n.inputs[0] == d;
+      if (binary_on_d && n.op_type == "Div" && n.inputs[1] != d && !div) div = k;
+      else if (binary_on_d && n.op_type == "Pow" && scalar_near(n.inputs[1], 2.0) && !square) square = k;
+      else if (binary_on_d && n.op_type == "Mul" && n.inputs[1] == d && (!square || *square == k)) square = k;
+      else return std::nullopt;
+    }
+    if (!square || !div) return std::nullopt;
+    return std::make_pair(*square, *div);
+  }
+  // A layer norm's decomposed form starting at the ReduceMean node i (Group::Norm).
+  std::optional<Group> decomposed_layer_norm(size_t i) const {
+    const Node& mean = nodes[i];
+    if (mean.inputs.empty() || mean.outputs.size() != 1 || !v.computed_f32(mean.inputs[0], 2, 5)) return std::nullopt;
+    const std::string& x = mean.inputs[0];
+    const Shape& xs = v.meta(x)->shape;
+    if (!mean_over_last(mean, xs.rank())) return std::nullopt;
+    auto sub = only_reader(mean.outputs[0], "Sub");
+    if (!sub || nodes[*sub].inputs != std::vector<std::string>{x, mean.outputs[0]}) return std::nullopt;
+    auto sd = square_and_divide(nodes[*sub].outputs[0]);
+    if (!sd) return std::nullopt;
+    auto [square, div] = *sd;
+    auto var = only_reader(nodes[square].outputs[0], "ReduceMean");
+    if (!var || !mean_over_last(nodes[*var], xs.rank())) return std::nullopt;
+    auto add = only_reader(nodes[*var].outputs[0], "Add");
+    const TensorData* eps = add ? facts.constant(other(nodes[*add], nodes[*var].outputs[0])) : nullptr;
+    if (!eps || eps->num_elements() != 1) return std::nullopt;
+    auto root = only_reader(nodes[*add].outputs[0], "Sqrt");
+    if (!root || only_reader(nodes[*root].outputs[0]) != div || nodes[div].inputs[1] != nodes[*root].outputs[0])
+      return std::nullopt;
+    Group g;
+    g.kind = Group::Kind::LayerNorm;
+    g.nodes = {i, *sub, square, *var, *add, *root, div};
+    g.output = nodes[div].outputs[0];
+    g.norm = Group::Norm{x, std::nullopt, std::nullopt, float(eps->value_at(0))};
+    auto affine = [&](const char* op) -> std::optional<std::string> {  // Mul γ or Add β by a constant row
+      auto c = only_reader(g.output, op);
+      if (!c || !bias_row(other(nodes[*c], g.output), xs)) return std::nullopt;
+      std::string row = other(nodes[*c], g.output);
+      g.nodes.push_back(*c), g.output = nodes[*c].outputs[0];
+      return row;
+    };
+    if ((g.norm->scale = affine("Mul"))) g.norm->shift = affine("Add");
+    if (!v.computed_f32(g.output) || v.meta(g.output)->shape != xs) return std::nullopt;
+    return g;
+  }
   void absorb(Group& g, const std::vector<size_t>& more, const std::string& output) {
     for (size_t c : more) taken[c] = true, g.nodes.push_back(c);
     g.output = output;
@@ -371,33 +430,48 @@ struct Fuser {
   }
 };
 
+// Transposes read only by a batched product become strided views of it (taken before their turn): by product, its
+// operands read through one; and the Transpose nodes each product absorbs.
+struct TransposedOperands {
+  std::map<size_t, std::map<size_t, Transposed>> operands;
+  std::map<size_t, std::vector<size_t>> nodes;
+};
+
+TransposedOperands transposed_operands(Fuser& f) {
+  TransposedOperands out;
+  for (size_t i = 0; i < f.nodes.size(); ++i) {
+    if (!lowerable_batch_matmul(f.nodes[i], f.v)) continue;
+    for (size_t k = 0; k < 2; ++k) {
+      auto p = f.producer.find(f.nodes[i].inputs[k]);
+      if (p == f.producer.end()) continue;
+      const Node& t = f.nodes[p->second];
+      const onnx::Attribute* perm = attr(t, "perm");
+      if (t.op_type != "Transpose" || !perm || f.only_reader(t.outputs[0]) != i || !f.v.computed_f32(t.inputs[0]))
+        continue;
+      out.operands[i][k] = Transposed{t.inputs[0], perm->ints};
+      f.taken[p->second] = true;
+      out.nodes[i].push_back(p->second);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts& facts, bool fuse, bool lower) {
   Fuser f(nodes, facts);
   std::map<std::string, size_t> uses;
   for (const auto& [name, list] : f.readers) uses[name] = list.size();
-  // Transposes read only by a batched product become strided views of it (taken before their turn).
-  std::map<size_t, std::map<size_t, Transposed>> transposes;
-  std::map<size_t, std::vector<size_t>> transpose_nodes;
-  for (size_t i = 0; lower && fuse && i < nodes.size(); ++i) {
-    if (!lowerable_batch_matmul(nodes[i], f.v)) continue;
-    for (size_t k = 0; k < 2; ++k) {
-      auto p = f.producer.find(nodes[i].inputs[k]);
-      if (p == f.producer.end()) continue;
-      const Node& t = nodes[p->second];
-      const onnx::Attribute* perm = attr(t, "perm");
-      if (t.op_type != "Transpose" || !perm || f.only_reader(t.outputs[0]) != i || !f.v.computed_f32(t.inputs[0]))
-        continue;
-      transposes[i][k] = Transposed{t.inputs[0], perm->ints};
-      f.taken[p->second] = true;
-      transpose_nodes[i].push_back(p->second);
-    }
-  }
+  TransposedOperands transposes = lower && fuse ? transposed_operands(f) : TransposedOperands{};
   std::vector<Group> groups;
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (f.taken[i]) continue;
     const Node& n = nodes[i];
+    if (auto norm = lower && fuse && n.op_type == "ReduceMean" ? f.decomposed_layer_norm(i) : std::nullopt) {
+      for (size_t k : norm->nodes) f.taken[k] = true;
+      groups.push_back(std::move(*norm));
+      continue;
+    }
     Group g;
     g.nodes = {i};
     g.output = n.outputs.empty() ? std::string() : n.outputs[0];
@@ -422,8 +496,8 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (n.op_type == "Transpose" && attr(n, "perm") && v.computed_f32(n.inputs[0]) && v.computed_f32(n.outputs[0]))
       g.kind = Group::Kind::Transpose;
     g.swap_operands = swap;
-    g.transposed = transposes[i];
-    for (size_t t : transpose_nodes[i]) g.nodes.push_back(t);
+    g.transposed = transposes.operands[i];
+    for (size_t t : transposes.nodes[i]) g.nodes.push_back(t);
     f.taken[i] = true;
     bool fusable_head = g.kind == Group::Kind::Conv || g.kind == Group::Kind::MatMul ||
                         g.kind == Group::Kind::BatchMatMul || g.kind == Group::Kind::Binary;

@@ -63,8 +63,15 @@ struct Group {
   std::vector<Activation> after_sum;   ///< activations after that add
   std::string output;                  ///< the value the group writes
   bool swap_operands = false;
-  std::map<size_t, Transposed> transposed;  ///< a BatchMatMul's operands (0, 1) read through their Transpose ///< a
-                                            ///< Binary head whose second operand has the result's shape
+  std::map<size_t, Transposed> transposed;  ///< a BatchMatMul's operands (0, 1) read through their Transpose
+  /// A layer norm over the last axis matched from the nodes PyTorch exports below opset 17 (ReduceMean, Sub, Pow
+  /// or Mul, ReduceMean, Add ε, Sqrt, Div, then Mul γ and Add β when affine); unset for a LayerNormalization node.
+  struct Norm {
+    std::string input;
+    std::optional<std::string> scale, shift;
+    float epsilon = 1e-5f;
+  };
+  std::optional<Norm> norm;
 };
 
 /// What the pass reads besides the nodes.
@@ -80,7 +87,8 @@ std::optional<std::vector<Activation>> activation_of(const onnx::Node& node, con
 
 /// Groups nodes (topologically ordered) into steps, in run order. With fuse off, every node is its own group. Fused
 /// after a head: activation nodes, GELU's erf form (Div √2, Erf, Add 1, Mul x, Mul 0.5) and SiLU (x · Sigmoid(x)) as
-/// one activation each, a product's bias Add, and a residual Add whose other operand is computed before the head.
+/// one activation each, a product's bias Add, and a residual Add whose other operand is computed before the head;
+/// a layer norm's decomposed form becomes one LayerNorm group (see Group::Norm).
 std::vector<Group> group_nodes(const std::vector<onnx::Node>& nodes, const GraphFacts& facts, bool fuse, bool lower);
 
 }  // namespace scorch::graph

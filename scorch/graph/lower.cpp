@@ -465,17 +465,22 @@ void Lowering::add_binary(const Group& g) {
 
 void Lowering::add_layer_norm(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
-  const Shape& xs = m_.meta.at(n.inputs[0]).shape;
+  Group::Norm norm = g.norm ? *g.norm : Group::Norm{n.inputs[0], n.inputs[1], std::nullopt, 1e-5f};
+  if (!g.norm) {
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) norm.shift = n.inputs[2];
+    if (attr(n, "epsilon")) norm.epsilon = attr(n, "epsilon")->f;
+  }
+  const Shape& xs = m_.meta.at(norm.input).shape;
   memory::desc md = plain_desc(xs), row({memory::dim(xs[xs.rank() - 1])}, dt::f32, tag::a);
-  bool shift = n.inputs.size() > 2 && !n.inputs[2].empty();
-  auto flags = shift ? dnnl::normalization_flags::use_scale | dnnl::normalization_flags::use_shift
-                     : dnnl::normalization_flags::use_scale;
-  float epsilon = float(attr(n, "epsilon") ? attr(n, "epsilon")->f : 1e-5);
-  dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, md, epsilon, flags);
+  auto flags = dnnl::normalization_flags::none;
+  if (norm.scale) flags = flags | dnnl::normalization_flags::use_scale;
+  if (norm.shift) flags = flags | dnnl::normalization_flags::use_shift;
+  dnnl::layer_normalization_forward::desc d(dnnl::prop_kind::forward_inference, md, norm.epsilon, flags);
   dnnl::layer_normalization_forward::primitive_desc pd(d, m_.engine);
-  std::vector<std::pair<int, memory>> fixed{{DNNL_ARG_SCALE, constant_memory(n.inputs[1], row, row)}};
-  if (shift) fixed.emplace_back(DNNL_ARG_SHIFT, constant_memory(n.inputs[2], row, row));
-  size_t src = as_plain(n.inputs[0]), dst = define(g.output, md);
+  std::vector<std::pair<int, memory>> fixed;
+  if (norm.scale) fixed.emplace_back(DNNL_ARG_SCALE, constant_memory(*norm.scale, row, row));
+  if (norm.shift) fixed.emplace_back(DNNL_ARG_SHIFT, constant_memory(*norm.shift, row, row));
+  size_t src = as_plain(norm.input), dst = define(g.output, md);
   push_primitive(info_of(g, "layer_norm"), dnnl::layer_normalization_forward(pd),
                  {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, std::move(fixed));
 }

@@ -6,6 +6,24 @@
 
 namespace scorch {
 
+Record::Record() = default;
+Record::Record(const Record& other) = default;
+Record::Record(Record&& other) noexcept = default;
+Record& Record::operator=(const Record& other) = default;
+Record& Record::operator=(Record&& other) noexcept = default;
+Record::~Record() = default;
+Record::Record(bool v) : value_(v) {}
+Record::Record(IntTag, int64_t v) : value_(v) {}
+Record::Record(double v) : value_(v) {}
+Record::Record(float v) : value_(static_cast<double>(v)) {}
+Record::Record(std::string v) : value_(std::move(v)) {}
+Record::Record(const char* v) : value_(std::string(v)) {}
+Record::Record(TensorData data, uint64_t param_id) : value_(RecordTensor{std::move(data), param_id}) {}
+Record::Record(RecordTensor t) : value_(std::move(t)) {}
+Record::Record(List items) : value_(std::move(items)) {}
+Record::Record(Map entries) : value_(std::move(entries)) {}
+bool operator==(const Record& a, const Record& b) { return a.value_ == b.value_; }
+
 std::string_view record_kind_name(RecordKind kind) {
   static constexpr std::string_view names[] = {"null", "bool", "int", "float", "string", "tensor", "list", "map"};
   return names[static_cast<size_t>(kind)];

@@ -32,18 +32,24 @@ class Record {
   using List = std::vector<Record>;
   using Map = std::vector<std::pair<std::string, Record>>;
 
-  Record() = default;
-  Record(bool v) : value_(v) {}
+  // Out of line (record.cpp), so that a program's files do not each compile the variant's copies and moves.
+  Record();
+  Record(const Record& other);
+  Record(Record&& other) noexcept;
+  Record& operator=(const Record& other);
+  Record& operator=(Record&& other) noexcept;
+  ~Record();
+  Record(bool v);
   template <std::integral I>
-  requires(!std::same_as<I, bool>) Record(I v) : value_(static_cast<int64_t>(v)) {}
-  Record(double v) : value_(v) {}
-  Record(float v) : value_(static_cast<double>(v)) {}
-  Record(std::string v) : value_(std::move(v)) {}
-  Record(const char* v) : value_(std::string(v)) {}
-  Record(TensorData data, uint64_t param_id = 0) : value_(RecordTensor{std::move(data), param_id}) {}
-  Record(RecordTensor t) : value_(std::move(t)) {}
-  Record(List items) : value_(std::move(items)) {}
-  Record(Map entries) : value_(std::move(entries)) {}
+  requires(!std::same_as<I, bool>) Record(I v) : Record(IntTag{}, static_cast<int64_t>(v)) {}
+  Record(double v);
+  Record(float v);
+  Record(std::string v);
+  Record(const char* v);
+  Record(TensorData data, uint64_t param_id = 0);
+  Record(RecordTensor t);
+  Record(List items);
+  Record(Map entries);
   /// An empty map (the usual start of a record).
   static Record map() { return Record(Map{}); }
   /// An empty list.
@@ -91,9 +97,12 @@ class Record {
   size_t tensor_count() const;
   size_t tensor_bytes() const;
 
-  friend bool operator==(const Record&, const Record&) = default;
+  /// Equal kinds and equal values (maps in the same order).
+  friend bool operator==(const Record& a, const Record& b);
 
  private:
+  struct IntTag {};
+  Record(IntTag, int64_t v);
   [[noreturn]] void kind_error(RecordKind expected) const;
   /// The held T, or a FormatError naming expected and the found kind.
   template <class T> const T& checked(RecordKind expected) const {

@@ -50,9 +50,8 @@ template <class B, size_t D> void check_state_shapes(const Tensor<B, D>& param, 
                                               param.shape().to_string());
 }
 /// The state tensor `name`, or zeros like `like` when the state has none.
-template <class B>
-typename B::FloatTensor state_or_zeros(const ParamState<B>& state, const std::string& name,
-                                       const typename B::FloatTensor& like) {
+template <class B> typename B::FloatTensor state_or_zeros(const ParamState<B>& state, const std::string& name,
+                                                          const typename B::FloatTensor& like) {
   auto it = state.tensors.find(name);
   if (it != state.tensors.end()) return it->second;
   return KindOps<B, Float>::zeros(like.shape(), like.device(), like.dtype());
@@ -65,8 +64,8 @@ template <class B> struct BatchStep {
 /// Throws ShapeError unless a gradient has its parameter's shape (a batched step reads them as flat arrays).
 template <class B, size_t D> void check_step_operands(const Tensor<B, D>& param, const Tensor<B, D>& grad) {
   if (!(param.shape() == grad.shape()))
-    throw ShapeError("Optimizer::step", "gradient " + grad.shape().to_string() + " for a parameter " +
-                                            param.shape().to_string());
+    throw ShapeError("Optimizer::step",
+                     "gradient " + grad.shape().to_string() + " for a parameter " + param.shape().to_string());
 }
 /// The non-autodiff backend under B (B itself when it has no autodiff).
 template <class B> struct InnerOf { using type = B; };
@@ -112,6 +111,12 @@ template <class Rule> class OptimizerAdaptor {
  public:
   explicit OptimizerAdaptor(Rule rule, std::optional<GradientClippingConfig> clipping = std::nullopt)
       : rule_(std::move(rule)), clipping_(std::move(clipping)) {}
+  // Declared here and defaulted below, so that the library's explicit instantiations (stacks/cpu/optim.h) cover them.
+  OptimizerAdaptor(const OptimizerAdaptor& other);
+  OptimizerAdaptor(OptimizerAdaptor&& other) noexcept;
+  OptimizerAdaptor& operator=(const OptimizerAdaptor& other);
+  OptimizerAdaptor& operator=(OptimizerAdaptor&& other) noexcept;
+  ~OptimizerAdaptor();
 
   /// The module after one step at learning rate lr; parameters without a gradient (or with
   /// require_grad off) are unchanged. The model is a value: the input is left as it was. A rule that steps many
@@ -184,26 +189,13 @@ template <class Rule> class OptimizerAdaptor {
     GradientsParams& grads;
     std::map<std::pair<std::type_index, int64_t>, std::shared_ptr<void>> batches;
     std::vector<std::function<std::function<void()>()>> runs;  ///< per batch: steps it, returns its commit
-    std::map<ParamId, std::any> updated;                        ///< the new values, as the inner backend's primitives
+    std::map<ParamId, std::any> updated;                       ///< the new values, as the inner backend's primitives
+    ~BatchCollector();
     template <class P> void visit(const std::string&, const P& p) {
       using T = typename P::Value;
       if constexpr (std::same_as<typename T::Kind, Float>) {
-        using B = typename T::Backend;
-        using Inner = typename detail::InnerOf<B>::type;
-        constexpr size_t D = T::rank();
-        if (!p.is_require_grad()) return;
-        auto g = grads.template remove<Inner, D>(p.id());
-        if (!g) return;
-        Tensor<Inner, D> value = inner_value(p);
-        if (self.clipping_) *g = self.clipping_->clip(*g);
-        detail::check_step_operands(value, *g);
-        auto& state = self.template state_for<Inner>(p.id(), value.device());
-        detail::check_state_shapes(value, state);
-        auto& batch = batch_for<Inner>(self.rule_.group_key(state));
-        batch.ids.push_back(p.id());
-        batch.params.push_back(value.primitive());
-        batch.grads.push_back(g->primitive());
-        batch.states.push_back(&state);
+        using Inner = typename detail::InnerOf<typename T::Backend>::type;
+        if (p.is_require_grad()) self.template collect_tensor<Inner, T::rank()>(*this, p.id(), inner_value(p));
       }
     }
     template <class B> detail::StepBatch<B>& batch_for(int64_t key) {
@@ -253,12 +245,15 @@ template <class Rule> class OptimizerAdaptor {
     check_capturable();
     BatchCollector collector{*this, lr, grads, {}, {}, {}};
     module.visit(collector);
-    std::vector<std::function<void()>> commits;  // every group steps before any state changes
-    for (auto& run : collector.runs) commits.push_back(run());
-    for (auto& commit : commits) commit();
+    run_batches(collector);
     BatchApplier applier{collector.updated};
     return module.map(applier);
   }
+  /// Steps every group collector holds, then commits their states and new values (a failed group changes nothing).
+  void run_batches(BatchCollector& collector);
+  /// Adds one parameter with a gradient to collector's batch for its rule group (clipped gradient, checked shapes,
+  /// its state). Compiled once per backend and rank in the library for the batched shipped rules.
+  template <class B, size_t D> void collect_tensor(BatchCollector& collector, ParamId id, const Tensor<B, D>& value);
   /// One parameter's step: clipping, its state, the rule. Compiled once per backend and rank in
   /// the library for the shipped rules (stacks/cpu/optim.cpp), so model code does not repeat it.
   template <class B, size_t D>
@@ -292,7 +287,6 @@ template <class Rule> class OptimizerAdaptor {
   std::map<ParamId, Record> pending_;
 };
 
-
 template <class Rule> template <class B, size_t D>
 Tensor<B, D> OptimizerAdaptor<Rule>::step_tensor(double lr, ParamId id, const Tensor<B, D>& value, Tensor<B, D> grad) {
   check_capturable();
@@ -301,6 +295,36 @@ Tensor<B, D> OptimizerAdaptor<Rule>::step_tensor(double lr, ParamId id, const Te
   auto updated = rule_.step(lr, value, grad, state);
   ++state.step;
   return updated;
+}
+
+template <class Rule> template <class B, size_t D>
+void OptimizerAdaptor<Rule>::collect_tensor(BatchCollector& collector, ParamId id, const Tensor<B, D>& value) {
+  auto grad = collector.grads.template remove<B, D>(id);
+  if (!grad) return;
+  if (clipping_) *grad = clipping_->clip(*grad);
+  detail::check_step_operands(value, *grad);
+  auto& state = state_for<B>(id, value.device());
+  detail::check_state_shapes(value, state);
+  auto& batch = collector.template batch_for<B>(rule_.group_key(state));
+  batch.ids.push_back(id);
+  batch.params.push_back(value.primitive());
+  batch.grads.push_back(grad->primitive());
+  batch.states.push_back(&state);
+}
+
+template <class Rule> OptimizerAdaptor<Rule>::OptimizerAdaptor(const OptimizerAdaptor& other) = default;
+template <class Rule> OptimizerAdaptor<Rule>::OptimizerAdaptor(OptimizerAdaptor&& other) noexcept = default;
+template <class Rule>
+OptimizerAdaptor<Rule>& OptimizerAdaptor<Rule>::operator=(const OptimizerAdaptor& other) = default;
+template <class Rule>
+OptimizerAdaptor<Rule>& OptimizerAdaptor<Rule>::operator=(OptimizerAdaptor&& other) noexcept = default;
+template <class Rule> OptimizerAdaptor<Rule>::~OptimizerAdaptor() = default;
+template <class Rule> OptimizerAdaptor<Rule>::BatchCollector::~BatchCollector() = default;
+
+template <class Rule> void OptimizerAdaptor<Rule>::run_batches(BatchCollector& collector) {
+  std::vector<std::function<void()>> commits;  // every group steps before any state changes
+  for (auto& run : collector.runs) commits.push_back(run());
+  for (auto& commit : commits) commit();
 }
 
 template <class Rule> Record OptimizerAdaptor<Rule>::to_record() const {

@@ -21,6 +21,13 @@ class SilentRenderer final : public MetricsRenderer {
 };
 }  // namespace
 
+LearnerOptions::LearnerOptions() = default;
+LearnerOptions::LearnerOptions(const LearnerOptions& other) = default;
+LearnerOptions::LearnerOptions(LearnerOptions&& other) noexcept = default;
+LearnerOptions& LearnerOptions::operator=(const LearnerOptions& other) = default;
+LearnerOptions& LearnerOptions::operator=(LearnerOptions&& other) noexcept = default;
+LearnerOptions::~LearnerOptions() = default;
+
 TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)) {
   if (options_.artifact_dir.empty()) throw ValueError("LearnerBuilder", "the artifact directory is empty");
   if (options_.num_epochs == 0) throw ValueError("LearnerBuilder::num_epochs", "must be at least 1");

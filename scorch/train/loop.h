@@ -20,6 +20,14 @@ namespace scorch::train {
 
 /// Everything LearnerBuilder collects that does not depend on the model's types.
 struct LearnerOptions {
+  // Out of line (loop.cpp), so that a program's files do not each compile the copies of every member.
+  LearnerOptions();
+  LearnerOptions(const LearnerOptions& other);
+  LearnerOptions(LearnerOptions&& other) noexcept;
+  LearnerOptions& operator=(const LearnerOptions& other);
+  LearnerOptions& operator=(LearnerOptions&& other) noexcept;
+  ~LearnerOptions();
+
   std::string artifact_dir;
   size_t num_epochs = 1;
   std::optional<size_t> checkpoint;  // resume after this epoch

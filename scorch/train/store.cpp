@@ -7,6 +7,13 @@
 
 namespace scorch::train {
 
+MetricsStore::MetricsStore() = default;
+MetricsStore::MetricsStore(const MetricsStore& other) = default;
+MetricsStore::MetricsStore(MetricsStore&& other) noexcept = default;
+MetricsStore& MetricsStore::operator=(const MetricsStore& other) = default;
+MetricsStore& MetricsStore::operator=(MetricsStore&& other) noexcept = default;
+MetricsStore::~MetricsStore() = default;
+
 const char* split_name(Split split) { return split == Split::Train ? "train" : "valid"; }
 
 void MetricsStore::add(Split split, const std::string& name, size_t epoch, double value, double weight) {

@@ -118,13 +118,16 @@ class RandomGraph {
       }
     }
   }
+  // The mean over x's last axis, kept (the axis as -1 or 3).
+  Value mean_over_last(const Value& x) {
+    Value m = add("ReduceMean", {x.name}, {x.shape[0], x.shape[1], x.shape[2], 1});
+    m_.graph.nodes.back().attributes["axes"] = ints({rng_() % 2 ? -1 : 3});
+    return m;
+  }
   // A mask from the values, broadcast along the rows or not, selecting them or a fill value.
   Value masked(const Value& x) {
     Value source = x;
-    if (rng_() % 2) {
-      source = add("ReduceMean", {x.name}, {x.shape[0], x.shape[1], x.shape[2], 1});
-      m_.graph.nodes.back().attributes["axes"] = ints({3});
-    }
+    if (rng_() % 2) { source = mean_over_last(x); }
     Value mask{"v" + std::to_string(names_++), source.shape};
     node("Greater", {source.name, scalar(0.0f)}, mask.name);
     return rng_() % 2 ? add("Where", {mask.name, x.name, scalar(-1.5f)}, x.shape)
@@ -153,6 +156,18 @@ class RandomGraph {
     m_.graph.initializers.emplace(var, TensorData(variance, Shape{x.shape[1]}));
     return add("BatchNormalization", {a.name, weight({x.shape[1]}), weight({x.shape[1]}), weight({x.shape[1]}), var},
                x.shape);
+  }
+  // A layer norm over the last axis as PyTorch exports it below opset 17: (x − mean) / √(var + ε), then γ and β when
+  // affine; the square as Pow or Mul.
+  Value decomposed_layer_norm(const Value& x) {
+    Shape reduced{x.shape[0], x.shape[1], x.shape[2], 1};
+    Value mean = mean_over_last(x), d = add("Sub", {x.name, mean.name}, x.shape);
+    Value sq = rng_() % 2 ? add("Pow", {d.name, scalar(2.0f)}, x.shape) : add("Mul", {d.name, d.name}, x.shape);
+    Value var = mean_over_last(sq), e = add("Add", {var.name, scalar(1e-5f)}, reduced);
+    Value r = add("Sqrt", {e.name}, reduced), n = add("Div", {d.name, r.name}, x.shape);
+    if (rng_() % 3 == 0) return n;
+    Value scaled = add("Mul", {n.name, weight({x.shape[3]})}, x.shape);
+    return rng_() % 2 ? add("Add", {scaled.name, weight({x.shape[3]})}, x.shape) : scaled;
   }
   // The latest earlier value of x's shape other than x (x itself when there is none).
   std::string earlier_like(const Value& x) const {
@@ -186,7 +201,9 @@ class RandomGraph {
         return p;
       }
       case 5: return channel_softmax(x);
-      case 6: return add("LayerNormalization", {x.name, weight({x.shape[3]}), weight({x.shape[3]})}, x.shape);
+      case 6:
+        return rng_() % 2 ? add("LayerNormalization", {x.name, weight({x.shape[3]}), weight({x.shape[3]})}, x.shape)
+                          : decomposed_layer_norm(x);
       case 7: {  // a product over the last axis by a constant matrix
         size_t n = pick({4, 8});
         Value p = add("MatMul", {x.name, weight({x.shape[3], n})}, {x.shape[0], x.shape[1], x.shape[2], n});
@@ -236,10 +253,11 @@ size_t fused_in(const std::string& summary) {
 }
 
 TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
-  size_t fused = 0, interpreted_only = 0, upsampled = 0;
+  size_t fused = 0, interpreted_only = 0, upsampled = 0, decomposed_norms = 0;
   for (uint32_t seed = 1; seed <= 150; ++seed) {
     TensorData input;
     onnx::Model model = RandomGraph(seed).build(input);
+
     std::vector<TensorData> expected = onnx::Runtime<Cpu>(model).run(std::vector<TensorData>{input});
     // One thread: ctest runs this beside other tests, where an OpenMP team of two spins against them.
     for (CompileOptions options :
@@ -248,7 +266,8 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
       auto got = compiled.run({input});
       if (options.fuse && options.lower) fused += fused_in(compiled.summary());
       for (const auto& step : compiled.profile())  // transposed convolutions lowered, not left to the interpreter
-        upsampled += step.kind == "conv" && step.ops.rfind("ConvTranspose", 0) == 0;
+        upsampled += step.kind == "conv" && step.ops.rfind("ConvTranspose", 0) == 0,
+            decomposed_norms += step.kind == "layer_norm" && step.ops.rfind("ReduceMean", 0) == 0;
       if (!options.lower) interpreted_only += compiled.summary().find(" 0 run by the interpreter") == std::string::npos;
       ASSERT_EQ(got.size(), expected.size());
       for (size_t i = 0; i < got.size(); ++i) {
@@ -259,6 +278,10 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
       }
     }
   }
+  EXPECT_GT(fused, 150u);             // activations, GELU chains, biases and residuals fused into their heads
+  EXPECT_EQ(interpreted_only, 150u);  // unlowered: every graph ran through the interpreter
+  EXPECT_GT(upsampled, 0u);           // transposed convolutions lowered
+  EXPECT_GT(decomposed_norms, 0u);    // decomposed layer norms matched into one primitive
 }
 
 // One Conv or ConvTranspose of 1, 2 or 3 spatial dims (random kernel, stride, padding, dilation, groups, bias),

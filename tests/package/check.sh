@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ctest `package`: installs the build tree into a temporary prefix, then builds and runs an out-of-tree consumer
-# through find_package(Scorch) and through pkg-config, static and shared, and checks that libscorch.so exports only
+# through find_package(Scorch) and through pkg-config, static and shared (and, where built, a compiled-inference
+# consumer through Scorch::graph), and checks that libscorch.so exports only
 # Scorch's symbols and that no installed file names the source tree.
 # Usage: tests/package/check.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
@@ -34,6 +35,9 @@ for form in static shared; do
     > "$work/configure-$form.log" || { cat "$work/configure-$form.log"; exit 1; }
   cmake --build "$work/cmake-$form" > "$work/build-$form.log" || { cat "$work/build-$form.log"; exit 1; }
   "$work/cmake-$form/consumer"
+  if grep -q '^SCORCH_DNNL_LIBRARY:FILEPATH=/' "$build/CMakeCache.txt"; then  # built with compiled inference
+    "$work/cmake-$form/compiled"
+  fi
   linked=$(ldd "$work/cmake-$form/consumer" | grep -c 'libscorch\.so' || true)
   if [[ $linked != $([[ $form == shared ]] && echo 1 || echo 0) ]]; then
     echo "package: the $form consumer links libscorch.so $linked time(s)" >&2
