@@ -285,36 +285,98 @@ struct Fuser {
     if (n.inputs.size() != 2 || n.inputs[0] == n.inputs[1]) return "";
     return n.inputs[0] == x ? n.inputs[1] : n.inputs[1] == x ? n.inputs[0] : "";
   }
-  using Match = std::optional<std::pair<std::vector<size_t>, std::string>>;
-  // GELU's erf form over x, as PyTorch exports it: Div(x, √2) → Erf → Add(1) → Mul(x, ·) → Mul(0.5).
-  Match gelu(const std::string& x) const {
-    auto r = readers.find(x);
-    if (r == readers.end() || r->second.size() != 2 || facts.graph_outputs.count(x)) return std::nullopt;
-    for (size_t k = 0; k < 2; ++k) {
-      size_t d = r->second[k], m = r->second[1 - k];
-      const Node &div = nodes[d], &mul = nodes[m];
-      if (taken[d] || taken[m] || div.op_type != "Div" || div.inputs.size() != 2 || div.inputs[0] != x ||
-          !scalar_near(div.inputs[1], std::sqrt(2.0)) || mul.op_type != "Mul")
+  // A region of elementwise nodes on x and one-element constants: its nodes in order and the one value it gives out.
+  struct Region {
+    std::vector<size_t> nodes;
+    std::string output;
+  };
+  // The nodes after x's producer that read only x, one-element constants and each other (up to 16), in order.
+  std::vector<size_t> elementwise_nodes(const std::string& x) const {
+    static const std::set<std::string> ops{"Mul", "Add", "Sub", "Div", "Pow", "Tanh", "Erf", "Sqrt", "Sigmoid"};
+    const ValueMeta* xm = v.meta(x);
+    auto p = producer.find(x);
+    std::set<std::string> inside{x};
+    std::vector<size_t> found;
+    for (size_t i = p == producer.end() ? 0 : p->second + 1; xm && i < nodes.size() && found.size() < 16; ++i) {
+      const Node& n = nodes[i];
+      if (taken[i] || !ops.count(n.op_type) || n.outputs.size() != 1 || !(n.domain.empty() || n.domain == "ai.onnx"))
         continue;
-      auto e = only_reader(div.outputs[0], "Erf");
-      auto a = e ? only_reader(nodes[*e].outputs[0], "Add") : std::nullopt;
-      if (!a || !scalar_near(other(nodes[*a], nodes[*e].outputs[0]), 1.0)) continue;
-      if (only_reader(nodes[*a].outputs[0]) != m || other(mul, x) != nodes[*a].outputs[0]) continue;
-      auto h = only_reader(mul.outputs[0], "Mul");
-      if (!h || !scalar_near(other(nodes[*h], mul.outputs[0]), 0.5)) continue;
-      return std::make_pair(std::vector<size_t>{d, *e, *a, m, *h}, nodes[*h].outputs[0]);
+      bool reads_region = false, eligible = true;
+      for (const auto& in : n.inputs) {
+        const TensorData* c = facts.constant(in);
+        reads_region |= inside.count(in) > 0;
+        eligible &= inside.count(in) || (c && c->num_elements() == 1 && c->shape().rank() <= xm->shape.rank());
+      }
+      if (reads_region && eligible) found.push_back(i), inside.insert(n.outputs[0]);
+    }
+    return found;
+  }
+  // The region of the given nodes over x when every reader of x is among them and only the last one's value is read
+  // outside (or is a graph output).
+  std::optional<Region> closed_region(std::vector<size_t> members, const std::string& x) const {
+    std::set<size_t> in(members.begin(), members.end());
+    auto read_outside = [&](const std::string& name) {
+      auto it = readers.find(name);
+      if (facts.graph_outputs.count(name)) return true;
+      return it != readers.end() &&
+             std::any_of(it->second.begin(), it->second.end(), [&](size_t k) { return !in.count(k); });
+    };
+    if (members.size() < 2 || read_outside(x)) return std::nullopt;
+    for (size_t k = 0; k + 1 < members.size(); ++k)
+      if (read_outside(nodes[members[k]].outputs[0])) return std::nullopt;
+    std::string output = nodes[members.back()].outputs[0];
+    return Region{std::move(members), output};
+  }
+  // The longest region over x that computes a known activation, with it.
+  std::optional<std::pair<Region, Activation>> activation_region(const std::string& x) const {
+    if (facts.graph_outputs.count(x)) return std::nullopt;
+    std::vector<size_t> found = elementwise_nodes(x);
+    for (size_t k = found.size(); k >= 2; --k) {
+      auto r = closed_region(std::vector<size_t>(found.begin(), found.begin() + long(k)), x);
+      if (auto act = r ? recognized_activation(*r, x) : std::nullopt) return std::make_pair(*r, *act);
     }
     return std::nullopt;
   }
-  // SiLU over x: x · Sigmoid(x).
-  Match silu(const std::string& x) const {
-    auto r = readers.find(x);
-    if (r == readers.end() || r->second.size() != 2 || facts.graph_outputs.count(x)) return std::nullopt;
-    for (size_t k = 0; k < 2; ++k) {
-      size_t s = r->second[k], m = r->second[1 - k];
-      if (taken[s] || taken[m] || nodes[s].op_type != "Sigmoid" || nodes[m].op_type != "Mul") continue;
-      if (only_reader(nodes[s].outputs[0]) == m && other(nodes[m], x) == nodes[s].outputs[0])
-        return std::make_pair(std::vector<size_t>{s, m}, nodes[m].outputs[0]);
+  // The region's value at x = t (nullopt where an op gives no finite value).
+  std::optional<double> evaluate(const Region& r, const std::string& x, double t) const {
+    std::map<std::string, double> value{{x, t}};
+    auto get = [&](const std::string& name) {
+      auto it = value.find(name);
+      return it != value.end() ? it->second : facts.constant(name)->value_at(0);
+    };
+    for (size_t i : r.nodes) {
+      const Node& n = nodes[i];
+      double a = get(n.inputs[0]), b = n.inputs.size() > 1 ? get(n.inputs[1]) : 0, y = 0;
+      if (n.op_type == "Mul") y = a * b;
+      else if (n.op_type == "Add") y = a + b;
+      else if (n.op_type == "Sub") y = a - b;
+      else if (n.op_type == "Div") y = a / b;
+      else if (n.op_type == "Pow") y = std::pow(a, b);
+      else if (n.op_type == "Tanh") y = std::tanh(a);
+      else if (n.op_type == "Erf") y = std::erf(a);
+      else if (n.op_type == "Sqrt") y = std::sqrt(a);
+      else y = 1 / (1 + std::exp(-a));  // Sigmoid
+      if (!std::isfinite(y)) return std::nullopt;
+      value[n.outputs[0]] = y;
+    }
+    return value.at(r.output);
+  }
+  // GELU (erf or tanh form) or SiLU when the region over x computes it at every sample point (within 1e-5).
+  std::optional<Activation> recognized_activation(const Region& r, const std::string& x) const {
+    using K = Activation::Kind;
+    static constexpr double kSqrt2OverPi = 0.7978845608028654;
+    std::vector<std::pair<Activation, double (*)(double)>> known{
+        {{K::GeluErf, 0, 0}, [](double t) { return 0.5 * t * (1 + std::erf(t / std::sqrt(2.0))); }},
+        {{K::GeluTanh, 0, 0},
+         [](double t) { return 0.5 * t * (1 + std::tanh(kSqrt2OverPi * (t + 0.044715 * t * t * t))); }},
+        {{K::Swish, 1, 0}, [](double t) { return t / (1 + std::exp(-t)); }}};
+    for (const auto& [activation, f] : known) {
+      bool all = true;
+      for (double t : {-5.0, -3.0, -2.0, -1.5, -1.0, -0.5, -0.1, 0.0, 0.1, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0}) {
+        auto y = evaluate(r, x, t);
+        all = all && y && std::abs(*y - f(t)) <= 1e-5 * (1 + std::abs(f(t)));
+      }
+      if (all) return activation;
     }
     return std::nullopt;
   }
@@ -394,16 +456,15 @@ struct Fuser {
     bool head_bias = h.op_type == "Gemm" && h.inputs.size() > 2 && !h.inputs[2].empty();
     for (;;) {
       auto& acts = g.sum ? g.after_sum : g.before_sum;
-      if (auto m = gelu(g.output)) {
-        acts.push_back({Activation::Kind::GeluErf, 0, 0}), absorb(g, m->first, m->second);
-        continue;
-      }
-      if (auto m = silu(g.output)) {
-        acts.push_back({Activation::Kind::Swish, 1, 0}), absorb(g, m->first, m->second);
+      if (auto found = activation_region(g.output)) {
+        acts.push_back(found->second), absorb(g, found->first.nodes, found->first.output);
         continue;
       }
       auto c = only_reader(g.output);
       if (!c) return;
+      // oneDNN 2.6's binary primitive computes a chain of three eltwise post-ops wrongly (Linear, Tanh, Linear after
+      // an Add: a random graph found it); two are right, so a binary head takes at most two.
+      if (g.kind == Group::Kind::Binary && g.before_sum.size() >= 2) return;
       const Node& next = nodes[*c];
       bool unary_use = next.inputs.size() < 2 || next.op_type == "Clip" || next.inputs[0] == g.output;
       if (auto act = unary_use ? activation_of(next, facts) : std::nullopt) {

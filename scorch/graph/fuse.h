@@ -24,7 +24,7 @@ struct ValueMeta {
 
 /// An elementwise activation as oneDNN's eltwise algorithms take it: algorithm name and its alpha and beta.
 struct Activation {
-  enum class Kind { Relu, Clip, Logistic, Tanh, HardSwish, Elu, Linear, GeluErf, Swish };
+  enum class Kind { Relu, Clip, Logistic, Tanh, HardSwish, Elu, Linear, GeluErf, GeluTanh, Swish };
   Kind kind = Kind::Relu;
   float alpha = 0, beta = 0;
 };
@@ -86,8 +86,10 @@ struct GraphFacts {
 std::optional<std::vector<Activation>> activation_of(const onnx::Node& node, const GraphFacts& facts);
 
 /// Groups nodes (topologically ordered) into steps, in run order. With fuse off, every node is its own group. Fused
-/// after a head: activation nodes, GELU's erf form (Div √2, Erf, Add 1, Mul x, Mul 0.5) and SiLU (x · Sigmoid(x)) as
-/// one activation each, a product's bias Add, and a residual Add whose other operand is computed before the head;
+/// after a head: activation nodes; a region of elementwise nodes on scalar constants that reads only the head's
+/// result and computes GELU (erf or tanh form) or SiLU, whatever the order the exporter wrote it in (the region is
+/// evaluated at sample points and compared with each); a product's bias Add; and a residual Add whose other operand
+/// is computed before the head;
 /// a layer norm's decomposed form becomes one LayerNorm group (see Group::Norm).
 std::vector<Group> group_nodes(const std::vector<onnx::Node>& nodes, const GraphFacts& facts, bool fuse, bool lower);
 

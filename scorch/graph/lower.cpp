@@ -46,6 +46,7 @@ dnnl::algorithm algorithm_of(Activation::Kind k) {
     case Activation::Kind::Elu: return A::eltwise_elu;
     case Activation::Kind::Linear: return A::eltwise_linear;
     case Activation::Kind::GeluErf: return A::eltwise_gelu_erf;
+    case Activation::Kind::GeluTanh: return A::eltwise_gelu_tanh;
     case Activation::Kind::Swish: return A::eltwise_swish;
   }
   return A::eltwise_relu;

@@ -296,6 +296,38 @@ TEST(OnnxRuntime, FoldingTwoBatchNormsAndSubgraphReads) {
   expect_folding_keeps_outputs(branchy, x, 3);
 }
 
+TEST(OnnxRuntime, MergesCommonSubexpressionsAndDropsDeadNodesAtLoad) {
+  // Two Relu(x) and two Transpose(x) with the same perm merge (their readers then read the first), a Transpose with
+  // another perm and a Dropout do not; a Sigmoid read by nothing goes, and so does the Tanh chain only it read; a
+  // merged node whose output the graph names stays as an Identity of the first.
+  Model m = model({node("Relu", {"x"}, {"a"}), node("Relu", {"x"}, {"b"}),
+                   node("Transpose", {"x"}, {"t1"}, {{"perm", ints_attr({1, 0})}}),
+                   node("Transpose", {"x"}, {"t2"}, {{"perm", ints_attr({1, 0})}}),
+                   node("Transpose", {"x"}, {"t3"}, {{"perm", ints_attr({0, 1})}}), node("Tanh", {"x"}, {"h"}),
+                   node("Sigmoid", {"h"}, {"dead"}), node("Dropout", {"a"}, {"d1"}), node("Dropout", {"a"}, {"d2"}),
+                   node("Mul", {"a", "b"}, {"m"}), node("Add", {"t1", "t2"}, {"s"}), node("Add", {"m", "t3"}, {"u"}),
+                   node("Add", {"d1", "d2"}, {"v"}), node("Sub", {"u", "v"}, {"w"}), node("Add", {"w", "s"}, {"y"}),
+                   node("Relu", {"x"}, {"z"})},
+                  {2, 2});
+  m.graph.outputs.push_back({"z", true, DType::F32, std::nullopt});
+  TensorData x({1.0f, -2.0f, 3.0f, 0.5f}, {2, 2});
+  Runtime<Cpu> folded(m);
+  std::map<std::string, size_t> ops;
+  for (const auto& n : folded.plan().nodes) ++ops[n.op_type];
+  EXPECT_EQ(ops["Relu"], 1u);       // a, b and z are one Relu
+  EXPECT_EQ(ops["Identity"], 1u);   // z, a graph output, copies it
+  EXPECT_EQ(ops["Transpose"], 2u);  // t1 = t2, t3 apart
+  EXPECT_EQ(ops["Dropout"], 2u);    // never merged
+  EXPECT_EQ(ops.count("Sigmoid") + ops.count("Tanh"), 0u);
+  ::setenv("SCORCH_ONNX_NO_FOLDING", "1", 1);
+  Runtime<Cpu> plain(m);
+  ::unsetenv("SCORCH_ONNX_NO_FOLDING");
+  EXPECT_EQ(plain.plan().nodes.size(), m.graph.nodes.size());
+  auto a = folded.run(std::vector<TensorData>{x}), b = plain.run(std::vector<TensorData>{x});
+  ASSERT_EQ(a.size(), 2u);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(node_suite::compare(a[i], b[i], 0, 0), "") << "output " << i;
+}
+
 TEST(OnnxRuntime, RunsRepeatedlyAndByName) {
   // y = relu(x) + w, w an initializer; the runtime keeps w across runs and takes inputs by name too.
   Model m = model({node("Relu", {"x"}, {"r"}), node("Add", {"r", "w"}, {"y"})}, {std::nullopt, 2});

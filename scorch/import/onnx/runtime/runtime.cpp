@@ -10,6 +10,7 @@
 
 #include "scorch/import/onnx/runtime/bridge.h"
 #include "scorch/import/onnx/runtime/op_call_impl.h"
+#include "scorch/import/onnx/runtime/node_passes.h"
 #include "scorch/import/onnx/runtime/optimize.h"
 
 namespace scorch::onnx {
@@ -365,6 +366,8 @@ Interpreter::Interpreter(Model model, const dyn::DynDevice& device)
     if (!subgraphs) {
       fold_batch_norms<Dyn>(plan_.nodes, model_.graph, weights, constant);
       fuse_layer_norms<Dyn>(plan_.nodes, model_.graph, weights, constant);
+      merge_common_subexpressions(plan_.nodes, model_.graph);
+      remove_dead_nodes(plan_.nodes, model_.graph);
     }
     settle_constants<Dyn>(plan_.nodes, model_.graph, weights, fed, subgraphs);
   }
