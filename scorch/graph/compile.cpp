@@ -81,6 +81,7 @@ CompiledModel compile(onnx::Model model, const std::vector<TensorData>& example_
                    },
                    {}};
   for (const auto& out : m->outputs) facts.graph_outputs.insert(out);
+  facts.opset = interp.model().opset;
   auto groups = group_nodes(interp.plan().nodes, facts, options.fuse, options.lower);
   Lowering lower(*m);
   for (const auto& name : m->inputs) lower.define_input(name);

@@ -202,6 +202,31 @@ bool lowerable_reshape(const Node& n, const Values& v) {
          v.computed_f32(n.outputs[0]);
 }
 
+// A Resize oneDNN's resampling computes alike: nearest with asymmetric coordinates and floor rounding by whole
+// factors, or linear with half-pixel coordinates (pytorch_half_pixel where no output dim is 1); N and C kept, a
+// scales input (when given) equal to the output/input ratio, no cubic, no crop.
+bool lowerable_resize(const Node& n, const Values& v) {
+  if (n.op_type != "Resize" || v.facts.opset < 11 || n.outputs.size() != 1 || !v.computed_f32(n.inputs[0], 3, 5) ||
+      !v.computed_f32(n.outputs[0], 3, 5))
+    return false;
+  const Shape &in = v.meta(n.inputs[0])->shape, &out = v.meta(n.outputs[0])->shape;
+  if (in.rank() != out.rank() || in[0] != out[0] || in[1] != out[1]) return false;
+  if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+    const TensorData* scales = v.facts.constant(n.inputs[2]);
+    if (!scales) return false;
+    auto given = scales->to_vector<double>();
+    for (size_t d = 0; d < given.size() && d < in.rank(); ++d)
+      if (std::abs(given[d] - double(out[d]) / double(in[d])) > 1e-6) return false;
+  }
+  std::string mode = attr_string(n, "mode", "nearest"),
+              coords = attr_string(n, "coordinate_transformation_mode", "half_pixel");
+  bool one = false, whole = true;
+  for (size_t d = 2; d < in.rank(); ++d) one |= out[d] == 1, whole &= out[d] % in[d] == 0;
+  if (mode == "linear") return coords == "half_pixel" || (coords == "pytorch_half_pixel" && !one);
+  return mode == "nearest" && coords == "asymmetric" &&
+         attr_string(n, "nearest_mode", "round_prefer_floor") == "floor" && whole;
+}
+
 std::optional<float> scalar_constant(const Node& n, size_t i, const Values& v) {
   if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
   const TensorData* t = v.facts.constant(n.inputs[i]);
@@ -552,6 +577,7 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (n.op_type == "Softmax" && lowerable_softmax(n, v)) g.kind = Group::Kind::Softmax;
     else if (n.op_type == "Concat" && lowerable_concat(n, v)) g.kind = Group::Kind::Concat;
     else if (lowerable_where(n, v)) g.kind = Group::Kind::Where;
+    else if (lowerable_resize(n, v)) g.kind = Group::Kind::Resize;
     else if (n.op_type == "BatchNormalization" && lowerable_batch_norm(n, v, uses)) g.kind = Group::Kind::BatchNorm;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
     else if (n.op_type == "Transpose" && attr(n, "perm") && v.computed_f32(n.inputs[0]) && v.computed_f32(n.outputs[0]))

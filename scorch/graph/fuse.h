@@ -52,6 +52,7 @@ struct Group {
     Concat,
     BatchNorm,
     Where,
+    Resize,
     Interpreter
   };
   Kind kind = Kind::Interpreter;
@@ -79,6 +80,7 @@ struct GraphFacts {
   const std::map<std::string, ValueMeta>* meta;                   ///< every tensor value's shape and dtype
   std::function<const TensorData*(const std::string&)> constant;  ///< a constant's data, or nullptr
   std::set<std::string> graph_outputs;
+  int64_t opset = 17;  ///< the model's default-domain opset (Resize's coordinates were asymmetric at 10)
 };
 
 /// The activation node computes (Relu, LeakyRelu, Clip with constant bounds, Sigmoid, Tanh, HardSwish, HardSigmoid,

@@ -414,6 +414,18 @@ void Lowering::add_pool(const Group& g) {
   push_primitive(info_of(g, "pool"), dnnl::pooling_v2_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});
 }
 
+void Lowering::add_resize(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  auto algo = attr_string(n, "mode", "nearest") == "linear" ? dnnl::algorithm::resampling_linear
+                                                            : dnnl::algorithm::resampling_nearest;
+  size_t src = buffer_of(n.inputs[0]);
+  memory::desc dst_any(dims_of(m_.meta.at(g.output).shape), dt::f32, tag::any);
+  dnnl::resampling_forward::desc d(dnnl::prop_kind::forward_inference, algo, *m_.buffers[src].desc, dst_any);
+  dnnl::resampling_forward::primitive_desc pd(d, m_.engine);
+  size_t dst = define(g.output, pd.dst_desc());
+  push_primitive(info_of(g, "resize"), dnnl::resampling_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});
+}
+
 void Lowering::add_eltwise(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
   GraphFacts facts{&m_.meta,
@@ -584,6 +596,7 @@ void Lowering::add(const Group& g) {
         case Group::Kind::Concat: add_concat(g); break;
         case Group::Kind::BatchNorm: add_batch_norm(g); break;
         case Group::Kind::Where: add_where(g); break;
+        case Group::Kind::Resize: add_resize(g); break;
         case Group::Kind::Interpreter: break;
       }
       m_.fused += g.nodes.size() - 1;

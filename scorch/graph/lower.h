@@ -27,6 +27,7 @@ class Lowering {
   void add_matmul(const Group& g);
   void add_batch_matmul(const Group& g);
   void add_pool(const Group& g);
+  void add_resize(const Group& g);
   void add_eltwise(const Group& g);
   void add_binary(const Group& g);
   void add_reshape(const Group& g);

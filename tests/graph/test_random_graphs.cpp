@@ -167,6 +167,31 @@ class RandomGraph {
     n.attributes["output_padding"] = ints({int64_t(extra), int64_t(extra)});
     return v;
   }
+  // An upsampling Resize: nearest ×2 (asymmetric, floor) or linear (half_pixel or pytorch_half_pixel) ×2 or to a
+  // size a little larger; by scales or by sizes.
+  Value resized(const Value& x) {
+    bool linear = rng_() % 2, by_sizes = rng_() % 2;
+    Shape out{x.shape[0], x.shape[1], 2 * x.shape[2], 2 * x.shape[3]};
+    if (linear && by_sizes) out = Shape{x.shape[0], x.shape[1], x.shape[2] + pick({1, 3}), x.shape[3] + pick({2, 5})};
+    std::vector<std::string> in{x.name, ""};
+    if (by_sizes) {
+      in.push_back("");
+      in.push_back(shape_constant({int64_t(out[0]), int64_t(out[1]), int64_t(out[2]), int64_t(out[3])}));
+    } else {
+      std::string name = "scales" + std::to_string(names_++);
+      m_.graph.initializers.emplace(name, TensorData(std::vector<float>{1, 1, 2, 2}, Shape{4}));
+      in.push_back(name);
+    }
+    Value v = add("Resize", in, out);
+    auto text = [](std::string value) { return Attribute{Attribute::Kind::String, 0, 0, std::move(value)}; };
+    auto& attributes = m_.graph.nodes.back().attributes;
+    attributes["mode"] = text(linear ? "linear" : "nearest");
+    attributes["coordinate_transformation_mode"] = text(!linear      ? "asymmetric"
+                                                        : rng_() % 2 ? "half_pixel"
+                                                                     : "pytorch_half_pixel");
+    if (!linear) attributes["nearest_mode"] = text("floor");
+    return v;
+  }
   // A BatchNormalization no convolution absorbs (after an activation, as pre-activation nets have).
   Value normalized(const Value& x) {
     Value a = activation(x);
@@ -205,7 +230,7 @@ class RandomGraph {
     return b;
   }
   Value step(const Value& x) {
-    switch (rng_() % 13) {
+    switch (rng_() % 14) {
       case 0:
       case 1: return conv(x);
       case 2: return activation(x);
@@ -248,6 +273,7 @@ class RandomGraph {
         return c;
       }
       case 11: return upsampled(x);
+      case 12: return resized(x);
       default: return masked(x);
     }
   }
@@ -275,7 +301,7 @@ size_t fused_in(const std::string& summary) {
 }
 
 TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
-  size_t fused = 0, interpreted_only = 0, upsampled = 0, decomposed_norms = 0, gelu_tanh = 0;
+  size_t fused = 0, interpreted_only = 0, upsampled = 0, decomposed_norms = 0, gelu_tanh = 0, resized = 0;
   // SEED0 (default 1) starts the 150 seeds: SEED0=151 tries another 150.
   const char* first = std::getenv("SEED0");
   uint32_t seed0 = first ? uint32_t(std::atoi(first)) : 1;
@@ -294,7 +320,8 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
         upsampled += step.kind == "conv" && step.ops.rfind("ConvTranspose", 0) == 0,
             decomposed_norms += step.kind == "layer_norm" && step.ops.rfind("ReduceMean", 0) == 0,
             gelu_tanh += step.kind != "interpreter" && step.ops.find("+Tanh+") != std::string::npos &&
-                         step.ops.find("+Add+") != std::string::npos;
+                         step.ops.find("+Add+") != std::string::npos,
+            resized += step.kind == "resize";
       if (!options.lower) interpreted_only += compiled.summary().find(" 0 run by the interpreter") == std::string::npos;
       ASSERT_EQ(got.size(), expected.size());
       for (size_t i = 0; i < got.size(); ++i) {
@@ -309,6 +336,7 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
   EXPECT_EQ(interpreted_only, 150u);  // unlowered: every graph ran through the interpreter
   EXPECT_GT(upsampled, 0u);           // transposed convolutions lowered
   EXPECT_GT(decomposed_norms, 0u);    // decomposed layer norms matched into one primitive
+  EXPECT_GT(resized, 0u);             // Resize lowered to oneDNN's resampling
   EXPECT_GT(gelu_tanh, 0u);           // GELU's tanh form fused as one activation
 }
 
