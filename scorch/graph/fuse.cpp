@@ -227,6 +227,17 @@ bool lowerable_resize(const Node& n, const Values& v) {
          attr_string(n, "nearest_mode", "round_prefer_floor") == "floor" && whole;
 }
 
+// A reduction oneDNN has (mean, sum, max, min, product, L1, L2, sum of squares) over known axes of a computed value.
+bool lowerable_reduce(const Node& n, const Values& v) {
+  static const std::set<std::string> ops{"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin",
+                                         "ReduceProd", "ReduceL1",  "ReduceL2",  "ReduceSumSquare"};
+  if (!ops.count(n.op_type) || n.outputs.size() != 1 || !v.computed_f32(n.inputs[0]) || !v.computed_f32(n.outputs[0]))
+    return false;
+  const Shape& xs = v.meta(n.inputs[0])->shape;
+  auto axes = reduced_axes(n, xs.rank(), v.facts);  // and one of them longer than 1 (oneDNN reduces something)
+  return axes && std::any_of(axes->begin(), axes->end(), [&](size_t d) { return xs[d] > 1; });
+}
+
 std::optional<float> scalar_constant(const Node& n, size_t i, const Values& v) {
   if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
   const TensorData* t = v.facts.constant(n.inputs[i]);
@@ -235,6 +246,25 @@ std::optional<float> scalar_constant(const Node& n, size_t i, const Values& v) {
 }
 
 }  // namespace
+
+std::optional<std::vector<size_t>> reduced_axes(const Node& n, size_t rank, const GraphFacts& facts) {
+  std::vector<int64_t> axes = attr_ints(n, "axes", {});
+  bool axes_input = n.op_type == "ReduceSum" && facts.opset >= 13;
+  if (axes_input && n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    const TensorData* t = facts.constant(n.inputs[1]);
+    if (!t || t->dtype() != DType::I64) return std::nullopt;
+    axes = t->to_vector<int64_t>();
+  }
+  if (axes.empty() && axes_input && attr_int(n, "noop_with_empty_axes", 0) != 0) return std::nullopt;
+  std::set<size_t> dims;
+  for (int64_t a : axes) {
+    if (a < -int64_t(rank) || a >= int64_t(rank)) return std::nullopt;
+    dims.insert(size_t(a < 0 ? a + int64_t(rank) : a));
+  }
+  if (axes.empty())
+    for (size_t d = 0; d < rank; ++d) dims.insert(d);
+  return std::vector<size_t>(dims.begin(), dims.end());
+}
 
 std::optional<std::vector<Activation>> activation_of(const Node& n, const GraphFacts& facts) {
   using K = Activation::Kind;
@@ -578,6 +608,7 @@ std::vector<Group> group_nodes(const std::vector<Node>& nodes, const GraphFacts&
     else if (n.op_type == "Concat" && lowerable_concat(n, v)) g.kind = Group::Kind::Concat;
     else if (lowerable_where(n, v)) g.kind = Group::Kind::Where;
     else if (lowerable_resize(n, v)) g.kind = Group::Kind::Resize;
+    else if (lowerable_reduce(n, v)) g.kind = Group::Kind::Reduce;
     else if (n.op_type == "BatchNormalization" && lowerable_batch_norm(n, v, uses)) g.kind = Group::Kind::BatchNorm;
     else if (lowerable_reshape(n, v)) g.kind = Group::Kind::Reshape;
     else if (n.op_type == "Transpose" && attr(n, "perm") && v.computed_f32(n.inputs[0]) && v.computed_f32(n.outputs[0]))

@@ -53,6 +53,7 @@ struct Group {
     BatchNorm,
     Where,
     Resize,
+    Reduce,
     Interpreter
   };
   Kind kind = Kind::Interpreter;
@@ -82,6 +83,11 @@ struct GraphFacts {
   std::set<std::string> graph_outputs;
   int64_t opset = 17;  ///< the model's default-domain opset (Resize's coordinates were asymmetric at 10)
 };
+
+/// The dims a Reduce* node reduces over an input of rank dims (sorted, distinct), read from its axes attribute or
+/// (ReduceSum from opset 13) its constant axes input; nullopt when they are not known at compile time or the node
+/// reduces nothing (noop_with_empty_axes).
+std::optional<std::vector<size_t>> reduced_axes(const onnx::Node& node, size_t rank, const GraphFacts& facts);
 
 /// The activation node computes (Relu, LeakyRelu, Clip with constant bounds, Sigmoid, Tanh, HardSwish, HardSigmoid,
 /// Elu), as oneDNN post-ops in order; nullopt for any other node.

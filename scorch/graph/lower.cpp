@@ -426,15 +426,40 @@ void Lowering::add_resize(const Group& g) {
   push_primitive(info_of(g, "resize"), dnnl::resampling_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}}, {});
 }
 
+GraphFacts Lowering::facts() const {
+  return GraphFacts{&m_.meta,
+                    [this](const std::string& name) -> const TensorData* {
+                      auto it = m_.constants.find(name);
+                      return it == m_.constants.end() ? nullptr : &it->second;
+                    },
+                    {},
+                    m_.interpreter->model().opset};
+}
+
+void Lowering::add_reduce(const Group& g) {
+  const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
+  using A = dnnl::algorithm;
+  static const std::map<std::string, std::pair<A, float>> algos{
+      {"ReduceMean", {A::reduction_mean, 0.f}},      {"ReduceSum", {A::reduction_sum, 0.f}},
+      {"ReduceMax", {A::reduction_max, 0.f}},        {"ReduceMin", {A::reduction_min, 0.f}},
+      {"ReduceProd", {A::reduction_mul, 0.f}},       {"ReduceL1", {A::reduction_norm_lp_sum, 1.f}},
+      {"ReduceL2", {A::reduction_norm_lp_sum, 2.f}}, {"ReduceSumSquare", {A::reduction_norm_lp_power_p_sum, 2.f}}};
+  const Shape& xs = m_.meta.at(n.inputs[0]).shape;
+  Shape kept = xs;
+  std::vector<size_t> axes = reduced_axes(n, xs.rank(), facts()).value();  // lowerable_reduce found them
+  for (size_t d : axes) kept[d] = 1;
+  auto [algo, p] = algos.at(n.op_type);
+  dnnl::reduction::desc d(algo, plain_desc(xs), plain_desc(kept), p, 0.f);
+  dnnl::reduction::primitive_desc pd(d, m_.engine);  // before any step is placed: oneDNN may refuse it
+  size_t src = as_plain(n.inputs[0]);
+  size_t dst = define(g.output, plain_desc(m_.meta.at(g.output).shape));
+  size_t at_kept_dims = view(dst, plain_desc(kept));  // keepdims 0: the same values without the reduced dims
+  push_primitive(info_of(g, "reduce"), dnnl::reduction(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, at_kept_dims}}, {});
+}
+
 void Lowering::add_eltwise(const Group& g) {
   const Node& n = m_.interpreter->plan().nodes[g.nodes[0]];
-  GraphFacts facts{&m_.meta,
-                   [&](const std::string& name) -> const TensorData* {
-                     auto it = m_.constants.find(name);
-                     return it == m_.constants.end() ? nullptr : &it->second;
-                   },
-                   {}};
-  auto acts = *activation_of(n, facts);
+  auto acts = *activation_of(n, facts());
   size_t src = buffer_of(n.inputs[0]);
   memory::desc md = *m_.buffers[src].desc;
   std::vector<dnnl::eltwise_forward::primitive_desc> pds;
@@ -597,6 +622,7 @@ void Lowering::add(const Group& g) {
         case Group::Kind::BatchNorm: add_batch_norm(g); break;
         case Group::Kind::Where: add_where(g); break;
         case Group::Kind::Resize: add_resize(g); break;
+        case Group::Kind::Reduce: add_reduce(g); break;
         case Group::Kind::Interpreter: break;
       }
       m_.fused += g.nodes.size() - 1;

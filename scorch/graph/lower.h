@@ -23,11 +23,14 @@ class Lowering {
   void finish();
 
  private:
+  /// What the grouping pass read, for a lowering that asks it again (an activation's kind, a reduction's axes).
+  GraphFacts facts() const;
   void add_conv(const Group& g);
   void add_matmul(const Group& g);
   void add_batch_matmul(const Group& g);
   void add_pool(const Group& g);
   void add_resize(const Group& g);
+  void add_reduce(const Group& g);
   void add_eltwise(const Group& g);
   void add_binary(const Group& g);
   void add_reshape(const Group& g);

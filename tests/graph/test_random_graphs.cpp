@@ -192,6 +192,31 @@ class RandomGraph {
     if (!linear) attributes["nearest_mode"] = text("floor");
     return v;
   }
+  // x combined with a reduction of itself over random axes (mean, sum, max, min, L2, sum of squares), kept or
+  // dropped dims (then reshaped back), the axes as an attribute or, for ReduceSum, an input.
+  Value reduced(const Value& x) {
+    static const char* ops[] = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "ReduceSumSquare"};
+    std::string op = ops[rng_() % 6];
+    std::vector<int64_t> axes;
+    Shape kept = x.shape, dropped;
+    for (int64_t d = 1; d < 4; ++d)
+      if (rng_() % 2) axes.push_back(rng_() % 2 ? d : d - 4), kept[size_t(d)] = 1;
+    if (axes.empty()) axes = {3}, kept[3] = 1;
+    bool keep = rng_() % 2;
+    for (size_t d = 0; d < 4; ++d)  // without keepdims only the dims the axes name go
+      if (std::find_if(axes.begin(), axes.end(), [&](int64_t a) { return size_t((a + 4) % 4) == d; }) == axes.end())
+        dropped.push_back(x.shape[d]);
+    std::vector<std::string> in{x.name};
+    if (op == "ReduceSum") in.push_back(shape_constant(axes));
+    Value r = add(op, in, keep ? kept : dropped);
+    if (op != "ReduceSum") m_.graph.nodes.back().attributes["axes"] = ints(axes);
+    m_.graph.nodes.back().attributes["keepdims"] = Attribute{Attribute::Kind::Int, keep ? 1 : 0};
+    if (!keep)
+      r = add("Reshape",
+              {r.name, shape_constant({int64_t(kept[0]), int64_t(kept[1]), int64_t(kept[2]), int64_t(kept[3])})}, kept);
+    Value scaled = op == "ReduceSum" || op == "ReduceSumSquare" ? add("Mul", {r.name, scalar(0.05f)}, kept) : r;
+    return add(rng_() % 2 ? "Add" : "Sub", {x.name, scaled.name}, x.shape);
+  }
   // A BatchNormalization no convolution absorbs (after an activation, as pre-activation nets have).
   Value normalized(const Value& x) {
     Value a = activation(x);
@@ -230,7 +255,7 @@ class RandomGraph {
     return b;
   }
   Value step(const Value& x) {
-    switch (rng_() % 14) {
+    switch (rng_() % 15) {
       case 0:
       case 1: return conv(x);
       case 2: return activation(x);
@@ -274,6 +299,7 @@ class RandomGraph {
       }
       case 11: return upsampled(x);
       case 12: return resized(x);
+      case 13: return reduced(x);
       default: return masked(x);
     }
   }
@@ -301,7 +327,8 @@ size_t fused_in(const std::string& summary) {
 }
 
 TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
-  size_t fused = 0, interpreted_only = 0, upsampled = 0, decomposed_norms = 0, gelu_tanh = 0, resized = 0;
+  size_t fused = 0, interpreted_only = 0, upsampled = 0, decomposed_norms = 0, gelu_tanh = 0, resized = 0,
+         reductions = 0;
   // SEED0 (default 1) starts the 150 seeds: SEED0=151 tries another 150.
   const char* first = std::getenv("SEED0");
   uint32_t seed0 = first ? uint32_t(std::atoi(first)) : 1;
@@ -321,7 +348,7 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
             decomposed_norms += step.kind == "layer_norm" && step.ops.rfind("ReduceMean", 0) == 0,
             gelu_tanh += step.kind != "interpreter" && step.ops.find("+Tanh+") != std::string::npos &&
                          step.ops.find("+Add+") != std::string::npos,
-            resized += step.kind == "resize";
+            resized += step.kind == "resize", reductions += step.kind == "reduce";
       if (!options.lower) interpreted_only += compiled.summary().find(" 0 run by the interpreter") == std::string::npos;
       ASSERT_EQ(got.size(), expected.size());
       for (size_t i = 0; i < got.size(); ++i) {
@@ -336,6 +363,7 @@ TEST(RandomGraphs, CompiledEqualsTheInterpreter) {
   EXPECT_EQ(interpreted_only, 150u);  // unlowered: every graph ran through the interpreter
   EXPECT_GT(upsampled, 0u);           // transposed convolutions lowered
   EXPECT_GT(decomposed_norms, 0u);    // decomposed layer norms matched into one primitive
+  EXPECT_GT(reductions, 0u);          // reductions lowered to oneDNN's
   EXPECT_GT(resized, 0u);             // Resize lowered to oneDNN's resampling
   EXPECT_GT(gelu_tanh, 0u);           // GELU's tanh form fused as one activation
 }
