@@ -6,12 +6,7 @@
 
 namespace scorch {
 
-TensorData::TensorData() = default;
-TensorData::TensorData(const TensorData& other) = default;
-TensorData::TensorData(TensorData&& other) noexcept = default;
-TensorData& TensorData::operator=(const TensorData& other) = default;
-TensorData& TensorData::operator=(TensorData&& other) noexcept = default;
-TensorData::~TensorData() = default;
+SCORCH_DEFAULT_VALUE_MEMBERS(TensorData)
 
 #define SCORCH_TENSOR_DATA_DEFINE(T)                             \
   template TensorData::TensorData(const std::vector<T>&, Shape); \

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "scorch/core/value_members.h"
 #include "scorch/core/dtype.h"
 #include "scorch/core/error.h"
 #include "scorch/core/scalar.h"
@@ -30,13 +31,7 @@ struct Tolerance {
 /// Host-side tensor values; a plain value type, cheap to move.
 class TensorData {
  public:
-  // Out of line (tensor_data.cpp), so that a program's files do not each compile the byte vector's copies.
-  TensorData();
-  TensorData(const TensorData& other);
-  TensorData(TensorData&& other) noexcept;
-  TensorData& operator=(const TensorData& other);
-  TensorData& operator=(TensorData&& other) noexcept;
-  ~TensorData();
+  SCORCH_VALUE_MEMBERS(TensorData)  // defaulted in the .cpp
   /// Copies values of storage type T (double, float, f16, ..., bool); throws if the count mismatches shape.
   template <class T> TensorData(const std::vector<T>& values, Shape shape);
   template <class T> TensorData(std::initializer_list<T> values, Shape shape)

@@ -6,12 +6,7 @@
 
 namespace scorch {
 
-Record::Record() = default;
-Record::Record(const Record& other) = default;
-Record::Record(Record&& other) noexcept = default;
-Record& Record::operator=(const Record& other) = default;
-Record& Record::operator=(Record&& other) noexcept = default;
-Record::~Record() = default;
+SCORCH_DEFAULT_VALUE_MEMBERS(Record)
 Record::Record(bool v) : value_(v) {}
 Record::Record(IntTag, int64_t v) : value_(v) {}
 Record::Record(double v) : value_(v) {}

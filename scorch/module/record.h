@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "scorch/core/value_members.h"
 #include "scorch/core/tensor_data.h"
 
 namespace scorch {
@@ -32,13 +33,7 @@ class Record {
   using List = std::vector<Record>;
   using Map = std::vector<std::pair<std::string, Record>>;
 
-  // Out of line (record.cpp), so that a program's files do not each compile the variant's copies and moves.
-  Record();
-  Record(const Record& other);
-  Record(Record&& other) noexcept;
-  Record& operator=(const Record& other);
-  Record& operator=(Record&& other) noexcept;
-  ~Record();
+  SCORCH_VALUE_MEMBERS(Record)  // defaulted in the .cpp
   Record(bool v);
   template <std::integral I>
   requires(!std::same_as<I, bool>) Record(I v) : Record(IntTag{}, static_cast<int64_t>(v)) {}

@@ -21,12 +21,7 @@ class SilentRenderer final : public MetricsRenderer {
 };
 }  // namespace
 
-LearnerOptions::LearnerOptions() = default;
-LearnerOptions::LearnerOptions(const LearnerOptions& other) = default;
-LearnerOptions::LearnerOptions(LearnerOptions&& other) noexcept = default;
-LearnerOptions& LearnerOptions::operator=(const LearnerOptions& other) = default;
-LearnerOptions& LearnerOptions::operator=(LearnerOptions&& other) noexcept = default;
-LearnerOptions::~LearnerOptions() = default;
+SCORCH_DEFAULT_VALUE_MEMBERS(LearnerOptions)
 
 TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)) {
   if (options_.artifact_dir.empty()) throw ValueError("LearnerBuilder", "the artifact directory is empty");

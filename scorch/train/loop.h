@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "scorch/core/value_members.h"
 #include "scorch/distributed/process_group.h"
 #include "scorch/distributed/reducer_options.h"
 #include "scorch/train/checkpoint.h"
@@ -20,13 +21,7 @@ namespace scorch::train {
 
 /// Everything LearnerBuilder collects that does not depend on the model's types.
 struct LearnerOptions {
-  // Out of line (loop.cpp), so that a program's files do not each compile the copies of every member.
-  LearnerOptions();
-  LearnerOptions(const LearnerOptions& other);
-  LearnerOptions(LearnerOptions&& other) noexcept;
-  LearnerOptions& operator=(const LearnerOptions& other);
-  LearnerOptions& operator=(LearnerOptions&& other) noexcept;
-  ~LearnerOptions();
+  SCORCH_VALUE_MEMBERS(LearnerOptions)  // defaulted in the .cpp
 
   std::string artifact_dir;
   size_t num_epochs = 1;

@@ -7,12 +7,7 @@
 
 namespace scorch::train {
 
-MetricsStore::MetricsStore() = default;
-MetricsStore::MetricsStore(const MetricsStore& other) = default;
-MetricsStore::MetricsStore(MetricsStore&& other) noexcept = default;
-MetricsStore& MetricsStore::operator=(const MetricsStore& other) = default;
-MetricsStore& MetricsStore::operator=(MetricsStore&& other) noexcept = default;
-MetricsStore::~MetricsStore() = default;
+SCORCH_DEFAULT_VALUE_MEMBERS(MetricsStore)
 
 const char* split_name(Split split) { return split == Split::Train ? "train" : "valid"; }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "scorch/core/value_members.h"
+
 namespace scorch::train {
 
 enum class Split { Train, Valid };
@@ -19,13 +21,7 @@ enum class Direction { Lowest, Highest };
 
 class MetricsStore {
  public:
-  // Out of line (store.cpp), so that a program's files do not each compile the maps' copies.
-  MetricsStore();
-  MetricsStore(const MetricsStore& other);
-  MetricsStore(MetricsStore&& other) noexcept;
-  MetricsStore& operator=(const MetricsStore& other);
-  MetricsStore& operator=(MetricsStore&& other) noexcept;
-  ~MetricsStore();
+  SCORCH_VALUE_MEMBERS(MetricsStore)  // defaulted in the .cpp
   /// Records one iteration value of metric name in epoch (from 1), counting weight in the epoch's mean (the
   /// batch's rows for a per-row metric, so a short last batch counts for its rows only).
   void add(Split split, const std::string& name, size_t epoch, double value, double weight = 1);

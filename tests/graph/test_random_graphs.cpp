@@ -103,8 +103,8 @@ class RandomGraph {
     if (depthwise) n.attributes["group"] = Attribute{Attribute::Kind::Int, int64_t(c)};
     return v;
   }
-  // GELU's tanh form: PyTorch's export (x·x·x, κ·, x +, β·, Tanh, 1 +, x ·, 0.5 ·) or a GPT-2 style one (Pow 3 first,
-  // 0.5·x before the product), the constants' operand order random.
+  // GELU's tanh form: PyTorch's export (x·x·x, κ·, x +, β·, Tanh, 1 +, x ·, 0.5 ·) or a GPT-2 style one
+  // (Pow 3 first, 0.5·x before the product), the constants' operand order random.
   Value gelu_tanh(const Value& x) {
     auto mul = [&](const std::string& a, const std::string& b) {
       return rng_() % 2 ? add("Mul", {a, b}, x.shape) : add("Mul", {b, a}, x.shape);
@@ -227,8 +227,8 @@ class RandomGraph {
     return add("BatchNormalization", {a.name, weight({x.shape[1]}), weight({x.shape[1]}), weight({x.shape[1]}), var},
                x.shape);
   }
-  // A layer norm over the last axis as PyTorch exports it below opset 17: (x − mean) / √(var + ε), then γ and β when
-  // affine; the square as Pow or Mul.
+  // A layer norm over the last axis as PyTorch exports it below opset 17: (x − mean) / √(var + ε), then γ and β
+  // when affine; the square as Pow or Mul.
   Value decomposed_layer_norm(const Value& x) {
     Shape reduced{x.shape[0], x.shape[1], x.shape[2], 1};
     Value mean = mean_over_last(x), d = add("Sub", {x.name, mean.name}, x.shape);

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   TensorData x(std::vector<float>{1, 2, 3, -1, 0, 1}, Shape{2, 3});
   auto compiled = graph::compile(m, {x});
   auto y = compiled.run({x}).at(0).to_vector<float>();
-  // x·w + b, then ReLU: row 1 (1 + 1 + 3 + 0.25, -1 + 4 - 6 - 0.5 < 0), row 2 (-1 + 0 + 1 + 0.25, 1 + 0 - 2 - 0.5 < 0).
+  // x·w + b, then ReLU: row 1 (1 + 1 + 3 + 0.25, -1 + 4 - 6 - 0.5 < 0), row 2 (-1 + 1 + 0.25, 1 - 2 - 0.5 < 0).
   const float expected[] = {5.25f, 0.0f, 0.25f, 0.0f};
   for (size_t i = 0; i < 4; ++i)
     if (std::fabs(y.at(i) - expected[i]) > 1e-5f) {
