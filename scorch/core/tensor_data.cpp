@@ -6,7 +6,7 @@
 
 namespace scorch {
 
-SCORCH_DEFAULT_VALUE_MEMBERS(TensorData)
+SCORCH_DEFAULT_VALUE_MEMBERS(TensorData);
 
 #define SCORCH_TENSOR_DATA_DEFINE(T)                             \
   template TensorData::TensorData(const std::vector<T>&, Shape); \

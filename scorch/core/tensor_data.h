@@ -31,7 +31,7 @@ struct Tolerance {
 /// Host-side tensor values; a plain value type, cheap to move.
 class TensorData {
  public:
-  SCORCH_VALUE_MEMBERS(TensorData)  // defaulted in the .cpp
+  SCORCH_VALUE_MEMBERS(TensorData);  // defaulted in the .cpp
   /// Copies values of storage type T (double, float, f16, ..., bool); throws if the count mismatches shape.
   template <class T> TensorData(const std::vector<T>& values, Shape shape);
   template <class T> TensorData(std::initializer_list<T> values, Shape shape)

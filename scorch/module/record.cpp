@@ -6,7 +6,7 @@
 
 namespace scorch {
 
-SCORCH_DEFAULT_VALUE_MEMBERS(Record)
+SCORCH_DEFAULT_VALUE_MEMBERS(Record);
 Record::Record(bool v) : value_(v) {}
 Record::Record(IntTag, int64_t v) : value_(v) {}
 Record::Record(double v) : value_(v) {}

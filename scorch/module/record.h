@@ -33,7 +33,7 @@ class Record {
   using List = std::vector<Record>;
   using Map = std::vector<std::pair<std::string, Record>>;
 
-  SCORCH_VALUE_MEMBERS(Record)  // defaulted in the .cpp
+  SCORCH_VALUE_MEMBERS(Record);  // defaulted in the .cpp
   Record(bool v);
   template <std::integral I>
   requires(!std::same_as<I, bool>) Record(I v) : Record(IntTag{}, static_cast<int64_t>(v)) {}

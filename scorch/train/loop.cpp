@@ -21,7 +21,7 @@ class SilentRenderer final : public MetricsRenderer {
 };
 }  // namespace
 
-SCORCH_DEFAULT_VALUE_MEMBERS(LearnerOptions)
+SCORCH_DEFAULT_VALUE_MEMBERS(LearnerOptions);
 
 TrainingLoop::TrainingLoop(LearnerOptions options) : options_(std::move(options)) {
   if (options_.artifact_dir.empty()) throw ValueError("LearnerBuilder", "the artifact directory is empty");

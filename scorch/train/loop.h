@@ -21,7 +21,7 @@ namespace scorch::train {
 
 /// Everything LearnerBuilder collects that does not depend on the model's types.
 struct LearnerOptions {
-  SCORCH_VALUE_MEMBERS(LearnerOptions)  // defaulted in the .cpp
+  SCORCH_VALUE_MEMBERS(LearnerOptions);  // defaulted in the .cpp
 
   std::string artifact_dir;
   size_t num_epochs = 1;

@@ -7,7 +7,7 @@
 
 namespace scorch::train {
 
-SCORCH_DEFAULT_VALUE_MEMBERS(MetricsStore)
+SCORCH_DEFAULT_VALUE_MEMBERS(MetricsStore);
 
 const char* split_name(Split split) { return split == Split::Train ? "train" : "valid"; }
 

@@ -21,7 +21,7 @@ enum class Direction { Lowest, Highest };
 
 class MetricsStore {
  public:
-  SCORCH_VALUE_MEMBERS(MetricsStore)  // defaulted in the .cpp
+  SCORCH_VALUE_MEMBERS(MetricsStore);  // defaulted in the .cpp
   /// Records one iteration value of metric name in epoch (from 1), counting weight in the epoch's mean (the
   /// batch's rows for a per-row metric, so a short last batch counts for its rows only).
   void add(Split split, const std::string& name, size_t epoch, double value, double weight = 1);
